@@ -1,0 +1,163 @@
+"""The Discord client: wires the store, runner, lobby and scheduler to the cogs.
+
+Everything long-lived is created in ``setup_hook`` (inside the event loop); buttons are
+registered as dynamic items, so messages posted before a restart keep working.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from bot.config import Config
+from bot.games.registry import ENGINES
+from bot.interface import (
+    OURS,
+    GameButton,
+    GameSelect,
+    GameUI,
+    Rendered,
+    data_of,
+    refuse,
+    render,
+)
+from bot.lobby import Lobby
+from bot.runner import Live, Refusal, Runner
+from bot.scheduler import Scheduler
+from bot.settings import Settings
+from db.store import Player, Store
+
+log = logging.getLogger(__name__)
+
+EXTENSIONS = ("cogs.core", "cogs.cheerio")
+
+
+def intents() -> discord.Intents:
+    """Slash commands and components need no privileged intent; guilds keeps the channel cache."""
+    chosen = discord.Intents.none()
+    chosen.guilds = True
+    return chosen
+
+
+class OrchardBot(commands.AutoShardedBot):
+    store: Store
+    settings: Settings
+    runner: Runner
+    lobby: Lobby
+    scheduler: Scheduler
+
+    def __init__(self, config: Config, *, force_sync: bool = False, **options: Any) -> None:
+        options.setdefault("guild_ready_timeout", 2.0)
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents(),
+            help_command=None,
+            **options,
+        )
+        self.config = config
+        self.force_sync = force_sync
+        self.uis: dict[str, GameUI] = {}
+
+    async def setup_hook(self) -> None:
+        self.store = await Store.open(self.config.db_path)
+        self.settings = Settings(self.store)
+        self.runner = Runner(self.store, ENGINES, self.settings, publish=self.publish)
+        self.lobby = Lobby(self.runner)
+        self.scheduler = Scheduler(self.runner, self.lobby)
+        self.add_dynamic_items(GameButton, GameSelect)
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+        await self.sync_commands()
+        self.scheduler.start()
+
+    async def close(self) -> None:
+        if hasattr(self, "scheduler"):
+            await self.scheduler.stop()
+        await super().close()
+        if hasattr(self, "store"):
+            await self.store.close()
+
+    async def sync_commands(self) -> bool:
+        """Sync slash commands only when they changed since the last sync (or when forced)."""
+        guild = discord.Object(self.config.dev_guild_id) if self.config.dev_guild_id else None
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        payload = [c.to_dict(self.tree) for c in self.tree.get_commands(guild=guild)]
+        digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        key = f"command_hash:{guild.id if guild else 'global'}"
+        if not self.force_sync and await self.store.get_meta(key) == digest:
+            log.info("slash commands unchanged; not syncing")
+            return False
+        await self.tree.sync(guild=guild)
+        await self.store.set_meta(key, digest)
+        log.info("slash commands synced (%s)", key)
+        return True
+
+    async def publish(self, live: Live) -> None:
+        """Edit a game's message, or post it anew if it was deleted (the move is already safe)."""
+        payload = render(self, live)
+        channel = self.get_partial_messageable(live.row.channel_id, guild_id=live.row.guild_id)
+        if live.row.message_id is not None:
+            try:
+                await channel.get_partial_message(live.row.message_id).edit(**payload.edit_kwargs())
+                return
+            except discord.NotFound:
+                log.info("game %s: message gone, posting it again", live.id)
+        await self.post(live, payload)
+
+    async def post(self, live: Live, payload: Rendered | None = None) -> discord.Message:
+        payload = payload or render(self, live)
+        channel = self.get_partial_messageable(live.row.channel_id, guild_id=live.row.guild_id)
+        message = await channel.send(**payload.send_kwargs())
+        await self.store.set_message(live.id, message.id)
+        return message
+
+    async def open_lobby(
+        self,
+        interaction: discord.Interaction[Any],
+        kind: str,
+        options: dict[str, Any] | None = None,
+        variant: str = "",
+        players: tuple[Player, ...] = (),
+    ) -> Live:
+        """Post a new lobby for ``kind`` in the interaction's channel (the caller hosts)."""
+        if interaction.guild_id is None or interaction.channel_id is None:
+            raise Refusal("Games are played in a server channel, not in direct messages.")
+        user = interaction.user
+        host = Player(0, user.id, user.display_name)
+        live = await self.lobby.open(
+            kind, interaction.guild_id, interaction.channel_id, host, options, variant
+        )
+        for player in players:
+            live = await self.lobby.join(live.id, player)
+        payload = render(self, live)
+        await interaction.response.send_message(**payload.send_kwargs())
+        message = await interaction.original_response()
+        await self.store.set_message(live.id, message.id)
+        return live
+
+    async def rematch(self, interaction: discord.Interaction[Any], live: Live) -> None:
+        """A finished game's player opens a new lobby with the same seats already joined."""
+        if live.row.status not in ("finished", "abandoned"):
+            raise Refusal("This game is still being played.")
+        if live.row.seat_of(interaction.user.id) is None:
+            raise Refusal("Only the players of this game can start a rematch.")
+        others = tuple(p for p in live.row.players if p.user_id != interaction.user.id)
+        await self.open_lobby(
+            interaction, live.row.kind, live.row.options, live.row.variant, others
+        )
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """Answer clicks whose custom_id is not one of ours (forged, or from an old bot)."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        custom = str(data_of(interaction).get("custom_id", ""))
+        if not OURS.fullmatch(custom):
+            await refuse(
+                interaction, "That button is not one Orchard knows. Use /games to find your game."
+            )

@@ -1,0 +1,51 @@
+"""Settings read from the environment (and a ``.env`` file), validated once at start-up."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from dotenv import load_dotenv
+
+DEFAULT_DB = Path("data") / "orchard.db"
+
+NO_TOKEN_HELP = """\
+Orchard needs a Discord bot token, and none was found (set DISCORD_TOKEN in .env).
+
+To get one: open the Discord Developer Portal (discord.com/developers/applications), create
+an application, open its "Bot" page and press "Reset Token"; copy the token into .env as
+DISCORD_TOKEN=... (see .env.example). To invite the bot, open "OAuth2" > "URL Generator",
+tick the scopes "bot" and "applications.commands" and the permissions "Send Messages",
+"Embed Links", "Attach Files" and "Read Message History", then open the generated URL and
+pick your server. Set DEV_GUILD_ID to that server's id to see slash commands at once.
+"""
+
+
+class ConfigError(Exception):
+    """A setting is missing or malformed; the message says which and how to fix it."""
+
+
+@dataclass(frozen=True)
+class Config:
+    token: str
+    db_path: Path
+    log_level: str
+    dev_guild_id: int | None
+
+    @classmethod
+    def from_env(cls, env_file: str | None = ".env") -> Config:
+        if env_file:
+            load_dotenv(env_file)
+        token = os.environ.get("DISCORD_TOKEN", "").strip()
+        if not token:
+            raise ConfigError(NO_TOKEN_HELP)
+        guild = os.environ.get("DEV_GUILD_ID", "").strip()
+        if guild and not guild.isdigit():
+            raise ConfigError("DEV_GUILD_ID must be a server id (digits only).")
+        return cls(
+            token=token,
+            db_path=Path(os.environ.get("ORCHARD_DB", "").strip() or DEFAULT_DB),
+            log_level=os.environ.get("LOG_LEVEL", "INFO").strip().upper() or "INFO",
+            dev_guild_id=int(guild) if guild else None,
+        )

@@ -1,0 +1,202 @@
+"""Cheerio: five dice, seven categories, ones wild. Pure rules; see seeds/cheerio.md."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from bot.games import codec
+from bot.games.base import Action, IllegalMove, Options, SeatResult, placements, roll_dice
+
+CATEGORIES = ("ones", "twos", "threes", "fours", "fives", "sixes", "cheerio")
+FACE = {name: face for face, name in enumerate(CATEGORIES[:6], start=1)}
+DICE = 5
+ROLLS_PER_TURN = 3
+RUNS = (frozenset({1, 2, 3, 4, 5}), frozenset({2, 3, 4, 5, 6}))
+
+
+def number_score(face: int, dice: Sequence[int], *, bonus: bool = True) -> int:
+    """Points for a number category: ones are wild once the face itself is showing.
+
+    With ``bonus``, five natural dice of one face score double (five ones are always natural).
+    """
+    counts = Counter(dice)
+    if face == 1:
+        points = counts[1]
+    elif counts[face] == 0:
+        return 0
+    else:
+        points = face * (counts[face] + counts[1])
+    if bonus and counts[face] == DICE:
+        points *= 2
+    return points
+
+
+def run_kind(dice: Sequence[int]) -> Literal["honest", "wild"] | None:
+    """Whether the dice make a run of five: honestly, with wild ones filling gaps, or not."""
+    if frozenset(dice) in RUNS and len(dice) == DICE:
+        return "honest"
+    others = [d for d in dice if d != 1]
+    if len(set(others)) == len(others) and any(set(others) <= run for run in RUNS):
+        return "wild"
+    return None
+
+
+def score(category: str, dice: Sequence[int]) -> int:
+    """Cheerio's points for ``dice`` in ``category`` (raises ValueError for an unknown one)."""
+    if category == "cheerio":
+        return {"honest": 50, "wild": 25, None: 0}[run_kind(dice)]
+    if category not in FACE:
+        raise ValueError(f"unknown category {category!r}")
+    return number_score(FACE[category], dice)
+
+
+Card = tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class CheerioState:
+    """A whole game: every card, the dice of the seat to play, and the seeded draw counter."""
+
+    seed: int
+    draws: int
+    cards: tuple[Card, ...]
+    active: tuple[bool, ...]
+    turn: int
+    dice: tuple[int, ...]
+    held: tuple[bool, ...]
+    rolls: int
+    last_score: tuple[int, str, int] | None = None
+
+
+def total(card: Card) -> int:
+    return sum(points for points in card if points is not None)
+
+
+def open_categories(card: Card) -> list[str]:
+    return [name for name, points in zip(CATEGORIES, card, strict=True) if points is None]
+
+
+class CheerioEngine:
+    """The runner's view of Cheerio (see :class:`bot.games.base.Engine`)."""
+
+    kind = "cheerio"
+    min_players = 1
+    max_players = 6
+
+    def new(self, seed: int, players: int, options: Options) -> CheerioState:
+        blank: Card = (None,) * len(CATEGORIES)
+        state = CheerioState(
+            seed=seed,
+            draws=0,
+            cards=(blank,) * players,
+            active=(True,) * players,
+            turn=0,
+            dice=(),
+            held=(False,) * DICE,
+            rolls=0,
+        )
+        return self._start_turn(state, 0)
+
+    def apply(self, state: CheerioState, action: Action) -> CheerioState:
+        if self.is_over(state):
+            raise IllegalMove("This game is over.")
+        if action.seat != state.turn:
+            raise IllegalMove("It is not your turn.")
+        if action.kind == "hold":
+            return self._toggle(state, action.arg)
+        if action.kind == "roll":
+            return self._reroll(state)
+        if action.kind == "score":
+            return self._score(state, action.arg)
+        raise IllegalMove(f"Cheerio has no move called {action.kind!r}.")
+
+    def to_act(self, state: CheerioState) -> frozenset[int]:
+        return frozenset() if self.is_over(state) else frozenset({state.turn})
+
+    def timeout_actions(self, state: CheerioState) -> list[Action]:
+        if self.is_over(state):
+            return []
+        return [Action(state.turn, "score", best_category(state.cards[state.turn], state.dice))]
+
+    def forfeit(self, state: CheerioState, seat: int) -> CheerioState:
+        active = tuple(a and s != seat for s, a in enumerate(state.active))
+        state = replace(state, active=active)
+        if seat == state.turn and any(active):
+            return self._start_turn(state, self._next_seat(state, seat))
+        return state
+
+    def is_over(self, state: CheerioState) -> bool:
+        return not any(
+            active and open_categories(card)
+            for active, card in zip(state.active, state.cards, strict=True)
+        )
+
+    def results(self, state: CheerioState) -> list[SeatResult]:
+        return placements([total(card) for card in state.cards], state.active)
+
+    def dump(self, state: CheerioState) -> dict[str, Any]:
+        return dict(codec.dump(state))
+
+    def load(self, data: Mapping[str, Any]) -> CheerioState:
+        return codec.load(CheerioState, data)
+
+    # The moves.
+
+    def _toggle(self, state: CheerioState, arg: str) -> CheerioState:
+        if not arg.isdigit() or not 0 <= int(arg) < DICE:
+            raise IllegalMove("That is not one of your five dice.")
+        if state.rolls >= ROLLS_PER_TURN:
+            raise IllegalMove("No rolls are left: choose a category to score in.")
+        i = int(arg)
+        held = tuple(not h if j == i else h for j, h in enumerate(state.held))
+        return replace(state, held=held)
+
+    def _reroll(self, state: CheerioState) -> CheerioState:
+        if state.rolls >= ROLLS_PER_TURN:
+            raise IllegalMove("No rolls are left: choose a category to score in.")
+        if all(state.held):
+            raise IllegalMove("Every die is held: release one to roll, or score now.")
+        fresh = iter(roll_dice(state.seed, state.draws, state.held.count(False)))
+        dice = tuple(d if h else next(fresh) for d, h in zip(state.dice, state.held, strict=True))
+        return replace(state, dice=dice, draws=state.draws + 1, rolls=state.rolls + 1)
+
+    def _score(self, state: CheerioState, category: str) -> CheerioState:
+        card = state.cards[state.turn]
+        if category not in CATEGORIES:
+            raise IllegalMove(f"There is no category called {category!r}.")
+        if category not in open_categories(card):
+            raise IllegalMove(f"You have already scored in {category}.")
+        points = score(category, state.dice)
+        index = CATEGORIES.index(category)
+        new_card = (*card[:index], points, *card[index + 1:])
+        cards = (*state.cards[:state.turn], new_card, *state.cards[state.turn + 1:])
+        state = replace(state, cards=cards, last_score=(state.turn, category, points))
+        if self.is_over(state):
+            return replace(state, held=(False,) * DICE, rolls=ROLLS_PER_TURN)
+        return self._start_turn(state, self._next_seat(state, state.turn))
+
+    def _next_seat(self, state: CheerioState, seat: int) -> int:
+        n = len(state.cards)
+        for step in range(1, n + 1):
+            candidate = (seat + step) % n
+            if state.active[candidate] and open_categories(state.cards[candidate]):
+                return candidate
+        return seat
+
+    def _start_turn(self, state: CheerioState, seat: int) -> CheerioState:
+        """A turn begins with all five dice rolled: the first roll is never a choice."""
+        dice = roll_dice(state.seed, state.draws, DICE)
+        return replace(
+            state, turn=seat, dice=dice, held=(False,) * DICE, rolls=1, draws=state.draws + 1
+        )
+
+
+def best_category(card: Card, dice: Sequence[int]) -> str:
+    """The open category worth the most now (the earliest on a tie): the timeout's choice."""
+    return max(open_categories(card), key=lambda c: score(c, dice))
+
+
+ENGINE = CheerioEngine()

@@ -1,0 +1,13 @@
+"""Every game engine by its kind: the one place a new game is listed for the runner."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot.games import cheerio
+from bot.games.base import Engine
+
+ENGINES: Mapping[str, Engine[Any]] = {
+    cheerio.ENGINE.kind: cheerio.ENGINE,
+}

@@ -1,0 +1,215 @@
+"""The one path every game action takes: load, lock, check, apply, commit, then show.
+
+The runner knows engines and the store, never ``discord``: showing a game is a callback, so
+the cogs decide how a message is edited and the benchmarks can record instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.games.base import Action, Engine, IllegalMove, SeatResult
+from bot.settings import Settings
+from db.store import Commit, GameRow, Move, Result, Store
+
+log = logging.getLogger(__name__)
+
+TIMEOUTS_TO_FORFEIT = 3
+
+
+class Refusal(Exception):
+    """An action the runner turns away; ``str(err)`` is shown to the user, privately."""
+
+
+class Stale(Refusal):
+    """The button belonged to an older version of the game: someone already moved."""
+
+
+@dataclass(frozen=True)
+class Live:
+    """A stored game together with its decoded engine state (None in the lobby)."""
+
+    row: GameRow
+    state: Any
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+
+Show = Callable[[Live], Awaitable[None]]
+
+
+class Runner:
+    def __init__(
+        self,
+        store: Store,
+        engines: Mapping[str, Engine[Any]],
+        settings: Settings,
+        *,
+        publish: Show | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.engines = engines
+        self.settings = settings
+        self.publish: Show | None = publish
+        self.clock = clock
+        self.on_commit: list[Callable[[Live], None]] = []
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def lock(self, game_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+    def engine(self, kind: str) -> Engine[Any]:
+        return self.engines[kind]
+
+    async def load(self, game_id: int) -> Live:
+        row = await self.store.get_game(game_id)
+        if row is None:
+            raise Refusal("That game no longer exists.")
+        state = None if row.state is None else self.engine(row.kind).load(row.state)
+        return Live(row, state)
+
+    async def act(
+        self,
+        game_id: int,
+        user_id: int,
+        kind: str,
+        arg: str = "",
+        *,
+        version: int | None = None,
+        present: Show | None = None,
+    ) -> Live:
+        """Apply one player's action; raises :class:`Refusal` (nothing changed) if it can't."""
+        async with self.lock(game_id):
+            live = await self.load(game_id)
+            seat = self._check_actor(live, user_id, version)
+            player = live.row.players[seat]
+            action = Action(seat, kind, arg)
+            try:
+                state = self.engine(live.row.kind).apply(live.state, action)
+            except IllegalMove as err:
+                raise Refusal(str(err)) from err
+            source = "bot" if player.is_bot else "player"
+            moves = [Move(seat, kind, arg, None if player.is_bot else user_id, source)]
+            reset = {seat: 0} if player.timeouts else {}
+            return await self._commit(live, state, moves, reset, present)
+
+    async def forfeit(self, game_id: int, user_id: int, *, present: Show | None = None) -> Live:
+        """A player gives up their seat; the others play on (or win)."""
+        async with self.lock(game_id):
+            live = await self.load(game_id)
+            seat = self._check_actor(live, user_id, None)
+            state = self.engine(live.row.kind).forfeit(live.state, seat)
+            moves = [Move(seat, "forfeit", "", user_id, "forfeit")]
+            return await self._commit(live, state, moves, {}, present)
+
+    async def fire_deadline(self, game_id: int) -> Live | None:
+        """Run the timeout moves of a game whose turn deadline has passed (idempotent)."""
+        async with self.lock(game_id):
+            live = await self.load(game_id)
+            row = live.row
+            if row.deadline is None or row.deadline > self.clock() or row.status != "active":
+                return None
+            state, moves, counts = self._timeout_moves(live)
+            return await self._commit(live, state, moves, counts, None)
+
+    async def replay(self, game_id: int) -> Any:
+        """The state rebuilt from the seed and the move log: it must equal the stored one."""
+        live = await self.load(game_id)
+        engine = self.engine(live.row.kind)
+        state = engine.new(live.row.seed, len(live.row.players), live.row.options)
+        for move in await self.store.moves(game_id):
+            if move.kind == "forfeit":
+                state = engine.forfeit(state, move.seat)
+            else:
+                state = engine.apply(state, Action(move.seat, move.kind, move.arg))
+        return state
+
+    async def show(self, live: Live, present: Show | None = None) -> None:
+        """Show a committed game; a failure here is logged, never undoes the move."""
+        for show in (present, self.publish):
+            if show is None:
+                continue
+            try:
+                await show(live)
+                return
+            except Exception:
+                log.warning(
+                    "game %s: could not show version %s", live.id, live.row.version, exc_info=True
+                )
+
+    # Inside the lock.
+
+    def _check_actor(self, live: Live, user_id: int, version: int | None) -> int:
+        row = live.row
+        if row.status == "lobby":
+            raise Refusal("This game has not started yet.")
+        if row.status != "active":
+            raise Refusal("This game is over.")
+        seat = row.seat_of(user_id)
+        if seat is None:
+            bot_seats = [p.seat for p in row.players if p.is_bot and p.user_id == user_id]
+            if not bot_seats:
+                raise Refusal("You are not playing in this game.")
+            seat = bot_seats[0]
+        if version is not None and version != row.version:
+            raise Stale("That was already played: the board has moved on.")
+        return seat
+
+    def _timeout_moves(self, live: Live) -> tuple[Any, list[Move], dict[int, int]]:
+        engine = self.engine(live.row.kind)
+        state = live.state
+        moves: list[Move] = []
+        counts: dict[int, int] = {}
+        for action in engine.timeout_actions(state):
+            state = engine.apply(state, action)
+            moves.append(Move(action.seat, action.kind, action.arg, None, "timeout"))
+            counts[action.seat] = live.row.players[action.seat].timeouts + 1
+            if counts[action.seat] >= TIMEOUTS_TO_FORFEIT:
+                state = engine.forfeit(state, action.seat)
+                moves.append(Move(action.seat, "forfeit", "", None, "forfeit"))
+        return state, moves, counts
+
+    async def _commit(
+        self,
+        live: Live,
+        state: Any,
+        moves: list[Move],
+        timeouts: dict[int, int],
+        present: Show | None,
+    ) -> Live:
+        row = live.row
+        engine = self.engine(row.kind)
+        status, deadline = "active", None
+        results: tuple[Result, ...] = ()
+        if engine.is_over(state):
+            ranked = engine.results(state)
+            status = "finished" if any(r.won for r in ranked) else "abandoned"
+            results = _results(row, ranked) if status == "finished" else ()
+        elif engine.to_act(state):
+            deadline = self.clock() + await self.settings.turn_seconds(row.guild_id)
+        change = Commit(
+            row.id, row.version, engine.dump(state), moves, status, deadline, timeouts, results
+        )
+        if not await self.store.commit(change):
+            raise Stale("That was already played: the board has moved on.")
+        fresh = await self.load(row.id)
+        await self.show(fresh, present)
+        for hook in self.on_commit:
+            hook(fresh)
+        return fresh
+
+
+def _results(row: GameRow, ranked: list[SeatResult]) -> tuple[Result, ...]:
+    players = row.players
+    return tuple(
+        Result(r.seat, players[r.seat].user_id, players[r.seat].is_bot, r.score, r.placement, r.won)
+        for r in ranked
+    )

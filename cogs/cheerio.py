@@ -1,0 +1,130 @@
+"""Cheerio in Discord: /cheerio new|rules|leaderboard and the game message."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.games.cheerio import (
+    CATEGORIES,
+    ROLLS_PER_TURN,
+    CheerioState,
+    open_categories,
+    score,
+    total,
+)
+from bot.interface import GameButton, GameSelect, Rendered, names, view_of
+from bot.runner import Live
+from cogs.game import GameCog, die
+
+if TYPE_CHECKING:
+    from bot.app import OrchardBot
+
+RULES = """\
+**Cheerio** (1 to 6 players): score in each of seven categories once; highest total wins.
+• Your turn starts with five dice rolled. Hold the dice you like and roll the rest, up to two \
+more times, then score. You may score after any roll.
+• **Ones to sixes**: the face times how many dice show it. Ones are wild for a face that shows \
+at least once (1,1,1,2,3 is 8 in twos). Five of one face with no ones scores double (five \
+sixes: 60; five ones: 10).
+• **Cheerio**: 1-2-3-4-5 or 2-3-4-5-6 is 50; the same run made with wild ones is 25.
+• A category that does not fit scores 0, and you may have to take one."""
+
+
+def scorecard(state: CheerioState, players: list[str]) -> str:
+    """A fixed-width table: one column per player, readable on a phone."""
+    heads = [name[:6] for name in players]
+    lines = ["        " + " ".join(f"{h:>6}" for h in heads)]
+    for i, category in enumerate(CATEGORIES):
+        cells = [("-" if card[i] is None else str(card[i])) for card in state.cards]
+        lines.append(f"{category.title():<8}" + " ".join(f"{c:>6}" for c in cells))
+    lines.append("Total   " + " ".join(f"{total(card):>6}" for card in state.cards))
+    return "```\n" + "\n".join(lines) + "\n```"
+
+
+def dice_line(state: CheerioState) -> str:
+    return "   ".join(
+        f"**[{die(d)}]** 🔒" if held else die(d)
+        for d, held in zip(state.dice, state.held, strict=True)
+    )
+
+
+class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five dice, ones wild"):
+    kind = "cheerio"
+    title = "Cheerio"
+    blurb = "Five dice, seven categories, ones wild. 1 to 6 players."
+    rules_text = RULES
+
+    def render(self, live: Live) -> Rendered:
+        state: CheerioState = live.state
+        players = names(live)
+        embed = discord.Embed(title=f"Cheerio · game {live.id}")
+        embed.add_field(name="Scorecard", value=scorecard(state, players), inline=False)
+        if state.last_score is not None:
+            seat, category, points = state.last_score
+            embed.set_footer(text=f"{players[seat]} scored {points} in {category}.")
+        if live.row.status != "active":
+            return self._finished(live, embed)
+        turn = live.row.players[state.turn]
+        left = ROLLS_PER_TURN - state.rolls
+        embed.description = (
+            f"**{turn.name}'s turn** · {left} roll{'s' * (left != 1)} left\n\n{dice_line(state)}"
+        )
+        return Rendered(
+            embed=embed,
+            view=self._controls(live, state),
+            content=f"<@{turn.user_id}>, your turn." if not turn.is_bot else None,
+        )
+
+    def _controls(self, live: Live, state: CheerioState) -> discord.ui.View:
+        gid, ver = live.id, live.row.version
+        no_rolls = state.rolls >= ROLLS_PER_TURN
+        holds = [
+            GameButton(
+                gid,
+                ver,
+                "hold",
+                str(i),
+                label=f"{d}",
+                emoji="🔒" if held else None,
+                style=discord.ButtonStyle.success if held else discord.ButtonStyle.secondary,
+                disabled=no_rolls,
+                row=0,
+            )
+            for i, (d, held) in enumerate(zip(state.dice, state.held, strict=True))
+        ]
+        roll = GameButton(
+            gid,
+            ver,
+            "roll",
+            label=f"Roll ({ROLLS_PER_TURN - state.rolls} left)",
+            style=discord.ButtonStyle.primary,
+            disabled=no_rolls or all(state.held),
+            row=1,
+        )
+        options = [
+            discord.SelectOption(label=f"{c.title()}: {score(c, state.dice)} points", value=c)
+            for c in open_categories(state.cards[state.turn])
+        ]
+        select = GameSelect(gid, ver, "score", options, placeholder="Score in…", row=2)
+        return view_of(*holds, roll, select)
+
+    def _finished(self, live: Live, embed: discord.Embed) -> Rendered:
+        results = self.bot.runner.engine(self.kind).results(live.state)
+        ranked = sorted(results, key=lambda r: r.placement)
+        players = names(live)
+        lines = [
+            f"{r.placement}. {players[r.seat]}: {r.score}" + (" 🏆" if r.won else "")
+            for r in ranked
+        ]
+        word = "Game over" if live.row.status == "finished" else "Game abandoned"
+        embed.description = f"**{word}**\n" + "\n".join(lines)
+        rematch = GameButton(
+            live.id, live.row.version, "rematch", label="Rematch", style=discord.ButtonStyle.primary
+        )
+        return Rendered(embed=embed, view=view_of(rematch))
+
+
+async def setup(bot: OrchardBot) -> None:
+    await bot.add_cog(CheerioCog(bot))

@@ -1,0 +1,96 @@
+"""Commands that span games: /games, /stats, and the error handler for every slash command."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.interface import GameButton, refuse, view_of
+from bot.runner import Refusal
+
+if TYPE_CHECKING:
+    from bot.app import OrchardBot
+
+log = logging.getLogger(__name__)
+
+
+def jump_url(guild_id: int, channel_id: int, message_id: int | None) -> str:
+    if message_id is None:
+        return f"<#{channel_id}>"
+    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+
+
+class CoreCog(commands.Cog):
+    def __init__(self, bot: OrchardBot) -> None:
+        self.bot = bot
+        bot.tree.error(self.on_app_command_error)
+
+    @app_commands.command(name="games", description="Open games in this server, with links")
+    async def games(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.guild_id is None:
+            await refuse(interaction, "Games live in servers: use /games in a server channel.")
+            return
+        rows = await self.bot.store.open_games(interaction.guild_id)
+        if not rows:
+            await refuse(interaction, "No games are open here. Start one with /cheerio new.")
+            return
+        lines: list[str] = []
+        buttons: list[GameButton] = []
+        for row in rows[:25]:
+            title = self.bot.uis[row.kind].title
+            who = ", ".join(p.name for p in row.players)
+            link = jump_url(row.guild_id, row.channel_id, row.message_id)
+            lines.append(f"**{title}** #{row.id} ({row.status}) · {who} · {link}")
+            if row.seat_of(interaction.user.id) is not None and len(buttons) < 25:
+                buttons.append(
+                    GameButton(row.id, row.version, "repost", label=f"Show #{row.id} again")
+                )
+        embed = discord.Embed(title="Open games", description="\n".join(lines))
+        footer = "Lost a game's message? Press its button to post it again." if buttons else None
+        embed.set_footer(text=footer)
+        await interaction.response.send_message(embed=embed, view=view_of(*buttons), ephemeral=True)
+
+    @app_commands.command(name="stats", description="A player's record in this server")
+    @app_commands.describe(user="Whose record (you, if left out)")
+    async def stats(
+        self, interaction: discord.Interaction[Any], user: discord.User | None = None
+    ) -> None:
+        if interaction.guild_id is None:
+            await refuse(interaction, "Stats belong to a server: ask me there.")
+            return
+        who = user or interaction.user
+        rows = await self.bot.store.user_stats(interaction.guild_id, who.id)
+        embed = discord.Embed(title=f"{who.display_name}'s games here")
+        for kind, games, wins, best, avg in rows:
+            title = self.bot.uis[kind].title if kind in self.bot.uis else kind
+            embed.add_field(
+                name=title, value=f"{games} games · {wins} wins\nbest {best} · average {avg:.1f}"
+            )
+        if not rows:
+            embed.description = "No finished games yet."
+        await interaction.response.send_message(embed=embed)
+
+    async def on_app_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        original = getattr(error, "original", error)
+        if isinstance(original, Refusal):
+            await refuse(interaction, str(original))
+            return
+        error_id = secrets.token_hex(4)
+        log.error(
+            "error %s in /%s",
+            error_id,
+            interaction.command and interaction.command.name,
+            exc_info=original,
+        )
+        await refuse(interaction, f"Sorry, something went wrong (error {error_id}).")
+
+
+async def setup(bot: OrchardBot) -> None:
+    await bot.add_cog(CoreCog(bot))

@@ -1,0 +1,83 @@
+"""The slash commands every game has (/<game> new, rules, leaderboard), written once.
+
+A game's cog subclasses :class:`GameCog` with its group name, text and ``render``; the lobby,
+buttons, runner and storage are shared.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.interface import Rendered, refuse
+from bot.runner import Live, Refusal
+
+if TYPE_CHECKING:
+    from bot.app import OrchardBot
+
+DIE_FACES = "⚀⚁⚂⚃⚄⚅"
+
+
+def die(face: int) -> str:
+    return f"{DIE_FACES[face - 1]} {face}"
+
+
+class GameCog(commands.GroupCog):
+    kind: ClassVar[str]
+    title: ClassVar[str]
+    blurb: ClassVar[str] = ""
+    rules_text: ClassVar[str] = ""
+
+    def __init__(self, bot: OrchardBot) -> None:
+        self.bot = bot
+        bot.uis[self.kind] = self
+
+    @app_commands.command(name="new", description="Open a lobby for a new game in this channel")
+    async def new(self, interaction: discord.Interaction[Any]) -> None:
+        await self.open(interaction)
+
+    @app_commands.command(name="rules", description="The rules in brief (only you see them)")
+    async def rules(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(self.rules_text, ephemeral=True)
+
+    @app_commands.command(name="leaderboard", description="This server's best players")
+    async def leaderboard(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.guild_id is None:
+            await refuse(interaction, "Leaderboards belong to a server: ask me there.")
+            return
+        rows = await self.bot.store.leaderboard(interaction.guild_id, self.kind)
+        lines = [
+            f"{i}. <@{user}>: {wins} wins in {games} · best {best} · avg {avg:.1f}"
+            for i, (user, wins, games, best, avg) in enumerate(rows[:10], start=1)
+        ]
+        embed = discord.Embed(
+            title=f"{self.title} leaderboard",
+            description="\n".join(lines)
+            or "No finished games here yet: /" + f"{self.kind} new starts one.",
+        )
+        await interaction.response.send_message(
+            embed=embed, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    async def open(
+        self,
+        interaction: discord.Interaction[Any],
+        options: dict[str, Any] | None = None,
+        variant: str = "",
+    ) -> Live | None:
+        try:
+            return await self.bot.open_lobby(interaction, self.kind, options, variant)
+        except Refusal as err:
+            await refuse(interaction, str(err))
+            return None
+
+    def render(self, live: Live) -> Rendered:
+        raise NotImplementedError
+
+    async def on_ui(
+        self, interaction: discord.Interaction[Any], live: Live, kind: str, arg: str
+    ) -> None:
+        raise Refusal("That button does nothing in this game.")

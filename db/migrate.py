@@ -1,0 +1,67 @@
+"""Apply the numbered SQL files in ``db/migrations`` in order, each inside one transaction.
+
+A file is applied once and recorded in ``schema_migrations``; a fresh database and an old one
+both end at the newest schema, and a failing file leaves the database as it was.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from importlib import resources
+
+import aiosqlite
+
+_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+
+
+def available() -> list[tuple[int, str, str]]:
+    """Every migration shipped with the package as (number, file name, SQL), in order."""
+    found = []
+    for entry in resources.files("db").joinpath("migrations").iterdir():
+        match = _NAME.match(entry.name)
+        if match:
+            found.append((int(match.group(1)), entry.name, entry.read_text("utf-8")))
+    return sorted(found)
+
+
+async def current_version(conn: aiosqlite.Connection) -> int:
+    await conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+    )
+    async with conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations") as cur:
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def migrate(conn: aiosqlite.Connection, upto: int | None = None) -> int:
+    """Bring ``conn`` (opened in autocommit mode) to migration ``upto`` (default: newest)."""
+    version = await current_version(conn)
+    for number, name, sql in available():
+        if number <= version or (upto is not None and number > upto):
+            continue
+        await _apply(conn, number, name, sql)
+        version = number
+    return version
+
+
+async def _apply(conn: aiosqlite.Connection, number: int, name: str, sql: str) -> None:
+    await conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _statements(sql):
+            await conn.execute(statement)
+        await conn.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+            (number, name, time.time()),
+        )
+        await conn.execute("COMMIT")
+    except BaseException:
+        await conn.execute("ROLLBACK")
+        raise
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration into statements (our files keep ';' out of strings and comments)."""
+    lines = [line for line in sql.splitlines() if not line.lstrip().startswith("--")]
+    return [part.strip() for part in "\n".join(lines).split(";") if part.strip()]

@@ -1,0 +1,424 @@
+"""Orchard's SQLite store: games, seats, the move log, results and per-server settings.
+
+One connection in autocommit mode; every write that must be atomic runs inside an explicit
+``BEGIN IMMEDIATE`` under ``self._lock``, because coroutines share the connection and must not
+interleave statements inside each other's transactions. Parameterised SQL only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from db.migrate import migrate
+
+STATE_FORMAT = 1
+OPEN = ("lobby", "active")
+
+
+@dataclass(frozen=True)
+class Player:
+    seat: int
+    user_id: int
+    name: str
+    is_bot: bool = False
+    timeouts: int = 0
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A game as stored; ``state`` is the engine's JSON (None while in the lobby)."""
+
+    id: int
+    kind: str
+    variant: str
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    host_id: int
+    status: str
+    seed: int
+    options: dict[str, Any]
+    state: dict[str, Any] | None
+    version: int
+    deadline: float | None
+    created_at: float
+    updated_at: float
+    players: tuple[Player, ...] = ()
+
+    def seat_of(self, user_id: int) -> int | None:
+        for player in self.players:
+            if player.user_id == user_id and not player.is_bot:
+                return player.seat
+        return None
+
+
+@dataclass(frozen=True)
+class Move:
+    seat: int
+    kind: str
+    arg: str = ""
+    user_id: int | None = None
+    source: str = "player"
+
+
+@dataclass(frozen=True)
+class Result:
+    seat: int
+    user_id: int
+    is_bot: bool
+    score: int
+    placement: int
+    won: bool
+
+
+@dataclass
+class Commit:
+    """Everything one accepted action changes, written in one transaction."""
+
+    game_id: int
+    expected_version: int
+    state: dict[str, Any]
+    moves: Sequence[Move]
+    status: str
+    deadline: float | None
+    timeouts: dict[int, int] = field(default_factory=dict)
+    results: Sequence[Result] = ()
+
+
+_GAME_COLUMNS = (
+    "id, kind, variant, guild_id, channel_id, message_id, host_id, status, seed, options,"
+    " state, version, deadline, created_at, updated_at"
+)
+
+
+class Store:
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: str | Path) -> Store:
+        """Open (creating folders and schema as needed) the database at ``path``."""
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(str(path), isolation_level=None)
+        await conn.execute("PRAGMA journal_mode = WAL")
+        await conn.execute("PRAGMA synchronous = FULL")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        await conn.execute("PRAGMA busy_timeout = 5000")
+        await migrate(conn)
+        return cls(conn)
+
+    async def close(self) -> None:
+        await self._conn.close()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            await self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                await self._conn.execute("ROLLBACK")
+                raise
+            await self._conn.execute("COMMIT")
+
+    async def _fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
+        async with self._lock, self._conn.execute(sql, tuple(params)) as cur:
+            return list(await cur.fetchall())
+
+    # Games.
+
+    async def create_game(
+        self,
+        kind: str,
+        guild_id: int,
+        channel_id: int,
+        host: Player,
+        *,
+        seed: int,
+        options: dict[str, Any] | None = None,
+        variant: str = "",
+        deadline: float | None = None,
+    ) -> int:
+        now = time.time()
+        async with self.transaction() as conn:
+            cur = await conn.execute(
+                "INSERT INTO games (kind, variant, guild_id, channel_id, host_id, status, seed,"
+                " options, deadline, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, 'lobby', ?, ?, ?, ?, ?)",
+                (
+                    kind,
+                    variant,
+                    guild_id,
+                    channel_id,
+                    host.user_id,
+                    seed,
+                    json.dumps(options or {}),
+                    deadline,
+                    now,
+                    now,
+                ),
+            )
+            game_id = int(cur.lastrowid or 0)
+            await _insert_player(conn, game_id, host)
+        return game_id
+
+    async def get_game(self, game_id: int) -> GameRow | None:
+        rows = await self._fetchall(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+        if not rows:
+            return None
+        players = await self._players(game_id)
+        return _game(rows[0], players)
+
+    async def _players(self, game_id: int) -> tuple[Player, ...]:
+        rows = await self._fetchall(
+            "SELECT seat, user_id, name, is_bot, timeouts FROM game_players"
+            " WHERE game_id = ? ORDER BY seat",
+            (game_id,),
+        )
+        return tuple(Player(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows)
+
+    async def open_games(
+        self, guild_id: int | None = None, channel_id: int | None = None, kind: str | None = None
+    ) -> list[GameRow]:
+        """Lobbies and games in play, optionally narrowed to a server, channel and game."""
+        sql = f"SELECT {_GAME_COLUMNS} FROM games WHERE status IN ('lobby', 'active')"
+        params: list[Any] = []
+        for column, value in (("guild_id", guild_id), ("channel_id", channel_id), ("kind", kind)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
+        rows = await self._fetchall(sql + " ORDER BY id", params)
+        return [_game(row, await self._players(row[0])) for row in rows]
+
+    async def set_players(self, game_id: int, players: Sequence[Player]) -> None:
+        """Replace a lobby's seats (join and leave renumber them in joining order)."""
+        async with self.transaction() as conn:
+            await conn.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
+            for seat, player in enumerate(players):
+                await _insert_player(
+                    conn, game_id, Player(seat, player.user_id, player.name, player.is_bot)
+                )
+            await conn.execute(
+                "UPDATE games SET updated_at = ? WHERE id = ?", (time.time(), game_id)
+            )
+
+    async def set_message(self, game_id: int, message_id: int) -> None:
+        async with self.transaction() as conn:
+            await conn.execute(
+                "UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id)
+            )
+
+    async def start_game(self, game_id: int, state: dict[str, Any], deadline: float | None) -> bool:
+        """Move a lobby into play; False if it was no longer a lobby (a racing Start)."""
+        async with self.transaction() as conn:
+            cur = await conn.execute(
+                "UPDATE games SET status = 'active', state = ?, version = 0, deadline = ?,"
+                " updated_at = ? WHERE id = ? AND status = 'lobby'",
+                (_state_json(state), deadline, time.time(), game_id),
+            )
+            return cur.rowcount == 1
+
+    async def close_game(self, game_id: int, status: str, *, from_status: str) -> bool:
+        """End a lobby or game without results (cancelled, expired, abandoned)."""
+        async with self.transaction() as conn:
+            cur = await conn.execute(
+                "UPDATE games SET status = ?, deadline = NULL, updated_at = ?"
+                " WHERE id = ? AND status = ?",
+                (status, time.time(), game_id, from_status),
+            )
+            return cur.rowcount == 1
+
+    async def commit(self, change: Commit) -> bool:
+        """Write an accepted action: state, moves, seat counters and results, atomically.
+
+        Returns False (and writes nothing) when the stored version is no longer the one the
+        action was computed from: someone else's move got there first.
+        """
+        now = time.time()
+        async with self.transaction() as conn:
+            version = change.expected_version + len(change.moves)
+            cur = await conn.execute(
+                "UPDATE games SET state = ?, version = ?, status = ?, deadline = ?,"
+                " updated_at = ? WHERE id = ? AND version = ? AND status = 'active'",
+                (
+                    _state_json(change.state),
+                    version,
+                    change.status,
+                    change.deadline,
+                    now,
+                    change.game_id,
+                    change.expected_version,
+                ),
+            )
+            if cur.rowcount != 1:
+                return False
+            await conn.executemany(
+                "INSERT INTO moves (game_id, seq, seat, user_id, kind, arg, source, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        change.game_id,
+                        change.expected_version + i + 1,
+                        m.seat,
+                        m.user_id,
+                        m.kind,
+                        m.arg,
+                        m.source,
+                        now,
+                    )
+                    for i, m in enumerate(change.moves)
+                ],
+            )
+            await conn.executemany(
+                "UPDATE game_players SET timeouts = ? WHERE game_id = ? AND seat = ?",
+                [(count, change.game_id, seat) for seat, count in change.timeouts.items()],
+            )
+            if change.results:
+                await _insert_results(conn, change.game_id, change.results, now)
+        return True
+
+    async def moves(self, game_id: int) -> list[Move]:
+        rows = await self._fetchall(
+            "SELECT seat, kind, arg, user_id, source FROM moves WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        )
+        return [Move(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    async def next_deadline(self) -> float | None:
+        rows = await self._fetchall(
+            "SELECT MIN(deadline) FROM games WHERE deadline IS NOT NULL"
+            " AND status IN ('lobby', 'active')"
+        )
+        return float(rows[0][0]) if rows and rows[0][0] is not None else None
+
+    async def due_games(self, now: float) -> list[int]:
+        rows = await self._fetchall(
+            "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= ?"
+            " AND status IN ('lobby', 'active') ORDER BY deadline",
+            (now,),
+        )
+        return [int(r[0]) for r in rows]
+
+    # Results and boards.
+
+    async def leaderboard(self, guild_id: int, kind: str) -> list[tuple[int, int, int, int, float]]:
+        """Humans' (user, wins, games, best, average score) in this server, best first."""
+        rows = await self._fetchall(
+            "SELECT user_id, SUM(won), COUNT(*), MAX(score), AVG(score) FROM results"
+            " WHERE guild_id = ? AND kind = ? AND is_bot = 0 GROUP BY user_id"
+            " ORDER BY SUM(won) DESC, MAX(score) DESC, COUNT(*) DESC, user_id LIMIT 100",
+            (guild_id, kind),
+        )
+        return [(r[0], r[1], r[2], r[3], float(r[4])) for r in rows]
+
+    async def user_stats(
+        self, guild_id: int, user_id: int
+    ) -> list[tuple[str, int, int, int, float]]:
+        """Per game kind: (kind, games, wins, best, average score) for one player here."""
+        rows = await self._fetchall(
+            "SELECT kind, COUNT(*), SUM(won), MAX(score), AVG(score) FROM results"
+            " WHERE guild_id = ? AND user_id = ? AND is_bot = 0 GROUP BY kind ORDER BY kind",
+            (guild_id, user_id),
+        )
+        return [(r[0], r[1], r[2], r[3], float(r[4])) for r in rows]
+
+    # Settings and bookkeeping.
+
+    async def guild_settings(self, guild_id: int) -> dict[str, Any]:
+        rows = await self._fetchall(
+            "SELECT settings FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
+        return dict(json.loads(rows[0][0])) if rows else {}
+
+    async def set_guild_settings(self, guild_id: int, settings: dict[str, Any]) -> None:
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (guild_id) DO UPDATE SET settings = excluded.settings,"
+                " updated_at = excluded.updated_at",
+                (guild_id, json.dumps(settings, sort_keys=True), time.time()),
+            )
+
+    async def get_meta(self, key: str) -> str | None:
+        rows = await self._fetchall("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    async def set_meta(self, key: str, value: str) -> None:
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+
+async def _insert_player(conn: aiosqlite.Connection, game_id: int, player: Player) -> None:
+    await conn.execute(
+        "INSERT INTO game_players (game_id, seat, user_id, name, is_bot) VALUES (?, ?, ?, ?, ?)",
+        (game_id, player.seat, player.user_id, player.name, int(player.is_bot)),
+    )
+
+
+async def _insert_results(
+    conn: aiosqlite.Connection, game_id: int, results: Sequence[Result], now: float
+) -> None:
+    async with conn.execute("SELECT guild_id, kind FROM games WHERE id = ?", (game_id,)) as cur:
+        row = await cur.fetchone()
+    assert row is not None
+    await conn.executemany(
+        "INSERT INTO results (game_id, seat, guild_id, kind, user_id, is_bot, score, placement,"
+        " won, seats, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                game_id,
+                r.seat,
+                row[0],
+                row[1],
+                r.user_id,
+                int(r.is_bot),
+                r.score,
+                r.placement,
+                int(r.won),
+                len(results),
+                now,
+            )
+            for r in results
+        ],
+    )
+
+
+def _state_json(state: dict[str, Any]) -> str:
+    return json.dumps({"format": STATE_FORMAT, "state": state}, separators=(",", ":"))
+
+
+def _game(row: Sequence[Any], players: tuple[Player, ...]) -> GameRow:
+    state = json.loads(row[10])["state"] if row[10] else None
+    return GameRow(
+        id=row[0],
+        kind=row[1],
+        variant=row[2],
+        guild_id=row[3],
+        channel_id=row[4],
+        message_id=row[5],
+        host_id=row[6],
+        status=row[7],
+        seed=row[8],
+        options=json.loads(row[9]),
+        state=state,
+        version=row[11],
+        deadline=row[12],
+        created_at=row[13],
+        updated_at=row[14],
+        players=players,
+    )
