@@ -1,0 +1,217 @@
+"""The runner and lobby on a real SQLite file: races, stale buttons, restarts, deadlines."""
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bot.runner import Refusal, Stale
+from tests.support import CHANNEL, GUILD, Clock, orchard, player, started
+
+
+async def test_two_racing_clicks_apply_exactly_once(tmp_path: Path) -> None:
+    o = await orchard(tmp_path / "o.db")
+    live = await started(o, "cheerio", [1, 2])
+    clicks = [o.runner.act(live.id, 1, "roll", version=0) for _ in range(2)]
+    outcomes = await asyncio.gather(*clicks, return_exceptions=True)
+    assert sum(not isinstance(x, Exception) for x in outcomes) == 1
+    (loser,) = [x for x in outcomes if isinstance(x, Exception)]
+    assert isinstance(loser, Stale) and "already played" in str(loser)
+    assert len(await o.store.moves(live.id)) == 1
+    await o.close()
+
+
+async def test_stale_button_and_strangers_are_refused_without_change(tmp_path: Path) -> None:
+    o = await orchard(tmp_path / "o.db")
+    live = await started(o, "cheerio", [1, 2])
+    await o.runner.act(live.id, 1, "hold", "0", version=0)
+    with pytest.raises(Stale):
+        await o.runner.act(live.id, 1, "hold", "1", version=0)
+    with pytest.raises(Refusal, match="not playing"):
+        await o.runner.act(live.id, 3, "roll", version=1)
+    with pytest.raises(Refusal, match="not your turn"):
+        await o.runner.act(live.id, 2, "roll", version=1)
+    with pytest.raises(Refusal, match="no longer exists"):
+        await o.runner.act(999, 1, "roll", version=1)
+    after = await o.runner.load(live.id)
+    assert after.row.version == 1 and after.state.held == (True, False, False, False, False)
+    await o.close()
+
+
+async def test_restart_resumes_mid_turn(tmp_path: Path) -> None:
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    live = await started(o, "cheerio", [1, 2])
+    live = await o.runner.act(live.id, 1, "hold", "2", version=0)
+    live = await o.runner.act(live.id, 1, "roll", version=1)
+    await o.close()
+
+    o = await orchard(path)
+    resumed = await o.runner.load(live.id)
+    assert resumed.state == live.state and resumed.row.version == 2
+    category = "ones"
+    after = await o.runner.act(live.id, 1, "score", category, version=2)
+    assert after.state.turn == 1 and after.state.last_score[1] == category
+    await o.close()
+
+
+async def test_deadline_fires_after_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "o.db"
+    clock = Clock()
+    o = await orchard(path, clock)
+    live = await started(o, "cheerio", [1, 2])
+    assert live.row.deadline == clock.now + 300
+    await o.close()
+
+    clock.now += 301
+    o = await orchard(path, clock)
+    assert await o.scheduler.run_due() == 1
+    after = await o.runner.load(live.id)
+    assert after.state.turn == 1, "the timed-out seat scored and the turn passed"
+    (move,) = await o.store.moves(live.id)
+    assert (move.source, move.kind) == ("timeout", "score")
+    assert after.row.players[0].timeouts == 1
+    assert await o.scheduler.run_due() == 0, "nothing is due twice"
+    await o.close()
+
+
+async def test_three_timeouts_in_a_row_remove_the_player(tmp_path: Path) -> None:
+    clock = Clock()
+    o = await orchard(tmp_path / "o.db", clock)
+    live = await started(o, "cheerio", [1, 2])
+    for _ in range(3):
+        clock.now += 301
+        await o.scheduler.run_due()  # seat 0 times out
+        live = await o.runner.load(live.id)
+        await o.runner.act(live.id, 2, "score", _first_open(live), version=live.row.version)
+    live = await o.runner.load(live.id)
+    assert live.state.active == (False, True)
+    assert [m.kind for m in await o.store.moves(live.id)].count("forfeit") == 1
+    assert live.state.turn == 1
+    await o.close()
+
+
+async def test_own_move_resets_the_timeout_count(tmp_path: Path) -> None:
+    clock = Clock()
+    o = await orchard(tmp_path / "o.db", clock)
+    live = await started(o, "cheerio", [1])
+    clock.now += 301
+    await o.scheduler.run_due()
+    live = await o.runner.load(live.id)
+    assert live.row.players[0].timeouts == 1
+    live = await o.runner.act(live.id, 1, "roll", version=live.row.version)
+    assert live.row.players[0].timeouts == 0
+    await o.close()
+
+
+async def test_solo_player_timing_out_three_times_abandons(tmp_path: Path) -> None:
+    clock = Clock()
+    o = await orchard(tmp_path / "o.db", clock)
+    live = await started(o, "cheerio", [1])
+    for _ in range(3):
+        clock.now += 301
+        await o.scheduler.run_due()
+    live = await o.runner.load(live.id)
+    assert live.row.status == "abandoned" and live.row.deadline is None
+    assert await o.store.leaderboard(GUILD, "cheerio") == []
+    await o.close()
+
+
+async def test_finished_game_records_results_and_replays(tmp_path: Path) -> None:
+    o = await orchard(tmp_path / "o.db")
+    live = await started(o, "cheerio", [1, 2])
+    users = {0: 1, 1: 2}
+    while live.row.status == "active":
+        user = users[live.state.turn]
+        if live.state.rolls == 1:
+            live = await o.runner.act(live.id, user, "roll", version=live.row.version)
+        live = await o.runner.act(
+            live.id, user, "score", _first_open(live), version=live.row.version
+        )
+    assert live.row.status == "finished"
+    assert live.row.version == 28
+    assert await o.runner.replay(live.id) == live.state
+    board = await o.store.leaderboard(GUILD, "cheerio")
+    assert {row[0] for row in board} == {1, 2} and sum(row[1] for row in board) >= 1
+    with pytest.raises(Refusal, match="over"):
+        await o.runner.act(live.id, 1, "roll", version=live.row.version)
+    await o.close()
+
+
+async def test_replay_includes_timeouts_and_forfeits(tmp_path: Path) -> None:
+    clock = Clock()
+    o = await orchard(tmp_path / "o.db", clock)
+    live = await started(o, "cheerio", [1, 2, 3])
+    await o.runner.act(live.id, 1, "roll", version=0)
+    clock.now += 301
+    await o.scheduler.run_due()
+    await o.runner.forfeit(live.id, 3)
+    live = await o.runner.load(live.id)
+    assert await o.runner.replay(live.id) == live.state
+    await o.close()
+
+
+async def test_the_show_callback_runs_after_the_commit(tmp_path: Path) -> None:
+    o = await orchard(tmp_path / "o.db")
+    live = await started(o, "cheerio", [1])
+    seen: list[int] = []
+
+    async def present(shown) -> None:
+        stored = await o.store.get_game(shown.id)
+        seen.append(stored.version)
+        raise RuntimeError("Discord is down")
+
+    after = await o.runner.act(live.id, 1, "roll", version=0, present=present)
+    assert seen == [1], "the move was durable before it was shown"
+    assert o.shown.shown[-1].row.version == 1, "a failed show falls back to publishing"
+    assert after.row.version == 1
+    await o.close()
+
+
+async def test_lobby_rules(tmp_path: Path) -> None:
+    clock = Clock()
+    o = await orchard(tmp_path / "o.db", clock)
+    live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    with pytest.raises(Refusal, match="already has an open game"):
+        await o.lobby.open("cheerio", GUILD, CHANNEL, player(2))
+    await o.lobby.join(live.id, player(2))
+    with pytest.raises(Refusal, match="already in"):
+        await o.lobby.join(live.id, player(2))
+    with pytest.raises(Refusal, match="Only the host"):
+        await o.lobby.start(live.id, 2)
+    with pytest.raises(Refusal, match="Only the host"):
+        await o.lobby.cancel(live.id, 2)
+    with pytest.raises(Refusal, match="not started"):
+        await o.runner.act(live.id, 1, "roll", version=0)
+    live = await o.lobby.leave(live.id, 2)
+    assert [p.user_id for p in live.row.players] == [1]
+    for user in range(2, 7):
+        await o.lobby.join(live.id, player(user))
+    with pytest.raises(Refusal, match="full"):
+        await o.lobby.join(live.id, player(7))
+    clock.now += 15 * 60 + 1
+    assert await o.scheduler.run_due() == 1
+    closed = await o.runner.load(live.id)
+    assert closed.row.status == "cancelled"
+    with pytest.raises(Refusal, match="closed"):
+        await o.lobby.join(live.id, player(8))
+    await o.close()
+
+
+async def test_settings_limit_channels_and_open_games(tmp_path: Path) -> None:
+    o = await orchard(tmp_path / "o.db")
+    await o.runner.settings.update(GUILD, game_channels=(CHANNEL + 1,))
+    with pytest.raises(Refusal, match="only be started in"):
+        await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    await o.runner.settings.update(GUILD, game_channels=(), open_games_per_channel=2)
+    await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    await o.lobby.open("cheerio", GUILD, CHANNEL, player(2))
+    with pytest.raises(ValueError, match="between 30 seconds"):
+        await o.runner.settings.update(GUILD, turn_seconds=10)
+    await o.close()
+
+
+def _first_open(live) -> str:
+    from bot.games.cheerio import open_categories
+
+    return open_categories(live.state.cards[live.state.turn])[0]

@@ -1,0 +1,91 @@
+"""The SQLite store on a real file: migrations, round trips, the version check."""
+
+import sqlite3
+from pathlib import Path
+
+import aiosqlite
+import pytest
+
+from db.migrate import available, migrate
+from db.store import Commit, Move, Player, Store
+
+NEWEST = available()[-1][0]
+
+
+def tables(path: Path) -> set[str]:
+    with sqlite3.connect(path) as conn:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+async def test_fresh_file_gets_every_migration_and_wal(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.db"
+    store = await Store.open(path)
+    await store.close()
+    assert {"games", "game_players", "moves", "results", "guild_settings", "meta"} <= tables(path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations")]
+    assert versions == [n for n, _, _ in available()]
+
+
+async def test_each_older_version_upgrades_and_keeps_its_data(tmp_path: Path) -> None:
+    for older in range(1, NEWEST):
+        path = tmp_path / f"v{older}.db"
+        async with aiosqlite.connect(path, isolation_level=None) as conn:
+            assert await migrate(conn, upto=older) == older
+            await conn.execute(
+                "INSERT INTO games (kind, guild_id, channel_id, host_id, status, seed,"
+                " created_at, updated_at) VALUES ('cheerio', 1, 2, 3, 'lobby', 4, 0, 0)"
+            )
+        store = await Store.open(path)
+        game = await store.get_game(1)
+        await store.close()
+        assert game is not None and game.kind == "cheerio"
+        assert "results" in tables(path)
+
+
+async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "bad.db"
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        from db import migrate as m
+
+        await m.current_version(conn)
+        with pytest.raises(sqlite3.OperationalError, match="already exists"):
+            await m._apply(conn, 99, "099_bad.sql", "CREATE TABLE ok (x); CREATE TABLE ok (x)")
+        assert await m.current_version(conn) == 0
+    assert "ok" not in tables(path)
+
+
+async def test_state_round_trip_and_version_check(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "o.db")
+    game_id = await store.create_game(
+        "cheerio", 1, 2, Player(0, 7, "Ann"), seed=42, options={"x": 1}
+    )
+    assert await store.start_game(game_id, {"a": [1, 2]}, deadline=None)
+    assert not await store.start_game(game_id, {"a": [9]}, deadline=None)
+    change = Commit(game_id, 0, {"a": [3]}, [Move(0, "roll", "", 7)], "active", 123.0)
+    assert await store.commit(change)
+    assert not await store.commit(change), "a second commit from version 0 must be refused"
+    game = await store.get_game(game_id)
+    assert game is not None
+    assert (game.state, game.version, game.deadline, game.options) == (
+        {"a": [3]},
+        1,
+        123.0,
+        {"x": 1},
+    )
+    assert [m.kind for m in await store.moves(game_id)] == ["roll"]
+    await store.close()
+
+
+async def test_settings_and_meta_persist(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "o.db")
+    await store.set_guild_settings(5, {"turn_seconds": 60})
+    await store.set_meta("k", "v1")
+    await store.set_meta("k", "v2")
+    await store.close()
+    store = await Store.open(tmp_path / "o.db")
+    assert await store.guild_settings(5) == {"turn_seconds": 60}
+    assert await store.guild_settings(6) == {}
+    assert await store.get_meta("k") == "v2"
+    await store.close()
