@@ -44,6 +44,18 @@ def intents() -> discord.Intents:
     return chosen
 
 
+def timeout_notice(live: Live) -> str:
+    """One line for the channel when the clock, not a player, moved the game."""
+    lines = []
+    for move in live.moves:
+        name = live.row.players[move.seat].name
+        if move.source == "timeout":
+            lines.append(f"⏰ {name} ran out of time, so Orchard played for them.")
+        elif move.source == "forfeit" and move.user_id is None:
+            lines.append(f"👋 {name} timed out three turns in a row and has left the game.")
+    return "\n".join(dict.fromkeys(lines))
+
+
 class OrchardBot(commands.AutoShardedBot):
     store: Store
     settings: Settings
@@ -100,6 +112,13 @@ class OrchardBot(commands.AutoShardedBot):
 
     async def publish(self, live: Live) -> None:
         """Edit a game's message, or post it anew if it was deleted (the move is already safe)."""
+        await self._edit_or_post(live)
+        notice = timeout_notice(live)
+        if notice:
+            channel = self.get_partial_messageable(live.row.channel_id)
+            await channel.send(notice, allowed_mentions=discord.AllowedMentions.none())
+
+    async def _edit_or_post(self, live: Live) -> None:
         payload = render(self, live)
         channel = self.get_partial_messageable(live.row.channel_id, guild_id=live.row.guild_id)
         if live.row.message_id is not None:

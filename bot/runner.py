@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.games.base import Action, Engine, IllegalMove, SeatResult
@@ -36,6 +36,7 @@ class Live:
 
     row: GameRow
     state: Any
+    moves: tuple[Move, ...] = ()  # what the commit that produced this version added
 
     @property
     def id(self) -> int:
@@ -200,7 +201,7 @@ class Runner:
         )
         if not await self.store.commit(change):
             raise Stale("That was already played: the board has moved on.")
-        fresh = await self.load(row.id)
+        fresh = replace(await self.load(row.id), moves=tuple(moves))
         await self.show(fresh, present)
         for hook in self.on_commit:
             hook(fresh)

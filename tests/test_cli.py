@@ -1,0 +1,34 @@
+"""The entry point as a user meets it: no token explains itself and exits cleanly."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run_bot(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in {"DISCORD_TOKEN", "DEV_GUILD_ID"}}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args], cwd=cwd, env={**clean, **env},
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+
+
+def test_no_token_explains_how_to_get_one(tmp_path: Path) -> None:
+    done = run_bot(tmp_path, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "DISCORD_TOKEN" in done.stderr and "Developer Portal" in done.stderr
+    assert not (tmp_path / "data").exists(), "nothing is created before there is a token"
+
+
+def test_bad_dev_guild_is_one_clear_line(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=abc\nDEV_GUILD_ID=my-server\n")
+    done = run_bot(tmp_path, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    assert done.returncode == 2
+    assert done.stderr.strip() == "DEV_GUILD_ID must be a server id (digits only)."
+
+
+def test_unknown_subcommand_prints_usage(tmp_path: Path) -> None:
+    done = run_bot(tmp_path, "frobnicate", PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    assert done.returncode == 2 and "usage" in done.stderr
