@@ -27,6 +27,7 @@ from bot.interface import (
     render,
 )
 from bot.lobby import Lobby
+from bot.opponents import Opponents
 from bot.runner import Live, Refusal, Runner
 from bot.scheduler import Scheduler
 from bot.settings import Settings
@@ -62,6 +63,7 @@ class OrchardBot(commands.AutoShardedBot):
     runner: Runner
     lobby: Lobby
     scheduler: Scheduler
+    opponents: Opponents
 
     def __init__(self, config: Config, *, force_sync: bool = False, **options: Any) -> None:
         options.setdefault("guild_ready_timeout", 2.0)
@@ -81,15 +83,18 @@ class OrchardBot(commands.AutoShardedBot):
         self.runner = Runner(self.store, ENGINES, self.settings, publish=self.publish)
         self.lobby = Lobby(self.runner)
         self.scheduler = Scheduler(self.runner, self.lobby)
+        self.opponents = Opponents(self.runner)
         self.add_dynamic_items(GameButton, GameSelect)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands()
         self.scheduler.start()
+        await self.opponents.resume()
 
     async def close(self) -> None:
         if hasattr(self, "scheduler"):
             await self.scheduler.stop()
+            await self.opponents.stop()
         await super().close()
         if hasattr(self, "store"):
             await self.store.close()

@@ -102,6 +102,30 @@ class Runner:
             reset = {seat: 0} if player.timeouts else {}
             return await self._commit(live, state, moves, reset, present)
 
+    async def act_for_seat(
+        self, game_id: int, seat: int, version: int, decide: Callable[[Live], Action]
+    ) -> Live | None:
+        """Play an Orchard seat's move, decided on the state inside the lock.
+
+        Returns None, changing nothing, if the game moved on since the move was scheduled.
+        """
+        async with self.lock(game_id):
+            live = await self.load(game_id)
+            row = live.row
+            engine = self.engine(row.kind)
+            if row.status != "active" or row.version != version or not row.players[seat].is_bot:
+                return None
+            if seat not in engine.to_act(live.state):
+                return None
+            action = decide(live)
+            try:
+                state = engine.apply(live.state, action)
+            except IllegalMove:
+                log.exception("game %s: Orchard chose an illegal move %s", game_id, action)
+                return None
+            moves = [Move(seat, action.kind, action.arg, None, "bot")]
+            return await self._commit(live, state, moves, {}, None)
+
     async def forfeit(self, game_id: int, user_id: int, *, present: Show | None = None) -> Live:
         """A player gives up their seat; the others play on (or win)."""
         async with self.lock(game_id):

@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ class Player:
     name: str
     is_bot: bool = False
     timeouts: int = 0
+    level: str = ""
 
 
 @dataclass(frozen=True)
@@ -182,11 +183,11 @@ class Store:
 
     async def _players(self, game_id: int) -> tuple[Player, ...]:
         rows = await self._fetchall(
-            "SELECT seat, user_id, name, is_bot, timeouts FROM game_players"
+            "SELECT seat, user_id, name, is_bot, timeouts, level FROM game_players"
             " WHERE game_id = ? ORDER BY seat",
             (game_id,),
         )
-        return tuple(Player(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows)
+        return tuple(Player(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows)
 
     async def open_games(
         self, guild_id: int | None = None, channel_id: int | None = None, kind: str | None = None
@@ -206,9 +207,7 @@ class Store:
         async with self.transaction() as conn:
             await conn.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
             for seat, player in enumerate(players):
-                await _insert_player(
-                    conn, game_id, Player(seat, player.user_id, player.name, player.is_bot)
-                )
+                await _insert_player(conn, game_id, replace(player, seat=seat, timeouts=0))
             await conn.execute(
                 "UPDATE games SET updated_at = ? WHERE id = ?", (time.time(), game_id)
             )
@@ -365,8 +364,9 @@ class Store:
 
 async def _insert_player(conn: aiosqlite.Connection, game_id: int, player: Player) -> None:
     await conn.execute(
-        "INSERT INTO game_players (game_id, seat, user_id, name, is_bot) VALUES (?, ?, ?, ?, ?)",
-        (game_id, player.seat, player.user_id, player.name, int(player.is_bot)),
+        "INSERT INTO game_players (game_id, seat, user_id, name, is_bot, level)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (game_id, player.seat, player.user_id, player.name, int(player.is_bot), player.level),
     )
 
 

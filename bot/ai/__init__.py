@@ -1,0 +1,1 @@
+"""Orchard's own players: pure strategies beside the engines, never importing discord."""

@@ -1,0 +1,18 @@
+"""Strategies by game kind. A strategy sees one seat's state and returns that seat's action.
+
+``choose(state, seat, level, seed)``: ``level`` is "easy", "normal" or "hard"; ``seed`` makes
+any randomness (a Normal player's slips) replayable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from bot.games.base import Action
+
+LEVELS = ("easy", "normal", "hard")
+
+Strategy = Callable[[Any, int, str, int], Action]
+
+STRATEGIES: Mapping[str, Strategy] = {}

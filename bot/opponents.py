@@ -1,0 +1,70 @@
+"""Orchard at the table: plays its seats' turns after a short pause, one task per move.
+
+Moves go through :meth:`Runner.act_for_seat`, so they are validated, logged and committed
+exactly like a person's. The pause is a plain sleep in its own task: no game waits for
+another, and a move scheduled for an older version is dropped by the version check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from bot.ai.registry import STRATEGIES
+from bot.games.base import Action
+from bot.runner import Live, Runner
+
+log = logging.getLogger(__name__)
+
+
+class Opponents:
+    def __init__(self, runner: Runner, delay: float = 1.0) -> None:
+        self.runner = runner
+        self.delay = delay
+        self._pending: set[tuple[int, int, int]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        runner.on_commit.append(self.schedule)
+
+    def schedule(self, live: Live) -> None:
+        """After any commit: start a move for each Orchard seat the game now waits for."""
+        if live.row.status != "active" or live.state is None:
+            return
+        engine = self.runner.engine(live.row.kind)
+        for seat in sorted(engine.to_act(live.state)):
+            key = (live.id, live.row.version, seat)
+            if live.row.players[seat].is_bot and key not in self._pending:
+                self._pending.add(key)
+                task = asyncio.create_task(self._play(*key), name=f"orchard-move-{key}")
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    async def resume(self) -> None:
+        """After a restart: pick up every game that is waiting for Orchard."""
+        for row in await self.runner.store.open_games():
+            if row.status == "active" and any(p.is_bot for p in row.players):
+                self.schedule(await self.runner.load(row.id))
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _play(self, game_id: int, version: int, seat: int) -> None:
+        try:
+            await asyncio.sleep(self.delay)
+            await self.runner.act_for_seat(game_id, seat, version, self._decider(seat))
+        except Exception:
+            log.exception("game %s: Orchard's move failed", game_id)
+        finally:
+            self._pending.discard((game_id, version, seat))
+
+    def _decider(self, seat: int) -> Any:
+        def decide(live: Live) -> Action:
+            engine: Any = self.runner.engine(live.row.kind)
+            seen = engine.view_for(live.state, seat) if hasattr(engine, "view_for") else live.state
+            level = live.row.players[seat].level or "normal"
+            choose = STRATEGIES[live.row.kind]
+            return choose(seen, seat, level, live.row.seed + live.row.version)
+
+        return decide
