@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.games import cheerio
+from bot.games import applejack, cheerio
 from bot.games.base import Engine
 
 ENGINES: Mapping[str, Engine[Any]] = {
     cheerio.ENGINE.kind: cheerio.ENGINE,
+    applejack.ENGINE.kind: applejack.ENGINE,
 }
