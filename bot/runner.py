@@ -194,6 +194,8 @@ class Runner:
         moves: list[Move] = []
         counts: dict[int, int] = {}
         for action in engine.timeout_actions(state):
+            if action.seat not in engine.to_act(state):
+                continue  # an earlier timeout in this batch ended the game or their turn
             state = engine.apply(state, action)
             moves.append(Move(action.seat, action.kind, action.arg, None, "timeout"))
             counts[action.seat] = live.row.players[action.seat].timeouts + 1

@@ -17,6 +17,7 @@ from bot.runner import Live, Runner
 log = logging.getLogger(__name__)
 
 MAX_SLEEP = 60.0
+RETRY_SECONDS = 60.0
 
 
 class Scheduler:
@@ -57,7 +58,8 @@ class Scheduler:
                     done = await self.runner.fire_deadline(game_id)
                 fired += done is not None
             except Exception:
-                log.exception("game %s: deadline failed", game_id)
+                log.exception("game %s: deadline failed; retrying in a minute", game_id)
+                await self.runner.store.postpone(game_id, self.runner.clock() + RETRY_SECONDS)
         return fired
 
     async def _loop(self) -> None:

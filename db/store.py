@@ -287,6 +287,11 @@ class Store:
                 await _insert_results(conn, change.game_id, change.results, now)
         return True
 
+    async def postpone(self, game_id: int, deadline: float) -> None:
+        """Move a deadline that could not be handled, so it is retried rather than spun on."""
+        async with self.transaction() as conn:
+            await conn.execute("UPDATE games SET deadline = ? WHERE id = ?", (deadline, game_id))
+
     async def moves(self, game_id: int) -> list[Move]:
         rows = await self._fetchall(
             "SELECT seat, kind, arg, user_id, source FROM moves WHERE game_id = ? ORDER BY seq",

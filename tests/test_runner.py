@@ -215,3 +215,30 @@ def _first_open(live) -> str:
     from bot.games.cheerio import open_categories
 
     return open_categories(live.state.cards[live.state.turn])[0]
+
+
+async def test_a_timeout_that_ends_the_game_skips_the_other_seats(tmp_path: Path) -> None:
+    """Apple Jack's last turn awaits both seats; the first one's forfeit ends a 2-player game."""
+    import sqlite3
+
+    from bot.games.applejack import open_categories
+
+    clock = Clock()
+    path = tmp_path / "o.db"
+    o = await orchard(path, clock)
+    live = await started(o, "applejack", [1, 2])
+    while live.state.phase != "solo":
+        (seat,) = o.runner.engine("applejack").to_act(live.state)
+        kind, arg = (
+            ("call", open_categories(live.state)[0]) if live.state.phase == "call" else ("hold", "")
+        )
+        live = await o.runner.act(live.id, seat + 1, kind, arg, version=live.row.version)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE game_players SET timeouts = 2 WHERE game_id = ?", (live.id,))
+    clock.now += 301
+    assert await o.scheduler.run_due() == 1
+    live = await o.runner.load(live.id)
+    assert live.row.status == "finished"
+    assert [r.won for r in o.runner.engine("applejack").results(live.state)] == [False, True]
+    assert await o.runner.replay(live.id) == live.state
+    await o.close()

@@ -171,8 +171,8 @@ class CheerioEngine:
             raise IllegalMove(f"You have already scored in {category}.")
         points = score(category, state.dice)
         index = CATEGORIES.index(category)
-        new_card = (*card[:index], points, *card[index + 1:])
-        cards = (*state.cards[:state.turn], new_card, *state.cards[state.turn + 1:])
+        new_card = (*card[:index], points, *card[index + 1 :])
+        cards = (*state.cards[: state.turn], new_card, *state.cards[state.turn + 1 :])
         state = replace(state, cards=cards, last_score=(state.turn, category, points))
         if self.is_over(state):
             return replace(state, held=(False,) * DICE, rolls=ROLLS_PER_TURN)
