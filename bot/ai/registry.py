@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from bot.ai import cheerio_players
 from bot.games.base import Action
 
 LEVELS = ("easy", "normal", "hard")
 
 Strategy = Callable[[Any, int, str, int], Action]
 
-STRATEGIES: Mapping[str, Strategy] = {}
+STRATEGIES: Mapping[str, Strategy] = {
+    "cheerio": cheerio_players.choose,
+}
