@@ -35,7 +35,7 @@ from db.store import Player, Store
 
 log = logging.getLogger(__name__)
 
-EXTENSIONS = ("cogs.core", "cogs.cheerio")
+EXTENSIONS = ("cogs.core", "cogs.cheerio", "cogs.applejack")
 
 
 def intents() -> discord.Intents:

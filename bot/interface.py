@@ -79,7 +79,10 @@ class GameButton(ui.DynamicItem[ui.Button[Any]], template=BUTTON_TEMPLATE):
 
 
 class GameSelect(ui.DynamicItem[ui.Select[Any]], template=SELECT_TEMPLATE):
-    """A select on a game message; the chosen value becomes the action's argument."""
+    """A select on a game message; the chosen value becomes the action's argument.
+
+    With several values (single-character die positions), they are joined in order: "024".
+    """
 
     def __init__(
         self,
@@ -90,14 +93,17 @@ class GameSelect(ui.DynamicItem[ui.Select[Any]], template=SELECT_TEMPLATE):
         *,
         placeholder: str | None = None,
         row: int | None = None,
+        max_values: int = 1,
     ) -> None:
         self.game_id, self.version, self.kind = game_id, version, kind
+        choices = list(options) or [discord.SelectOption(label="-")]
         super().__init__(
             ui.Select(
                 custom_id=custom_id("orcs", game_id, version, kind),
-                options=list(options) or [discord.SelectOption(label="-")],
+                options=choices,
                 placeholder=placeholder,
                 row=row,
+                max_values=min(max_values, len(choices)),
             )
         )
 
@@ -108,8 +114,9 @@ class GameSelect(ui.DynamicItem[ui.Select[Any]], template=SELECT_TEMPLATE):
         return cls(int(match["game"]), int(match["version"]), match["kind"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        values = data_of(interaction).get("values") or [""]
-        value = str(values[0])[:100]
+        values = [str(v) for v in data_of(interaction).get("values") or [""]]
+        value = "".join(sorted(values)) if len(values) > 1 else values[0]
+        value = value[:100]
         await dispatch(interaction, self.game_id, self.version, self.kind, value)
 
 

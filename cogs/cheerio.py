@@ -65,7 +65,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
             seat, category, points = state.last_score
             embed.set_footer(text=f"{players[seat]} scored {points} in {category}.")
         if live.row.status != "active":
-            return self._finished(live, embed)
+            return self.finished(live, embed)
         turn = live.row.players[state.turn]
         left = ROLLS_PER_TURN - state.rolls
         embed.description = (
@@ -109,21 +109,6 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         ]
         select = GameSelect(gid, ver, "score", options, placeholder="Score in…", row=2)
         return view_of(*holds, roll, select)
-
-    def _finished(self, live: Live, embed: discord.Embed) -> Rendered:
-        results = self.bot.runner.engine(self.kind).results(live.state)
-        ranked = sorted(results, key=lambda r: r.placement)
-        players = names(live)
-        lines = [
-            f"{r.placement}. {players[r.seat]}: {r.score}" + (" 🏆" if r.won else "")
-            for r in ranked
-        ]
-        word = "Game over" if live.row.status == "finished" else "Game abandoned"
-        embed.description = f"**{word}**\n" + "\n".join(lines)
-        rematch = GameButton(
-            live.id, live.row.version, "rematch", label="Rematch", style=discord.ButtonStyle.primary
-        )
-        return Rendered(embed=embed, view=view_of(rematch))
 
 
 async def setup(bot: OrchardBot) -> None:

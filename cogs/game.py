@@ -12,7 +12,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.interface import Rendered, refuse
+from bot.interface import GameButton, Rendered, names, refuse, view_of
 from bot.runner import Live, Refusal
 
 if TYPE_CHECKING:
@@ -76,6 +76,21 @@ class GameCog(commands.GroupCog):
 
     def render(self, live: Live) -> Rendered:
         raise NotImplementedError
+
+    def finished(self, live: Live, embed: discord.Embed) -> Rendered:
+        """Final standings (ties share a place) and a Rematch button, for any game."""
+        results = self.bot.runner.engine(self.kind).results(live.state)
+        players = names(live)
+        lines = [
+            f"{r.placement}. {players[r.seat]}: {r.score}" + (" 🏆" if r.won else "")
+            for r in sorted(results, key=lambda r: r.placement)
+        ]
+        word = "Game over" if live.row.status == "finished" else "Game abandoned"
+        embed.description = f"**{word}**\n" + "\n".join(lines)
+        rematch = GameButton(
+            live.id, live.row.version, "rematch", label="Rematch", style=discord.ButtonStyle.primary
+        )
+        return Rendered(embed=embed, view=view_of(rematch))
 
     async def on_ui(
         self, interaction: discord.Interaction[Any], live: Live, kind: str, arg: str

@@ -9,8 +9,13 @@ from pathlib import Path
 def run_bot(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in {"DISCORD_TOKEN", "DEV_GUILD_ID"}}
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args], cwd=cwd, env={**clean, **env},
-        capture_output=True, text=True, timeout=60, check=False,
+        [sys.executable, "-m", "bot", *args],
+        cwd=cwd,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
