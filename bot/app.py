@@ -6,6 +6,7 @@ registered as dynamic items, so messages posted before a restart keep working.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -14,6 +15,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
+from bot.ai.dice_optimal import tables_for
 from bot.config import Config
 from bot.games.registry import ENGINES
 from bot.interface import (
@@ -43,6 +45,10 @@ def intents() -> discord.Intents:
     chosen = discord.Intents.none()
     chosen.guilds = True
     return chosen
+
+
+async def _unseen(live: Live) -> None:
+    """Show nothing: the caller is about to post the game's first message itself."""
 
 
 def timeout_notice(live: Live) -> str:
@@ -88,6 +94,7 @@ class OrchardBot(commands.AutoShardedBot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands()
+        self._warm = asyncio.create_task(asyncio.to_thread(tables_for, "cheerio"))
         self.scheduler.start()
         await self.opponents.resume()
 
@@ -148,6 +155,8 @@ class OrchardBot(commands.AutoShardedBot):
         options: dict[str, Any] | None = None,
         variant: str = "",
         players: tuple[Player, ...] = (),
+        *,
+        start: bool = False,
     ) -> Live:
         """Post a new lobby for ``kind`` in the interaction's channel (the caller hosts)."""
         if interaction.guild_id is None or interaction.channel_id is None:
@@ -157,13 +166,23 @@ class OrchardBot(commands.AutoShardedBot):
         live = await self.lobby.open(
             kind, interaction.guild_id, interaction.channel_id, host, options, variant
         )
-        for player in players:
-            live = await self.lobby.join(live.id, player)
+        for player in players:  # seated before the message exists: nothing to show yet
+            if player.is_bot:
+                live = await self.lobby.add_seat(live.id, user.id, player, _unseen)
+            else:
+                live = await self.lobby.join(live.id, player, _unseen)
+        if start:
+            live = await self.lobby.start(live.id, user.id, _unseen)
         payload = render(self, live)
         await interaction.response.send_message(**payload.send_kwargs())
         message = await interaction.original_response()
         await self.store.set_message(live.id, message.id)
         return live
+
+    def orchard_seat(self, level: str) -> Player:
+        """A seat for Orchard itself at ``level`` (easy, normal or hard)."""
+        user_id = self.user.id if self.user else 0
+        return Player(0, user_id, f"Orchard ({level})", is_bot=True, level=level)
 
     async def rematch(self, interaction: discord.Interaction[Any], live: Live) -> None:
         """A finished game's player opens a new lobby with the same seats already joined."""

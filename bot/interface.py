@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 import discord
 from discord import ui
 
+from bot.ai.registry import LEVELS, STRATEGIES
 from bot.runner import Live, Refusal, Show
 from db.store import Player
 
@@ -33,7 +34,7 @@ BUTTON_TEMPLATE = r"orc:" + _FIELDS
 SELECT_TEMPLATE = r"orcs:" + _FIELDS
 OURS = re.compile(r"orcs?:" + _FIELDS)
 
-LOBBY_ACTIONS = ("lobby_join", "lobby_leave", "lobby_start", "lobby_cancel")
+LOBBY_ACTIONS = ("lobby_join", "lobby_leave", "lobby_start", "lobby_cancel", "lobby_addbot")
 
 
 def custom_id(prefix: str, game_id: int, version: int, kind: str, arg: str = "") -> str:
@@ -187,12 +188,17 @@ def lobby_render(live: Live, title: str, blurb: str) -> Rendered:
         text="The host presses Start when everyone is in. "
         "An unstarted lobby closes after 15 minutes."
     )
-    buttons = [
+    buttons: list[ui.Item[Any]] = [
         GameButton(row.id, 0, "lobby_join", label="Join", style=discord.ButtonStyle.primary),
         GameButton(row.id, 0, "lobby_leave", label="Leave"),
         GameButton(row.id, 0, "lobby_start", label="Start", style=discord.ButtonStyle.success),
         GameButton(row.id, 0, "lobby_cancel", label="Cancel", style=discord.ButtonStyle.danger),
     ]
+    if row.kind in STRATEGIES:
+        levels = [discord.SelectOption(label=f"Orchard ({lv})", value=lv) for lv in LEVELS]
+        buttons.append(
+            GameSelect(row.id, 0, "lobby_addbot", levels, placeholder="Add Orchard…", row=1)
+        )
     return Rendered(embed=embed, view=view_of(*buttons))
 
 
@@ -245,7 +251,7 @@ async def dispatch(
         if interaction.guild_id != live.row.guild_id:
             raise Refusal("This game belongs to another server.")
         if kind in LOBBY_ACTIONS:
-            await _lobby_action(bot, interaction, game_id, kind)
+            await _lobby_action(bot, interaction, game_id, kind, arg)
         elif kind == "rematch":
             await bot.rematch(interaction, live)
         elif kind == "repost":
@@ -268,7 +274,7 @@ async def dispatch(
 
 
 async def _lobby_action(
-    bot: OrchardBot, interaction: discord.Interaction[Any], game_id: int, kind: str
+    bot: OrchardBot, interaction: discord.Interaction[Any], game_id: int, kind: str, arg: str
 ) -> None:
     user = interaction.user
     present = responder(interaction)
@@ -278,6 +284,10 @@ async def _lobby_action(
         await bot.lobby.leave(game_id, user.id, present)
     elif kind == "lobby_start":
         await bot.lobby.start(game_id, user.id, present)
+    elif kind == "lobby_addbot":
+        if arg not in LEVELS:
+            raise Refusal("Choose Easy, Normal or Hard.")
+        await bot.lobby.add_seat(game_id, user.id, bot.orchard_seat(arg), present)
     else:
         await bot.lobby.cancel(game_id, user.id, present)
 

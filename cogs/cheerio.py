@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+from typing import TYPE_CHECKING, Any
 
 import discord
+from discord import app_commands
 
+from bot.ai.dice_optimal import DiceTables, tables_for
 from bot.games.cheerio import (
     CATEGORIES,
     ROLLS_PER_TURN,
@@ -15,7 +18,7 @@ from bot.games.cheerio import (
     total,
 )
 from bot.interface import GameButton, GameSelect, Rendered, names, view_of
-from bot.runner import Live
+from bot.runner import Live, Refusal
 from cogs.game import GameCog, die
 
 if TYPE_CHECKING:
@@ -50,11 +53,54 @@ def dice_line(state: CheerioState) -> str:
     )
 
 
+def hint_text(state: CheerioState, tables: DiceTables) -> str:
+    """The top three choices for the current dice, each with its expected final score."""
+    card = state.cards[state.turn]
+    used = [c for c, p in zip(CATEGORIES, card, strict=True) if p is not None]
+    choices = tables.ranked_choices(
+        used, state.dice, ROLLS_PER_TURN - state.rolls, n=3, banked=total(card)
+    )
+    lines = []
+    for i, choice in enumerate(choices, start=1):
+        if choice.kind == "score":
+            what = f"score {choice.category} now ({choice.points} points)"
+        elif choice.keep:
+            what = f"keep {', '.join(map(str, choice.keep))} and roll the rest"
+        else:
+            what = "roll all five dice again"
+        lines.append(f"{i}. {what}: expected final score {choice.expected:.1f}")
+    return "**Best moves now** (this game is marked as hinted)\n" + "\n".join(lines)
+
+
 class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five dice, ones wild"):
     kind = "cheerio"
     title = "Cheerio"
     blurb = "Five dice, seven categories, ones wild. 1 to 6 players."
     rules_text = RULES
+
+    @app_commands.command(
+        name="hint", description="The best move for your dice now (only you see it)"
+    )
+    async def hint(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.guild_id is None or interaction.channel_id is None:
+            raise Refusal("Hints are for games in a server channel.")
+        if not (await self.bot.settings.get(interaction.guild_id)).hints:
+            raise Refusal("Hints are turned off on this server.")
+        games = await self.bot.store.open_games(
+            interaction.guild_id, interaction.channel_id, self.kind
+        )
+        mine = [
+            g for g in games if g.status == "active" and g.seat_of(interaction.user.id) is not None
+        ]
+        if not mine:
+            raise Refusal("You have no Cheerio game in play in this channel.")
+        live = await self.bot.runner.load(mine[0].id)
+        state: CheerioState = live.state
+        if live.row.seat_of(interaction.user.id) != state.turn:
+            raise Refusal("Hints are for your own turn: wait until it is your go.")
+        tables = await asyncio.to_thread(tables_for, self.kind)
+        await self.bot.store.mark_hinted(live.id)
+        await interaction.response.send_message(hint_text(state, tables), ephemeral=True)
 
     def render(self, live: Live) -> Rendered:
         state: CheerioState = live.state

@@ -6,14 +6,16 @@ buttons, runner and storage are shared.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.ai.registry import STRATEGIES
 from bot.interface import GameButton, Rendered, names, refuse, view_of
 from bot.runner import Live, Refusal
+from db.store import Player
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -36,8 +38,17 @@ class GameCog(commands.GroupCog):
         bot.uis[self.kind] = self
 
     @app_commands.command(name="new", description="Open a lobby for a new game in this channel")
-    async def new(self, interaction: discord.Interaction[Any]) -> None:
-        await self.open(interaction)
+    @app_commands.describe(
+        opponent="Play Orchard at once instead of opening a lobby",
+        level="How well Orchard plays (default normal)",
+    )
+    async def new(
+        self,
+        interaction: discord.Interaction[Any],
+        opponent: Literal["orchard"] | None = None,
+        level: Literal["easy", "normal", "hard"] = "normal",
+    ) -> None:
+        await self.open(interaction, opponent=opponent, level=level)
 
     @app_commands.command(name="rules", description="The rules in brief (only you see them)")
     async def rules(self, interaction: discord.Interaction[Any]) -> None:
@@ -67,9 +78,20 @@ class GameCog(commands.GroupCog):
         interaction: discord.Interaction[Any],
         options: dict[str, Any] | None = None,
         variant: str = "",
+        *,
+        opponent: str | None = None,
+        level: str = "normal",
     ) -> Live | None:
+        """A lobby, or with ``opponent="orchard"`` a game against Orchard started at once."""
         try:
-            return await self.bot.open_lobby(interaction, self.kind, options, variant)
+            seats: tuple[Player, ...] = ()
+            if opponent == "orchard":
+                if self.kind not in STRATEGIES:
+                    raise Refusal(f"Orchard cannot play {self.title} yet.")
+                seats = (self.bot.orchard_seat(level),)
+            return await self.bot.open_lobby(
+                interaction, self.kind, options, variant, seats, start=bool(seats)
+            )
         except Refusal as err:
             await refuse(interaction, str(err))
             return None

@@ -292,6 +292,10 @@ class Store:
         async with self.transaction() as conn:
             await conn.execute("UPDATE games SET deadline = ? WHERE id = ?", (deadline, game_id))
 
+    async def mark_hinted(self, game_id: int) -> None:
+        async with self.transaction() as conn:
+            await conn.execute("UPDATE games SET hinted = 1 WHERE id = ?", (game_id,))
+
     async def moves(self, game_id: int) -> list[Move]:
         rows = await self._fetchall(
             "SELECT seat, kind, arg, user_id, source FROM moves WHERE game_id = ? ORDER BY seq",
@@ -378,12 +382,13 @@ async def _insert_player(conn: aiosqlite.Connection, game_id: int, player: Playe
 async def _insert_results(
     conn: aiosqlite.Connection, game_id: int, results: Sequence[Result], now: float
 ) -> None:
-    async with conn.execute("SELECT guild_id, kind FROM games WHERE id = ?", (game_id,)) as cur:
+    sql = "SELECT guild_id, kind, hinted FROM games WHERE id = ?"
+    async with conn.execute(sql, (game_id,)) as cur:
         row = await cur.fetchone()
     assert row is not None
     await conn.executemany(
         "INSERT INTO results (game_id, seat, guild_id, kind, user_id, is_bot, score, placement,"
-        " won, seats, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " won, seats, finished_at, hinted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 game_id,
@@ -397,6 +402,7 @@ async def _insert_results(
                 int(r.won),
                 len(results),
                 now,
+                row[2],
             )
             for r in results
         ],
