@@ -1,0 +1,107 @@
+"""Orchard's seats play their own turns through the runner, and resume after a restart."""
+
+import asyncio
+from pathlib import Path
+
+from bot.opponents import Opponents
+from db.store import Player
+from tests.support import CHANNEL, GUILD, Orchard, orchard, player
+
+BOT_USER = 999
+
+
+async def game_with_orchard(o: Orchard, humans: list[int], level: str = "hard") -> int:
+    live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(humans[0]))
+    for user in humans[1:]:
+        await o.lobby.join(live.id, player(user))
+    seat = Player(0, BOT_USER, f"Orchard ({level})", is_bot=True, level=level)
+    await o.lobby.add_seat(live.id, humans[0], seat)
+    return live.id
+
+
+async def until(predicate, timeout: float = 20.0) -> None:
+    async def poll() -> None:
+        while not await predicate():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+async def test_orchard_plays_its_turn_and_hands_back(tmp_path: Path) -> None:
+    o = await orchard(tmp_path / "o.db")
+    Opponents(o.runner, delay=0)
+    game_id = await game_with_orchard(o, [1])
+    live = await o.lobby.start(game_id, 1)
+    live = await o.runner.act(game_id, 1, "score", "cheerio", version=live.row.version)
+
+    async def back_to_human() -> bool:
+        now = await o.runner.load(game_id)
+        return now.state.turn == 0
+
+    await until(back_to_human)
+    moves = await o.store.moves(game_id)
+    bot_moves = [m for m in moves if m.seat == 1]
+    assert bot_moves and all(m.source == "bot" and m.user_id is None for m in bot_moves)
+    assert bot_moves[-1].kind == "score"
+    assert await o.runner.replay(game_id) == (await o.runner.load(game_id)).state
+    await o.close()
+
+
+async def test_a_stranger_cannot_move_for_orchard(tmp_path: Path) -> None:
+    import pytest
+
+    from bot.runner import Refusal
+
+    o = await orchard(tmp_path / "o.db")
+    game_id = await game_with_orchard(o, [1])
+    live = await o.lobby.start(game_id, 1)
+    await o.runner.act(game_id, 1, "score", "ones", version=live.row.version)
+    with pytest.raises(Refusal, match="not playing"):
+        await o.runner.act(game_id, 2, "roll", version=live.row.version + 1)
+    await o.close()
+
+
+async def test_orchard_resumes_its_turn_after_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    game_id = await game_with_orchard(o, [1], level="easy")
+    live = await o.lobby.start(game_id, 1)
+    await o.runner.act(game_id, 1, "score", "sixes", version=live.row.version)
+    await o.close()  # no Opponents were running: Orchard's turn is pending
+
+    o = await orchard(path)
+    await Opponents(o.runner, delay=0).resume()
+
+    async def back_to_human() -> bool:
+        return (await o.runner.load(game_id)).state.turn == 0
+
+    await until(back_to_human)
+    await o.close()
+
+
+async def test_orchard_seats_can_fill_a_whole_game(tmp_path: Path) -> None:
+    o = await orchard(tmp_path / "o.db")
+    opponents = Opponents(o.runner, delay=0)
+    game_id = await game_with_orchard(o, [1], level="normal")
+    live = await o.lobby.start(game_id, 1)
+    for _ in range(7):  # the human scores each turn; Orchard answers each time
+        await until(lambda: _turn_is(o, game_id, 0))
+        live = await o.runner.load(game_id)
+        from bot.games.cheerio import open_categories
+
+        category = open_categories(live.state.cards[0])[0]
+        live = await o.runner.act(game_id, 1, "score", category, version=live.row.version)
+
+    async def over() -> bool:
+        return (await o.runner.load(game_id)).row.status == "finished"
+
+    await until(over)
+    board = await o.store.leaderboard(GUILD, "cheerio")
+    assert [row[0] for row in board] == [1], "Orchard's seat is not on the people's board"
+    await opponents.stop()
+    await o.close()
+
+
+async def _turn_is(o: Orchard, game_id: int, seat: int) -> bool:
+    live = await o.runner.load(game_id)
+    return live.row.status != "active" or live.state.turn == seat
