@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.games import applejack, cheerio
+from bot.games import applejack, cheerio, hotscore
 from bot.games.base import Engine
 
 ENGINES: Mapping[str, Engine[Any]] = {
     cheerio.ENGINE.kind: cheerio.ENGINE,
     applejack.ENGINE.kind: applejack.ENGINE,
+    hotscore.ENGINE.kind: hotscore.ENGINE,
 }
