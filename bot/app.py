@@ -37,7 +37,7 @@ from db.store import Player, Store
 
 log = logging.getLogger(__name__)
 
-EXTENSIONS = ("cogs.core", "cogs.cheerio", "cogs.applejack")
+EXTENSIONS = ("cogs.core", "cogs.cheerio", "cogs.applejack", "cogs.hotscore")
 
 
 def intents() -> discord.Intents:

@@ -89,12 +89,18 @@ class GameCog(commands.GroupCog):
                 if self.kind not in STRATEGIES:
                     raise Refusal(f"Orchard cannot play {self.title} yet.")
                 seats = (self.bot.orchard_seat(level),)
+            if interaction.guild_id is not None:
+                options = {**await self.options_for(interaction.guild_id), **(options or {})}
             return await self.bot.open_lobby(
                 interaction, self.kind, options, variant, seats, start=bool(seats)
             )
         except Refusal as err:
             await refuse(interaction, str(err))
             return None
+
+    async def options_for(self, guild_id: int) -> dict[str, Any]:
+        """Engine options a new game takes from this server's settings (none by default)."""
+        return {}
 
     def render(self, live: Live) -> Rendered:
         raise NotImplementedError

@@ -1,0 +1,115 @@
+"""Hot Score in Discord: /hotscore new|rules|leaderboard and the duel's message."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.games.hotscore import (
+    HotscoreState,
+    current_throw,
+    describe,
+    log_lines,
+    sign_values,
+    stakes,
+    throw_to_beat,
+)
+from bot.interface import GameButton, Rendered, names, view_of
+from bot.runner import Live
+from cogs.game import GameCog
+
+if TYPE_CHECKING:
+    from bot.app import OrchardBot
+
+RULES = """\
+**Hot Score** (2 players): first to **exactly 100** wins.
+• Throw two dice. 7 or 11 is **HOT** (15 points), 6, 8, 10 or 12 is **NEAR** (5), anything \
+else is **FAR** (10). Then stick, or throw the **Bonus Die** and add or subtract it.
+• The other player then tries to beat you: two dice beat three; HOT beats NEAR beats FAR; \
+between FARs the one closer to 7 or 11 wins. Three of a kind counts as HOT.
+• Same bracket with the same number of dice means a **challenge**: a die sets odd or even, \
+both throw three dice, more dice of that parity wins (then the lower sum). Winner +10, \
+loser -10; a tied challenge doubles the stakes.
+• Forcing a challenge: against a two-dice HOT, throw the other HOT with three dice.
+• Passing 100 bounces back (95 + 15 = 90). The loser starts the next round."""
+
+BAR = 10
+
+
+def bar(score: int) -> str:
+    filled = min(BAR, score * BAR // 100)
+    return "█" * filled + "░" * (BAR - filled) + f" {score}/100"
+
+
+class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: race to 100"):
+    kind = "hotscore"
+    title = "Hot Score"
+    blurb = "A two-player dice duel to exactly 100. Exactly 2 players."
+    rules_text = RULES
+
+    async def options_for(self, guild_id: int) -> dict[str, Any]:
+        return {"floor_zero": (await self.bot.settings.get(guild_id)).hotscore_floor}
+
+    def render(self, live: Live) -> Rendered:
+        state: HotscoreState = live.state
+        players = names(live)
+        embed = discord.Embed(title=f"Hot Score · game {live.id} · round {state.round + 1}")
+        embed.description = "\n".join(
+            f"`{bar(score)}` **{name}**" for name, score in zip(players, state.scores, strict=True)
+        )
+        self._add_play(embed, state, players)
+        recent = log_lines(state, players)[-3:]
+        if recent:
+            embed.add_field(name="Lately", value="\n".join(recent), inline=False)
+        if live.row.status != "active":
+            return self.finished(live, embed)
+        waiting = sorted(self.bot.runner.engine(self.kind).to_act(state))
+        who = [live.row.players[s] for s in waiting]
+        content = " ".join(f"<@{p.user_id}>" for p in who if not p.is_bot) or None
+        return Rendered(embed=embed, view=self._controls(live, state), content=content)
+
+    def _add_play(self, embed: discord.Embed, state: HotscoreState, players: list[str]) -> None:
+        if state.level:
+            target = f"**{state.parity.upper()}**" if state.parity else "not thrown yet"
+            thrown = "\n".join(
+                f"{players[s]}: {' '.join(map(str, d)) if d else '…'}"
+                for s, d in enumerate(state.challenge_dice)
+            )
+            embed.add_field(
+                name=f"Challenge ×{state.level} · stakes ±{stakes(state)}",
+                value=f"Target parity: {target}\n{thrown}",
+                inline=False,
+            )
+            return
+        throw = current_throw(state)
+        if throw is not None:
+            embed.add_field(name=f"{players[state.turn]} threw", value=describe(throw))
+        beat = throw_to_beat(state)
+        if beat is not None:
+            embed.add_field(name=f"To beat ({players[state.starter]})", value=describe(beat))
+
+    def _controls(self, live: Live, state: HotscoreState) -> discord.ui.View:
+        gid, ver = live.id, live.row.version
+        primary = discord.ButtonStyle.primary
+        if state.phase == "choose":
+            return view_of(
+                GameButton(gid, ver, "stick", label="Stick", style=primary),
+                GameButton(gid, ver, "bonus", label="Bonus Die"),
+            )
+        if state.phase == "sign":
+            plus, minus = sign_values(state)
+            throw = current_throw(state)
+            bonus = throw.dice[2] if throw is not None else 0
+            return view_of(
+                GameButton(gid, ver, "sign", "+", label=f"+{bonus} → {plus}", style=primary),
+                GameButton(gid, ver, "sign", "-", label=f"−{bonus} → {minus}", style=primary),
+            )
+        label = {"target": "Throw the parity die", "challenge": "Throw 3 dice"}.get(
+            state.phase, "Throw"
+        )
+        return view_of(GameButton(gid, ver, "throw", label=label, style=primary))
+
+
+async def setup(bot: OrchardBot) -> None:
+    await bot.add_cog(HotscoreCog(bot))
