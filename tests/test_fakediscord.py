@@ -1,0 +1,220 @@
+"""The fake Discord carries an unchanged discord.py AutoShardedBot through real round trips."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+
+import discord
+import pytest
+from discord import app_commands
+from discord.ext import commands
+
+from tests.fakediscord import EPHEMERAL, FakeDiscord, components_of, run_bot
+
+GUILD, CHANNEL, OTHER_CHANNEL = (
+    111_000_000_000_000_001,
+    222_000_000_000_000_001,
+    222_000_000_000_000_002,
+)
+ALICE, BOB = 333_000_000_000_000_001, 333_000_000_000_000_002
+
+
+class Counter(discord.ui.View):
+    """A button that rewrites its own message: the shape of every game board."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+        self.count = 0
+
+    @discord.ui.button(label="Add", custom_id="demo:add")
+    async def add(
+        self, interaction: discord.Interaction, button: discord.ui.Button[Counter]
+    ) -> None:
+        self.count += 1
+        button.disabled = self.count >= 2
+        await interaction.response.edit_message(content=f"count={self.count}", view=self)
+
+
+class Name(discord.ui.Modal, title="Your name"):
+    name: discord.ui.TextInput[Name] = discord.ui.TextInput(label="Name", custom_id="demo:name")
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(f"hello {self.name.value}", ephemeral=True)
+
+
+class Ask(discord.ui.View):
+    @discord.ui.button(label="Ask", custom_id="demo:ask")
+    async def ask(self, interaction: discord.Interaction, button: discord.ui.Button[Ask]) -> None:
+        await interaction.response.send_modal(Name(custom_id="demo:modal"))
+
+
+class Demo(app_commands.Group):
+    """``/demo ...``: one subcommand per path the fake must carry."""
+
+    @app_commands.command(description="Pong, only for you")
+    async def ping(self, interaction: discord.Interaction, times: int = 1) -> None:
+        await interaction.response.send_message("pong" * times, ephemeral=True)
+
+    @app_commands.command(description="Post a counter")
+    async def counter(self, interaction: discord.Interaction) -> None:
+        assert interaction.channel is not None and isinstance(
+            interaction.channel, discord.TextChannel
+        )
+        await interaction.channel.send("count=0", view=Counter())
+        await interaction.response.send_message("posted", ephemeral=True)
+
+    @app_commands.command(description="DM someone")
+    async def poke(self, interaction: discord.Interaction, who: discord.User) -> None:
+        await interaction.response.defer(ephemeral=True)
+        await who.send(
+            f"{interaction.user.name} poked you", file=discord.File(io.BytesIO(b"png!"), "a.png")
+        )
+        await interaction.edit_original_response(content=f"poked {who.name}")
+
+    @app_commands.command(description="Post then edit")
+    async def edit(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("working", ephemeral=True)
+        assert isinstance(interaction.channel, discord.TextChannel)
+        message = await interaction.channel.send("draft")
+        await message.edit(content="final")
+        await interaction.followup.send("done", ephemeral=True)
+
+    @app_commands.command(description="Too long for Discord")
+    async def long(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("x" * 2001)
+
+    @app_commands.command(description="Where am I")
+    async def where(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(thinking=True)
+        kind = type(interaction.channel).__name__
+        await interaction.followup.send(f"{interaction.user.name} in {kind}")
+
+    @app_commands.command(description="Ask for a name")
+    async def ask(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("press", view=Ask())
+
+
+def make_bot() -> commands.AutoShardedBot:
+    intents = discord.Intents.default()
+    intents.message_content = False
+    bot = commands.AutoShardedBot(command_prefix="!", intents=intents, guild_ready_timeout=0.05)
+
+    async def setup_hook() -> None:
+        bot.tree.add_command(Demo(name="demo", description="Fake Discord checks"))
+        await bot.tree.sync()
+
+    bot.setup_hook = setup_hook  # type: ignore[method-assign]
+    return bot
+
+
+@pytest.fixture
+async def fake(fake_discord: FakeDiscord) -> AsyncIterator[FakeDiscord]:
+    """One guild with two channels and two members, and a running bot."""
+    fake_discord.add_guild(GUILD, [CHANNEL, OTHER_CHANNEL], [ALICE, BOB])
+    fake_discord.add_user(BOB, "bob")
+    async with run_bot(make_bot(), fake_discord):
+        yield fake_discord
+
+
+async def test_bot_logs_in_syncs_and_sees_the_guild(fake_discord: FakeDiscord) -> None:
+    fake_discord.add_guild(GUILD, [CHANNEL], [ALICE])
+    bot = make_bot()
+    async with run_bot(bot, fake_discord):
+        assert bot.is_ready() and bot.user is not None and bot.user.id == fake_discord.bot_id
+        guild = bot.get_guild(GUILD)
+        assert guild is not None and guild.get_channel(CHANNEL) is not None
+        assert guild.me is not None
+        with pytest.raises(discord.NotFound) as missing:
+            await bot.fetch_sticker(1)
+        assert missing.value.code == 10008
+    assert [r.path for r in fake_discord.unhandled] == ["/stickers/1"]
+    assert [c["name"] for c in fake_discord.commands or []] == ["demo"]
+    assert len(fake_discord.identifies) == 1
+
+
+async def test_ephemeral_reply_to_a_subcommand(fake: FakeDiscord) -> None:
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo", {"times": 2}, subcommand="ping")
+    await reply.wait()
+    assert reply.type == 4 and reply.flags == EPHEMERAL and reply.ephemeral
+    assert reply.content == "pongpong"
+
+
+async def test_button_updates_the_stored_message(fake: FakeDiscord) -> None:
+    await (await fake.slash(ALICE, GUILD, CHANNEL, "demo counter")).wait()
+    board = fake.last_message(CHANNEL)
+    assert board is not None and board["content"] == "count=0"
+    board_id = int(board["id"])
+    for expected in (1, 2):
+        button = fake.find_button(board_id, "Add")
+        click = await fake.click(BOB, board_id, button.custom_id or "")
+        await click.wait()
+        assert click.type == 7 and fake.message(board_id)["content"] == f"count={expected}"
+    assert components_of(fake.message(board_id))[0].disabled
+    with pytest.raises(AssertionError, match="disabled"):
+        await fake.click(BOB, board_id, "demo:add")
+    assert len(fake.versions[board_id]) == 3
+
+
+async def test_dm_with_a_file_is_recorded_per_user(fake: FakeDiscord) -> None:
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo poke", {"who": BOB})
+    await reply.wait_until(lambda r: r.content == "poked bob")
+    assert reply.type == 5 and reply.ephemeral
+    (dm,) = fake.dms(BOB)
+    assert dm["content"] == f"user{ALICE} poked you"
+    assert [(a["filename"], a["size"]) for a in dm["attachments"]] == [("a.png", 4)]
+
+
+async def test_rate_limited_edit_is_retried(fake: FakeDiscord) -> None:
+    fake.fail("PATCH", r"^/channels/\d+/messages/\d+$", 429, retry_after=0.01)
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo edit")
+    await reply.wait_followups(1)
+    patches = fake.requests_matching("PATCH", r"^/channels/")
+    assert [p.status for p in patches] == [429, 200]
+    assert [m["content"] for m in fake.channel_messages(CHANNEL)] == ["final"]
+    everything = fake.channel_messages(CHANNEL, ephemeral=True)
+    assert [m["content"] for m in everything] == ["working", "final", "done"]
+    assert fake.pending_faults == 0
+
+
+async def test_modal_round_trip(fake: FakeDiscord) -> None:
+    await (await fake.slash(ALICE, GUILD, CHANNEL, "demo ask")).wait()
+    prompt = fake.last_message(CHANNEL)
+    assert prompt is not None
+    opened = await fake.click(BOB, int(prompt["id"]), "demo:ask")
+    await opened.wait()
+    assert opened.type == 9 and opened.modal is not None
+    assert opened.modal["custom_id"] == "demo:modal"
+    submitted = await fake.submit_modal(BOB, CHANNEL, "demo:modal", {"demo:name": "Bob"})
+    await submitted.wait()
+    assert submitted.content == "hello Bob" and submitted.ephemeral
+
+
+async def test_gateway_drop_is_resumed(fake: FakeDiscord) -> None:
+    await fake.drop_gateway()
+    assert fake.resumes == 1 and len(fake.identifies) == 1
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo ping")
+    assert (await reply.wait()).content == "pong"
+
+
+async def test_forbidden_send_is_logged_by_the_bot(fake: FakeDiscord) -> None:
+    fake.fail("POST", r"/channels/\d+/messages$", 403)
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo counter")
+    await fake.wait_for(lambda: bool(fake.errors), what="the bot to log the 403")
+    assert "50013" in str(fake.errors[-1].exc_info[1] if fake.errors[-1].exc_info else "")
+    assert reply.callback is None
+
+
+async def test_oversized_content_is_refused_like_discord(fake: FakeDiscord) -> None:
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo long")
+    await fake.wait_for(lambda: bool(fake.errors), what="the bot to log the 400")
+    (refused,) = fake.requests_matching("POST", r"/callback$")
+    assert refused.status == 400 and reply.callback is None
+
+
+async def test_dm_slash_command_and_first_followup_replaces_thinking(fake: FakeDiscord) -> None:
+    reply = await fake.slash(BOB, None, None, "demo where")
+    (answer,) = await reply.wait_followups(1)
+    assert answer["content"] == "bob in DMChannel" and answer["id"] == str(reply.original_id)
+    assert "member" not in reply.payload and reply.payload["user"]["id"] == str(BOB)
+    assert fake.channels[reply.channel_id]["type"] == 1
