@@ -27,22 +27,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     bot = OrchardBot(config, force_sync=bool(args) and args[0] == "sync")
     try:
-        asyncio.run(_run(bot, config.token))
-    except discord.LoginFailure:
-        print(
-            "Discord rejected the token in DISCORD_TOKEN: reset it in the Developer Portal "
-            "and update .env.",
-            file=sys.stderr,
-        )
-        return 1
+        return asyncio.run(serve(bot, config.token))
     except KeyboardInterrupt:
-        pass
+        return 0
+
+
+REJECTED = (
+    "Discord rejected the token in DISCORD_TOKEN: reset it in the Developer Portal and update .env."
+)
+
+
+async def serve(bot: OrchardBot, token: str) -> int:
+    """Run until closed; a rejected token is one clear line and exit status 1."""
+    try:
+        async with bot:
+            await bot.start(token)
+    except discord.LoginFailure:
+        print(REJECTED, file=sys.stderr)
+        return 1
     return 0
-
-
-async def _run(bot: OrchardBot, token: str) -> None:
-    async with bot:
-        await bot.start(token)
 
 
 if __name__ == "__main__":

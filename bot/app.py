@@ -24,7 +24,10 @@ from bot.interface import (
     GameSelect,
     GameUI,
     Rendered,
+    component_arg,
     data_of,
+    dispatch,
+    on_message,
     refuse,
     render,
 )
@@ -196,11 +199,25 @@ class OrchardBot(commands.AutoShardedBot):
         )
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """Answer clicks whose custom_id is not one of ours (forged, or from an old bot)."""
+        """Answer the clicks discord.py's view store drops without a word.
+
+        It ignores a custom_id that is not ours (forged, or from another bot) and one that is
+        no longer on the message (a board that moved on since the client drew it): both get
+        a private answer here instead of "This interaction failed".
+        """
         if interaction.type is not discord.InteractionType.component:
             return
         custom = str(data_of(interaction).get("custom_id", ""))
-        if not OURS.fullmatch(custom):
+        match = OURS.fullmatch(custom)
+        if match is None:
             await refuse(
                 interaction, "That button is not one Orchard knows. Use /games to find your game."
+            )
+        elif not on_message(interaction.message, custom):
+            await dispatch(
+                interaction,
+                int(match["game"]),
+                int(match["version"]),
+                match["kind"],
+                component_arg(interaction, match),
             )

@@ -115,10 +115,30 @@ class GameSelect(ui.DynamicItem[ui.Select[Any]], template=SELECT_TEMPLATE):
         return cls(int(match["game"]), int(match["version"]), match["kind"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        values = [str(v) for v in data_of(interaction).get("values") or [""]]
-        value = "".join(sorted(values)) if len(values) > 1 else values[0]
-        value = value[:100]
+        value = select_value(interaction)
         await dispatch(interaction, self.game_id, self.version, self.kind, value)
+
+
+def select_value(interaction: discord.Interaction[Any]) -> str:
+    """A select's choice as an action argument; several die positions join in order: "024"."""
+    values = [str(v) for v in data_of(interaction).get("values") or [""]]
+    return ("".join(sorted(values)) if len(values) > 1 else values[0])[:100]
+
+
+def component_arg(interaction: discord.Interaction[Any], match: re.Match[str]) -> str:
+    """The action argument of a click: the button's own, or the select's chosen value."""
+    return select_value(interaction) if "values" in data_of(interaction) else match["arg"]
+
+
+def on_message(message: discord.Message | None, custom: str) -> bool:
+    """Whether ``custom`` is still a component of ``message`` (what discord.py dispatches)."""
+    if message is None:
+        return False
+    for row in message.components:
+        for child in getattr(row, "children", [row]):
+            if getattr(child, "custom_id", None) == custom:
+                return True
+    return False
 
 
 @dataclass

@@ -1241,6 +1241,20 @@ class FakeDiscord:
         data = {"custom_id": button.custom_id, "component_type": _BUTTON}
         return await self._component(user_id, message_id, data, permissions=permissions)
 
+    async def forge(
+        self,
+        user_id: int,
+        message_id: int,
+        custom_id: str,
+        *,
+        values: list[str] | None = None,
+    ) -> InteractionRecord:
+        """A component interaction with any custom_id, as a forged or outdated client sends."""
+        data: JSON = {"custom_id": custom_id, "component_type": _BUTTON if values is None else 3}
+        if values is not None:
+            data["values"] = values
+        return await self._component(user_id, message_id, data, permissions=None)
+
     async def select(
         self,
         user_id: int,

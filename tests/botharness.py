@@ -1,0 +1,73 @@
+"""Run the real OrchardBot against the fake Discord, and small steps for playing through it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from bot.app import OrchardBot
+from bot.config import Config
+from tests.fakediscord import Component, FakeDiscord, InteractionRecord, components_of, run_bot
+
+GUILD, CHANNEL = 5001, 6001
+ALICE, BOB, CAROL = 7001, 7002, 7003
+
+
+def config(db_path: Path) -> Config:
+    return Config(token="fake-token", db_path=db_path, log_level="INFO", dev_guild_id=None)
+
+
+def server(fake: FakeDiscord, *users: int) -> None:
+    for user, name in ((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol")):
+        fake.add_user(user, name)
+    fake.add_guild(GUILD, [CHANNEL], list(users or (ALICE, BOB, CAROL)))
+
+
+@asynccontextmanager
+async def orchard_bot(
+    fake: FakeDiscord, db_path: Path, delay: float = 0.0
+) -> AsyncIterator[OrchardBot]:
+    """The unchanged bot, connected to ``fake``, on the database file ``db_path``."""
+    bot = OrchardBot(config(db_path), guild_ready_timeout=0.05)
+    async with run_bot(bot, fake):
+        bot.opponents.delay = delay
+        yield bot
+
+
+async def answered(record: InteractionRecord) -> InteractionRecord:
+    return await record.wait()
+
+
+async def press(fake: FakeDiscord, user: int, message_id: int, label: str) -> InteractionRecord:
+    return await answered(await fake.click(user, message_id, fake.find_button(message_id, label)))
+
+
+def select_of(fake: FakeDiscord, message_id: int, kind: str) -> Component:
+    """The select whose custom_id names action ``kind``."""
+    for component in components_of(fake.message(message_id)):
+        if component.is_select and (component.custom_id or "").split(":")[3] == kind:
+            return component
+    raise LookupError(f"no {kind} select on {message_id}")
+
+
+async def choose(
+    fake: FakeDiscord, user: int, message_id: int, kind: str, values: list[str]
+) -> InteractionRecord:
+    menu = select_of(fake, message_id, kind)
+    return await answered(await fake.select(user, message_id, menu, values))
+
+
+async def new_game(
+    fake: FakeDiscord, kind: str, host: int, others: list[int], **options: object
+) -> int:
+    """Open a lobby with /<kind> new, let ``others`` join, start it; the board's message id."""
+    opened = await answered(await fake.slash(host, GUILD, CHANNEL, f"{kind} new", options))
+    assert opened.original is not None, opened.describe()
+    board = int(opened.original["id"])
+    for user in others:
+        joined = await press(fake, user, board, "Join")
+        assert joined.type == 7, joined.describe()
+    started = await press(fake, host, board, "Start")
+    assert started.type == 7, started.describe()
+    return board

@@ -1,0 +1,167 @@
+"""Cheerio through discord.py itself, against the fake Discord: what players actually see."""
+
+from pathlib import Path
+
+from bot.app import OrchardBot
+from bot.games.cheerio import open_categories
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    answered,
+    choose,
+    new_game,
+    orchard_bot,
+    press,
+    server,
+)
+from tests.fakediscord import FakeDiscord
+
+USERS = {0: ALICE, 1: BOB}
+
+
+async def game_of(bot: OrchardBot, kind: str = "cheerio"):
+    (row,) = [g for g in await bot.store.open_games(GUILD) if g.kind == kind]
+    return await bot.runner.load(row.id)
+
+
+async def test_a_whole_two_player_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        live = await game_of(bot)
+        game_id = live.id
+        while live.row.status == "active":
+            user = USERS[live.state.turn]
+            if live.state.rolls == 1:
+                held = await press(fake_discord, user, board, str(live.state.dice[0]))
+                assert held.type == 7 and not held.ephemeral
+                rolled = await press(fake_discord, user, board, "Roll (2 left)")
+                assert rolled.type == 7
+            live = await bot.runner.load(game_id)
+            category = open_categories(live.state.cards[live.state.turn])[0]
+            scored = await choose(fake_discord, user, board, "score", [category])
+            assert scored.type == 7, scored.describe()
+            live = await bot.runner.load(game_id)
+        final = fake_discord.message(board)
+        text = final["embeds"][0]["description"]
+        assert "Game over" in text and ("Alice" in text and "Bob" in text)
+        assert fake_discord.find_button(board, "Rematch")
+        board_reply = await answered(
+            await fake_discord.slash(BOB, GUILD, CHANNEL, "cheerio leaderboard")
+        )
+        assert f"<@{ALICE}>" in board_reply.embeds[0]["description"]
+        assert await bot.runner.replay(game_id) == live.state
+
+
+async def test_outsiders_and_wrong_turns_are_refused_privately(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        before = (await game_of(bot)).row.version
+        stranger = await press(fake_discord, CAROL, board, "Roll (2 left)")
+        assert stranger.ephemeral and "not playing" in stranger.content
+        early = await press(fake_discord, BOB, board, "Roll (2 left)")
+        assert early.ephemeral and "not your turn" in early.content
+        assert (await game_of(bot)).row.version == before
+
+
+async def test_stale_and_forged_buttons(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        old_roll = fake_discord.find_button(board, "Roll (2 left)").custom_id
+        await press(fake_discord, ALICE, board, "Roll (2 left)")
+        replay = await answered(await fake_discord.forge(ALICE, board, old_roll))
+        assert replay.ephemeral and "already played" in replay.content
+        live = await game_of(bot)
+        ghost = await answered(await fake_discord.forge(ALICE, board, "orc:99999:0:roll:"))
+        assert ghost.ephemeral and "no longer exists" in ghost.content
+        junk = await answered(await fake_discord.forge(ALICE, board, "'; DROP TABLE games;--"))
+        assert junk.ephemeral and "not one Orchard knows" in junk.content
+        bad_category = await answered(
+            await fake_discord.forge(
+                ALICE, board, f"orcs:{live.id}:{live.row.version}:score:", values=["chance"]
+            )
+        )
+        assert bad_category.ephemeral and "no category" in bad_category.content
+        assert (await game_of(bot)).row.version == live.row.version
+
+
+async def test_lobby_host_rules_and_dm_commands(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        lobby = int(opened.original["id"])
+        assert not opened.ephemeral
+        await press(fake_discord, BOB, lobby, "Join")
+        not_host = await press(fake_discord, BOB, lobby, "Start")
+        assert not_host.ephemeral and "Only the host" in not_host.content
+        second = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "cheerio new"))
+        assert second.ephemeral and "already has an open game" in second.content
+        in_dm = await answered(await fake_discord.slash(ALICE, None, None, "cheerio new"))
+        assert in_dm.ephemeral and "server channel" in in_dm.content
+        cancelled = await press(fake_discord, ALICE, lobby, "Cancel")
+        assert "lobby closed" in cancelled.original["embeds"][0]["title"]
+
+
+async def test_restart_resumes_and_old_buttons_still_work(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    path = tmp_path / "o.db"
+    async with orchard_bot(fake_discord, path) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        await press(fake_discord, ALICE, board, "Roll (2 left)")
+        before = (await game_of(bot)).state
+    async with orchard_bot(fake_discord, path) as bot:
+        assert (await game_of(bot)).state == before
+        rolled = await press(fake_discord, ALICE, board, "Roll (1 left)")
+        assert rolled.type == 7 and not rolled.ephemeral
+        assert (await game_of(bot)).state.rolls == 3
+
+
+async def test_games_lists_and_reposts_a_lost_board(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        listed = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "games"))
+        assert listed.ephemeral and str(board) in listed.embeds[0]["description"]
+        live = await game_of(bot)
+        fake_discord.fail("PATCH", rf"/channels/{CHANNEL}/messages/{board}", 404)
+        await press(fake_discord, ALICE, board, "Roll (2 left)")  # answered by the interaction
+        again = await press(fake_discord, BOB, int(listed.original["id"]), f"Show #{live.id} again")
+        assert again.ephemeral and "Posted again" in again.content
+        fresh = (await game_of(bot)).row.message_id
+        assert fresh != board and fake_discord.message(fresh)["embeds"]
+
+
+async def test_a_deleted_board_is_posted_again_on_the_next_move(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        await new_game(fake_discord, "cheerio", ALICE, [])
+        live = await game_of(bot)
+        fake_discord.fail("PATCH", rf"/channels/{CHANNEL}/messages/\d+", 404)
+        await bot.publish(live)
+        assert (await game_of(bot)).row.message_id != live.row.message_id
+
+
+async def test_a_rejected_token_is_one_clear_line(
+    fake_discord: FakeDiscord, tmp_path: Path, capsys
+) -> None:
+    from bot.__main__ import REJECTED, serve
+    from tests.botharness import config
+
+    fake_discord.fail("GET", r"/users/@me$", 401, code=0, message="401: Unauthorized")
+    status = await serve(OrchardBot(config(tmp_path / "o.db")), "not-a-token")
+    assert status == 1
+    err = capsys.readouterr().err
+    assert err.strip() == REJECTED and "Traceback" not in err
