@@ -165,3 +165,49 @@ async def test_a_rejected_token_is_one_clear_line(
     assert status == 1
     err = capsys.readouterr().err
     assert err.strip() == REJECTED and "Traceback" not in err
+
+
+async def test_a_turn_deadline_plays_and_says_so(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    import time
+
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        bot.runner.clock = lambda: time.time() + 301
+        bot.scheduler.wake()
+        notice = await fake_discord.wait_for_message(
+            CHANNEL, lambda m: "ran out of time" in (m.get("content") or "")
+        )
+        assert "Alice" in notice["content"]
+        live = await game_of(bot)
+        assert live.state.turn == 1 and live.row.players[0].timeouts == 1
+        assert "Alice scored" in fake_discord.message(board)["embeds"][0]["footer"]["text"]
+
+
+async def test_commands_are_synced_only_when_they_change(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    for _ in range(2):
+        async with orchard_bot(fake_discord, tmp_path / "o.db"):
+            pass
+    syncs = fake_discord.requests_matching("PUT", r"/applications/\d+/commands")
+    assert len(syncs) == 1
+    names = {c["name"] for c in fake_discord.commands}
+    assert {"cheerio", "games", "stats"} <= names
+
+
+async def test_stats_after_a_solo_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [])
+        live = await game_of(bot)
+        while live.row.status == "active":
+            category = open_categories(live.state.cards[0])[0]
+            await choose(fake_discord, ALICE, board, "score", [category])
+            live = await bot.runner.load(live.id)
+        stats = await answered(
+            await fake_discord.slash(BOB, GUILD, CHANNEL, "stats", {"user": ALICE})
+        )
+        (field,) = stats.embeds[0]["fields"]
+        assert field["name"] == "Cheerio" and "1 games" in field["value"]
