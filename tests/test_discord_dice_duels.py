@@ -1,0 +1,102 @@
+"""Apple Jack and Hot Score through discord.py against the fake Discord."""
+
+from pathlib import Path
+
+from bot.app import OrchardBot
+from bot.games.applejack import open_categories
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CAROL,
+    GUILD,
+    choose,
+    new_game,
+    orchard_bot,
+    press,
+    server,
+)
+from tests.fakediscord import FakeDiscord
+
+USERS = {0: ALICE, 1: BOB}
+
+
+async def live_game(bot: OrchardBot, kind: str):
+    (row,) = await bot.store.open_games(GUILD, kind=kind)
+    return await bot.runner.load(row.id)
+
+
+async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "applejack", ALICE, [BOB])
+        live = await live_game(bot, "applejack")
+        engine = bot.runner.engine("applejack")
+        wrong = None
+        while live.row.status == "active":
+            state = live.state
+            waiting = sorted(engine.to_act(state))
+            seat = waiting[0]
+            if wrong is None and state.phase == "reroll":
+                wrong = await press(fake_discord, USERS[1 - seat], board, "I'll hold")
+                assert wrong.ephemeral and "not your decision" in wrong.content.lower()
+            if state.phase == "call":
+                done = await choose(
+                    fake_discord, USERS[seat], board, "call", [open_categories(state)[0]]
+                )
+            elif state.phase == "solo":
+                done = await press(fake_discord, USERS[seat], board, "I'll hold (done)")
+            elif state.step == 1 and seat == state.caller:
+                await press(fake_discord, USERS[seat], board, str(state.dice[seat][0]))
+                done = await press(fake_discord, USERS[seat], board, "Reroll selected")
+            else:
+                done = await press(fake_discord, USERS[seat], board, "I'll hold")
+            assert done.type == 7, done.describe()
+            live = await bot.runner.load(live.id)
+        assert live.row.status == "finished"
+        assert "Game over" in fake_discord.message(board)["embeds"][0]["description"]
+        assert await bot.runner.replay(live.id) == live.state
+
+
+async def test_a_hot_score_duel(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "hotscore", ALICE, [BOB])
+        live = await live_game(bot, "hotscore")
+        engine = bot.runner.engine("hotscore")
+        stranger = await press(fake_discord, CAROL, board, "Throw")
+        assert stranger.ephemeral and "not playing" in stranger.content
+        for _ in range(400):
+            if live.row.status != "active":
+                break
+            seat = sorted(engine.to_act(live.state))[0]
+            phase = live.state.phase
+            if phase == "choose":
+                label = "Stick"
+            elif phase == "sign":
+                label = next(
+                    b.label
+                    for b in fake_discord.components(board)
+                    if b.is_button and (b.label or "").startswith("+")
+                )
+            else:
+                label = next(b.label for b in fake_discord.components(board) if b.is_button)
+            done = await press(fake_discord, USERS[seat], board, label)
+            assert done.type == 7, done.describe()
+            live = await bot.runner.load(live.id)
+        assert live.row.status == "finished", "a sticking duel reaches 100 within 400 clicks"
+        assert 100 in live.state.scores
+        embed = fake_discord.message(board)["embeds"][0]
+        assert "Game over" in embed["description"]
+        assert await bot.runner.replay(live.id) == live.state
+
+
+async def test_hot_score_lobby_takes_exactly_two(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+        opened = await fake_discord.slash(ALICE, GUILD, 6001, "hotscore new")
+        lobby = int((await opened.wait()).original["id"])
+        alone = await press(fake_discord, ALICE, lobby, "Start")
+        assert alone.ephemeral and "at least 2" in alone.content
+        await press(fake_discord, BOB, lobby, "Join")
+        full = await press(fake_discord, CAROL, lobby, "Join")
+        assert full.ephemeral and "full" in full.content
