@@ -211,3 +211,29 @@ async def test_stats_after_a_solo_game(fake_discord: FakeDiscord, tmp_path: Path
         )
         (field,) = stats.embeds[0]["fields"]
         assert field["name"] == "Cheerio" and "1 games" in field["value"]
+
+
+async def test_an_unexpected_error_apologises_with_an_id(
+    fake_discord: FakeDiscord, tmp_path: Path, caplog
+) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [])
+        live = await game_of(bot)
+        engine = bot.runner.engines["cheerio"]
+
+        class Broken:
+            def __getattr__(self, name):
+                return getattr(engine, name)
+
+            def apply(self, state, action):
+                raise RuntimeError("a bug")
+
+        bot.runner.engines = {"cheerio": Broken()}
+        sorry = await press(fake_discord, ALICE, board, "Roll (2 left)")
+        bot.runner.engines = {"cheerio": engine}
+        assert sorry.ephemeral and "error" in sorry.content and "Sorry" in sorry.content
+        error_id = sorry.content.split("error ")[1][:8]
+        logged = [r for r in caplog.records if error_id in r.getMessage()]
+        assert logged and f"game {live.id}" in logged[0].getMessage()
+        assert (await game_of(bot)).row.version == live.row.version
