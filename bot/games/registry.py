@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.games import applejack, cheerio, hotscore
+from bot.games import applejack, appletters, cheerio, hotscore
 from bot.games.base import Engine
 
 ENGINES: Mapping[str, Engine[Any]] = {
     cheerio.ENGINE.kind: cheerio.ENGINE,
     applejack.ENGINE.kind: applejack.ENGINE,
     hotscore.ENGINE.kind: hotscore.ENGINE,
+    **{engine.kind: engine for engine in appletters.ENGINES},
 }

@@ -1,0 +1,847 @@
+"""Appletters, Applescore and Apple Turnover: a one-tile-wide word snake. See seeds/appletters.md.
+
+Pure rules. The word list is the only outside data; the state names it (``word_list``) and
+:func:`word_set` looks it up, so a stored game never carries 250,000 words and tests can
+register a tiny list.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal, TypeVar
+
+from bot.games import codec
+from bot.games.base import Action, IllegalMove, Options, SeatResult, placements, rng
+from bot.games.words import load_words
+
+DISTRIBUTION: Mapping[str, int] = {
+    "A": 10, "B": 2, "C": 2, "D": 5, "E": 14, "F": 2, "G": 3, "H": 3, "I": 10,
+    "J": 1, "K": 2, "L": 4, "M": 2, "N": 6, "O": 9, "P": 2, "Q": 1, "R": 7,
+    "S": 5, "T": 7, "U": 5, "V": 2, "W": 2, "X": 1, "Y": 2, "Z": 1,
+}  # fmt: skip
+"""The 110 tiles (see /work/shared/appletters.md): the one place the count per letter lives."""
+
+EASY_REMOVED = "QXZ"
+HAND_SIZES: Mapping[str, int] = {"appletters": 9, "applescore": 9, "appleturnover": 21}
+PICK = 3
+LONG_WORD = 8
+BONUS = 5
+
+Variant = Literal["appletters", "applescore", "appleturnover"]
+Phase = Literal["play", "claim", "over"]
+Cell = tuple[int, int]
+End = Literal["start", "end"]
+Mode = Literal["begins", "ends"]
+ENDS: tuple[End, ...] = ("start", "end")
+MODES: tuple[Mode, ...] = ("begins", "ends")
+T = TypeVar("T")
+
+_CUSTOM_WORDS: dict[str, frozenset[str]] = {}
+
+
+def register_words(name: str, words: Iterable[str]) -> str:
+    """Make ``words`` available as word list ``name`` (tests, custom lists); returns the name."""
+    _CUSTOM_WORDS[name] = frozenset(w.lower() for w in words)
+    return name
+
+
+def word_set(name: str) -> frozenset[str]:
+    """The words of list ``name``: a registered one first, else a shipped list."""
+    return _CUSTOM_WORDS[name] if name in _CUSTOM_WORDS else load_words(name)
+
+
+def tile_bag(easy_letters: bool = False) -> str:
+    """Every tile of a game, in alphabetical order (107 without Q, X and Z)."""
+    return "".join(
+        letter * count
+        for letter, count in DISTRIBUTION.items()
+        if not (easy_letters and letter in EASY_REMOVED)
+    )
+
+
+# The state.
+
+
+@dataclass(frozen=True)
+class Word:
+    """A word on the table. ``cells`` are (row, col) in reading order (left to right or top
+    to bottom); ``reversed`` says the snake runs through it from its last cell to its first,
+    which is what tells the snake's open ends apart."""
+
+    text: str
+    cells: tuple[Cell, ...]
+    horizontal: bool
+    reversed: bool
+    seat: int
+    points: int
+
+
+@dataclass(frozen=True)
+class Pending:
+    """The last word, open to a challenge until the next player acts (unchecked games).
+
+    ``replaced`` is the word it turned over, put back if the challenge succeeds."""
+
+    seat: int
+    end: End
+    replaced: Word | None = None
+
+
+@dataclass(frozen=True)
+class Event:
+    """One log line: ``seat`` (None for the table) did ``text``. Never names hidden tiles."""
+
+    seat: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class AppState:
+    """A whole game; ``hands`` and ``core`` are secret and leave the engine only via views.
+
+    ``quiet`` counts turns in a row without a word taken while the core was empty: once it
+    reaches the number of players still in, the game is a stalemate.
+    """
+
+    seed: int
+    draws: int
+    variant: Variant
+    word_list: str
+    check_words: bool
+    scored: bool
+    total_tiles: int
+    hands: tuple[str, ...]
+    core: str
+    snake: tuple[Word, ...]
+    turn: int
+    phase: Phase
+    active: tuple[bool, ...]
+    scores: tuple[int, ...]
+    skips: tuple[int, ...]
+    bad_apples: str
+    bad_apple_used: tuple[bool, ...]
+    quiet: int = 0
+    pending: Pending | None = None
+    out_seat: int | None = None
+    log: tuple[Event, ...] = ()
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One legal way to lay a word: at which open end, and whether it begins or ends there.
+
+    ``arg`` is what the "play" (or "turnover") action takes to choose exactly this way.
+    """
+
+    word: str
+    end: End | None
+    mode: Mode | None
+    cells: tuple[Cell, ...]
+    horizontal: bool
+
+    @property
+    def arg(self) -> str:
+        return self.word if self.end is None else f"{self.word}:{self.end}:{self.mode}"
+
+
+@dataclass(frozen=True)
+class View:
+    """What one seat (or, with ``hand`` None, anyone) may see: no other seat's tiles."""
+
+    kind: str
+    seat: int | None
+    hand: str | None
+    tile_counts: tuple[int, ...]
+    core_count: int
+    snake: tuple[Word, ...]
+    open_ends: tuple[tuple[End, Cell, str], ...]
+    turn: int
+    phase: Phase
+    active: tuple[bool, ...]
+    scores: tuple[int, ...] | None
+    skips: tuple[int, ...]
+    bad_apples: str
+    bad_apple_used: tuple[bool, ...]
+    challengeable: tuple[int, str] | None
+    log: tuple[Event, ...]
+
+
+# Small pure helpers.
+
+
+def _set(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def _take(hand: str, letters: str) -> str | None:
+    """``hand`` without ``letters`` (sorted), or None when a letter is missing."""
+    left = Counter(hand)
+    left.subtract(letters)
+    if any(n < 0 for n in left.values()):
+        return None
+    return "".join(sorted(left.elements()))
+
+
+def _give(hand: str, letters: str) -> str:
+    return "".join(sorted(hand + letters))
+
+
+def _missing(hand: str, letters: str) -> str:
+    """The letters of ``letters`` that ``hand`` lacks, as a readable list ("E, R and R")."""
+    short = Counter(letters)
+    short.subtract(hand)
+    names = sorted(short.elements())
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def board(snake: Iterable[Word]) -> dict[Cell, tuple[str, str]]:
+    """Every occupied cell: its letter and (for messages) a word it belongs to."""
+    cells: dict[Cell, tuple[str, str]] = {}
+    for word in snake:
+        for cell, letter in zip(word.cells, word.text, strict=True):
+            cells.setdefault(cell, (letter, word.text))
+    return cells
+
+
+def open_ends(snake: tuple[Word, ...]) -> dict[End, Cell]:
+    """The snake's two open end cells (empty before the first word)."""
+    if not snake:
+        return {}
+    first, last = snake[0], snake[-1]
+    head = first.cells[-1] if first.reversed else first.cells[0]
+    tail = last.cells[0] if last.reversed else last.cells[-1]
+    return {"start": head, "end": tail}
+
+
+def _neighbours(cell: Cell) -> list[Cell]:
+    r, c = cell
+    return [(r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)]
+
+
+def mirror_bonus(text: str, words: frozenset[str]) -> bool:
+    """A palindrome (TOOT) or a word whose reversal is listed too (DOG/GOD), 3+ letters."""
+    low = text.lower()
+    return len(low) >= 3 and (low == low[::-1] or low[::-1] in words)
+
+
+def word_points(text: str, from_hand: int, words: frozenset[str]) -> int:
+    """Applescore: a point per tile from the hand, +5 for 8+ letters, +5 for a mirror."""
+    bonus = BONUS * (len(text) >= LONG_WORD) + BONUS * mirror_bonus(text, words)
+    return from_hand + bonus
+
+
+# Dealing.
+
+
+def deal(core: str, players: int, hand_size: int) -> tuple[tuple[str, ...], str, int]:
+    """Hands, the rest of the core and the starter, drawing from the front of ``core``.
+
+    Everyone draws one tile; the lowest letter starts; seats tied for lowest draw again
+    (keeping every tile). Then each hand is filled up to ``hand_size`` in seat order.
+    """
+    hands = [""] * players
+    contenders = list(range(players))
+    while len(contenders) > 1 and len(core) >= len(contenders):
+        drawn = {s: core[i] for i, s in enumerate(contenders)}
+        core = core[len(contenders) :]
+        for s, letter in drawn.items():
+            hands[s] += letter
+        low = min(drawn.values())
+        contenders = [s for s in contenders if drawn[s] == low]
+    for s in range(players):
+        need = max(0, hand_size - len(hands[s]))
+        hands[s], core = hands[s] + core[:need], core[need:]
+    return tuple("".join(sorted(h)) for h in hands), core, contenders[0]
+
+
+# Where a word can go.
+
+
+_END_NAMES: Mapping[str, End] = {"start": "start", "s": "start", "end": "end", "e": "end"}
+_MODE_NAMES: Mapping[str, Mode] = {"begins": "begins", "b": "begins", "ends": "ends"}
+
+
+def _parse(arg: str) -> tuple[str, End | None, Mode | None]:
+    """``WORD``, ``WORD:end`` or ``WORD:end:mode`` (end start/end, mode begins/ends)."""
+    parts = [part.strip() for part in arg.split(":")]
+    if len(parts) > 3:
+        raise IllegalMove("Write the word, then optionally :start or :end and :begins or :ends.")
+    end = _END_NAMES.get(parts[1].lower()) if len(parts) > 1 else None
+    mode = _MODE_NAMES.get(parts[2].lower()) if len(parts) > 2 else None
+    if len(parts) > 1 and end is None:
+        raise IllegalMove("Choose the start or the end of the snake.")
+    if len(parts) > 2 and mode is None:
+        raise IllegalMove("Choose whether the word begins or ends with the snake's letter.")
+    return parts[0].upper(), end, mode
+
+
+def _check_spelling(text: str) -> None:
+    if not text.isascii() or not text.isalpha():
+        raise IllegalMove("A word may only use the letters A to Z.")
+    if len(text) < 2:
+        raise IllegalMove("A word needs at least 2 letters.")
+
+
+def _geometry(snake: tuple[Word, ...], text: str, end: End, mode: Mode) -> Placement:
+    """The one position of ``text`` at ``end`` sharing its first (begins) or last letter."""
+    anchor = snake[0] if end == "start" else snake[-1]
+    r, c = open_ends(snake)[end]
+    horizontal = not anchor.horizontal
+    offset = 0 if mode == "begins" else len(text) - 1
+    dr, dc = (0, 1) if horizontal else (1, 0)
+    r0, c0 = r - dr * offset, c - dc * offset
+    cells = tuple((r0 + dr * i, c0 + dc * i) for i in range(len(text)))
+    return Placement(text, end, mode, cells, horizontal)
+
+
+def _shared(p: Placement) -> int:
+    """The index in ``p.word`` of the letter the snake already has (-1: the first word)."""
+    if p.end is None:
+        return -1
+    return 0 if p.mode == "begins" else len(p.word) - 1
+
+
+def _clash(p: Placement, taken: dict[Cell, tuple[str, str]]) -> str | None:
+    """Why ``p`` would break the one-tile-wide snake, or None when it fits."""
+    return _landing(p, taken) or _beyond(p, taken) or _touching(p, taken)
+
+
+def _landing(p: Placement, taken: dict[Cell, tuple[str, str]]) -> str | None:
+    """A new tile may not sit on a tile already on the table."""
+    for i, cell in enumerate(p.cells):
+        if i != _shared(p) and cell in taken:
+            letter, word = taken[cell]
+            return f"the {p.word[i]} would land on the {letter} of {word}"
+    return None
+
+
+def _beyond(p: Placement, taken: dict[Cell, tuple[str, str]]) -> str | None:
+    """The cells just past both ends stay empty, or the word would read longer."""
+    dr, dc = (0, 1) if p.horizontal else (1, 0)
+    (r0, c0), (r1, c1) = p.cells[0], p.cells[-1]
+    for cell in ((r0 - dr, c0 - dc), (r1 + dr, c1 + dc)):
+        if cell in taken:
+            letter, word = taken[cell]
+            return f"{p.word} would run straight into the {letter} of {word}"
+    return None
+
+
+def _touching(p: Placement, taken: dict[Cell, tuple[str, str]]) -> str | None:
+    """A new tile may touch no tile side-on but the shared one: the snake stays one wide."""
+    shared = _shared(p)
+    allowed = {*p.cells}
+    for i, cell in enumerate(p.cells):
+        if i == shared:
+            continue
+        for near in _neighbours(cell):
+            if near not in allowed and near in taken:
+                letter, word = taken[near]
+                return f"the {p.word[i]} would touch the {letter} of {word}"
+    return None
+
+
+def _needed(p: Placement) -> str:
+    """The letters the player must give from their hand for ``p``."""
+    shared = _shared(p)
+    return "".join(ch for i, ch in enumerate(p.word) if i != shared)
+
+
+def _candidates(
+    snake: tuple[Word, ...], text: str, end: End | None, mode: Mode | None
+) -> list[Placement]:
+    """Every position whose shared letter matches, before checking room or tiles."""
+    if not snake:
+        return [Placement(text, None, None, tuple((0, i) for i in range(len(text))), True)]
+    found = []
+    letters = board(snake)
+    for e in ENDS if end is None else (end,):
+        for m in MODES if mode is None else (mode,):
+            p = _geometry(snake, text, e, m)
+            if letters[p.cells[_shared(p)]][0] == text[_shared(p)]:
+                found.append(p)
+    return found
+
+
+def _fits(snake: tuple[Word, ...], hand: str, p: Placement) -> str | None:
+    """Why ``p`` cannot be played from ``hand`` on ``snake``, or None when it can."""
+    clash = _clash(p, board(snake))
+    if clash:
+        return f"{p.word} does not fit there: {clash}."
+    if _take(hand, _needed(p)) is None:
+        return (
+            f"You don't have the tiles for {p.word}: you are missing {_missing(hand, _needed(p))}."
+        )
+    return None
+
+
+def _choose(
+    snake: tuple[Word, ...], hand: str, text: str, end: End | None, mode: Mode | None
+) -> Placement:
+    """The single legal placement the player asked for, or a refusal saying why not."""
+    found = _candidates(snake, text, end, mode)
+    if not found:
+        raise IllegalMove(_no_match(snake, text, end))
+    reasons = [_fits(snake, hand, p) for p in found]
+    legal = [p for p, why in zip(found, reasons, strict=True) if why is None]
+    if not legal:
+        raise IllegalMove(next(why for why in reasons if why))
+    if len(legal) > 1:
+        ways = ", ".join(p.arg for p in legal)
+        raise IllegalMove(f"{text} fits more than one way: choose one of {ways}.")
+    return legal[0]
+
+
+def _no_match(snake: tuple[Word, ...], text: str, end: End | None) -> str:
+    letters, ends = board(snake), open_ends(snake)
+    shown = sorted({letters[ends[e]][0] for e in (ENDS if end is None else (end,))})
+    return f"{text} must begin or end with the letter at the snake's end ({' or '.join(shown)})."
+
+
+def _listed(state: AppState, text: str) -> bool:
+    return text.lower() in word_set(state.word_list)
+
+
+def _turnover_split(state: AppState, seat: int, end: End) -> tuple[Word, tuple[Word, ...]]:
+    """The word a turnover at ``end`` would replace and the snake without it, or why not."""
+    if len(state.snake) < 2:
+        raise IllegalMove("You can only turn over a word once the snake has two words or more.")
+    old, rest = (
+        (state.snake[0], state.snake[1:]) if end == "start" else (state.snake[-1], state.snake[:-1])
+    )
+    if old.seat == seat:
+        raise IllegalMove(f"{old.text} is your own word: you can only turn over someone else's.")
+    return old, rest
+
+
+Turnover = tuple[Word, tuple[Word, ...], Placement]
+
+
+def _turnover_options(
+    state: AppState, seat: int, text: str, end: End | None, mode: Mode | None
+) -> tuple[list[Turnover], list[str]]:
+    """Every legal turnover asked for (replaced word, snake without it, placement), and
+    the reasons the other tries failed."""
+    legal: list[Turnover] = []
+    reasons: list[str] = []
+    for e in ENDS if end is None else (end,):
+        try:
+            old, rest = _turnover_split(state, seat, e)
+        except IllegalMove as err:
+            reasons.append(str(err))
+            continue
+        if len(text) <= len(old.text):
+            reasons.append(f"{text} must be longer than {old.text} to turn it over.")
+            continue
+        found = _candidates(rest, text, e, mode)
+        if not found:
+            reasons.append(_no_match(rest, text, e))
+        for p in found:
+            why = _fits(rest, state.hands[seat], p)
+            reasons += [why] if why else []
+            legal += [] if why else [(old, rest, p)]
+    return legal, reasons
+
+
+def placements_for(state: AppState, seat: int, word: str) -> list[Placement]:
+    """Every legal way ``seat`` could play ``word`` now (empty: ``apply`` says why not)."""
+    text = word.strip().upper()
+    if not text.isascii() or not text.isalpha() or len(text) < 2:
+        return []
+    if state.check_words and not _listed(state, text):
+        return []
+    hand = state.hands[seat]
+    return [
+        p for p in _candidates(state.snake, text, None, None) if not _fits(state.snake, hand, p)
+    ]
+
+
+def turnovers_for(state: AppState, seat: int, word: str) -> list[Placement]:
+    """Every legal way ``seat`` could turn over an end word with ``word`` (Apple Turnover)."""
+    text = word.strip().upper()
+    if state.variant != "appleturnover" or not text.isascii() or not text.isalpha():
+        return []
+    if state.check_words and not _listed(state, text):
+        return []
+    return [p for _, _, p in _turnover_options(state, seat, text, None, None)[0]]
+
+
+# Views.
+
+
+def _view(state: AppState, seat: int | None) -> View:
+    pending = state.pending
+    challengeable = None
+    if pending is not None:
+        word = state.snake[0] if pending.end == "start" else state.snake[-1]
+        challengeable = (pending.seat, word.text)
+    letters = board(state.snake)
+    return View(
+        kind=state.variant,
+        seat=seat,
+        hand=None if seat is None else state.hands[seat],
+        tile_counts=tuple(len(h) for h in state.hands),
+        core_count=len(state.core),
+        snake=state.snake,
+        open_ends=tuple((e, c, letters[c][0]) for e, c in open_ends(state.snake).items()),
+        turn=state.turn,
+        phase=state.phase,
+        active=state.active,
+        scores=state.scores if state.scored else None,
+        skips=state.skips,
+        bad_apples=state.bad_apples,
+        bad_apple_used=state.bad_apple_used,
+        challengeable=challengeable,
+        log=state.log,
+    )
+
+
+def view_for(state: AppState, seat: int) -> View:
+    """What ``seat`` sees: its own tiles, and only counts of everyone else's."""
+    return _view(state, seat)
+
+
+def public_view(state: AppState) -> View:
+    """What a spectator sees: no tiles at all, only counts."""
+    return _view(state, None)
+
+
+# The engine.
+
+
+class AppLettersEngine:
+    """The runner's view of one variant (see :class:`bot.games.base.Engine`)."""
+
+    min_players = 2
+    max_players = 6
+
+    def __init__(self, variant: Variant) -> None:
+        self.kind: str = variant
+        self.variant: Variant = variant
+
+    def new(self, seed: int, players: int, options: Options) -> AppState:
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"Appletters needs 2 to 6 players, not {players}")
+        turnover = self.variant == "appleturnover"
+        bag = list(tile_bag(bool(options.get("easy_letters", False))))
+        rng(seed, 0).shuffle(bag)
+        hands, core, starter = deal("".join(bag), players, HAND_SIZES[self.variant])
+        return AppState(
+            seed=seed,
+            draws=1,
+            variant=self.variant,
+            word_list=_word_list_option(options),
+            check_words=bool(options.get("check_words", False)) if turnover else True,
+            scored=bool(options.get("scored", self.variant == "applescore")),
+            total_tiles=len(bag),
+            hands=hands,
+            core=core,
+            snake=(),
+            turn=starter,
+            phase="play",
+            active=(True,) * players,
+            scores=(0,) * players,
+            skips=(0,) * players,
+            bad_apples="",
+            bad_apple_used=(False,) * players,
+            log=(Event(starter, "drew the lowest letter and starts"),),
+        )
+
+    def apply(self, state: AppState, action: Action) -> AppState:
+        seat = action.seat
+        if state.phase == "over":
+            raise IllegalMove("This game is over.")
+        if not 0 <= seat < len(state.active) or not state.active[seat]:
+            raise IllegalMove("You are no longer playing in this game.")
+        if action.kind == "challenge":
+            return self._challenge(state, seat)
+        if state.phase == "claim":
+            return self._claim_move(state, action)
+        if seat != state.turn:
+            raise IllegalMove("It is not your turn.")
+        moves = {
+            "play": self._play,
+            "pick": self._pick,
+            "turnover": self._turnover,
+            "badapple": self._bad_apple,
+        }
+        if action.kind not in moves:
+            raise IllegalMove(f"Appletters has no move called {action.kind!r}.")
+        return moves[action.kind](state, seat, action.arg)
+
+    def to_act(self, state: AppState) -> frozenset[int]:
+        return frozenset() if state.phase == "over" else frozenset({state.turn})
+
+    def timeout_actions(self, state: AppState) -> list[Action]:
+        """A late player picks and passes; a late claim is accepted."""
+        if state.phase == "over":
+            return []
+        return [Action(state.turn, "accept" if state.phase == "claim" else "pick")]
+
+    def forfeit(self, state: AppState, seat: int) -> AppState:
+        """The seat's tiles are set aside (kept in its hand, out of play); the rest go on."""
+        if state.phase == "over" or not state.active[seat]:
+            return state
+        state = replace(state, active=_set(state.active, seat, False))
+        state = _log(state, seat, "left the game; their tiles are set aside")
+        if state.pending is not None and state.pending.seat == seat:
+            state = replace(state, pending=None)
+        if state.out_seat == seat:
+            state = replace(state, out_seat=None, phase="play")
+        if sum(state.active) == 1:
+            return replace(state, phase="over", pending=None)
+        if state.turn == seat:
+            state = self._advance(state, skips=state.phase == "play")
+        return state if state.phase == "over" else _maybe_stalemate(state)
+
+    def is_over(self, state: AppState) -> bool:
+        return state.phase == "over"
+
+    def results(self, state: AppState) -> list[SeatResult]:
+        """Scored games rank by points; the others by fewest tiles left (``score`` = tiles)."""
+        if state.scored:
+            return placements(list(state.scores), state.active)
+        left = [len(h) for h in state.hands]
+        ranked = placements([-n for n in left], state.active)
+        return [replace(r, score=left[r.seat]) for r in ranked]
+
+    def dump(self, state: AppState) -> dict[str, Any]:
+        return dict(codec.dump(state))
+
+    def load(self, data: Mapping[str, Any]) -> AppState:
+        return codec.load(AppState, data)
+
+    # The moves.
+
+    def _play(self, state: AppState, seat: int, arg: str) -> AppState:
+        text, end, mode = _parse(arg)
+        _check_spelling(text)
+        if state.check_words and not _listed(state, text):
+            raise IllegalMove(f"{text} is not in the word list.")
+        p = _choose(state.snake, state.hands[seat], text, end, mode)
+        state = replace(state, pending=None)
+        return self._lay(state, seat, p, None)
+
+    def _turnover(self, state: AppState, seat: int, arg: str) -> AppState:
+        if state.variant != "appleturnover":
+            raise IllegalMove("Turning over words is only allowed in Apple Turnover.")
+        text, end, mode = _parse(arg)
+        _check_spelling(text)
+        if state.check_words and not _listed(state, text):
+            raise IllegalMove(f"{text} is not in the word list.")
+        legal, reasons = _turnover_options(state, seat, text, end, mode)
+        if not legal:
+            raise IllegalMove(reasons[0])
+        if len(legal) > 1:
+            ways = ", ".join(p.arg for _, _, p in legal)
+            raise IllegalMove(f"{text} fits more than one way: choose one of {ways}.")
+        old, rest, p = legal[0]
+        state = _return_word(replace(state, pending=None), old, rest)
+        state = replace(state, snake=rest)
+        state = _log(state, seat, f"turned over {old.text} with {text}: TURN OVER!")
+        return self._lay(state, seat, p, old)
+
+    def _pick(self, state: AppState, seat: int, arg: str) -> AppState:
+        taken, core = state.core[:PICK], state.core[PICK:]
+        was_empty = not state.core
+        hands = _set(state.hands, seat, _give(state.hands[seat], taken))
+        state = replace(state, hands=hands, core=core, pending=None)
+        said = f"picked {_tiles(len(taken))}" if taken else "found the core empty"
+        state = _log(state, seat, f"{said}: PICK AND PASS!")
+        return self._end_turn(state, was_empty)
+
+    def _bad_apple(self, state: AppState, seat: int, arg: str) -> AppState:
+        letter = arg.strip().upper()
+        if state.variant != "appleturnover":
+            raise IllegalMove("Bad Apples are only thrown in Apple Turnover.")
+        if state.bad_apple_used[seat]:
+            raise IllegalMove("You have already thrown your one Bad Apple this game.")
+        if len(letter) != 1 or letter not in state.hands[seat]:
+            raise IllegalMove(f"You don't have a {letter or 'tile'} to throw away.")
+        if len(state.hands[seat]) == 1:
+            raise IllegalMove("You can't throw away your last tile: play it in a word instead.")
+        hand = _take(state.hands[seat], letter) or ""
+        state = replace(
+            state,
+            hands=_set(state.hands, seat, hand),
+            bad_apples=state.bad_apples + letter,
+            bad_apple_used=_set(state.bad_apple_used, seat, True),
+            pending=None,
+        )
+        state = _log(state, seat, f"threw a {letter} on the Bad Apple pile")
+        return self._end_turn(state, not state.core)
+
+    def _claim_move(self, state: AppState, action: Action) -> AppState:
+        """After an unchecked last word: the next player accepts it (or anyone challenges)."""
+        if action.kind != "accept":
+            raise IllegalMove("Someone has used every tile: challenge the last word or accept it.")
+        if action.seat != state.turn:
+            raise IllegalMove("It is not your turn.")
+        assert state.out_seat is not None
+        return _go_out(replace(state, pending=None), state.out_seat)
+
+    def _challenge(self, state: AppState, seat: int) -> AppState:
+        pending = state.pending
+        if state.variant != "appleturnover":
+            raise IllegalMove("Challenges are only part of Apple Turnover.")
+        if state.check_words:
+            raise IllegalMove("Words are checked as they are played here: nothing to challenge.")
+        if pending is None:
+            raise IllegalMove("There is no word to challenge right now.")
+        if pending.seat == seat:
+            raise IllegalMove("You can't challenge your own word.")
+        word = state.snake[0] if pending.end == "start" else state.snake[-1]
+        state = replace(state, pending=None)
+        if _listed(state, word.text):
+            return self._lost_challenge(state, seat, word.text)
+        return _take_back(state, seat, pending, word)
+
+    def _lost_challenge(self, state: AppState, seat: int, text: str) -> AppState:
+        state = _log(state, seat, f"challenged {text}, but it is in the word list: turn lost")
+        if state.phase == "claim":
+            assert state.out_seat is not None
+            return _go_out(state, state.out_seat)
+        if seat == state.turn:
+            return self._end_turn(state, not state.core)
+        return replace(state, skips=_set(state.skips, seat, state.skips[seat] + 1))
+
+    # What follows a move.
+
+    def _lay(self, state: AppState, seat: int, p: Placement, old: Word | None) -> AppState:
+        """Put ``p`` on the table from ``seat``'s hand; then a win, a claim or the next turn."""
+        words = word_set(state.word_list)
+        needed = _needed(p)
+        word = Word(
+            text=p.word,
+            cells=p.cells,
+            horizontal=p.horizontal,
+            reversed=(p.end == "start") == (p.mode == "begins") and p.end is not None,
+            seat=seat,
+            points=word_points(p.word, len(needed), words),
+        )
+        snake = (word, *state.snake) if p.end == "start" else (*state.snake, word)
+        state = replace(
+            state,
+            snake=snake,
+            hands=_set(state.hands, seat, _take(state.hands[seat], needed) or ""),
+            scores=_set(state.scores, seat, state.scores[seat] + word.points),
+            quiet=0,
+        )
+        state = _log(state, seat, f"played {p.word}")
+        if not state.check_words:
+            state = replace(state, pending=Pending(seat, p.end or "end", old))
+        if state.hands[seat]:
+            return self._advance(state)
+        if state.pending is not None:
+            return replace(state, phase="claim", out_seat=seat, turn=_next_seat(state, seat))
+        return _go_out(state, seat)
+
+    def _end_turn(self, state: AppState, core_was_empty: bool) -> AppState:
+        """A turn with no word: counts toward a stalemate once the core is empty."""
+        state = replace(state, quiet=state.quiet + 1 if core_was_empty else 0)
+        state = _maybe_stalemate(state)
+        return state if state.phase == "over" else self._advance(state)
+
+    def _advance(self, state: AppState, skips: bool = True) -> AppState:
+        """The turn passes on, skipping (and using up) any missed turns."""
+        seat = state.turn
+        while True:
+            seat = _next_seat(state, seat)
+            if not skips or not state.skips[seat]:
+                return replace(state, turn=seat)
+            state = replace(state, skips=_set(state.skips, seat, state.skips[seat] - 1))
+            state = _log(state, seat, "misses a turn")
+            if not state.core:
+                state = _maybe_stalemate(replace(state, quiet=state.quiet + 1))
+                if state.phase == "over":
+                    return state
+
+
+def _word_list_option(options: Options) -> str:
+    """The word list's name: ``words`` (any iterable) registers a custom one by its content."""
+    if "words" in options:
+        words = sorted({w.lower() for w in options["words"]})
+        digest = hashlib.sha256("\n".join(words).encode()).hexdigest()[:12]
+        return register_words(f"custom-{digest}", words)
+    name = str(options.get("word_list", "full"))
+    word_set(name)  # fail early on an unknown list
+    return name
+
+
+def _tiles(n: int) -> str:
+    return f"{n} tile" if n == 1 else f"{n} tiles"
+
+
+def _log(state: AppState, seat: int | None, text: str) -> AppState:
+    return replace(state, log=(*state.log, Event(seat, text)))
+
+
+def _next_seat(state: AppState, seat: int) -> int:
+    n = len(state.active)
+    return next(s for s in ((seat + k) % n for k in range(1, n + 1)) if state.active[s])
+
+
+def _maybe_stalemate(state: AppState) -> AppState:
+    """Everyone still in has gone a turn without a word since the core ran out."""
+    if state.core or state.quiet < sum(state.active):
+        return state
+    state = replace(state, phase="over", pending=None)
+    wins = "the highest score" if state.scored else "the fewest tiles left"
+    return _log(state, None, f"Stalemate: nobody can play, so {wins} wins")
+
+
+def _go_out(state: AppState, seat: int) -> AppState:
+    state = replace(
+        state,
+        phase="over",
+        out_seat=seat,
+        scores=_set(state.scores, seat, state.scores[seat] + BONUS),
+    )
+    return _log(state, seat, "used every tile: HOW DO YOU LIKE THEM APPLES!")
+
+
+def _return_word(state: AppState, word: Word, rest: tuple[Word, ...]) -> AppState:
+    """Give ``word``'s own tiles (not the one ``rest`` still uses) and points back."""
+    keep = board(rest)
+    letters = "".join(
+        ch for cell, ch in zip(word.cells, word.text, strict=True) if cell not in keep
+    )
+    return replace(
+        state,
+        hands=_set(state.hands, word.seat, _give(state.hands[word.seat], letters)),
+        scores=_set(state.scores, word.seat, state.scores[word.seat] - word.points),
+    )
+
+
+def _restore_word(state: AppState, word: Word, end: End) -> AppState:
+    """Undo a turnover: ``word`` goes back on the snake and its tiles leave its owner's hand."""
+    keep = board(state.snake)
+    letters = "".join(
+        ch for cell, ch in zip(word.cells, word.text, strict=True) if cell not in keep
+    )
+    snake = (word, *state.snake) if end == "start" else (*state.snake, word)
+    return replace(
+        state,
+        snake=snake,
+        hands=_set(state.hands, word.seat, _take(state.hands[word.seat], letters) or ""),
+        scores=_set(state.scores, word.seat, state.scores[word.seat] + word.points),
+    )
+
+
+def _take_back(state: AppState, challenger: int, pending: Pending, word: Word) -> AppState:
+    """A successful challenge: the word goes back to its player, who misses a turn."""
+    rest = state.snake[1:] if pending.end == "start" else state.snake[:-1]
+    state = replace(_return_word(state, word, rest), snake=rest, quiet=0)
+    if pending.replaced is not None:
+        state = _restore_word(state, pending.replaced, pending.end)
+    skips = _set(state.skips, pending.seat, state.skips[pending.seat] + 1)
+    state = replace(state, skips=skips, phase="play", out_seat=None)
+    return _log(state, challenger, f"challenged {word.text}: not in the word list, so it goes back")
+
+
+ENGINE = AppLettersEngine("appletters")
+SCORE_ENGINE = AppLettersEngine("applescore")
+TURNOVER_ENGINE = AppLettersEngine("appleturnover")
+ENGINES = (ENGINE, SCORE_ENGINE, TURNOVER_ENGINE)

@@ -1,0 +1,638 @@
+"""Appletters, Applescore and Apple Turnover, case by case, on snakes drawn by hand.
+
+Coordinates are (row, col); the first word lies on row 0 from column 0. A tiny word list
+is passed through the ``words`` option so every case is readable.
+"""
+
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.games.appletters import (
+    DISTRIBUTION,
+    ENGINE,
+    SCORE_ENGINE,
+    TURNOVER_ENGINE,
+    AppLettersEngine,
+    AppState,
+    board,
+    deal,
+    mirror_bonus,
+    placements_for,
+    public_view,
+    tile_bag,
+    turnovers_for,
+    view_for,
+    word_points,
+)
+from bot.games.base import Action, IllegalMove
+from bot.games.words import load_words
+
+_WORD_TEXT = """apple apples eat eats eaten the ant tea toot ten net at pa ta dog god pear
+staple elephant noon era"""
+WORDS = frozenset(_WORD_TEXT.split())
+BIG = "AAAAAEEEEEPPPPLLLTTTTTNNNOOOSSDDGGRRHH"
+
+
+def table(
+    engine: AppLettersEngine, hands: list[str], core: str = "", turn: int = 0, **options: object
+) -> AppState:
+    """A game with the given hands and core, ``turn`` to play and an empty snake."""
+    state = engine.new(1, len(hands), {"words": WORDS, **options})
+    total = sum(map(len, hands)) + len(core)
+    sorted_hands = tuple("".join(sorted(h)) for h in hands)
+    return replace(state, hands=sorted_hands, core=core, turn=turn, total_tiles=total)
+
+
+def act(state: AppState, seat: int, kind: str, arg: str = "") -> AppState:
+    return TURNOVER_ENGINE.apply(state, Action(seat, kind, arg))
+
+
+def play(state: AppState, arg: str) -> AppState:
+    return act(state, state.turn, "play", arg)
+
+
+def row(r: int, c0: int, n: int) -> tuple[tuple[int, int], ...]:
+    return tuple((r, c0 + i) for i in range(n))
+
+
+def col(c: int, r0: int, n: int) -> tuple[tuple[int, int], ...]:
+    return tuple((r0 + i, c) for i in range(n))
+
+
+def in_bag(state: AppState) -> int:
+    """Every tile accounted for: hands, core, the table and the Bad Apple pile."""
+    held = sum(len(h) for h in state.hands)
+    return held + len(state.core) + len(board(state.snake)) + len(state.bad_apples)
+
+
+# Tiles and the deal.
+
+
+def test_there_are_110_tiles_or_107_with_easy_letters() -> None:
+    assert sum(DISTRIBUTION.values()) == 110 == len(tile_bag())
+    easy = tile_bag(easy_letters=True)
+    assert len(easy) == 107 and not set("QXZ") & set(easy)
+
+
+@pytest.mark.parametrize(
+    ("engine", "size"), [(ENGINE, 9), (SCORE_ENGINE, 9), (TURNOVER_ENGINE, 21)]
+)
+def test_new_deals_full_hands_from_the_whole_bag(engine: AppLettersEngine, size: int) -> None:
+    state = engine.new(5, 4, {"words": WORDS})
+    assert [len(h) for h in state.hands] == [size] * 4
+    assert in_bag(state) == state.total_tiles == 110
+    assert Counter("".join(state.hands) + state.core) == Counter(tile_bag())
+    easy = engine.new(5, 2, {"words": WORDS, "easy_letters": True})
+    assert in_bag(easy) == 107 and not set("QXZ") & set("".join(easy.hands) + easy.core)
+
+
+def test_player_count_is_two_to_six() -> None:
+    for players in (1, 7):
+        with pytest.raises(ValueError):
+            ENGINE.new(1, players, {"words": WORDS})
+
+
+def test_lowest_letter_starts() -> None:
+    hands, core, starter = deal("BCA" + "E" * 40, 3, 9)
+    assert starter == 2
+    assert hands == ("BEEEEEEEE", "CEEEEEEEE", "AEEEEEEEE")
+    assert len(core) == 43 - 27
+
+
+def test_tied_players_draw_again_and_keep_every_tile() -> None:
+    # A, Z, A: seats 0 and 2 tie and draw again (C and B): seat 2 starts.
+    hands, core, starter = deal("AZA" + "CB" + "E" * 40, 3, 9)
+    assert starter == 2
+    assert hands[0].count("A") == 1 and "C" in hands[0]
+    assert "A" in hands[2] and "B" in hands[2]
+    assert [len(h) for h in hands] == [9, 9, 9]
+    assert len(core) == 45 - 27
+    # A second tie: both draw D, then F beats G.
+    _, _, starter = deal("AA" + "DD" + "GF" + "E" * 30, 2, 9)
+    assert starter == 1
+
+
+def test_the_starter_is_announced_without_naming_a_tile() -> None:
+    state = ENGINE.new(9, 3, {"words": WORDS})
+    assert state.log[0].seat == state.turn
+    assert state.log[0].text == "drew the lowest letter and starts"
+
+
+# Placement on hand-drawn snakes.
+
+
+def test_first_word_lies_flat_and_later_words_run_across_it_each_way() -> None:
+    state = play(table(ENGINE, [BIG, BIG]), "APPLE")
+    assert state.snake[0].cells == row(0, 0, 5) and state.snake[0].horizontal
+    expected = {
+        "EAT": ("end", "begins", col(4, 0, 3)),  # down from the final E
+        "THE": ("end", "ends", col(4, -2, 3)),  # down into the final E
+        "ANT": ("start", "begins", col(0, 0, 3)),  # down from the first A
+        "TEA": ("start", "ends", col(0, -2, 3)),  # down into the first A
+    }
+    for word, (end, mode, where) in expected.items():
+        (p,) = placements_for(state, 1, word)
+        assert (p.end, p.mode, p.cells, p.horizontal) == (end, mode, where, False)
+        assert p.arg == f"{word}:{end}:{mode}"
+
+
+def test_a_word_attached_to_a_vertical_word_runs_flat() -> None:
+    state = play(play(table(ENGINE, [BIG, BIG]), "APPLE"), "EAT")
+    assert state.snake[-1].cells == col(4, 0, 3)
+    found = {(p.end, p.mode): p.cells for p in placements_for(state, 0, "ANT")}
+    assert found == {("end", "ends"): row(2, 2, 3), ("start", "begins"): col(0, 0, 3)}
+    (ten,) = placements_for(state, 0, "TEN")
+    assert ten.cells == row(2, 4, 3) and ten.horizontal
+
+
+def test_a_word_that_fits_several_ways_must_say_which() -> None:
+    state = play(table(ENGINE, [BIG, BIG]), "TOOT")
+    ways = {(p.end, p.mode) for p in placements_for(state, 1, "TOOT")}
+    assert ways == {("start", "begins"), ("start", "ends"), ("end", "begins"), ("end", "ends")}
+    with pytest.raises(IllegalMove, match="more than one way"):
+        play(state, "TEN")
+    with pytest.raises(IllegalMove, match="more than one way"):
+        play(state, "TOOT:end")
+    after = play(state, "TEN:end:begins")
+    assert after.snake[-1].cells == col(3, 0, 3)
+    after = play(state, "NET:start")
+    assert after.snake[0].cells == col(0, -2, 3)
+
+
+def test_the_new_end_is_the_far_end_of_the_new_word() -> None:
+    state = play(table(ENGINE, [BIG, BIG]), "APPLE")
+    state = play(state, "TEA:start:ends")  # the snake now starts at the T of TEA
+    (ant,) = placements_for(state, 1, "ANT")
+    assert ant.arg == "ANT:start:ends" and ant.cells == row(-2, -2, 3)
+    (p,) = placements_for(state, 1, "TEN")
+    assert p.end == "start" and p.cells == row(-2, 0, 3)
+
+
+def test_a_word_must_share_an_end_letter() -> None:
+    state = play(table(ENGINE, [BIG, BIG]), "APPLE")
+    with pytest.raises(
+        IllegalMove, match=r"must begin or end with the letter at the snake's end \(A or E\)"
+    ):
+        play(state, "TOOT")
+    with pytest.raises(IllegalMove, match=r"\(A\)"):
+        play(state, "ANT:start:ends")
+
+
+def test_new_tiles_may_not_touch_the_snake_side_on() -> None:
+    state = play(table(ENGINE, [BIG, BIG]), "AT")
+    state = play(state, "ANT:start:begins")  # A N T down from (0,0): the start is now T
+    with pytest.raises(IllegalMove, match="the E would touch the N of ANT"):
+        play(state, "TEN:end")  # down from the T at (0,1): its E sits beside the N
+    assert {(p.end, p.mode) for p in placements_for(state, state.turn, "NET")} == {
+        ("end", "ends"),
+        ("start", "ends"),
+    }
+
+
+def winding() -> AppState:
+    """APPLE, then EAT down from its E, then ANT back left to end under APPLE's second P."""
+    state = play(table(ENGINE, [BIG, BIG]), "APPLE")
+    state = play(state, "EAT")
+    state = play(state, "ANT:end:ends")
+    assert state.snake[-1].cells == row(2, 2, 3)
+    return state
+
+
+def test_a_winding_snake_may_not_come_back_onto_itself() -> None:
+    state = winding()
+    with pytest.raises(IllegalMove, match="the T would land on the P of APPLE"):
+        play(state, "TEA:end")
+
+
+def test_the_cell_beyond_a_word_must_stay_empty() -> None:
+    state = winding()
+    # PA would fill (1,2) and (2,2): the P of APPLE at (0,2) would extend it to PPA.
+    with pytest.raises(IllegalMove, match="PA would run straight into the P of APPLE"):
+        play(state, "PA:end")
+    after = play(state, "ANT:end")  # down, away from everything
+    assert after.snake[-1].cells == col(2, 2, 3)
+
+
+def test_missing_letters_are_named() -> None:
+    state = table(ENGINE, ["APLE", "TT"])
+    with pytest.raises(IllegalMove, match="you are missing P"):
+        play(state, "APPLE")
+    with pytest.raises(IllegalMove, match="missing P, P and S"):
+        play(replace(state, hands=("ALE", "TT")), "APPLES")
+
+
+def test_words_need_letters_length_and_the_word_list() -> None:
+    state = table(ENGINE, [BIG, BIG])
+    with pytest.raises(IllegalMove, match="at least 2 letters"):
+        play(state, "A")
+    with pytest.raises(IllegalMove, match="A to Z"):
+        play(state, "AP-PLE")
+    with pytest.raises(IllegalMove, match="PAPLE is not in the word list"):
+        play(state, "PAPLE")
+    assert placements_for(state, 0, "paple") == []
+
+
+def test_only_the_player_to_act_may_play() -> None:
+    state = table(ENGINE, [BIG, BIG])
+    with pytest.raises(IllegalMove, match="not your turn"):
+        act(state, 1, "play", "APPLE")
+    with pytest.raises(IllegalMove, match="no move called"):
+        act(state, 0, "dance")
+
+
+def test_playing_uses_every_letter_but_the_shared_one() -> None:
+    state = play(table(ENGINE, ["APPLEZ", "ATX"]), "APPLE")
+    assert state.hands[0] == "Z"
+    state = play(state, "EAT")
+    assert state.hands[1] == "X" and state.turn == 0
+
+
+# Pick and pass, winning, stalemate.
+
+
+def test_pick_and_pass_takes_three_or_what_is_left() -> None:
+    state = table(ENGINE, ["Q", "Z"], core="ABCDE")
+    state = act(state, 0, "pick")
+    assert state.hands[0] == "ABCQ" and state.core == "DE" and state.turn == 1
+    state = act(state, 1, "pick")
+    assert state.hands[1] == "DEZ" and state.core == ""
+    assert [e.text for e in state.log[-2:]] == [
+        "picked 3 tiles: PICK AND PASS!",
+        "picked 2 tiles: PICK AND PASS!",
+    ]
+
+
+def test_using_the_last_tile_wins() -> None:
+    state = play(table(ENGINE, ["APPLE", "QZ"], core="XX"), "APPLE")
+    assert ENGINE.is_over(state) and ENGINE.to_act(state) == frozenset()
+    assert "HOW DO YOU LIKE THEM APPLES!" in state.log[-1].text
+    winner, loser = ENGINE.results(state)
+    assert winner.won and winner.placement == 1 and winner.score == 0
+    assert not loser.won and loser.score == 2
+    with pytest.raises(IllegalMove, match="over"):
+        act(state, 1, "pick")
+
+
+def test_stalemate_when_everyone_passes_with_the_core_empty() -> None:
+    state = table(ENGINE, ["QX", "ZQQ", "XZ"], core="")
+    state = act(state, 0, "pick")
+    state = act(state, 1, "pick")
+    assert not ENGINE.is_over(state)
+    state = act(state, 2, "pick")
+    assert ENGINE.is_over(state) and "Stalemate" in state.log[-1].text
+    results = ENGINE.results(state)
+    assert [(r.placement, r.won) for r in results] == [(1, True), (3, False), (1, True)]
+
+
+def test_a_pass_that_empties_the_core_does_not_count_toward_stalemate() -> None:
+    state = table(ENGINE, ["Q", "Z"], core="XY")
+    state = act(state, 0, "pick")  # takes the last two tiles
+    state = act(state, 1, "pick")
+    assert not ENGINE.is_over(state)
+    state = act(state, 0, "pick")
+    assert ENGINE.is_over(state)
+
+
+def test_a_word_resets_the_stalemate_count() -> None:
+    state = table(ENGINE, ["ATQ", "Z"], core="", turn=1)
+    state = act(state, 1, "pick")
+    state = play(state, "AT")
+    state = act(state, 1, "pick")
+    assert not ENGINE.is_over(state) and state.quiet == 1
+
+
+def test_timeout_picks_and_passes() -> None:
+    state = table(ENGINE, [BIG, BIG], core="ABC")
+    assert ENGINE.timeout_actions(state) == [Action(0, "pick")]
+
+
+def test_forfeit_sets_tiles_aside_and_the_last_player_wins() -> None:
+    state = table(ENGINE, ["APPLE", "ZZ", "QQ"], core="ABC")
+    state = ENGINE.forfeit(state, 0)
+    assert state.turn == 1 and state.hands[0] == "AELPP" and in_bag(state) == state.total_tiles
+    state = ENGINE.forfeit(state, 2)
+    assert ENGINE.is_over(state)
+    assert [r.won for r in ENGINE.results(state)] == [False, True, False]
+
+
+# Applescore.
+
+
+@pytest.mark.parametrize(
+    ("word", "from_hand", "points"),
+    [
+        ("TOOT", 4, 9),  # palindrome
+        ("NOON", 3, 8),
+        ("DOG", 3, 8),  # GOD is listed too
+        ("APPLE", 5, 5),
+        ("EAT", 2, 2),
+        ("ELEPHANT", 8, 13),  # eight letters
+        ("ELEPHANT", 7, 12),
+        ("AA", 2, 2),  # two letters: no mirror bonus
+    ],
+)
+def test_word_points(word: str, from_hand: int, points: int) -> None:
+    assert word_points(word, from_hand, WORDS | {"aa"}) == points
+
+
+def test_mirror_bonus_needs_three_letters() -> None:
+    assert mirror_bonus("TOOT", WORDS) and mirror_bonus("GOD", WORDS)
+    assert not mirror_bonus("AT", WORDS | {"ta"}) and not mirror_bonus("PEAR", WORDS)
+
+
+def test_applescore_adds_points_and_a_bonus_for_going_out() -> None:
+    toot = SCORE_ENGINE.apply(table(SCORE_ENGINE, ["TOOTX", "Q"]), Action(0, "play", "TOOT"))
+    assert toot.scores == (9, 0)
+    state = table(SCORE_ENGINE, ["DOGX", "OD"], core="")
+    state = SCORE_ENGINE.apply(state, Action(0, "play", "DOG"))
+    assert state.scores == (8, 0)  # three tiles; GOD is listed too
+    state = SCORE_ENGINE.apply(state, Action(1, "play", "GOD"))
+    assert SCORE_ENGINE.is_over(state)
+    assert state.scores == (8, 2 + 5 + 5)  # O, D from the hand; DOG; going out
+    second, first = SCORE_ENGINE.results(state)
+    assert first.won and first.score == 12 and second.placement == 2
+
+
+def test_applescore_highest_score_wins_even_against_the_player_going_out() -> None:
+    state = replace(table(SCORE_ENGINE, ["APPLE", "ZZ"]), scores=(0, 20))
+    state = SCORE_ENGINE.apply(state, Action(0, "play", "APPLE"))
+    assert SCORE_ENGINE.is_over(state) and state.scores == (10, 20)
+    assert [r.won for r in SCORE_ENGINE.results(state)] == [False, True]
+
+
+def test_scores_are_visible_only_in_scored_games() -> None:
+    assert public_view(table(SCORE_ENGINE, [BIG, BIG])).scores == (0, 0)
+    assert public_view(table(ENGINE, [BIG, BIG])).scores is None
+
+
+# Apple Turnover.
+
+
+def turnover_table(scored: bool = False) -> AppState:
+    """APPLE by seat 0, EAT by seat 1 down from its E; seat 0 to play."""
+    state = table(TURNOVER_ENGINE, [BIG, BIG], check_words=True, scored=scored)
+    return play(play(state, "APPLE"), "EAT")
+
+
+def test_turn_over_an_end_word_with_a_longer_one() -> None:
+    state = turnover_table()
+    before = state.hands
+    (p,) = turnovers_for(state, 0, "EATS")
+    assert p.arg == "EATS:end:begins" and p.cells == col(4, 0, 4)
+    state = act(state, 0, "turnover", "EATS")
+    assert [w.text for w in state.snake] == ["APPLE", "EATS"] and state.snake[1].seat == 0
+    assert Counter(state.hands[1]) == Counter(before[1]) + Counter("AT")
+    assert Counter(state.hands[0]) + Counter("ATS") == Counter(before[0])
+    assert any("TURN OVER!" in e.text for e in state.log)
+    assert state.turn == 1 and in_bag(state) == state.total_tiles
+
+
+def test_turning_over_the_first_word_keeps_the_shared_tile_on_the_table() -> None:
+    state = act(turnover_table(), 0, "pick")
+    before = state.hands
+    state = act(state, 1, "turnover", "STAPLE:start")
+    assert [w.text for w in state.snake] == ["STAPLE", "EAT"]
+    assert state.snake[0].cells == row(0, -1, 6)
+    assert Counter(state.hands[0]) == Counter(before[0]) + Counter("APPL")
+    assert in_bag(state) == state.total_tiles
+
+
+def test_turnover_refusals() -> None:
+    state = turnover_table()
+    with pytest.raises(IllegalMove, match="APPLE is your own word"):
+        act(state, 0, "turnover", "STAPLE:start")
+    with pytest.raises(IllegalMove, match="ERA must be longer than EAT"):
+        act(state, 0, "turnover", "ERA:end")
+    lone = play(table(TURNOVER_ENGINE, [BIG, BIG], check_words=True), "APPLE")
+    with pytest.raises(IllegalMove, match="two words or more"):
+        act(lone, 1, "turnover", "STAPLE")
+    with pytest.raises(IllegalMove, match="only allowed in Apple Turnover"):
+        ENGINE.apply(table(ENGINE, [BIG, BIG]), Action(0, "turnover", "EATS"))
+
+
+def test_bad_apple_once_per_game_and_face_up() -> None:
+    state = table(TURNOVER_ENGINE, ["QAPPLE", "ZAT"], core="BCDEFG", check_words=True)
+    state = act(state, 0, "badapple", "q")
+    assert state.bad_apples == "Q" and state.hands[0] == "AELPP" and state.turn == 1
+    assert "threw a Q" in state.log[-1].text and public_view(state).bad_apples == "Q"
+    with pytest.raises(IllegalMove, match="don't have a X"):
+        act(state, 1, "badapple", "X")
+    state = act(state, 1, "pick")
+    with pytest.raises(IllegalMove, match="already thrown"):
+        act(state, 0, "badapple", "A")
+    lone = table(TURNOVER_ENGINE, ["Q", "Z"], check_words=True)
+    with pytest.raises(IllegalMove, match="last tile"):
+        act(lone, 0, "badapple", "Q")
+    with pytest.raises(IllegalMove, match="only thrown in Apple Turnover"):
+        ENGINE.apply(table(ENGINE, ["QA", "Z"]), Action(0, "badapple", "Q"))
+
+
+def test_words_are_unchecked_in_turnover_until_challenged() -> None:
+    state = table(TURNOVER_ENGINE, [BIG, BIG], core="BCDEFG")
+    state = play(state, "PAPLE")
+    assert public_view(state).challengeable == (0, "PAPLE")
+    state = act(state, 1, "challenge")
+    assert state.snake == () and Counter(state.hands[0]) == Counter(BIG)
+    assert state.skips == (1, 0) and state.turn == 1
+    state = act(state, 1, "pick")  # seat 0 misses its turn
+    assert state.turn == 1 and state.skips == (0, 0)
+    assert state.log[-1].seat == 0 and state.log[-1].text == "misses a turn"
+
+
+def test_a_failed_challenge_costs_the_challenger_a_turn() -> None:
+    state = play(table(TURNOVER_ENGINE, [BIG, BIG, BIG]), "APPLE")
+    # Seat 2 challenges out of turn: its next turn is lost.
+    lost = act(state, 2, "challenge")
+    assert lost.skips == (0, 0, 1) and lost.pending is None
+    lost = act(lost, 1, "pick")
+    assert lost.turn == 0 and lost.skips == (0, 0, 0)
+    # Seat 1, whose turn it is, challenges: the turn is lost at once.
+    now = act(state, 1, "challenge")
+    assert now.turn == 2 and len(now.snake) == 1
+
+
+def test_the_challenge_window_closes_when_the_next_player_acts() -> None:
+    state = play(table(TURNOVER_ENGINE, [BIG, BIG, BIG]), "PAPLE")
+    with pytest.raises(IllegalMove, match="your own word"):
+        act(state, 0, "challenge")
+    state = act(state, 1, "pick")
+    with pytest.raises(IllegalMove, match="no word to challenge"):
+        act(state, 2, "challenge")
+
+
+def test_a_challenged_turnover_is_undone() -> None:
+    state = table(TURNOVER_ENGINE, [BIG, BIG])
+    state = play(play(state, "APPLE"), "EAT")
+    before = state.hands
+    state = act(state, 0, "turnover", "EATTN")
+    state = act(state, 1, "challenge")
+    assert [w.text for w in state.snake] == ["APPLE", "EAT"] and state.snake[1].seat == 1
+    assert state.hands == before and state.skips == (1, 0) and state.turn == 1
+
+
+def test_checked_turnover_refuses_bad_words_and_challenges() -> None:
+    state = table(TURNOVER_ENGINE, [BIG, BIG], check_words=True)
+    with pytest.raises(IllegalMove, match="not in the word list"):
+        play(state, "PAPLE")
+    state = play(state, "APPLE")
+    with pytest.raises(IllegalMove, match="nothing to challenge"):
+        act(state, 1, "challenge")
+    with pytest.raises(IllegalMove, match="only part of Apple Turnover"):
+        ENGINE.apply(play(table(ENGINE, [BIG, BIG]), "APPLE"), Action(1, "challenge"))
+
+
+def test_going_out_on_an_unchecked_word_waits_for_a_challenge() -> None:
+    state = play(table(TURNOVER_ENGINE, ["APPLE", "ZZ", "QQ"]), "APPLE")
+    assert state.phase == "claim" and TURNOVER_ENGINE.to_act(state) == frozenset({1})
+    assert TURNOVER_ENGINE.timeout_actions(state) == [Action(1, "accept")]
+    with pytest.raises(IllegalMove, match="challenge the last word or accept"):
+        act(state, 1, "pick")
+    done = act(state, 1, "accept")
+    assert TURNOVER_ENGINE.is_over(done) and TURNOVER_ENGINE.results(done)[0].won
+    done = act(state, 2, "challenge")  # APPLE is listed: the win stands
+    assert TURNOVER_ENGINE.is_over(done) and TURNOVER_ENGINE.results(done)[0].won
+    bogus = play(table(TURNOVER_ENGINE, ["PAPLE", "ZZ", "QQ"]), "PAPLE")
+    back = act(bogus, 2, "challenge")
+    assert back.phase == "play" and back.hands[0] == "AELPP" and back.turn == 1
+    assert back.skips == (1, 0, 0)
+
+
+def test_turned_over_and_challenged_points_are_taken_back() -> None:
+    state = turnover_table(scored=True)
+    assert state.scores == (5, 2)
+    state = act(state, 0, "turnover", "EATS")
+    assert state.scores == (5 + 3, 0)
+    state = play(table(TURNOVER_ENGINE, [BIG, BIG], scored=True), "PAPLE")
+    assert state.scores == (5, 0)
+    assert act(state, 1, "challenge").scores == (0, 0)
+
+
+# Views, storage and replay.
+
+
+def test_a_seat_sees_its_own_tiles_and_only_counts_of_the_others() -> None:
+    state = play(table(ENGINE, ["APPLEQ", "ZZZ", "XXXX"], core="ABCD"), "APPLE")
+    view = view_for(state, 0)
+    assert view.hand == "Q" and view.tile_counts == (1, 3, 4) and view.core_count == 4
+    secret_changed = replace(state, hands=("Q", "MMM", "NNNN"), core="EFGH")
+    assert view_for(secret_changed, 0) == view
+    assert public_view(secret_changed) == public_view(state)
+    assert public_view(state).hand is None
+    assert [w.text for w in view.snake] == ["APPLE"]
+    assert view.open_ends == (("start", (0, 0), "A"), ("end", (0, 4), "E"))
+
+
+def test_log_lines_never_name_hidden_tiles() -> None:
+    state = table(ENGINE, ["QQ", "ZZ"], core="XYZW")
+    state = act(act(state, 0, "pick"), 1, "pick")
+    for event in state.log[1:]:
+        assert not set("XYZWQ") & set(event.text.replace("PICK AND PASS!", ""))
+
+
+def test_dump_load_round_trip() -> None:
+    state = table(TURNOVER_ENGINE, [BIG, BIG])
+    state = play(play(state, "APPLE"), "EAT")
+    state = act(state, 0, "turnover", "EATTN")
+    assert state.pending is not None and state.pending.replaced is not None
+    assert TURNOVER_ENGINE.load(TURNOVER_ENGINE.dump(state)) == state
+
+
+def test_new_is_deterministic_and_loads_the_real_word_list() -> None:
+    first = ENGINE.new(42, 3, {"word_list": "family"})
+    assert first == ENGINE.new(42, 3, {"word_list": "family"})
+    assert first != ENGINE.new(43, 3, {"word_list": "family"})
+    assert first.word_list == "family" and "apples" in load_words("family")
+
+
+# Random play keeps the snake one tile wide and every tile accounted for.
+
+SAMPLE = sorted(w for w in load_words("family") if 2 <= len(w) <= 4)[::25]
+RANDOM_WORDS = [w.upper() for w in SAMPLE] + ["AE", "ETA", "TEA", "EAT", "SEA", "TOE"]
+JUNK = ["ZZA", "PPTE", "AAE"]
+
+
+def is_path(state: AppState) -> bool:
+    """The occupied cells form one simple path, and every word agrees with the table."""
+    taken = board(state.snake)
+    for word in state.snake:
+        if any(taken[c][0] != ch for c, ch in zip(word.cells, word.text, strict=True)):
+            return False
+    if len(taken) < 2:
+        return True
+    degree = {
+        (r, c): sum(n in taken for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+        for r, c in taken
+    }
+    if max(degree.values()) > 2 or sorted(degree.values()).count(1) != 2:
+        return False
+    return sum(degree.values()) // 2 == len(taken) - 1
+
+
+def formable(word: str, hand: str) -> bool:
+    short = Counter(word)
+    short.subtract(hand)
+    return sum(n for n in short.values() if n > 0) <= 1
+
+
+def choices(engine: AppLettersEngine, state: AppState) -> list[Action]:
+    seat = state.turn
+    challengers = [
+        Action(s, "challenge")
+        for s, a in enumerate(state.active)
+        if a and state.pending is not None and s != state.pending.seat
+    ]
+    if state.phase == "claim":
+        return [Action(seat, "accept"), *challengers]
+    hand = state.hands[seat]
+    pool = RANDOM_WORDS + ([] if state.check_words else JUNK)
+    words = [w for w in pool if formable(w, hand)]
+    found = [Action(seat, "pick")]
+    for w in words:
+        found += [Action(seat, "play", p.arg) for p in placements_for(state, seat, w)]
+        found += [Action(seat, "turnover", p.arg) for p in turnovers_for(state, seat, w)]
+    if engine is TURNOVER_ENGINE and not state.bad_apple_used[seat] and len(hand) > 1:
+        found.append(Action(seat, "badapple", hand[0]))
+    return found + challengers
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**40),
+    st.integers(2, 4),
+    st.sampled_from([ENGINE, SCORE_ENGINE, TURNOVER_ENGINE]),
+    st.booleans(),
+    st.booleans(),
+    st.lists(st.integers(0, 999), max_size=60),
+)
+def test_random_legal_play_keeps_the_snake_one_wide_and_conserves_tiles(
+    seed: int, players: int, engine: AppLettersEngine, checked: bool, short: bool, picks: list[int]
+) -> None:
+    """With ``short`` hands (3 tiles, the rest back in the core) players often go out."""
+    options = {"words": [w.lower() for w in RANDOM_WORDS], "check_words": checked}
+
+    def run() -> AppState:
+        state = engine.new(seed, players, options)
+        if short:
+            spare = "".join(h[3:] for h in state.hands)
+            state = replace(state, hands=tuple(h[:3] for h in state.hands), core=state.core + spare)
+        for i, pick in enumerate(picks):
+            if engine.is_over(state):
+                break
+            if i == 40 and players > 2:
+                state = engine.forfeit(state, pick % players)
+                continue
+            moves = choices(engine, state)
+            # Favour words over picks so snakes grow long.
+            move = moves[pick % len(moves)] if pick % 4 else moves[0]
+            state = engine.apply(state, move)
+            assert in_bag(state) == state.total_tiles
+            assert is_path(state)
+        return state
+
+    first = run()
+    assert first == run()
+    assert engine.load(engine.dump(first)) == first
