@@ -19,6 +19,7 @@ from bot.ai.dice_optimal import tables_for
 from bot.config import Config
 from bot.games.registry import ENGINES
 from bot.interface import (
+    ANY_OF_OURS,
     OURS,
     GameButton,
     GameSelect,
@@ -40,7 +41,13 @@ from db.store import Player, Store
 
 log = logging.getLogger(__name__)
 
-EXTENSIONS = ("cogs.core", "cogs.cheerio", "cogs.applejack", "cogs.hotscore")
+EXTENSIONS = (
+    "cogs.core",
+    "cogs.servers",
+    "cogs.cheerio",
+    "cogs.applejack",
+    "cogs.hotscore",
+)
 
 
 def intents() -> discord.Intents:
@@ -209,11 +216,11 @@ class OrchardBot(commands.AutoShardedBot):
             return
         custom = str(data_of(interaction).get("custom_id", ""))
         match = OURS.fullmatch(custom)
-        if match is None:
+        if not ANY_OF_OURS.match(custom):
             await refuse(
                 interaction, "That button is not one Orchard knows. Use /games to find your game."
             )
-        elif not on_message(interaction.message, custom):
+        elif match is not None and not on_message(interaction.message, custom):
             await dispatch(
                 interaction,
                 int(match["game"]),

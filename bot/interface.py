@@ -33,6 +33,7 @@ _FIELDS = (
 BUTTON_TEMPLATE = r"orc:" + _FIELDS
 SELECT_TEMPLATE = r"orcs:" + _FIELDS
 OURS = re.compile(r"orcs?:" + _FIELDS)
+ANY_OF_OURS = re.compile(r"orc[a-z]?:")  # game controls, board pages (orcb), modals (orcm)
 
 LOBBY_ACTIONS = ("lobby_join", "lobby_leave", "lobby_start", "lobby_cancel", "lobby_addbot")
 

@@ -13,9 +13,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bot.ai.registry import LEVELS
 from bot.games.base import Action, Engine, IllegalMove, SeatResult
+from bot.ratings import rate
 from bot.settings import Settings
-from db.store import Commit, GameRow, Move, Result, Store
+from db.store import Commit, GameRow, Move, Player, RatingUpdate, Result, Store
 
 log = logging.getLogger(__name__)
 
@@ -216,14 +218,25 @@ class Runner:
         engine = self.engine(row.kind)
         status, deadline = "active", None
         results: tuple[Result, ...] = ()
+        rating = None
         if engine.is_over(state):
             ranked = engine.results(state)
             status = "finished" if any(r.won for r in ranked) else "abandoned"
-            results = _results(row, ranked) if status == "finished" else ()
+            if status == "finished":
+                results = _results(row, ranked)
+                rating = _rating(row, ranked)
         elif engine.to_act(state):
             deadline = self.clock() + await self.settings.turn_seconds(row.guild_id)
         change = Commit(
-            row.id, row.version, engine.dump(state), moves, status, deadline, timeouts, results
+            row.id,
+            row.version,
+            engine.dump(state),
+            moves,
+            status,
+            deadline,
+            timeouts,
+            results,
+            rating,
         )
         if not await self.store.commit(change):
             raise Stale("That was already played: the board has moved on.")
@@ -232,6 +245,24 @@ class Runner:
         for hook in self.on_commit:
             hook(fresh)
         return fresh
+
+
+def rating_key(player: Player) -> int:
+    """Who a seat is for ratings: the person, or Orchard at its level (-1 easy .. -3 hard)."""
+    if not player.is_bot:
+        return player.user_id
+    return -(LEVELS.index(player.level) + 1) if player.level in LEVELS else -2
+
+
+def _rating(row: GameRow, ranked: list[SeatResult]) -> RatingUpdate | None:
+    """Games of two or more seats are rated; with Orchard at the table, in a pool of its own."""
+    if len(row.players) < 2:
+        return None
+    pool = "orchard" if any(p.is_bot for p in row.players) else "people"
+    places = [(rating_key(row.players[r.seat]), r.placement) for r in ranked]
+    if len({user for user, _ in places}) < len(places):
+        return None  # two Orchard seats at one level would be one player twice
+    return RatingUpdate(pool, places, rate)
 
 
 def _results(row: GameRow, ranked: list[SeatResult]) -> tuple[Result, ...]:

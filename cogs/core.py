@@ -55,26 +55,6 @@ class CoreCog(commands.Cog):
         embed.set_footer(text=footer)
         await interaction.response.send_message(embed=embed, view=view_of(*buttons), ephemeral=True)
 
-    @app_commands.command(name="stats", description="A player's record in this server")
-    @app_commands.describe(user="Whose record (you, if left out)")
-    async def stats(
-        self, interaction: discord.Interaction[Any], user: discord.User | None = None
-    ) -> None:
-        if interaction.guild_id is None:
-            await refuse(interaction, "Stats belong to a server: ask me there.")
-            return
-        who = user or interaction.user
-        rows = await self.bot.store.user_stats(interaction.guild_id, who.id)
-        embed = discord.Embed(title=f"{who.display_name}'s games here")
-        for kind, games, wins, best, avg in rows:
-            title = self.bot.uis[kind].title if kind in self.bot.uis else kind
-            embed.add_field(
-                name=title, value=f"{games} games · {wins} wins\nbest {best} · average {avg:.1f}"
-            )
-        if not rows:
-            embed.description = "No finished games yet."
-        await interaction.response.send_message(embed=embed)
-
     async def on_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:

@@ -15,6 +15,7 @@ from discord.ext import commands
 from bot.ai.registry import STRATEGIES
 from bot.interface import GameButton, Rendered, names, refuse, view_of
 from bot.runner import Live, Refusal
+from cogs.servers import send_board
 from db.store import Player
 
 if TYPE_CHECKING:
@@ -55,23 +56,13 @@ class GameCog(commands.GroupCog):
         await interaction.response.send_message(self.rules_text, ephemeral=True)
 
     @app_commands.command(name="leaderboard", description="This server's best players")
-    async def leaderboard(self, interaction: discord.Interaction[Any]) -> None:
-        if interaction.guild_id is None:
-            await refuse(interaction, "Leaderboards belong to a server: ask me there.")
-            return
-        rows = await self.bot.store.leaderboard(interaction.guild_id, self.kind)
-        lines = [
-            f"{i}. <@{user}>: {wins} wins in {games} · best {best} · avg {avg:.1f}"
-            for i, (user, wins, games, best, avg) in enumerate(rows[:10], start=1)
-        ]
-        embed = discord.Embed(
-            title=f"{self.title} leaderboard",
-            description="\n".join(lines)
-            or "No finished games here yet: /" + f"{self.kind} new starts one.",
-        )
-        await interaction.response.send_message(
-            embed=embed, allowed_mentions=discord.AllowedMentions.none()
-        )
+    @app_commands.describe(by="Rank by rating, wins, best or average score")
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction[Any],
+        by: Literal["rating", "wins", "best", "average"] = "wins",
+    ) -> None:
+        await send_board(interaction, self.kind, by)
 
     async def open(
         self,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -72,6 +72,32 @@ class Move:
 
 
 @dataclass(frozen=True)
+class KindStats:
+    """One player's record in one game: ``wins`` and ``rated_games`` count only games of two
+    or more seats; ``rating`` is (mu, sigma) in the people's pool, if rated."""
+
+    kind: str
+    games: int
+    wins: int
+    rated_games: int
+    best: int
+    lowest: int
+    average: float
+    last_played: float
+    rating: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class PastGame:
+    game_id: int
+    kind: str
+    channel_id: int
+    message_id: int | None
+    finished_at: float
+    seats: tuple[tuple[int, bool, int, int, bool], ...]  # user, is_bot, score, place, won
+
+
+@dataclass(frozen=True)
 class Result:
     seat: int
     user_id: int
@@ -93,6 +119,22 @@ class Commit:
     deadline: float | None
     timeouts: dict[int, int] = field(default_factory=dict)
     results: Sequence[Result] = ()
+    rating: RatingUpdate | None = None
+
+
+@dataclass(frozen=True)
+class RatingUpdate:
+    """Rate a finished game: ``rate`` maps the players' stored ratings to their new ones.
+
+    It runs inside the commit's transaction, so two games finishing at once cannot both
+    start from the same old rating.
+    """
+
+    pool: str
+    places: Sequence[tuple[int, int]]
+    rate: Callable[
+        [dict[int, tuple[float, float]], Sequence[tuple[int, int]]], dict[int, tuple[float, float]]
+    ]
 
 
 _GAME_COLUMNS = (
@@ -285,6 +327,8 @@ class Store:
             )
             if change.results:
                 await _insert_results(conn, change.game_id, change.results, now)
+            if change.rating is not None:
+                await _update_ratings(conn, change.game_id, change.rating, now)
         return True
 
     async def postpone(self, game_id: int, deadline: float) -> None:
@@ -320,26 +364,144 @@ class Store:
 
     # Results and boards.
 
-    async def leaderboard(self, guild_id: int, kind: str) -> list[tuple[int, int, int, int, float]]:
-        """Humans' (user, wins, games, best, average score) in this server, best first."""
+    async def board(
+        self, guild_id: int, kind: str, by: str, *, lower_is_better: bool = False
+    ) -> list[tuple[int, float, int]]:
+        """People's (user, value, games) in this server for one game, best first.
+
+        ``by`` is rating (people's pool), wins (games of two or more seats only: nobody climbs
+        by playing alone), best or average score.
+        """
+        if by == "rating":
+            rows = await self._fetchall(
+                "SELECT user_id, mu - 3 * sigma, games FROM ratings WHERE guild_id = ?"
+                " AND kind = ? AND pool = 'people' AND user_id > 0"
+                " ORDER BY mu - 3 * sigma DESC, user_id",
+                (guild_id, kind),
+            )
+            return [(r[0], float(r[1]), r[2]) for r in rows]
+        best = "MIN(score)" if lower_is_better else "MAX(score)"
+        value = {
+            "wins": "SUM(won * (seats > 1))",
+            "best": best,
+            "average": "AVG(score)",
+        }[by]
+        order = "ASC" if lower_is_better and by in ("best", "average") else "DESC"
         rows = await self._fetchall(
-            "SELECT user_id, SUM(won), COUNT(*), MAX(score), AVG(score) FROM results"
-            " WHERE guild_id = ? AND kind = ? AND is_bot = 0 GROUP BY user_id"
-            " ORDER BY SUM(won) DESC, MAX(score) DESC, COUNT(*) DESC, user_id LIMIT 100",
+            f"SELECT user_id, {value} AS v, COUNT(*) FROM results WHERE guild_id = ? AND kind = ?"
+            f" AND is_bot = 0 GROUP BY user_id ORDER BY v {order}, COUNT(*) DESC, user_id",
             (guild_id, kind),
         )
-        return [(r[0], r[1], r[2], r[3], float(r[4])) for r in rows]
+        return [(r[0], float(r[1]), r[2]) for r in rows]
 
-    async def user_stats(
-        self, guild_id: int, user_id: int
-    ) -> list[tuple[str, int, int, int, float]]:
-        """Per game kind: (kind, games, wins, best, average score) for one player here."""
+    async def user_stats(self, guild_id: int, user_id: int) -> list[KindStats]:
+        """One player's record here, per game."""
         rows = await self._fetchall(
-            "SELECT kind, COUNT(*), SUM(won), MAX(score), AVG(score) FROM results"
+            "SELECT kind, COUNT(*), SUM(won * (seats > 1)), SUM(seats > 1), MAX(score),"
+            " MIN(score), AVG(score), MAX(finished_at) FROM results"
             " WHERE guild_id = ? AND user_id = ? AND is_bot = 0 GROUP BY kind ORDER BY kind",
             (guild_id, user_id),
         )
-        return [(r[0], r[1], r[2], r[3], float(r[4])) for r in rows]
+        ratings = {
+            r[0]: (r[1], r[2])
+            for r in await self._fetchall(
+                "SELECT kind, mu, sigma FROM ratings WHERE guild_id = ? AND user_id = ?"
+                " AND pool = 'people'",
+                (guild_id, user_id),
+            )
+        }
+        return [
+            KindStats(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), r[7], ratings.get(r[0]))
+            for r in rows
+        ]
+
+    async def rating_history(
+        self, guild_id: int, user_id: int, limit: int = 30
+    ) -> list[tuple[str, float, float, float]]:
+        """(kind, mu, sigma, time) of a player's last rated games here, oldest first."""
+        rows = await self._fetchall(
+            "SELECT kind, mu, sigma, at FROM rating_history WHERE guild_id = ? AND user_id = ?"
+            " AND pool = 'people' ORDER BY at DESC, game_id DESC LIMIT ?",
+            (guild_id, user_id, limit),
+        )
+        return [(r[0], r[1], r[2], r[3]) for r in reversed(rows)]
+
+    async def history(
+        self, guild_id: int, user_id: int, kind: str | None = None, limit: int = 10
+    ) -> list[PastGame]:
+        """A player's latest finished games here, newest first, with everyone's scores."""
+        sql = (
+            "SELECT g.id, g.kind, g.channel_id, g.message_id, r.finished_at FROM results r"
+            " JOIN games g ON g.id = r.game_id WHERE r.guild_id = ? AND r.user_id = ?"
+            " AND r.is_bot = 0"
+        )
+        params: list[Any] = [guild_id, user_id]
+        if kind is not None:
+            sql += " AND r.kind = ?"
+            params.append(kind)
+        rows = await self._fetchall(
+            sql + " ORDER BY r.finished_at DESC, g.id DESC LIMIT ?", [*params, limit]
+        )
+        games = []
+        for game_id, game_kind, channel, message, at in rows:
+            seats = await self._fetchall(
+                "SELECT user_id, is_bot, score, placement, won FROM results WHERE game_id = ?"
+                " ORDER BY placement, seat",
+                (game_id,),
+            )
+            games.append(
+                PastGame(
+                    game_id,
+                    game_kind,
+                    channel,
+                    message,
+                    at,
+                    tuple((s[0], bool(s[1]), s[2], s[3], bool(s[4])) for s in seats),
+                )
+            )
+        return games
+
+    async def forget_user(self, guild_id: int, user_id: int) -> int:
+        """Delete a person's results and ratings in one server; returns rows removed."""
+        removed = 0
+        async with self.transaction() as conn:
+            for table in ("results", "ratings", "rating_history"):
+                cur = await conn.execute(
+                    f"DELETE FROM {table} WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
+                )
+                removed += cur.rowcount
+        return removed
+
+    async def guild_left(self, guild_id: int, when: float) -> None:
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO guild_departures (guild_id, left_at) VALUES (?, ?)"
+                " ON CONFLICT (guild_id) DO NOTHING",
+                (guild_id, when),
+            )
+
+    async def guild_returned(self, guild_id: int) -> None:
+        async with self.transaction() as conn:
+            await conn.execute("DELETE FROM guild_departures WHERE guild_id = ?", (guild_id,))
+
+    async def purge_departed(self, before: float) -> list[int]:
+        """Remove every row of servers the bot left before ``before``."""
+        rows = await self._fetchall(
+            "SELECT guild_id FROM guild_departures WHERE left_at < ?", (before,)
+        )
+        gone = [int(r[0]) for r in rows]
+        async with self.transaction() as conn:
+            for guild_id in gone:
+                for table in (
+                    "games",
+                    "results",
+                    "ratings",
+                    "rating_history",
+                    "guild_settings",
+                    "guild_departures",
+                ):
+                    await conn.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))
+        return gone
 
     # Settings and bookkeeping.
 
@@ -407,6 +569,37 @@ async def _insert_results(
             for r in results
         ],
     )
+
+
+async def _update_ratings(
+    conn: aiosqlite.Connection, game_id: int, update: RatingUpdate, now: float
+) -> None:
+    async with conn.execute("SELECT guild_id, kind FROM games WHERE id = ?", (game_id,)) as cur:
+        game = await cur.fetchone()
+    assert game is not None
+    guild_id, kind = game
+    users = [user for user, _ in update.places]
+    marks = ",".join("?" * len(users))
+    async with conn.execute(
+        f"SELECT user_id, mu, sigma FROM ratings WHERE guild_id = ? AND kind = ? AND pool = ?"
+        f" AND user_id IN ({marks})",
+        (guild_id, kind, update.pool, *users),
+    ) as cur:
+        previous = {row[0]: (row[1], row[2]) for row in await cur.fetchall()}
+    new = update.rate(previous, update.places)
+    for user, (mu, sigma) in new.items():
+        await conn.execute(
+            "INSERT INTO ratings (guild_id, kind, pool, user_id, mu, sigma, games, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT (guild_id, kind, pool, user_id)"
+            " DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, games = games + 1,"
+            " updated_at = excluded.updated_at",
+            (guild_id, kind, update.pool, user, mu, sigma, now),
+        )
+        await conn.execute(
+            "INSERT INTO rating_history (game_id, user_id, guild_id, kind, pool, mu, sigma, at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (game_id, user, guild_id, kind, update.pool, mu, sigma, now),
+        )
 
 
 def _state_json(state: dict[str, Any]) -> str:

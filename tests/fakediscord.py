@@ -73,6 +73,8 @@ DEFAULT_MEMBER_PERMISSIONS = (
     | (1 << 31)  # use application commands
     | (1 << 38)  # send messages in threads
 )
+ADMINISTRATOR = 1 << 3
+
 # What the bot may do in a channel (sent as ``app_permissions``).
 DEFAULT_APP_PERMISSIONS = (
     (1 << 6) | (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 18) | (1 << 38)
@@ -1146,6 +1148,23 @@ class FakeDiscord:
             return 10
         return 3
 
+    def _check_command_permission(
+        self, command: JSON | None, user_id: int, guild_id: int | None, permissions: int | None
+    ) -> None:
+        """Discord's client will not even send a command the member may not use.
+
+        A command's ``default_member_permissions`` must all be held (Administrator holds
+        every one); a refused attempt raises PermissionError, as nothing reaches the bot.
+        """
+        required = (command or {}).get("default_member_permissions")
+        if guild_id is None or required is None:
+            return
+        held = self.permissions.get(user_id, DEFAULT_MEMBER_PERMISSIONS)
+        held = held if permissions is None else permissions
+        if held & ADMINISTRATOR or int(required) & held == int(required):
+            return
+        raise PermissionError(f"user {user_id} lacks {required} for /{command and command['name']}")
+
     async def slash(
         self,
         user_id: int,
@@ -1169,6 +1188,7 @@ class FakeDiscord:
         path = name.split() + (subcommand.split() if subcommand else [])
         root, subs = path[0], path[1:]
         command, registered_in = self._find_command(root, guild_id)
+        self._check_command_permission(command, user_id, guild_id, permissions)
         if command_guild_id is not None:
             registered_in = command_guild_id
         declared: list[JSON] | None = None if command is None else command.get("options", [])

@@ -96,7 +96,7 @@ async def test_orchard_seats_can_fill_a_whole_game(tmp_path: Path) -> None:
         return (await o.runner.load(game_id)).row.status == "finished"
 
     await until(over)
-    board = await o.store.leaderboard(GUILD, "cheerio")
+    board = await o.store.board(GUILD, "cheerio", "wins")
     assert [row[0] for row in board] == [1], "Orchard's seat is not on the people's board"
     await opponents.stop()
     await o.close()

@@ -113,7 +113,7 @@ async def test_solo_player_timing_out_three_times_abandons(tmp_path: Path) -> No
         await o.scheduler.run_due()
     live = await o.runner.load(live.id)
     assert live.row.status == "abandoned" and live.row.deadline is None
-    assert await o.store.leaderboard(GUILD, "cheerio") == []
+    assert await o.store.board(GUILD, "cheerio", "wins") == []
     await o.close()
 
 
@@ -131,7 +131,7 @@ async def test_finished_game_records_results_and_replays(tmp_path: Path) -> None
     assert live.row.status == "finished"
     assert live.row.version == 28
     assert await o.runner.replay(live.id) == live.state
-    board = await o.store.leaderboard(GUILD, "cheerio")
+    board = await o.store.board(GUILD, "cheerio", "wins")
     assert {row[0] for row in board} == {1, 2} and sum(row[1] for row in board) >= 1
     with pytest.raises(Refusal, match="over"):
         await o.runner.act(live.id, 1, "roll", version=live.row.version)

@@ -1,0 +1,362 @@
+"""What servers ask for after "it works": boards, stats, history, settings, and control.
+
+Who may change settings or end games is left to Discord's own command permissions
+(``default_permissions``), so a server's admins can hand them to any role they like.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import time
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+from discord import app_commands, ui
+from discord.ext import commands, tasks
+
+from bot.interface import refuse
+from bot.ratings import shown
+from bot.runner import Refusal
+from bot.settings import GuildSettings
+from cogs.core import jump_url
+from cogs.stats_chart import describe, line_chart
+
+if TYPE_CHECKING:
+    from bot.app import OrchardBot
+
+PAGE = 10
+KEEP_DEPARTED_DAYS = 30
+Kind = Literal["cheerio", "applejack", "hotscore", "appletters", "applescore", "appleturnover"]
+By = Literal["rating", "wins", "best", "average"]
+LOWER_IS_BETTER = frozenset({"appletters", "appleturnover"})  # their score is tiles left
+
+
+def title_of(bot: OrchardBot, kind: str) -> str:
+    return bot.uis[kind].title if kind in bot.uis else kind
+
+
+def value_text(by: str, value: float) -> str:
+    return f"{value:.1f}" if by in ("rating", "average") else f"{value:.0f}"
+
+
+async def board_page(
+    bot: OrchardBot, guild_id: int, kind: str, by: str, page: int, viewer: int
+) -> tuple[discord.Embed, ui.View]:
+    """One page of a board (10 lines that read well on a phone) and the viewer's own rank."""
+    rows = await bot.store.board(guild_id, kind, by, lower_is_better=kind in LOWER_IS_BETTER)
+    pages = max(1, math.ceil(len(rows) / PAGE))
+    page = min(max(page, 0), pages - 1)
+    lines = [
+        f"**{rank}.** <@{user}> · {value_text(by, value)} ({games} games)"
+        for rank, (user, value, games) in enumerate(rows, start=1)
+        if page * PAGE < rank <= (page + 1) * PAGE
+    ]
+    embed = discord.Embed(
+        title=f"{title_of(bot, kind)} · by {by}",
+        description="\n".join(lines) or "No finished games here yet.",
+    )
+    mine = next((i for i, row in enumerate(rows) if row[0] == viewer), None)
+    footer = f"Page {page + 1} of {pages}"
+    if mine is not None:
+        footer += f" · your rank: {mine + 1} of {len(rows)} ({value_text(by, rows[mine][1])})"
+    embed.set_footer(text=footer)
+    view = ui.View(timeout=None)
+    view.add_item(BoardPage(kind, by, page - 1, "◀ Previous", disabled=page == 0))
+    view.add_item(BoardPage(kind, by, page + 1, "Next ▶", disabled=page >= pages - 1))
+    return embed, view
+
+
+class BoardPage(
+    ui.DynamicItem[ui.Button[Any]],
+    template=r"orcb:(?P<kind>[a-z]{1,20}):(?P<by>[a-z]{1,10}):(?P<page>-?[0-9]{1,6})",
+):
+    """A page button on a leaderboard; persistent like game buttons."""
+
+    def __init__(
+        self, kind: str, by: str, page: int, label: str = "", *, disabled: bool = False
+    ) -> None:
+        self.kind, self.by, self.page = kind, by, page
+        super().__init__(
+            ui.Button(
+                label=label or "page", disabled=disabled, custom_id=f"orcb:{kind}:{by}:{page}"
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: ui.Item[Any], match: Any
+    ) -> BoardPage:
+        return cls(match["kind"], match["by"], int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot: OrchardBot = interaction.client
+        if interaction.guild_id is None or self.by not in ("rating", "wins", "best", "average"):
+            await refuse(interaction, "That board is not available.")
+            return
+        embed, view = await board_page(
+            bot, interaction.guild_id, self.kind, self.by, self.page, interaction.user.id
+        )
+        await interaction.response.edit_message(
+            embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+
+async def send_board(interaction: discord.Interaction[Any], kind: str, by: str = "wins") -> None:
+    if interaction.guild_id is None:
+        raise Refusal("Leaderboards belong to a server: ask me there.")
+    embed, view = await board_page(
+        interaction.client, interaction.guild_id, kind, by, 0, interaction.user.id
+    )
+    await interaction.response.send_message(
+        embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
+    )
+
+
+class ServersCog(commands.Cog):
+    def __init__(self, bot: OrchardBot) -> None:
+        self.bot = bot
+        bot.add_dynamic_items(BoardPage)
+
+    async def cog_load(self) -> None:
+        self.purge.start()
+
+    async def cog_unload(self) -> None:
+        self.purge.cancel()
+
+    @app_commands.command(name="leaderboard", description="This server's best players in a game")
+    @app_commands.describe(game="Which game", by="Rank by rating, wins, best or average score")
+    async def leaderboard(
+        self, interaction: discord.Interaction[Any], game: Kind, by: By = "rating"
+    ) -> None:
+        await send_board(interaction, game, by)
+
+    @app_commands.command(name="stats", description="A player's record in this server")
+    @app_commands.describe(user="Whose record (you, if left out)")
+    async def stats(
+        self, interaction: discord.Interaction[Any], user: discord.User | None = None
+    ) -> None:
+        guild_id = self._guild(interaction)
+        who = user or interaction.user
+        rows = await self.bot.store.user_stats(guild_id, who.id)
+        embed = discord.Embed(title=f"{who.display_name}'s games here")
+        for s in rows:
+            rate = f"{100 * s.wins / s.rated_games:.0f}%" if s.rated_games else "-"
+            best = s.lowest if s.kind in LOWER_IS_BETTER else s.best
+            rating = f"{shown(s.rating):.1f}" if s.rating else "unrated"
+            embed.add_field(
+                name=title_of(self.bot, s.kind),
+                value=f"{s.games} games · {s.wins} wins ({rate})\nbest {best} · average "
+                f"{s.average:.1f}\nrating {rating} · last <t:{int(s.last_played)}:R>",
+            )
+        games, wins = sum(s.games for s in rows), sum(s.wins for s in rows)
+        embed.description = (
+            f"{games} games in {len(rows)} kinds · {wins} wins"
+            if rows
+            else "No finished games yet."
+        )
+        files = await self._chart(guild_id, who.id, embed)
+        await interaction.response.send_message(embed=embed, files=files)
+
+    async def _chart(self, guild_id: int, user_id: int, embed: discord.Embed) -> list[discord.File]:
+        history = await self.bot.store.rating_history(guild_id, user_id)
+        values, what = [shown((mu, sigma)) for _, mu, sigma, _ in history], "rating"
+        if len(values) < 2:
+            past = await self.bot.store.history(guild_id, user_id, limit=30)
+            values = [float(s[2]) for g in reversed(past) for s in g.seats if s[0] == user_id]
+            what = "score"
+        if len(values) < 2:
+            return []
+        png = line_chart(values, f"{what.title()} over the last {len(values)} games")
+        embed.set_image(url="attachment://chart.png")
+        return [discord.File(io.BytesIO(png), "chart.png", description=describe(values, what))]
+
+    @app_commands.command(name="history", description="Recent finished games, with links")
+    @app_commands.describe(user="Whose games (you, if left out)", game="Only this game")
+    async def history(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | None = None,
+        game: Kind | None = None,
+    ) -> None:
+        guild_id = self._guild(interaction)
+        who = user or interaction.user
+        lines = []
+        for past in await self.bot.store.history(guild_id, who.id, game):
+            scores = ", ".join(
+                ("Orchard" if is_bot else f"<@{uid}>") + f" {score}" + (" 🏆" if won else "")
+                for uid, is_bot, score, _, won in past.seats
+            )
+            link = jump_url(guild_id, past.channel_id, past.message_id)
+            lines.append(
+                f"**{title_of(self.bot, past.kind)}** <t:{int(past.finished_at)}:R> · "
+                f"{scores} · {link}"
+            )
+        embed = discord.Embed(
+            title=f"{who.display_name}'s recent games",
+            description="\n".join(lines) or "No finished games yet.",
+        )
+        await interaction.response.send_message(
+            embed=embed, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    @app_commands.command(name="settings", description="See or change how Orchard runs here")
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.guild_only()
+    @app_commands.describe(
+        turn_minutes="Turn deadline in minutes (0.5 to 1440)",
+        add_channel="Allow games in this channel (none listed: every channel)",
+        remove_channel="Stop allowing games in this channel",
+        open_games="Open games of one kind allowed per channel (1 to 25)",
+        hints="Allow /cheerio hint",
+        turnover_words="Apple Turnover: challenge words, or check them when played",
+        easy_letters="Appletters without Q, X and Z",
+        word_list="Appletters word list: full, or family (common words)",
+        hotscore_floor="Hot Score: scores never go below 0",
+    )
+    async def settings(
+        self,
+        interaction: discord.Interaction[Any],
+        turn_minutes: float | None = None,
+        add_channel: discord.TextChannel | None = None,
+        remove_channel: discord.TextChannel | None = None,
+        open_games: int | None = None,
+        hints: bool | None = None,
+        turnover_words: Literal["challenge", "checked"] | None = None,
+        easy_letters: bool | None = None,
+        word_list: Literal["full", "family"] | None = None,
+        hotscore_floor: bool | None = None,
+    ) -> None:
+        guild_id = self._guild(interaction)
+        current = await self.bot.settings.get(guild_id)
+        changes: dict[str, Any] = {
+            key: value
+            for key, value in (
+                ("open_games_per_channel", open_games),
+                ("hints", hints),
+                ("turnover_words", turnover_words),
+                ("easy_letters", easy_letters),
+                ("word_list", word_list),
+                ("hotscore_floor", hotscore_floor),
+            )
+            if value is not None
+        }
+        if turn_minutes is not None:
+            changes["turn_seconds"] = round(turn_minutes * 60)
+        channels = set(current.game_channels)
+        if add_channel is not None:
+            self._check_postable(interaction, add_channel)
+            channels.add(add_channel.id)
+        if remove_channel is not None:
+            channels.discard(remove_channel.id)
+        if channels != set(current.game_channels):
+            changes["game_channels"] = tuple(sorted(channels))
+        try:
+            new = await self.bot.settings.update(guild_id, **changes) if changes else current
+        except ValueError as err:
+            raise Refusal(str(err)) from err
+        said = "Saved. " if changes else ""
+        await interaction.response.send_message(said + settings_text(new), ephemeral=True)
+
+    def _check_postable(self, interaction: discord.Interaction[Any], channel: Any) -> None:
+        guild = interaction.guild
+        cached = guild.get_channel(channel.id) if guild else None
+        me = guild.me if guild else None
+        if cached is not None and me is not None:
+            perms = cached.permissions_for(me)
+            if not (perms.view_channel and perms.send_messages and perms.embed_links):
+                raise Refusal(
+                    f"I cannot post in <#{channel.id}>: give me View Channel, Send "
+                    "Messages and Embed Links there first."
+                )
+
+    @app_commands.command(name="forfeit", description="Give up your game in this channel")
+    @app_commands.describe(game="Which game, if you play more than one here")
+    async def forfeit(
+        self, interaction: discord.Interaction[Any], game: Kind | None = None
+    ) -> None:
+        guild_id = self._guild(interaction)
+        rows = [
+            g
+            for g in await self.bot.store.open_games(guild_id, interaction.channel_id, game)
+            if g.status == "active" and g.seat_of(interaction.user.id) is not None
+        ]
+        if not rows:
+            raise Refusal("You have no game in play in this channel.")
+        live = await self.bot.runner.forfeit(rows[0].id, interaction.user.id)
+        await interaction.response.send_message(
+            f"You left {title_of(self.bot, live.row.kind)} game {live.id}.", ephemeral=True
+        )
+
+    @app_commands.command(name="end", description="End a stuck game (recorded as abandoned)")
+    @app_commands.default_permissions(manage_messages=True)
+    @app_commands.guild_only()
+    @app_commands.describe(game_id="The game's number, as /games shows it")
+    async def end(self, interaction: discord.Interaction[Any], game_id: int) -> None:
+        guild_id = self._guild(interaction)
+        row = await self.bot.store.get_game(game_id)
+        if row is None or row.guild_id != guild_id or row.status not in ("lobby", "active"):
+            raise Refusal(f"There is no open game {game_id} in this server.")
+        async with self.bot.runner.lock(game_id):
+            await self.bot.store.close_game(game_id, "abandoned", from_status=row.status)
+        await self.bot.runner.show(await self.bot.runner.load(game_id))
+        await interaction.response.send_message(
+            f"Game {game_id} was ended by a moderator; nobody lost.",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @app_commands.command(name="forget-me", description="Delete your results and ratings here")
+    async def forget_me(self, interaction: discord.Interaction[Any]) -> None:
+        self._guild(interaction)
+        view = ui.View(timeout=120)
+        confirm: ui.Button[ui.View] = ui.Button(
+            label="Delete my results", style=discord.ButtonStyle.danger
+        )
+
+        async def really(press: discord.Interaction[Any]) -> None:
+            if press.user.id != interaction.user.id or press.guild_id is None:
+                await refuse(press, "Only the person who asked can confirm.")
+                return
+            removed = await self.bot.store.forget_user(press.guild_id, press.user.id)
+            await press.response.send_message(f"Done: {removed} records removed.", ephemeral=True)
+
+        confirm.callback = really  # type: ignore[method-assign,assignment]
+        view.add_item(confirm)
+        await interaction.response.send_message(
+            "This deletes every result and rating of yours in this server, for good. Sure?",
+            view=view,
+            ephemeral=True,
+        )
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        await self.bot.store.guild_left(guild.id, time.time())
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        await self.bot.store.guild_returned(guild.id)
+
+    @tasks.loop(hours=6)
+    async def purge(self) -> None:
+        """Forget servers the bot left more than 30 days ago."""
+        await self.bot.store.purge_departed(time.time() - KEEP_DEPARTED_DAYS * 86400)
+
+    def _guild(self, interaction: discord.Interaction[Any]) -> int:
+        if interaction.guild_id is None:
+            raise Refusal("This command works in a server, not in direct messages.")
+        return interaction.guild_id
+
+
+def settings_text(s: GuildSettings) -> str:
+    channels = ", ".join(f"<#{c}>" for c in s.game_channels) or "every channel"
+    return (
+        f"**Settings**\n• Turn deadline: {s.turn_seconds // 60} min {s.turn_seconds % 60} s\n"
+        f"• Games allowed in: {channels}\n• Open games per channel: {s.open_games_per_channel}\n"
+        f"• Hints: {'on' if s.hints else 'off'}\n• Apple Turnover words: {s.turnover_words}\n"
+        f"• Easy letters: {'on' if s.easy_letters else 'off'}\n• Word list: {s.word_list}\n"
+        f"• Hot Score floor at 0: {'on' if s.hotscore_floor else 'off'}"
+    )
+
+
+async def setup(bot: OrchardBot) -> None:
+    await bot.add_cog(ServersCog(bot))
