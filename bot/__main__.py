@@ -22,14 +22,22 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(err, file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(config.log_level)
     bot = OrchardBot(config, force_sync=bool(args) and args[0] == "sync")
     try:
         return asyncio.run(serve(bot, config.token))
     except KeyboardInterrupt:
         return 0
+
+
+def configure_logging(level: str) -> None:
+    """Log at ``level``, except discord.py's HTTP layer: at DEBUG it echoes every request
+    body, DMs with players' hidden tiles included, so it never goes below INFO."""
+    logging.basicConfig(
+        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+    )
+    http = logging.getLogger("discord.http")
+    http.setLevel(max(logging.INFO, logging.getLogger().getEffectiveLevel()))
 
 
 REJECTED = (

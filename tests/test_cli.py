@@ -37,3 +37,20 @@ def test_bad_dev_guild_is_one_clear_line(tmp_path: Path) -> None:
 def test_unknown_subcommand_prints_usage(tmp_path: Path) -> None:
     done = run_bot(tmp_path, "frobnicate", PYTHONPATH=str(Path(__file__).resolve().parent.parent))
     assert done.returncode == 2 and "usage" in done.stderr
+
+
+def test_debug_logging_never_echoes_discord_request_bodies() -> None:
+    import logging
+
+    from bot.__main__ import configure_logging
+
+    root = logging.getLogger()
+    saved = root.level, root.handlers[:]
+    try:
+        configure_logging("DEBUG")
+        assert logging.getLogger("bot.runner").isEnabledFor(logging.DEBUG)
+        assert not logging.getLogger("discord.http").isEnabledFor(logging.DEBUG)
+    finally:
+        root.setLevel(saved[0])
+        root.handlers[:] = saved[1]
+        logging.getLogger("discord.http").setLevel(logging.NOTSET)
