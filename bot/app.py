@@ -47,6 +47,7 @@ EXTENSIONS = (
     "cogs.cheerio",
     "cogs.applejack",
     "cogs.hotscore",
+    "cogs.appletters",
 )
 
 

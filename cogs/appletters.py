@@ -1,0 +1,610 @@
+"""Appletters, Applescore and Apple Turnover in Discord: one /appletters group for all three.
+
+The public message draws the snake and counts tiles, and never shows a letter in anyone's
+hand: each player gets their own tiles by DM after every change, and privately from the
+"My tiles" button (for closed DMs). Words are typed in modals whose submissions this cog
+handles itself (custom_id ``orcm:game:version:play|turnover:``), so they work after a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import re
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+import discord
+from discord import app_commands, ui
+from discord.ext import commands
+
+from bot.games.appletters import (
+    AppState,
+    Placement,
+    View,
+    placements_for,
+    public_view,
+    turnovers_for,
+)
+from bot.games.base import SeatResult
+from bot.interface import (
+    OURS,
+    GameButton,
+    GameSelect,
+    Rendered,
+    apologise,
+    data_of,
+    names,
+    refuse,
+    responder,
+    view_of,
+)
+from bot.runner import Live, Refusal, Show
+from cogs.appletters_picture import draw_snake, last_word
+from cogs.game import GameCog
+from cogs.servers import send_board
+
+if TYPE_CHECKING:
+    from bot.app import OrchardBot
+
+log = logging.getLogger(__name__)
+
+Variant = Literal["appletters", "turnover", "applescore"]
+KINDS: dict[str, str] = {
+    "appletters": "appletters",
+    "turnover": "appleturnover",
+    "applescore": "applescore",
+}
+TITLES = {"appletters": "Appletters", "appleturnover": "Apple Turnover", "applescore": "Applescore"}
+BLURBS = {
+    "appletters": "Grow one word snake together; use all your tiles first. 2 to 6 players.",
+    "appleturnover": "Appletters with 21 tiles, stolen words, a Bad Apple and challenges.",
+    "applescore": "Appletters with points for every tile, long words and mirror words.",
+}
+MODAL = re.compile(r"orcm:(?P<game>[0-9]{1,18}):(?P<version>[0-9]{1,9}):(?P<kind>play|turnover):")
+END_WORDS = {"start": "start", "s": "start", "first": "start", "end": "end", "e": "end"}
+WAY = {"start": "s", "end": "e", "begins": "b", "ends": "e"}
+
+RULES = """\
+**Appletters** (2 to 6 players): together you grow one long, thin snake of words. Use up \
+every tile in your hand first to win: "HOW DO YOU LIKE THEM APPLES!"
+• Your tiles are secret: I send them to you by DM, and **My tiles** shows them too.
+• The first word lies flat. Every other word hooks onto the snake's first or last letter, \
+starting or ending with it, and runs across the word it touches. It pays with your tiles, \
+except the shared letter. The snake stays one tile wide: no touching other tiles.
+• Can't (or won't) play? **Pick and pass**: take 3 tiles from the core.
+• The core empty and nobody able to play: fewest tiles left wins.
+**Applescore**: a point per tile you lay, +5 for 8 letters or more, +5 for a word that reads \
+the same backwards (TOOT) or spells another word (DOG/GOD), +5 for going out. Most points wins.
+**Apple Turnover**: hands of 21. **Turn over** someone else's end word with a longer one \
+(their tiles go back to them). Once a game, throw one tile on the **Bad Apple** pile. Words \
+are not checked: **Challenge** the last word before the next move; wrong challengers miss \
+a turn, and a word not in the list goes back."""
+
+
+def tiles_text(hand: str) -> str:
+    """How a hand is shown to its owner (only ever in a DM or an ephemeral reply)."""
+    return " ".join(f"`{letter}`" for letter in hand) or "none left"
+
+
+def modal_values(components: list[Any]) -> dict[str, str]:
+    """Text inputs of a modal submission, found in action rows (1) or labels (18)."""
+    found: dict[str, str] = {}
+    for c in components:
+        inner = list(c.get("components") or [])
+        if isinstance(c.get("component"), dict):
+            inner.append(c["component"])
+        if inner:
+            found |= modal_values(inner)
+        elif c.get("custom_id"):
+            found[str(c["custom_id"])] = str(c.get("value") or "")
+    return found
+
+
+def encode_way(p: Placement) -> str:
+    """A placement as a button argument ("TOOT-eb"): custom_ids allow no colons."""
+    assert p.end is not None and p.mode is not None
+    return f"{p.word}-{WAY[p.end]}{WAY[p.mode]}"
+
+
+def decode_way(arg: str) -> str:
+    """The engine's ``WORD:end:mode`` for an :func:`encode_way` argument."""
+    word, _, code = arg.partition("-")
+    end = {"s": "start", "e": "end"}.get(code[:1], "")
+    mode = {"b": "begins", "e": "ends"}.get(code[1:2], "")
+    return f"{word}:{end}:{mode}"
+
+
+def way_label(p: Placement, turnover: bool) -> str:
+    shared = p.word[0] if p.mode == "begins" else p.word[-1]
+    where = f"Turn over the {p.end} word" if turnover else f"At the {p.end}"
+    return f"{where}: {p.word} {p.mode} with {shared}"
+
+
+def parse_end(text: str) -> str | None:
+    text = text.strip().lower()
+    if not text:
+        return None
+    if text not in END_WORDS:
+        raise Refusal("For the end, write start or end (or leave it empty).")
+    return END_WORDS[text]
+
+
+def custom_version(interaction: discord.Interaction[Any]) -> int | None:
+    """The version a clicked component was drawn for, so a stale choice is refused."""
+    match = OURS.fullmatch(str(data_of(interaction).get("custom_id", "")))
+    return None if match is None else int(match["version"])
+
+
+class WordModal(ui.Modal):
+    """Type a word (and which end); submitted to :meth:`AppLettersCog.on_interaction`."""
+
+    def __init__(self, game_id: int, version: int, kind: str) -> None:
+        title = "Turn over a word" if kind == "turnover" else "Play a word"
+        super().__init__(title=title, custom_id=f"orcm:{game_id}:{version}:{kind}:", timeout=None)
+        word = ui.TextInput[Any](custom_id="word", min_length=2, max_length=40)
+        end = ui.TextInput[Any](custom_id="end", required=False, placeholder="start or end")
+        self.add_item(ui.Label(text="Your word", component=word))
+        self.add_item(ui.Label(text="Start or end? (only if it fits both)", component=end))
+
+
+class VariantUI:
+    """Lobby and /games title of one variant; everything else is the shared cog."""
+
+    kind: ClassVar[str]
+    title: ClassVar[str]
+    blurb: ClassVar[str]
+
+    def __init__(self, cog: AppLettersCog) -> None:
+        self.cog = cog
+
+    def render(self, live: Live) -> Rendered:
+        return self.cog.render(live)
+
+    async def on_ui(
+        self, interaction: discord.Interaction[Any], live: Live, kind: str, arg: str
+    ) -> None:
+        await self.cog.on_ui(interaction, live, kind, arg)
+
+
+class ScoreUI(VariantUI):
+    kind, title, blurb = "applescore", TITLES["applescore"], BLURBS["applescore"]
+
+
+class TurnoverUI(VariantUI):
+    kind, title, blurb = "appleturnover", TITLES["appleturnover"], BLURBS["appleturnover"]
+
+
+class AppLettersCog(GameCog, group_name="appletters", group_description="Appletters word games"):
+    kind = "appletters"
+    title = TITLES["appletters"]
+    blurb = BLURBS["appletters"]
+    rules_text = RULES
+
+    def __init__(self, bot: OrchardBot) -> None:
+        super().__init__(bot)
+        bot.uis["applescore"] = ScoreUI(self)
+        bot.uis["appleturnover"] = TurnoverUI(self)
+        self._sent: dict[tuple[int, int], str] = {}  # (game, user) -> hand last DMed
+        self._closed: set[tuple[int, int]] = set()  # (game, user) told their DMs are closed
+        self._versions: dict[int, int] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def cog_load(self) -> None:
+        self.bot.runner.on_commit.append(self._on_commit)
+
+    async def cog_unload(self) -> None:
+        self.bot.runner.on_commit.remove(self._on_commit)
+
+    # Slash commands.
+
+    @app_commands.command(name="new", description="Open a lobby for a new word game here")
+    @app_commands.describe(variant="Appletters, Apple Turnover (steal words) or Applescore")
+    async def new(  # type: ignore[override]
+        self, interaction: discord.Interaction[Any], variant: Variant = "appletters"
+    ) -> None:
+        if interaction.guild_id is None:
+            raise Refusal("Games are played in a server channel, not in direct messages.")
+        options = await self.options_for(interaction.guild_id)
+        await self.bot.open_lobby(interaction, KINDS[variant], options)
+
+    @app_commands.command(name="leaderboard", description="This server's best players")
+    @app_commands.describe(variant="Which game", by="Rank by rating, wins, best or average")
+    async def leaderboard(  # type: ignore[override]
+        self,
+        interaction: discord.Interaction[Any],
+        variant: Variant = "appletters",
+        by: Literal["rating", "wins", "best", "average"] = "wins",
+    ) -> None:
+        await send_board(interaction, KINDS[variant], by)
+
+    @app_commands.command(name="play", description="Lay a word on the snake in your game here")
+    @app_commands.describe(word="Your word", end="Which end of the snake, if it fits both")
+    async def play(
+        self,
+        interaction: discord.Interaction[Any],
+        word: str,
+        end: Literal["start", "end"] | None = None,
+    ) -> None:
+        live = await self._game_here(interaction)
+        await self._submit(interaction, live, "play", word, end or "", None)
+
+    @app_commands.command(name="turnover", description="Apple Turnover: replace an end word")
+    @app_commands.describe(word="Your longer word", end="Which end word to turn over")
+    async def turnover(
+        self,
+        interaction: discord.Interaction[Any],
+        word: str,
+        end: Literal["start", "end"] | None = None,
+    ) -> None:
+        live = await self._game_here(interaction)
+        await self._submit(interaction, live, "turnover", word, end or "", None)
+
+    async def options_for(self, guild_id: int) -> dict[str, Any]:
+        """``check_words`` only matters in Apple Turnover; the engine ignores it elsewhere."""
+        settings = await self.bot.settings.get(guild_id)
+        return {
+            "easy_letters": settings.easy_letters,
+            "word_list": settings.word_list,
+            "check_words": settings.turnover_words == "checked",
+        }
+
+    async def _game_here(self, interaction: discord.Interaction[Any]) -> Live:
+        """The caller's game in play in this channel (theirs to move first, if several)."""
+        if interaction.guild_id is None or interaction.channel_id is None:
+            raise Refusal("Words are played in your game's channel.")
+        user = interaction.user.id
+        rows = [
+            row
+            for kind in KINDS.values()
+            for row in await self.bot.store.open_games(
+                interaction.guild_id, interaction.channel_id, kind
+            )
+            if row.status == "active" and row.seat_of(user) is not None
+        ]
+        if not rows:
+            raise Refusal("You have no Appletters game in play in this channel.")
+        games = [await self.bot.runner.load(row.id) for row in rows]
+        mine = [g for g in games if g.row.seat_of(user) == g.state.turn]
+        return (mine or games)[0]
+
+    # Words: from a modal, a slash command, or a "which way?" button.
+
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """Every modal ``orcm:`` submission, including ones opened before a restart."""
+        if interaction.type is not discord.InteractionType.modal_submit:
+            return
+        data = data_of(interaction)
+        match = MODAL.fullmatch(str(data.get("custom_id", "")))
+        if match is None:
+            return
+        game_id = int(match["game"])
+        try:
+            live = await self.bot.runner.load(game_id)
+            if interaction.guild_id != live.row.guild_id:
+                raise Refusal("This game belongs to another server.")
+            values = modal_values(list(data.get("components") or []))
+            message = interaction.message
+            on_board = message is not None and message.id == live.row.message_id
+            present = responder(interaction) if on_board else None
+            word, end = values.get("word", ""), values.get("end", "")
+            await self._submit(interaction, live, match["kind"], word, end, present)
+        except Refusal as err:
+            await refuse(interaction, str(err))
+        except Exception:
+            await apologise(interaction, game_id)
+
+    async def _submit(
+        self,
+        interaction: discord.Interaction[Any],
+        live: Live,
+        kind: str,
+        word: str,
+        end_text: str,
+        present: Show | None,
+    ) -> None:
+        """Play (or turn over with) ``word``, asking which way when it fits several.
+
+        No version check: the word was typed for this player's turn, and the engine's turn
+        check keeps order even if the board moved for another reason meanwhile.
+        """
+        end = parse_end(end_text)
+        text = word.strip().upper()
+        ways = [
+            p for p in self._ways(live, interaction.user.id, kind, text) if end in (None, p.end)
+        ]
+        if len(ways) > 1:
+            await self._ask_which(interaction, live, kind, text, ways)
+            return
+        arg = ways[0].arg if ways else (f"{text}:{end}" if end else text)
+        await self.bot.runner.act(live.id, interaction.user.id, kind, arg, present=present)
+        if not interaction.response.is_done():
+            said = "Turned over with" if kind == "turnover" else "Played"
+            await interaction.response.send_message(f"{said} {text}.", ephemeral=True)
+
+    def _ways(self, live: Live, user_id: int, kind: str, text: str) -> list[Placement]:
+        """Legal placements now (empty: let the engine say why not)."""
+        seat = live.row.seat_of(user_id)
+        state: AppState | None = live.state
+        if seat is None or state is None or live.row.status != "active" or seat != state.turn:
+            return []
+        find = turnovers_for if kind == "turnover" else placements_for
+        return find(state, seat, text)
+
+    async def _ask_which(
+        self,
+        interaction: discord.Interaction[Any],
+        live: Live,
+        kind: str,
+        text: str,
+        ways: list[Placement],
+    ) -> None:
+        args = [encode_way(p) for p in ways]
+        if any(len(a) > 40 for a in args):
+            raise Refusal(f"{text} fits more than one way: play it with /appletters and an end.")
+        ui_kind = "ui_turnway" if kind == "turnover" else "ui_way"
+        buttons = [
+            GameButton(live.id, live.row.version, ui_kind, a, label=way_label(p, kind != "play"))
+            for p, a in zip(ways, args, strict=True)
+        ]
+        await interaction.response.send_message(
+            f"**{text}** fits more than one way. Which one?", view=view_of(*buttons), ephemeral=True
+        )
+
+    # Buttons that only show something, or open a modal or a private choice.
+
+    async def on_ui(
+        self, interaction: discord.Interaction[Any], live: Live, kind: str, arg: str
+    ) -> None:
+        if kind == "ui_tiles":
+            await self._show_tiles(interaction, live)
+        elif kind in ("ui_play", "ui_turnover"):
+            self._check_turn(live, interaction.user.id)
+            modal = WordModal(live.id, live.row.version, kind.removeprefix("ui_"))
+            modal.stop()  # never stored: the cog's listener answers it, even after a restart
+            await interaction.response.send_modal(modal)
+        elif kind == "ui_badapple":
+            await self._offer_bad_apple(interaction, live)
+        elif kind in ("ui_way", "ui_turnway", "ui_throw"):
+            await self._private_move(interaction, live, kind, arg)
+        else:
+            raise Refusal("That button does nothing in this game.")
+
+    def _check_turn(self, live: Live, user_id: int) -> int:
+        """The caller's seat, or a refusal a child understands."""
+        seat = live.row.seat_of(user_id)
+        if live.row.status != "active":
+            raise Refusal("This game is not being played right now.")
+        if seat is None:
+            raise Refusal("You are not playing in this game.")
+        state: AppState = live.state
+        if state.phase == "claim":
+            raise Refusal("Someone has used every tile: challenge the last word or accept it.")
+        if seat != state.turn:
+            raise Refusal(f"It is not your turn: it is {live.row.players[state.turn].name}'s go.")
+        return seat
+
+    async def _show_tiles(self, interaction: discord.Interaction[Any], live: Live) -> None:
+        seat = live.row.seat_of(interaction.user.id)
+        if seat is None or live.state is None:
+            raise Refusal("You are not playing in this game, so you have no tiles.")
+        text = self._tiles_message(live, live.state.hands[seat])
+        await interaction.response.send_message(text, ephemeral=True)
+
+    async def _offer_bad_apple(self, interaction: discord.Interaction[Any], live: Live) -> None:
+        seat = self._check_turn(live, interaction.user.id)
+        state: AppState = live.state
+        if state.bad_apple_used[seat]:
+            raise Refusal("You have already thrown your one Bad Apple this game.")
+        letters = sorted(set(state.hands[seat]))
+        options = [discord.SelectOption(label=letter, value=letter) for letter in letters]
+        select = GameSelect(live.id, live.row.version, "ui_throw", options, placeholder="Throw…")
+        await interaction.response.send_message(
+            "Which tile goes on the Bad Apple pile? Everyone will see it there.",
+            view=view_of(select),
+            ephemeral=True,
+        )
+
+    async def _private_move(
+        self, interaction: discord.Interaction[Any], live: Live, kind: str, arg: str
+    ) -> None:
+        """A choice made in an ephemeral message: edit the game message, answer anew."""
+        action = {"ui_way": "play", "ui_turnway": "turnover", "ui_throw": "badapple"}[kind]
+        move = arg if kind == "ui_throw" else decode_way(arg)
+        await self.bot.runner.act(
+            live.id, interaction.user.id, action, move, version=custom_version(interaction)
+        )
+        said = {
+            "play": f"Played {move.split(':')[0]}.",
+            "turnover": f"Turned over with {move.split(':')[0]}.",
+            "badapple": f"You threw {arg} on the Bad Apple pile.",
+        }[action]
+        await interaction.response.send_message(said, ephemeral=True)
+
+    # The public message.
+
+    def render(self, live: Live) -> Rendered:
+        view = public_view(live.state)
+        players = names(live)
+        embed = discord.Embed(title=f"{TITLES[live.row.kind]} · game {live.id}", colour=0xC62828)
+        embed.description = self._describe(view, players)
+        embed.add_field(name="Tiles", value=self._table(view, players), inline=False)
+        recent = [
+            e.text if e.seat is None else f"{players[e.seat]} {e.text}" for e in view.log[-4:]
+        ]
+        embed.add_field(name="Lately", value="\n".join(recent)[:1024] or "-", inline=False)
+        files = self._picture(view, embed)
+        if live.row.status != "active":
+            return self._finished(live, embed, files)
+        turn = live.row.players[view.turn]
+        content = None if turn.is_bot else f"<@{turn.user_id}>, your turn."
+        return Rendered(embed=embed, view=self._controls(live, view), content=content, files=files)
+
+    def _describe(self, view: View, players: list[str]) -> str:
+        """The snake in words (for screen readers and images turned off)."""
+        lines = []
+        if view.phase == "claim" and view.challengeable is not None:
+            seat, word = view.challengeable
+            lines.append(
+                f"**{players[seat]} used every tile with {word}!** {players[view.turn]}: "
+                "accept it, or anyone may challenge it."
+            )
+        elif view.phase == "play":
+            lines.append(f"**{players[view.turn]}'s turn**: play a word, or pick and pass.")
+        if view.snake:
+            lines.append("Words, start to end: " + " → ".join(w.text for w in view.snake))
+            ends = dict((e, letter) for e, _, letter in view.open_ends)
+            lines.append(f"Open ends: **{ends['start']}** (start) and **{ends['end']}** (end)")
+        else:
+            lines.append("No words yet: the first word lies flat anywhere.")
+        if view.challengeable is not None and view.phase == "play":
+            seat, word = view.challengeable
+            lines.append(f"{players[seat]}'s {word} may be challenged until the next move.")
+        return "\n".join(lines)[:4000]
+
+    def _table(self, view: View, players: list[str]) -> str:
+        lines = []
+        for seat, name in enumerate(players):
+            arrow = "▶ " if seat == view.turn and view.phase != "over" else ""
+            if not view.active[seat]:
+                lines.append(f"{name}: left the game (tiles set aside)")
+                continue
+            line = f"{arrow}**{name}**: {view.tile_counts[seat]} tiles"
+            if view.scores is not None:
+                line += f" · {view.scores[seat]} points"
+            if view.skips[seat]:
+                line += " · misses a turn"
+            lines.append(line)
+        lines.append(f"Core: {view.core_count} tiles")
+        if view.kind == "appleturnover":
+            lines.append(f"Bad Apple pile: {', '.join(view.bad_apples) or 'empty'}")
+        return "\n".join(lines)[:1024]
+
+    def _picture(self, view: View, embed: discord.Embed) -> list[discord.File]:
+        if not view.snake:
+            return []
+        words = ", ".join(w.text for w in view.snake)
+        ends = " and ".join(f"{letter} at the {e}" for e, _, letter in view.open_ends)
+        last = last_word(view)
+        alt = f"The word snake, start to end: {words}. Open ends: {ends}."
+        if last is not None:
+            alt += f" Last word: {last.text}."
+        embed.set_image(url="attachment://snake.png")
+        png = io.BytesIO(draw_snake(view))
+        return [discord.File(png, "snake.png", description=alt[:1000])]
+
+    def _controls(self, live: Live, view: View) -> ui.View:
+        gid, ver = live.id, live.row.version
+        primary = discord.ButtonStyle.primary
+        tiles = GameButton(gid, ver, "ui_tiles", label="My tiles", row=0)
+        items: list[ui.Item[Any]] = []
+        if view.phase == "claim":
+            items.append(GameButton(gid, ver, "accept", label="Accept", style=primary))
+        else:
+            items.append(GameButton(gid, ver, "ui_play", label="Play word", style=primary))
+            if view.kind == "appleturnover":
+                items.append(GameButton(gid, ver, "ui_turnover", label="Turn over"))
+            items.append(GameButton(gid, ver, "pick", label="Pick and pass"))
+            if view.kind == "appleturnover":
+                used = view.bad_apple_used[view.turn]
+                items.append(GameButton(gid, ver, "ui_badapple", label="Bad apple", disabled=used))
+        items.append(tiles)
+        if view.challengeable is not None:
+            word = view.challengeable[1]
+            danger = discord.ButtonStyle.danger
+            label = f"Challenge {word}"[:80]
+            items.append(GameButton(gid, ver, "challenge", label=label, style=danger, row=1))
+        return view_of(*items)
+
+    def _finished(self, live: Live, embed: discord.Embed, files: list[discord.File]) -> Rendered:
+        """Standings in points (Applescore) or tiles left, the snake kept, and Rematch."""
+        state: AppState = live.state
+        players = names(live)
+        unit = "points" if state.scored else "tiles left"
+        results = sorted(self.bot.runner.engine(live.row.kind).results(state), key=_place)
+        lines = [
+            f"{r.placement}. {players[r.seat]}: {r.score} {unit}" + (" 🏆" if r.won else "")
+            for r in results
+        ]
+        word = "Game over" if live.row.status == "finished" else "Game abandoned"
+        words = " → ".join(w.text for w in state.snake)
+        embed.description = f"**{word}**\n" + "\n".join(lines) + f"\n\nThe snake: {words}"[:3000]
+        rematch = GameButton(
+            live.id, live.row.version, "rematch", label="Rematch", style=discord.ButtonStyle.primary
+        )
+        return Rendered(embed=embed, view=view_of(rematch), files=files)
+
+    # Private tiles by DM.
+
+    def _tiles_message(self, live: Live, hand: str) -> str:
+        row = live.row
+        where = f"<#{row.channel_id}>"
+        if row.message_id is not None:
+            where = f"https://discord.com/channels/{row.guild_id}/{row.channel_id}/{row.message_id}"
+        return (
+            f"**{TITLES[row.kind]} · game {row.id}** in <#{row.channel_id}>\n"
+            f"Your tiles ({len(hand)}): {tiles_text(hand)}\n{where}"
+        )
+
+    def _on_commit(self, live: Live) -> None:
+        """Runner hook (sync): DM the tiles of anyone whose hand changed, in the background."""
+        if live.row.kind not in TITLES or live.state is None:
+            return
+        task = asyncio.create_task(self._send_tiles(live))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _send_tiles(self, live: Live) -> None:
+        async with self._locks.setdefault(live.id, asyncio.Lock()):
+            if live.row.version < self._versions.get(live.id, -1):
+                return  # a newer version was handled already
+            self._versions[live.id] = live.row.version
+            if live.row.status != "active":
+                self._forget(live.id)
+                return
+            state: AppState = live.state
+            for player in live.row.players:
+                key = (live.id, player.user_id)
+                hand = state.hands[player.seat]
+                if player.is_bot or not state.active[player.seat] or key in self._closed:
+                    continue
+                if self._sent.get(key) != hand:
+                    self._sent[key] = hand
+                    await self._dm(live, player.user_id, hand)
+
+    def _forget(self, game_id: int) -> None:
+        """A game that ended needs no more DMs: drop what was remembered for it."""
+        self._sent = {k: v for k, v in self._sent.items() if k[0] != game_id}
+        self._closed = {k for k in self._closed if k[0] != game_id}
+
+    async def _dm(self, live: Live, user_id: int, hand: str) -> None:
+        try:
+            channel = await self.bot.create_dm(discord.Object(id=user_id))
+            await channel.send(self._tiles_message(live, hand))
+        except discord.Forbidden:
+            self._closed.add((live.id, user_id))
+            await self._tell_dms_closed(live, user_id)
+        except discord.HTTPException:
+            log.warning("game %s: could not DM user %s their tiles", live.id, user_id)
+
+    async def _tell_dms_closed(self, live: Live, user_id: int) -> None:
+        """Once per game: say so in the channel, naming no tile."""
+        channel = self.bot.get_partial_messageable(live.row.channel_id, guild_id=live.row.guild_id)
+        try:
+            await channel.send(
+                f"<@{user_id}>, I can't send you direct messages, so press **My tiles** on the "
+                "game whenever you want to see your letters.",
+                allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False),
+            )
+        except discord.HTTPException:
+            log.warning("game %s: could not post the closed-DMs note", live.id)
+
+
+def _place(result: SeatResult) -> int:
+    return result.placement
+
+
+async def setup(bot: OrchardBot) -> None:
+    await bot.add_cog(AppLettersCog(bot))
