@@ -64,3 +64,29 @@ async def test_add_orchard_from_the_lobby(fake_discord: FakeDiscord, tmp_path: P
         await press(fake_discord, ALICE, lobby, "Start")
         (row,) = await bot.store.open_games(GUILD)
         assert row.status == "active" and row.players[1].is_bot
+
+
+async def test_cheerio_hint_is_private_own_turn_only_and_marks_the_game(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    import sqlite3
+
+    from tests.botharness import new_game
+
+    server(fake_discord)
+    path = tmp_path / "o.db"
+    async with orchard_bot(fake_discord, path) as bot:
+        await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        early = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "cheerio hint"))
+        assert early.ephemeral and "your own turn" in early.content
+        hint = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio hint"))
+        assert hint.ephemeral and hint.content.count("expected final score") == 3
+        assert all(
+            m.get("flags", 0) & 64 or "expected" not in (m.get("content") or "")
+            for m in fake_discord.channel_messages(CHANNEL)
+        )
+        await bot.settings.update(GUILD, hints=False)
+        off = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio hint"))
+        assert off.ephemeral and "turned off" in off.content
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT hinted FROM games").fetchall() == [(1,)]
