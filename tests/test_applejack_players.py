@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.ai import applejack_players as players
-from bot.ai.dice_optimal import DiceTables, load_or_build
+from bot.ai.dice_optimal import DiceTables, install, load_or_build
 from bot.games.applejack import CATEGORIES, ENGINE, ApplejackState, score
 from bot.games.base import IllegalMove
 
@@ -22,9 +22,9 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DiceTables]:
     path = tmp_path_factory.mktemp("dp") / "applejack.dp.json.gz"
     built = load_or_build("applejack", CATEGORIES, score, path)
     built.warm()
-    players.install(built)
+    install("applejack", built)
     yield built
-    players.install(None)
+    install("applejack", None)
 
 
 def play(state: ApplejackState, levels: list[str], seed: int) -> ApplejackState:

@@ -23,6 +23,7 @@ from bot.ai.dice_optimal import (
     ScoreFn,
     default_cache_dir,
     fingerprint,
+    install,
     load_or_build,
     tables_for,
 )
@@ -160,7 +161,7 @@ def test_strategies_only_make_legal_moves(full: DiceTables, seed: int, levels: l
 
 
 def test_registry_entry_uses_installed_tables(full: DiceTables) -> None:
-    players.install(full)
+    install("cheerio", full)
     try:
         state = ENGINE.new(5, 1, {})
         for level in ("easy", "normal", "hard"):
@@ -168,7 +169,7 @@ def test_registry_entry_uses_installed_tables(full: DiceTables) -> None:
         with pytest.raises(ValueError):
             players.choose(state, 0, "expert", 1)
     finally:
-        players.install(None)
+        install("cheerio", None)
 
 
 def at(

@@ -26,7 +26,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
 from bot.ai.dice_optimal import DiceTables, tables_for
 from bot.games.applejack import (
@@ -41,20 +40,6 @@ from bot.games.base import Action
 SLIP = 0.15
 SLIP_POINTS = 3.0
 FUTURE_WEIGHT = 0.1
-
-_installed: DiceTables | None = None
-
-
-def default_tables(cache_dir: Path | None = None) -> DiceTables:
-    """Apple Jack's tables: built once and cached to a file, then memoised."""
-    return _installed if _installed is not None else tables_for("applejack", cache_dir)
-
-
-def install(tables: DiceTables | None) -> None:
-    """Use these tables instead of the cached file's (tests; None restores the default)."""
-    global _installed
-    _installed = tables
-
 
 # Decisions on plain values, shared by the strategies and the benchmark.
 
@@ -143,7 +128,7 @@ def _used(state: ApplejackState) -> frozenset[str]:
 
 def _tabled(state: ApplejackState, seat: int, slip: random.Random | None) -> Action:
     """Hard's move (Normal's with ``slip``)."""
-    tables = default_tables()
+    tables = tables_for("applejack")
     if state.phase == "call":
         rivals = [state.dice[s] for s in decision_order(state) if s != seat]
         margins = call_margins(tables, _used(state), state.dice[seat], rivals)

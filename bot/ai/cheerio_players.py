@@ -18,7 +18,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
 from bot.ai.dice_optimal import Choice, DiceTables, tables_for
 from bot.games.base import Action
@@ -26,20 +25,6 @@ from bot.games.cheerio import CATEGORIES, ROLLS_PER_TURN, CheerioState, best_cat
 
 SLIP = 0.15
 SLIP_POINTS = 3.0
-
-_installed: DiceTables | None = None
-
-
-def default_tables(cache_dir: Path | None = None) -> DiceTables:
-    """Cheerio's tables: built once (under a second) and cached to a file, then memoised."""
-    return _installed if _installed is not None else tables_for("cheerio", cache_dir)
-
-
-def install(tables: DiceTables | None) -> None:
-    """Use these tables instead of the cached file's (tests; None restores the default)."""
-    global _installed
-    _installed = tables
-
 
 # Decisions on plain values, shared by the strategies and the benchmark.
 
@@ -120,7 +105,7 @@ def hard(
     state: CheerioState, seat: int, rng_seed: int = 0, *, tables: DiceTables | None = None
 ) -> Action:
     """The move that maximises the seat's expected final score."""
-    t = tables if tables is not None else default_tables()
+    t = tables if tables is not None else tables_for("cheerio")
     return _act(state, seat, decide(t, _used(state, seat), state.dice, _rolls_left(state)))
 
 
@@ -133,7 +118,7 @@ def normal(
     state: CheerioState, seat: int, rng_seed: int = 0, *, tables: DiceTables | None = None
 ) -> Action:
     """Hard's move, except now and then the second best when it is close."""
-    t = tables if tables is not None else default_tables()
+    t = tables if tables is not None else tables_for("cheerio")
     used, left = _used(state, seat), _rolls_left(state)
     return _act(state, seat, decide(t, used, state.dice, left, slip_rng(state, seat)))
 

@@ -386,3 +386,12 @@ def tables_for(kind: str, cache_dir: Path | None = None) -> DiceTables:
         tables.warm()
         _GAMES[kind] = tables
     return _GAMES[kind]
+
+
+def install(kind: str, tables: DiceTables | None) -> None:
+    """Use ``tables`` for ``kind`` from now on (tests build theirs in a temporary folder);
+    None forgets them, so the next :func:`tables_for` loads the cached file again."""
+    if tables is None:
+        _GAMES.pop(kind, None)
+    else:
+        _GAMES[kind] = tables
