@@ -268,30 +268,38 @@ async def dispatch(
     """The single entry for every click: lobby, display-only buttons, or a game move."""
     bot: OrchardBot = interaction.client
     try:
-        live = await bot.runner.load(game_id)
-        if interaction.guild_id != live.row.guild_id:
-            raise Refusal("This game belongs to another server.")
-        if kind in LOBBY_ACTIONS:
-            await _lobby_action(bot, interaction, game_id, kind, arg)
-        elif kind == "rematch":
-            await bot.rematch(interaction, live)
-        elif kind == "repost":
-            await _repost(bot, interaction, live)
-        elif kind.startswith("ui_"):
-            await bot.uis[live.row.kind].on_ui(interaction, live, kind, arg)
-        else:
+        if kind in LOBBY_ACTIONS or kind in ("rematch", "repost") or kind.startswith("ui_"):
+            await _not_a_move(bot, interaction, game_id, kind, arg)
+        else:  # the hot path: the runner loads the game once and checks everything
             await bot.runner.act(
                 game_id,
                 interaction.user.id,
                 kind,
                 arg,
                 version=version,
+                guild_id=interaction.guild_id or 0,
                 present=responder(interaction),
             )
     except Refusal as err:
         await refuse(interaction, str(err))
     except Exception:
         await apologise(interaction, game_id)
+
+
+async def _not_a_move(
+    bot: OrchardBot, interaction: discord.Interaction[Any], game_id: int, kind: str, arg: str
+) -> None:
+    live = await bot.runner.load(game_id)
+    if interaction.guild_id != live.row.guild_id:
+        raise Refusal("This game belongs to another server.")
+    if kind in LOBBY_ACTIONS:
+        await _lobby_action(bot, interaction, game_id, kind, arg)
+    elif kind == "rematch":
+        await bot.rematch(interaction, live)
+    elif kind == "repost":
+        await _repost(bot, interaction, live)
+    else:
+        await bot.uis[live.row.kind].on_ui(interaction, live, kind, arg)
 
 
 async def _lobby_action(

@@ -87,11 +87,18 @@ class Runner:
         arg: str = "",
         *,
         version: int | None = None,
+        guild_id: int | None = None,
         present: Show | None = None,
     ) -> Live:
-        """Apply one player's action; raises :class:`Refusal` (nothing changed) if it can't."""
+        """Apply one player's action; raises :class:`Refusal` (nothing changed) if it can't.
+
+        ``guild_id``, when given, is the server the click came from: a game is only ever
+        played from its own server.
+        """
         async with self.lock(game_id):
             live = await self.load(game_id)
+            if guild_id is not None and guild_id != live.row.guild_id:
+                raise Refusal("This game belongs to another server.")
             seat = self._check_actor(live, user_id, version)
             player = live.row.players[seat]
             action = Action(seat, kind, arg)

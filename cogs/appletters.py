@@ -319,7 +319,14 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             await self._ask_which(interaction, live, kind, text, ways)
             return
         arg = ways[0].arg if ways else (f"{text}:{end}" if end else text)
-        await self.bot.runner.act(live.id, interaction.user.id, kind, arg, present=present)
+        await self.bot.runner.act(
+            live.id,
+            interaction.user.id,
+            kind,
+            arg,
+            guild_id=interaction.guild_id or 0,
+            present=present,
+        )
         if not interaction.response.is_done():
             said = "Turned over with" if kind == "turnover" else "Played"
             await interaction.response.send_message(f"{said} {text}.", ephemeral=True)
@@ -414,7 +421,12 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         action = {"ui_way": "play", "ui_turnway": "turnover", "ui_throw": "badapple"}[kind]
         move = arg if kind == "ui_throw" else decode_way(arg)
         await self.bot.runner.act(
-            live.id, interaction.user.id, action, move, version=custom_version(interaction)
+            live.id,
+            interaction.user.id,
+            action,
+            move,
+            version=custom_version(interaction),
+            guild_id=interaction.guild_id or 0,
         )
         said = {
             "play": f"Played {move.split(':')[0]}.",

@@ -242,3 +242,12 @@ async def test_a_timeout_that_ends_the_game_skips_the_other_seats(tmp_path: Path
     assert [r.won for r in o.runner.engine("applejack").results(live.state)] == [False, True]
     assert await o.runner.replay(live.id) == live.state
     await o.close()
+
+
+async def test_a_game_is_only_played_from_its_own_server(tmp_path: Path) -> None:
+    o = await orchard(tmp_path / "o.db")
+    live = await started(o, "cheerio", [1])
+    with pytest.raises(Refusal, match="another server"):
+        await o.runner.act(live.id, 1, "roll", version=0, guild_id=GUILD + 1)
+    await o.runner.act(live.id, 1, "roll", version=0, guild_id=GUILD)
+    await o.close()
