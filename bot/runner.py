@@ -126,7 +126,7 @@ class Runner:
                 return None
             if seat not in engine.to_act(live.state):
                 return None
-            action = decide(live)
+            action = await asyncio.to_thread(decide, live)  # a word search can take 50 ms
             try:
                 state = engine.apply(live.state, action)
             except IllegalMove:

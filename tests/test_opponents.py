@@ -105,3 +105,32 @@ async def test_orchard_seats_can_fill_a_whole_game(tmp_path: Path) -> None:
 async def _turn_is(o: Orchard, game_id: int, seat: int) -> bool:
     live = await o.runner.load(game_id)
     return live.row.status != "active" or live.state.turn == seat
+
+
+async def test_orchard_sees_only_its_own_tiles(tmp_path: Path, monkeypatch) -> None:
+    from bot.ai import registry
+    from bot.games.appletters import View
+
+    seen: list[object] = []
+    real = registry.STRATEGIES["appletters"]
+
+    def spy(view, seat, level, seed):
+        seen.append(view)
+        return real(view, seat, level, seed)
+
+    monkeypatch.setitem(registry.STRATEGIES, "appletters", spy)
+    o = await orchard(tmp_path / "o.db")
+    Opponents(o.runner, delay=0)
+    live = await o.lobby.open("appletters", GUILD, CHANNEL, player(1))
+    await o.lobby.add_seat(live.id, 1, Player(0, BOT_USER, "Orchard", is_bot=True, level="hard"))
+    live = await o.lobby.start(live.id, 1)
+    if live.state.turn == 0:
+        await o.runner.act(live.id, 1, "pick", version=live.row.version)
+
+    async def orchard_moved() -> bool:
+        return bool(seen) and (await o.runner.load(live.id)).state.turn == 0
+
+    await until(orchard_moved)
+    assert all(isinstance(v, View) and v.seat == 1 for v in seen)
+    assert not any(hasattr(v, "hands") or hasattr(v, "core") for v in seen)
+    await o.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bot.ai import applejack_players, cheerio_players, hotscore_players
+from bot.ai import applejack_players, appletters_players, cheerio_players, hotscore_players
 from bot.games.base import Action
 
 LEVELS = ("easy", "normal", "hard")
@@ -20,4 +20,7 @@ STRATEGIES: Mapping[str, Strategy] = {
     "cheerio": cheerio_players.choose,
     "applejack": applejack_players.choose,
     "hotscore": hotscore_players.choose,
+    "appletters": appletters_players.choose,
+    "applescore": appletters_players.choose,
+    "appleturnover": appletters_players.choose,
 }

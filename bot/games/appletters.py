@@ -152,6 +152,7 @@ class View:
     """What one seat (or, with ``hand`` None, anyone) may see: no other seat's tiles."""
 
     kind: str
+    word_list: str
     seat: int | None
     hand: str | None
     tile_counts: tuple[int, ...]
@@ -480,6 +481,7 @@ def _view(state: AppState, seat: int | None) -> View:
     letters = board(state.snake)
     return View(
         kind=state.variant,
+        word_list=state.word_list,
         seat=seat,
         hand=None if seat is None else state.hands[seat],
         tile_counts=tuple(len(h) for h in state.hands),
@@ -520,6 +522,10 @@ class AppLettersEngine:
     def __init__(self, variant: Variant) -> None:
         self.kind: str = variant
         self.variant: Variant = variant
+
+    def view_for(self, state: AppState, seat: int) -> View:
+        """What ``seat`` sees: all Orchard's strategy is ever given (see bot/opponents.py)."""
+        return view_for(state, seat)
 
     def new(self, seed: int, players: int, options: Options) -> AppState:
         if not self.min_players <= players <= self.max_players:
