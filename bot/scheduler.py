@@ -70,4 +70,5 @@ class Scheduler:
             delay = MAX_SLEEP if nearest is None else nearest - self.runner.clock()
             delay = min(max(delay, 0.0), MAX_SLEEP)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+                async with asyncio.timeout(delay):  # wait_for (3.11) can swallow a cancel
+                    await self._wake.wait()
