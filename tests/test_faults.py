@@ -1,0 +1,232 @@
+"""Discord misbehaving mid-game: rate limits, server errors, lost permissions and messages,
+a dropped gateway, a late answer. Whatever happens, a move is applied once, the stored
+game equals the replay of its move log, and the game plays on.
+
+The fake serves each fault once (``fake.fail``); discord.py retries 429 (after retry-after)
+and 500/502 (after 1 s, so 500 is injected once only) and raises at once on 403/404/503.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.app import OrchardBot
+from bot.games.cheerio import ROLLS_PER_TURN, open_categories
+from bot.runner import Live
+from tests.botharness import ALICE, CHANNEL, GUILD, answered, orchard_bot, server
+from tests.fakediscord import FakeDiscord, InteractionRecord
+
+CALLBACK = r"/interactions/\d+/[^/]+/callback$"
+EDIT = rf"/channels/{CHANNEL}/messages/\d+$"
+
+
+@dataclass
+class Game:
+    """One Cheerio game in play, and how many of its player's actions were accepted."""
+
+    fake: FakeDiscord
+    bot: OrchardBot
+    id: int
+    accepted: int = 0
+
+    async def live(self) -> Live:
+        return await self.bot.runner.load(self.id)
+
+    _message: int | None = None
+
+    @property
+    def board(self) -> int:
+        """The game's message (it changes when the board is posted again)."""
+        assert self._message is not None
+        return self._message
+
+    async def refresh(self) -> None:
+        self._message = (await self.live()).row.message_id
+
+    async def act(self, user: int = ALICE, *, answered: bool = True) -> InteractionRecord:
+        """Press whatever moves the game on for ``user``: Roll, else score the first category.
+
+        Waits for the bot's answer, or with ``answered=False`` for Discord to refuse it.
+        """
+        await self.refresh()
+        live = await self.live()
+        state = live.state
+        before = live.row.version
+        if state.rolls < ROLLS_PER_TURN:
+            button = self.fake.find_button(self.board, lambda c: ":roll:" in (c.custom_id or ""))
+            record = await self.fake.click(user, self.board, button)
+        else:
+            select = next(c for c in self.fake.components(self.board) if c.is_select)
+            category = open_categories(state.cards[state.turn])[0]
+            record = await self.fake.select(user, self.board, select, [category])
+        await self.fake.wait_for(lambda: self._settled(record, answered), 5.0, "an answer")
+        if (await self.live()).row.version != before:
+            self.accepted += 1
+        return record
+
+    def _settled(self, record: InteractionRecord, answered: bool) -> bool:
+        if answered:
+            return record.callback is not None
+        return any(record.token in r.path and r.status >= 400 for r in self.fake.requests)
+
+    async def check(self, *, shown: bool = True) -> None:
+        """Applied once, replayable, and (if ``shown``) the board shows the latest version."""
+        live = await self.live()
+        moves = await self.bot.store.moves(self.id)
+        people = [m for m in moves if m.source == "player"]
+        assert len(people) == self.accepted
+        assert live.row.version == len(moves)
+        assert await self.bot.runner.replay(self.id) == live.state
+        if shown and live.row.status == "active":
+            await self.fake.wait_for(lambda: self._shows(live), 5.0, "the board to catch up")
+
+    def _shows(self, live: Live) -> bool:
+        message = self.fake.messages.get(live.row.message_id or 0)
+        ids = (
+            [c.custom_id or "" for c in self.fake.components(int(message["id"]))] if message else []
+        )
+        return any(i.startswith(f"orc:{live.id}:{live.row.version}:") for i in ids)
+
+
+@pytest.fixture
+async def game(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Game]:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        board = int(opened.original["id"]) if opened.original else 0
+        started = await answered(
+            await fake_discord.click(ALICE, board, fake_discord.find_button(board, "Start"))
+        )
+        assert started.type == 7
+        (row,) = await bot.store.open_games(GUILD)
+        g = Game(fake_discord, bot, row.id)
+        await g.refresh()
+        yield g
+
+
+@pytest.fixture
+async def versus(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Game]:
+    """Alice against Orchard: Orchard's moves reach Discord as message edits (PATCH)."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard", "level": "easy"}
+            )
+        )
+        (row,) = await bot.store.open_games(GUILD)
+        g = Game(fake_discord, bot, row.id)
+        await g.refresh()
+        yield g
+
+
+async def my_turn_again(g: Game) -> None:
+    """Finish Alice's turn and wait until Orchard has played its own."""
+    while (await g.live()).state.turn == 0:
+        await g.act()
+    for _ in range(1000):
+        live = await g.live()
+        if live.row.status != "active" or live.state.turn == 0:
+            return
+        await asyncio.sleep(0.01)
+    raise TimeoutError("Orchard did not play its turn")
+
+
+async def test_429_on_the_answer_is_retried_and_applied_once(game: Game) -> None:
+    game.fake.fail("POST", CALLBACK, 429, times=2, retry_after=0.05)
+    for _ in range(4):
+        record = await game.act()
+        assert record.type == 7, record.describe()
+    assert game.fake.pending_faults == 0
+    await game.check()
+
+
+async def test_429_on_message_edits_is_retried(versus: Game) -> None:
+    versus.fake.fail("PATCH", EDIT, 429, times=3, retry_after=0.05)
+    await my_turn_again(versus)
+    assert versus.fake.pending_faults == 0
+    await versus.check()
+    assert not versus.fake.errors
+
+
+async def test_500_once_is_retried_after_a_second(game: Game) -> None:
+    game.fake.fail("POST", CALLBACK, 500, times=1)
+    record = await game.act()
+    assert record.type == 7, record.describe()
+    await game.check()
+
+
+@pytest.mark.parametrize("status", [503, 403])
+async def test_a_failed_answer_still_shows_the_move_once(game: Game, status: int) -> None:
+    """503 is not retried and 403 is final: the move stands, the board is edited instead."""
+    game.fake.fail("POST", CALLBACK, status, times=1)
+    record = await game.act(answered=False)
+    assert record.callback is None  # Discord shows "interaction failed" to this click only
+    await game.check()  # ... but the channel message was edited to the new version
+    again = await game.act()
+    assert again.type == 7
+    await game.check()
+
+
+async def test_403_on_message_edits_loses_nothing(versus: Game) -> None:
+    """Orchard's moves cannot be shown; its stale board says so, and /games posts it again."""
+    fake = versus.fake
+    fake.fail("PATCH", EDIT, 403, times=50)
+    await my_turn_again(versus)
+    fake._faults.clear()  # permissions given back
+    await versus.check(shown=False)
+    stale = await answered(
+        await fake.click(
+            ALICE,
+            versus.board,
+            fake.find_button(versus.board, lambda c: ":roll:" in str(c.custom_id)),
+        )
+    )
+    assert stale.ephemeral and "already played" in stale.content
+    listed = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "games"))
+    assert listed.original is not None
+    shown = int(listed.original["id"])
+    again = await answered(
+        await fake.click(ALICE, shown, fake.find_button(shown, f"Show #{versus.id} again"))
+    )
+    assert again.ephemeral and "Posted again" in again.content
+    await versus.check()
+    assert (await versus.act()).type == 7
+    await versus.check()
+
+
+async def test_404_unknown_message_posts_the_board_again(versus: Game) -> None:
+    old = versus.board
+    versus.fake.fail("PATCH", EDIT, 404, times=1)
+    await my_turn_again(versus)
+    await versus.refresh()
+    assert versus.board != old
+    await versus.check()
+    record = await versus.act()
+    assert record.type == 7
+    await versus.check()
+
+
+async def test_a_dropped_gateway_resumes_and_play_goes_on(game: Game) -> None:
+    await game.act()
+    await game.fake.drop_gateway()
+    assert game.fake.resumes == 1
+    for _ in range(3):
+        record = await game.act()
+        assert record.type == 7
+    await game.check()
+
+
+async def test_an_answer_too_late_for_discord_still_moves_the_board(game: Game) -> None:
+    """After 3 s Discord forgets the interaction (10062); the move stands and is shown."""
+    game.fake.fail("POST", CALLBACK, 404, times=1, code=10062, message="Unknown interaction")
+    record = await game.act(answered=False)
+    assert record.callback is None
+    await game.check()
+    assert (await game.act()).type == 7
+    await game.check()
