@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
 from typing import Any
 
 import discord
@@ -19,7 +20,6 @@ from bot.ai.dice_optimal import tables_for
 from bot.config import Config
 from bot.games.registry import ENGINES
 from bot.interface import (
-    ANY_OF_OURS,
     OURS,
     GameButton,
     GameSelect,
@@ -28,9 +28,9 @@ from bot.interface import (
     component_arg,
     data_of,
     dispatch,
-    on_message,
     refuse,
     render,
+    shown_as,
 )
 from bot.lobby import Lobby
 from bot.opponents import Opponents
@@ -93,6 +93,12 @@ class OrchardBot(commands.AutoShardedBot):
         self.config = config
         self.force_sync = force_sync
         self.uis: dict[str, GameUI] = {}
+        self.templates: list[re.Pattern[str]] = []
+
+    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        """Register persistent components and remember their ids, for :meth:`on_interaction`."""
+        super().add_dynamic_items(*items)
+        self.templates += [item.__discord_ui_compiled_template__ for item in items]
 
     async def setup_hook(self) -> None:
         self.store = await Store.open(self.config.db_path)
@@ -142,7 +148,7 @@ class OrchardBot(commands.AutoShardedBot):
             await channel.send(notice, allowed_mentions=discord.AllowedMentions.none())
 
     async def _edit_or_post(self, live: Live) -> None:
-        payload = render(self, live)
+        payload = await render(self, live)
         channel = self.get_partial_messageable(live.row.channel_id, guild_id=live.row.guild_id)
         if live.row.message_id is not None:
             try:
@@ -153,7 +159,7 @@ class OrchardBot(commands.AutoShardedBot):
         await self.post(live, payload)
 
     async def post(self, live: Live, payload: Rendered | None = None) -> discord.Message:
-        payload = payload or render(self, live)
+        payload = payload or await render(self, live)
         channel = self.get_partial_messageable(live.row.channel_id, guild_id=live.row.guild_id)
         message = await channel.send(**payload.send_kwargs())
         await self.store.set_message(live.id, message.id)
@@ -184,7 +190,7 @@ class OrchardBot(commands.AutoShardedBot):
                 live = await self.lobby.join(live.id, player, _unseen)
         if start:
             live = await self.lobby.start(live.id, user.id, _unseen)
-        payload = render(self, live)
+        payload = await render(self, live)
         await interaction.response.send_message(**payload.send_kwargs())
         message = await interaction.original_response()
         await self.store.set_message(live.id, message.id)
@@ -209,23 +215,30 @@ class OrchardBot(commands.AutoShardedBot):
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Answer the clicks discord.py's view store drops without a word.
 
-        It ignores a custom_id that is not ours (forged, or from another bot) and one that is
-        no longer on the message (a board that moved on since the client drew it): both get
-        a private answer here instead of "This interaction failed".
+        discord.py runs one of our components only when its id matches a registered template
+        and a component of that id and type is on the message. Anything else gets a private
+        answer here instead of "This interaction failed": a game control no longer on its
+        message (a board that moved on since the client drew it) goes to the runner, which
+        says why it is refused; every other id, forged or from another bot, is refused here.
         """
         if interaction.type is not discord.InteractionType.component:
             return
-        custom = str(data_of(interaction).get("custom_id", ""))
+        data = data_of(interaction)
+        custom = str(data.get("custom_id", ""))
+        shown = shown_as(interaction.message, custom)
+        ours = any(template.fullmatch(custom) for template in self.templates)
+        if ours and shown is not None and shown == data.get("component_type"):
+            return  # discord.py runs the component's own callback
         match = OURS.fullmatch(custom)
-        if not ANY_OF_OURS.match(custom):
+        if match is None or shown is not None:
             await refuse(
                 interaction, "That button is not one Orchard knows. Use /games to find your game."
             )
-        elif match is not None and not on_message(interaction.message, custom):
-            await dispatch(
-                interaction,
-                int(match["game"]),
-                int(match["version"]),
-                match["kind"],
-                component_arg(interaction, match),
-            )
+            return
+        await dispatch(
+            interaction,
+            int(match["game"]),
+            int(match["version"]),
+            match["kind"],
+            component_arg(interaction, match),
+        )

@@ -7,10 +7,11 @@ version of a board is recognised as already played.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -33,7 +34,6 @@ _FIELDS = (
 BUTTON_TEMPLATE = r"orc:" + _FIELDS
 SELECT_TEMPLATE = r"orcs:" + _FIELDS
 OURS = re.compile(r"orcs?:" + _FIELDS)
-ANY_OF_OURS = re.compile(r"orc[a-z]?:")  # game controls, board pages (orcb), modals (orcm)
 
 LOBBY_ACTIONS = ("lobby_join", "lobby_leave", "lobby_start", "lobby_cancel", "lobby_addbot")
 
@@ -131,15 +131,22 @@ def component_arg(interaction: discord.Interaction[Any], match: re.Match[str]) -
     return select_value(interaction) if "values" in data_of(interaction) else match["arg"]
 
 
-def on_message(message: discord.Message | None, custom: str) -> bool:
-    """Whether ``custom`` is still a component of ``message`` (what discord.py dispatches)."""
+def shown_as(message: discord.Message | None, custom: str) -> int | None:
+    """The component type ``custom`` has on ``message``, or None when it is not there.
+
+    discord.py runs a dynamic item only when a component of the clicked type and id is on the
+    message, so a click that fails this test is ours to answer.
+    """
     if message is None:
-        return False
+        return None
     for row in message.components:
         for child in getattr(row, "children", [row]):
             if getattr(child, "custom_id", None) == custom:
-                return True
-    return False
+                return int(child.type.value)
+    return None
+
+
+Draw = Callable[[], list[discord.File]]
 
 
 @dataclass
@@ -150,6 +157,7 @@ class Rendered:
     view: ui.View | None = None
     content: str | None = None
     files: list[discord.File] = field(default_factory=list)
+    draw: Draw | None = None  # slow files, made off the event loop by render()
 
     def send_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"content": self.content, "embed": self.embed, "files": self.files}
@@ -223,22 +231,35 @@ def lobby_render(live: Live, title: str, blurb: str) -> Rendered:
     return Rendered(embed=embed, view=view_of(*buttons))
 
 
-def render(bot: OrchardBot, live: Live) -> Rendered:
+async def render(bot: OrchardBot, live: Live) -> Rendered:
+    """A game's message; a picture is drawn in a thread so other games keep moving meanwhile."""
     ui_ = bot.uis[live.row.kind]
-    if live.state is None:
-        return lobby_render(live, ui_.title, ui_.blurb)
-    return ui_.render(live)
+    payload = lobby_render(live, ui_.title, ui_.blurb) if live.state is None else ui_.render(live)
+    if payload.draw is not None:
+        payload.files += await asyncio.to_thread(payload.draw)
+        payload.draw = None
+    return payload
 
 
 def responder(interaction: discord.Interaction[Any]) -> Show:
-    """Show a committed game by editing the clicked message in the interaction's reply."""
+    """Show a committed game by editing the clicked message in the interaction's reply.
+
+    A click on any other message (an old board, since posted again) must not turn that
+    message into this game: the game's own message is edited and the click answered privately.
+    """
 
     async def present(live: Live) -> None:
         bot: OrchardBot = interaction.client
-        payload = render(bot, live)
         if interaction.response.is_done():
             raise RuntimeError("interaction already answered")
-        await interaction.response.edit_message(**payload.edit_kwargs())
+        message = interaction.message
+        if message is None or message.id != live.row.message_id:
+            await bot.publish(live)
+            await interaction.response.send_message(
+                "Done: the game's message is updated.", ephemeral=True
+            )
+            return
+        await interaction.response.edit_message(**(await render(bot, live)).edit_kwargs())
 
     return present
 

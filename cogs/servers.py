@@ -15,7 +15,7 @@ import discord
 from discord import app_commands, ui
 from discord.ext import commands, tasks
 
-from bot.interface import refuse
+from bot.interface import refuse, view_of
 from bot.ratings import shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
@@ -102,6 +102,35 @@ class BoardPage(
         )
 
 
+class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,20})"):
+    """The confirm button of /forget-me: only its asker may press it, even after a restart."""
+
+    def __init__(self, user_id: int) -> None:
+        self.user_id = user_id
+        super().__init__(
+            ui.Button(
+                label="Delete my results",
+                style=discord.ButtonStyle.danger,
+                custom_id=f"orcf:{user_id}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: ui.Item[Any], match: Any
+    ) -> ForgetMe:
+        return cls(int(match["user"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.user.id != self.user_id or interaction.guild_id is None:
+            await refuse(interaction, "Only the person who asked can confirm.")
+            return
+        bot: OrchardBot = interaction.client
+        removed = await bot.store.forget_user(interaction.guild_id, interaction.user.id)
+        noun = "record" if removed == 1 else "records"
+        await interaction.response.send_message(f"Done: {removed} {noun} removed.", ephemeral=True)
+
+
 async def send_board(interaction: discord.Interaction[Any], kind: str, by: str = "wins") -> None:
     if interaction.guild_id is None:
         raise Refusal("Leaderboards belong to a server: ask me there.")
@@ -116,7 +145,7 @@ async def send_board(interaction: discord.Interaction[Any], kind: str, by: str =
 class ServersCog(commands.Cog):
     def __init__(self, bot: OrchardBot) -> None:
         self.bot = bot
-        bot.add_dynamic_items(BoardPage)
+        bot.add_dynamic_items(BoardPage, ForgetMe)
 
     async def cog_load(self) -> None:
         self.purge.start()
@@ -308,23 +337,9 @@ class ServersCog(commands.Cog):
     @app_commands.command(name="forget-me", description="Delete your results and ratings here")
     async def forget_me(self, interaction: discord.Interaction[Any]) -> None:
         self._guild(interaction)
-        view = ui.View(timeout=120)
-        confirm: ui.Button[ui.View] = ui.Button(
-            label="Delete my results", style=discord.ButtonStyle.danger
-        )
-
-        async def really(press: discord.Interaction[Any]) -> None:
-            if press.user.id != interaction.user.id or press.guild_id is None:
-                await refuse(press, "Only the person who asked can confirm.")
-                return
-            removed = await self.bot.store.forget_user(press.guild_id, press.user.id)
-            await press.response.send_message(f"Done: {removed} records removed.", ephemeral=True)
-
-        confirm.callback = really  # type: ignore[method-assign,assignment]
-        view.add_item(confirm)
         await interaction.response.send_message(
             "This deletes every result and rating of yours in this server, for good. Sure?",
-            view=view,
+            view=view_of(ForgetMe(interaction.user.id)),
             ephemeral=True,
         )
 

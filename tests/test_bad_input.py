@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from bot.__main__ import serve
 from bot.app import OrchardBot
 from bot.games.cheerio import CATEGORIES
-from bot.interface import ANY_OF_OURS, OURS
+from bot.interface import OURS
 from tests.botharness import config
 from tests.fakediscord import ADMINISTRATOR, FakeDiscord, InteractionRecord, run_bot
 
@@ -180,11 +180,6 @@ async def legit(table: Table, custom: str, user: int) -> bool:
     return int(match["version"]) == await table.version(table.a) or match["kind"] == "repost"
 
 
-def unanswered_bug(custom: str) -> bool:
-    """Ids that look like ours but name no game control: known to go unanswered (see below)."""
-    return ANY_OF_OURS.match(custom) is not None and OURS.fullmatch(custom) is None
-
-
 # --------------------------------------------------------------------------- forged clicks
 
 
@@ -198,7 +193,6 @@ async def test_forged_custom_ids_are_refused_privately_and_change_nothing(
     board = data.draw(st.sampled_from([table.board_a, table.board_b]), label="board")
     as_select = data.draw(st.booleans(), label="as_select")
     assume(not await legit(table, custom, user))
-    assume(not unanswered_bug(custom))
     before = await table.snapshot()
     values = ["ones"] if as_select else None
     if as_select:
@@ -246,23 +240,41 @@ async def test_arbitrary_select_values_are_refused(table: Table, values: list[st
     no_errors(table.fake)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/app.py on_interaction answers neither an orc?: id that is not a game control "
-    "nor one whose component type differs from the message's: no reply at all",
+@pytest.mark.parametrize(
+    "custom", ["orc:", "orcb:x", "orcz:1:0:roll:", "orcm:1:0:play:", "orcf:7001", "orcb:wins:x:0"]
 )
-@pytest.mark.parametrize("custom", ["orc:", "orcb:x", "orcz:1:0:roll:", "orcm:1:0:play:"])
 async def test_lookalike_ids_are_answered(table: Table, custom: str) -> None:
+    before = await table.snapshot()
     reply = await (await table.fake.forge(ALICE, table.board_a, custom)).wait(0.5)
     private(reply)
+    assert "not one Orchard knows" in reply.content
+    assert await table.snapshot() == before
 
 
-@pytest.mark.xfail(strict=True, reason="same as above: a select-typed click on a button's id")
 async def test_a_button_id_sent_as_a_select_is_answered(table: Table) -> None:
     roll = table.fake.find_button(table.board_a, lambda c: ":roll:" in (c.custom_id or ""))
+    before = await table.snapshot()
     forged = await table.fake.forge(ALICE, table.board_a, roll.custom_id or "", values=["x"])
     reply = await forged.wait(0.5)
     private(reply)
+    assert await table.snapshot() == before
+
+
+async def test_a_control_clicked_on_another_games_message_moves_only_its_own_board(
+    table: Table,
+) -> None:
+    """Game A's roll, sent from game B's message: A moves, B's message is left as it was."""
+    roll = table.fake.find_button(table.board_a, lambda c: ":roll:" in (c.custom_id or ""))
+    live = await table.bot.runner.load(table.a)
+    player = ALICE if live.state.turn == 0 else BOB
+    b_before = table.fake.message(table.board_b)
+    reply = await answer(await table.fake.forge(player, table.board_b, roll.custom_id or ""))
+    private(reply)
+    assert await table.version(table.a) == live.row.version + 1
+    assert table.fake.message(table.board_b) == b_before
+    ids = [c.custom_id or "" for c in table.fake.components(table.board_a)]
+    assert ids and all(f"orc:{table.a}:{live.row.version + 1}:" in i for i in ids if ":roll:" in i)
+    no_errors(table.fake)
 
 
 # --------------------------------------------------------------------------- slash options

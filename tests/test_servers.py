@@ -172,6 +172,29 @@ async def test_boards_page_ten_at_a_time_and_show_my_rank(
         assert "your rank" in shortcut.embeds[0]["footer"]["text"]
 
 
+async def test_forget_me_asks_first_and_its_button_survives_a_restart(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    path = tmp_path / "o.db"
+    async with orchard_bot(fake_discord, path):
+        pass
+    seed_results(path, 3)
+    async with orchard_bot(fake_discord, path):
+        asked = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forget-me"))
+        assert asked.ephemeral and "Sure?" in asked.content
+        confirm = int(asked.original["id"])
+        assert rows(path, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(1,)]
+    async with orchard_bot(fake_discord, path):  # a restart between asking and confirming
+        button = fake_discord.find_button(confirm, "Delete my results")
+        other = await answered(await fake_discord.click(BOB, confirm, button))
+        assert other.ephemeral and "Only the person who asked" in other.content
+        done = await answered(await fake_discord.click(ALICE, confirm, button))
+        assert done.ephemeral and done.content == "Done: 1 record removed."
+    assert rows(path, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(0,)]
+    assert rows(path, "SELECT COUNT(*) FROM results") == [(2,)]
+
+
 async def test_settings_need_manage_server_and_are_validated(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
