@@ -29,6 +29,7 @@ from bot.games.appletters import (
 from bot.games.base import SeatResult
 from bot.interface import (
     OURS,
+    Draw,
     GameButton,
     GameSelect,
     Rendered,
@@ -447,12 +448,12 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             e.text if e.seat is None else f"{players[e.seat]} {e.text}" for e in view.log[-4:]
         ]
         embed.add_field(name="Lately", value="\n".join(recent)[:1024] or "-", inline=False)
-        files = self._picture(view, embed)
+        draw = self._picture(view, embed)
         if live.row.status != "active":
-            return self._finished(live, embed, files)
+            return self._finished(live, embed, draw)
         turn = live.row.players[view.turn]
         content = None if turn.is_bot else f"<@{turn.user_id}>, your turn."
-        return Rendered(embed=embed, view=self._controls(live, view), content=content, files=files)
+        return Rendered(embed=embed, view=self._controls(live, view), content=content, draw=draw)
 
     def _describe(self, view: View, players: list[str]) -> str:
         """The snake in words (for screen readers and images turned off)."""
@@ -494,9 +495,10 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             lines.append(f"Bad Apple pile: {', '.join(view.bad_apples) or 'empty'}")
         return "\n".join(lines)[:1024]
 
-    def _picture(self, view: View, embed: discord.Embed) -> list[discord.File]:
+    def _picture(self, view: View, embed: discord.Embed) -> Draw | None:
+        """Point the embed at the snake picture; drawing it is left to :func:`render`."""
         if not view.snake:
-            return []
+            return None
         words = ", ".join(w.text for w in view.snake)
         ends = " and ".join(f"{letter} at the {e}" for e, _, letter in view.open_ends)
         last = last_word(view)
@@ -504,8 +506,9 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         if last is not None:
             alt += f" Last word: {last.text}."
         embed.set_image(url="attachment://snake.png")
-        png = io.BytesIO(draw_snake(view))
-        return [discord.File(png, "snake.png", description=alt[:1000])]
+        return lambda: [
+            discord.File(io.BytesIO(draw_snake(view)), "snake.png", description=alt[:1000])
+        ]
 
     def _controls(self, live: Live, view: View) -> ui.View:
         gid, ver = live.id, live.row.version
@@ -530,7 +533,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             items.append(GameButton(gid, ver, "challenge", label=label, style=danger, row=1))
         return view_of(*items)
 
-    def _finished(self, live: Live, embed: discord.Embed, files: list[discord.File]) -> Rendered:
+    def _finished(self, live: Live, embed: discord.Embed, draw: Draw | None) -> Rendered:
         """Standings in points (Applescore) or tiles left, the snake kept, and Rematch."""
         state: AppState = live.state
         players = names(live)
@@ -546,7 +549,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         rematch = GameButton(
             live.id, live.row.version, "rematch", label="Rematch", style=discord.ButtonStyle.primary
         )
-        return Rendered(embed=embed, view=view_of(rematch), files=files)
+        return Rendered(embed=embed, view=view_of(rematch), draw=draw)
 
     # Private tiles by DM.
 
