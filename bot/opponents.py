@@ -41,9 +41,8 @@ class Opponents:
 
     async def resume(self) -> None:
         """After a restart: pick up every game that is waiting for Orchard."""
-        for row in await self.runner.store.open_games():
-            if row.status == "active" and any(p.is_bot for p in row.players):
-                self.schedule(await self.runner.load(row.id))
+        for game_id in await self.runner.store.games_waiting_on_bots():
+            self.schedule(await self.runner.load(game_id))
 
     async def stop(self) -> None:
         for task in list(self._tasks):

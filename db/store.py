@@ -235,14 +235,33 @@ class Store:
         self, guild_id: int | None = None, channel_id: int | None = None, kind: str | None = None
     ) -> list[GameRow]:
         """Lobbies and games in play, optionally narrowed to a server, channel and game."""
-        sql = f"SELECT {_GAME_COLUMNS} FROM games WHERE status IN ('lobby', 'active')"
+        where = "status IN ('lobby', 'active')"
         params: list[Any] = []
         for column, value in (("guild_id", guild_id), ("channel_id", channel_id), ("kind", kind)):
             if value is not None:
-                sql += f" AND {column} = ?"
+                where += f" AND {column} = ?"
                 params.append(value)
-        rows = await self._fetchall(sql + " ORDER BY id", params)
-        return [_game(row, await self._players(row[0])) for row in rows]
+        rows = await self._fetchall(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE {where} ORDER BY id", params
+        )
+        seats: dict[int, list[Player]] = {}
+        for r in await self._fetchall(  # every seat in one query: start-up reads 10,000 games
+            "SELECT game_id, seat, user_id, name, is_bot, timeouts, level FROM game_players"
+            f" WHERE game_id IN (SELECT id FROM games WHERE {where}) ORDER BY game_id, seat",
+            params,
+        ):
+            seats.setdefault(r[0], []).append(Player(r[1], r[2], r[3], bool(r[4]), r[5], r[6]))
+        return [_game(row, tuple(seats.get(row[0], ()))) for row in rows]
+
+    async def games_waiting_on_bots(self) -> list[int]:
+        """Games in play with an Orchard seat: the ones Orchard must pick up after a restart."""
+        rows = await self._fetchall(
+            "SELECT id FROM games WHERE status = 'active' AND EXISTS"
+            " (SELECT 1 FROM game_players p WHERE p.game_id = games.id AND p.is_bot = 1)"
+            " ORDER BY id",
+            (),
+        )
+        return [r[0] for r in rows]
 
     async def set_players(self, game_id: int, players: Sequence[Player]) -> None:
         """Replace a lobby's seats (join and leave renumber them in joining order)."""

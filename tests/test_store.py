@@ -89,3 +89,26 @@ async def test_settings_and_meta_persist(tmp_path: Path) -> None:
     assert await store.guild_settings(6) == {}
     assert await store.get_meta("k") == "v2"
     await store.close()
+
+
+async def test_open_games_carry_their_own_seats_and_bot_games_are_found(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "o.db")
+    orchard = Player(1, 99, "Orchard (easy)", is_bot=True, level="easy")
+    solo = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+    duel = await store.create_game("hotscore", 1, 3, Player(0, 8, "Bo"), seed=2)
+    await store.set_players(duel, [Player(0, 8, "Bo"), orchard])
+    waiting = await store.create_game("cheerio", 1, 3, Player(0, 9, "Cy"), seed=3)
+    await store.set_players(waiting, [Player(0, 9, "Cy"), orchard])
+    for game_id in (solo, duel):
+        assert await store.start_game(game_id, {}, deadline=None)
+    seats = {
+        g.id: [(p.seat, p.name, p.is_bot) for p in g.players] for g in await store.open_games()
+    }
+    assert seats == {
+        solo: [(0, "Ann", False)],
+        duel: [(0, "Bo", False), (1, "Orchard (easy)", True)],
+        waiting: [(0, "Cy", False), (1, "Orchard (easy)", True)],
+    }
+    assert [g.id for g in await store.open_games(channel_id=3)] == [duel, waiting]
+    assert await store.games_waiting_on_bots() == [duel], "a lobby waits on nobody yet"
+    await store.close()
