@@ -36,6 +36,12 @@ def answering(first: Throw, dice: tuple[int, int]) -> HotscoreState:
     return replace(state, throws=(first, Throw(dice)))
 
 
+def starting(dice: tuple[int, int]) -> HotscoreState:
+    """A round where seat 0 starts and has thrown ``dice``."""
+    state = replace(ENGINE.new(1, 2, {}), starter=0, turn=0, phase="choose")
+    return replace(state, throws=(Throw(dice), None))
+
+
 def draws_for(state: HotscoreState, face: int) -> int:
     """A draw counter whose Bonus Die shows ``face`` (the engine rolls from seed and draws)."""
     return next(d for d in range(1_000) if roll_dice(state.seed, d, 1) == (face,))
@@ -121,6 +127,16 @@ def test_hard_forces_a_challenge_and_takes_the_winning_sign() -> None:
     assert players.choose(state, 1, "hard", 0).kind == "bonus"
     signing = replace(state, throws=(Throw((3, 4)), Throw((5, 5, 1))), phase="sign")
     assert players.choose(signing, 1, "hard", 0).arg == "+"  # 11: a forced challenge
+
+
+@pytest.mark.parametrize(("first", "dice"), [*POSITIONS, (None, (1, 1)), (None, (2, 6))])
+def test_hard_takes_the_option_most_likely_to_win_the_round(
+    first: Throw | None, dice: tuple[int, int]
+) -> None:
+    values = players.option_values(first, dice, "win")
+    state = answering(first, dice) if first is not None else starting(dice)
+    chosen = players.choose(state, state.turn, "hard", 0).kind
+    assert values[chosen] == max(values.values())
 
 
 def test_hard_sticks_on_a_winning_pair() -> None:

@@ -4,10 +4,10 @@ Only two moves are decisions: "stick" or "bonus" after the two dice, and the Bon
 sign. Everything else (the two dice, the challenge's target die and three dice) is a throw.
 
 Hard values a round by its verdict, seen from the round's starter (zero-sum, so the answer
-wants the opposite): with the default objective ``"points"`` a win is worth the winner's
-bracket points (+15/+10/+5 for the starter, minus that for the answer) and a challenge 0 (both
-sides are equally likely to take the stake); with ``"win"`` a win is 1, a loss 0 and a
-challenge 0.5 (the round-win probability). They disagree only rarely (a starter's 1+1, an
+wants the opposite): with the default objective ``"win"`` (the rule Hard plays by) a win is 1,
+a loss 0 and a challenge 0.5, so a value is the exact probability of winning the round; with
+``"points"`` a win is worth the winner's bracket points (+15/+10/+5 for the starter, minus
+that for the answer) and a challenge 0 (both sides are equally likely to take the stake). They disagree only rarely (a starter's 1+1, an
 answer to a three-dice throw, where points take a risk for 15 over a sure 5), and
 ``bench/hotscore_strategies.py`` cannot tell them apart in games. Scores are ignored (no
 bounce, no race to exactly 100), which keeps every value a function of (throw to beat, own
@@ -43,7 +43,7 @@ from bot.games.hotscore import (
 
 Objective = Literal["points", "win"]
 Decision = Literal["stick", "bonus"]
-DEFAULT_OBJECTIVE: Objective = "points"
+DEFAULT_OBJECTIVE: Objective = "win"
 FACES = range(1, 7)
 # Two dice as the 21 sorted pairs, each with its chance (1/36 or 2/36): order never matters.
 TWO_DICE: tuple[tuple[tuple[int, int], float], ...] = tuple(
