@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import sqlite3
 import sys
 import tempfile
 import time
@@ -52,25 +53,33 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
+def board(fake: FakeDiscord, db: Path, game_id: int) -> int:
+    """A game message with its Roll button in the fake, recorded as the game's message."""
+    button = {"type": 2, "style": 1, "label": "Roll", "custom_id": f"orc:{game_id}:0:roll:"}
+    body = {"content": "board", "components": [{"type": 1, "components": [button]}]}
+    message_id = int(fake._create_message(CHANNEL, body, [])["id"])
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
+    return message_id
+
+
 async def measure(db: Path, ids: list[int], sample: int) -> tuple[float, float, float]:
     """(seconds to connected, seconds to the last sampled click answered, RSS MiB)."""
     fake = FakeDiscord()
     await fake.start()
     fake.add_user(ALICE, "Alice")
     fake.add_guild(GUILD, [CHANNEL], [ALICE])
+    chosen = sorted(random.Random(1).sample(ids, min(sample, len(ids)))) if ids else []
+    if ids and ids[-1] not in chosen:
+        chosen.append(ids[-1])
+    boards = {game_id: board(fake, db, game_id) for game_id in chosen}
     bot = Bot(fake, db, db.with_suffix(".log"))
     try:
         began = time.monotonic()
         await bot.start()
         connected = time.monotonic() - began
-        chosen = sorted(random.Random(1).sample(ids, min(sample, len(ids)))) if ids else []
-        if ids and ids[-1] not in chosen:
-            chosen.append(ids[-1])
-        for game_id in chosen:
-            button = {"type": 2, "style": 1, "label": "Roll", "custom_id": f"orc:{game_id}:0:roll:"}
-            body = {"content": "board", "components": [{"type": 1, "components": [button]}]}
-            message = fake._create_message(CHANNEL, body, [])
-            record = await fake.click(ALICE, int(message["id"]), f"orc:{game_id}:0:roll:")
+        for game_id, message_id in boards.items():
+            record = await fake.click(ALICE, message_id, f"orc:{game_id}:0:roll:")
             await record.wait(60)
             assert record.type == 7, record.describe()
         answered = time.monotonic() - began
