@@ -247,11 +247,27 @@ class Runner:
         )
         if not await self.store.commit(change):
             raise Stale("That was already played: the board has moved on.")
-        fresh = replace(await self.load(row.id), moves=tuple(moves))
+        fresh = Live(_committed(row, change), state, tuple(moves))  # no reload: what was written
         await self.show(fresh, present)
         for hook in self.on_commit:
             hook(fresh)
         return fresh
+
+
+def _committed(row: GameRow, change: Commit) -> GameRow:
+    """The row as :meth:`Store.commit` has just written it."""
+    players = tuple(
+        replace(p, timeouts=change.timeouts.get(p.seat, p.timeouts)) for p in row.players
+    )
+    return replace(
+        row,
+        state=change.state,
+        version=change.expected_version + len(change.moves),
+        status=change.status,
+        deadline=change.deadline,
+        updated_at=time.time(),
+        players=players,
+    )
 
 
 def rating_key(player: Player) -> int:

@@ -251,3 +251,32 @@ async def test_a_game_is_only_played_from_its_own_server(tmp_path: Path) -> None
         await o.runner.act(live.id, 1, "roll", version=0, guild_id=GUILD + 1)
     await o.runner.act(live.id, 1, "roll", version=0, guild_id=GUILD)
     await o.close()
+
+
+async def test_what_a_move_returns_is_what_was_stored(tmp_path: Path) -> None:
+    """The runner shows the game it built from its commit: it must equal a fresh load."""
+    from dataclasses import replace
+
+    clock = Clock()
+    o = await orchard(tmp_path / "o.db", clock)
+    live = await started(o, "cheerio", [1, 2])
+    clock.now += 301
+    await o.scheduler.run_due()  # seat 0 times out: a timeout count to carry
+    live = await o.runner.load(live.id)
+    for step in range(40):
+        seat = live.state.turn
+        if live.row.status != "active":
+            break
+        user = seat + 1
+        kind, arg = ("roll", "") if step % 4 else ("score", _first_open(live))
+        try:
+            returned = await o.runner.act(live.id, user, kind, arg, version=live.row.version)
+        except Refusal:
+            returned = await o.runner.act(
+                live.id, user, "score", _first_open(live), version=live.row.version
+            )
+        stored = await o.runner.load(live.id)
+        assert replace(returned.row, updated_at=0.0) == replace(stored.row, updated_at=0.0)
+        assert returned.state == stored.state
+        live = stored
+    await o.close()
