@@ -7,9 +7,10 @@ Hard values a round by its verdict, seen from the round's starter (zero-sum, so 
 wants the opposite): with the default objective ``"win"`` (the rule Hard plays by) a win is 1,
 a loss 0 and a challenge 0.5, so a value is the exact probability of winning the round; with
 ``"points"`` a win is worth the winner's bracket points (+15/+10/+5 for the starter, minus
-that for the answer) and a challenge 0 (both sides are equally likely to take the stake). They disagree only rarely (a starter's 1+1, an
-answer to a three-dice throw, where points take a risk for 15 over a sure 5), and
-``bench/hotscore_strategies.py`` cannot tell them apart in games. Scores are ignored (no
+that for the answer) and a challenge 0 (both sides are equally likely to take the stake).
+They disagree only rarely (a starter's 1+1, an answer to a three-dice throw, where points
+take a risk for 15 over a sure 5), and ``bench/hotscore_strategies.py`` cannot tell them
+apart in games. Scores are ignored (no
 bounce, no race to exactly 100), which keeps every value a function of (throw to beat, own
 dice): the whole policy is a few thousand cached entries, filled in under a second.
 
