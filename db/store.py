@@ -141,6 +141,7 @@ _GAME_COLUMNS = (
     "id, kind, variant, guild_id, channel_id, message_id, host_id, status, seed, options,"
     " state, version, deadline, created_at, updated_at"
 )
+_GAME_COLUMNS_OF_G = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
 
 
 class Store:
@@ -217,19 +218,22 @@ class Store:
         return game_id
 
     async def get_game(self, game_id: int) -> GameRow | None:
-        rows = await self._fetchall(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
-        if not rows:
-            return None
-        players = await self._players(game_id)
-        return _game(rows[0], players)
-
-    async def _players(self, game_id: int) -> tuple[Player, ...]:
+        """A game and its seats in one query: every move starts with this read."""
         rows = await self._fetchall(
-            "SELECT seat, user_id, name, is_bot, timeouts, level FROM game_players"
-            " WHERE game_id = ? ORDER BY seat",
+            f"SELECT {_GAME_COLUMNS_OF_G}, p.seat, p.user_id, p.name, p.is_bot, p.timeouts,"
+            " p.level FROM games g LEFT JOIN game_players p ON p.game_id = g.id"
+            " WHERE g.id = ? ORDER BY p.seat",
             (game_id,),
         )
-        return tuple(Player(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows)
+        if not rows:
+            return None
+        width = len(_GAME_COLUMNS.split(","))
+        players = tuple(
+            Player(r[width], r[width + 1], r[width + 2], bool(r[width + 3]), *r[width + 4 :])
+            for r in rows
+            if r[width] is not None
+        )
+        return _game(rows[0][:width], players)
 
     async def open_games(
         self, guild_id: int | None = None, channel_id: int | None = None, kind: str | None = None
@@ -340,10 +344,11 @@ class Store:
                     for i, m in enumerate(change.moves)
                 ],
             )
-            await conn.executemany(
-                "UPDATE game_players SET timeouts = ? WHERE game_id = ? AND seat = ?",
-                [(count, change.game_id, seat) for seat, count in change.timeouts.items()],
-            )
+            if change.timeouts:
+                await conn.executemany(
+                    "UPDATE game_players SET timeouts = ? WHERE game_id = ? AND seat = ?",
+                    [(count, change.game_id, seat) for seat, count in change.timeouts.items()],
+                )
             if change.results:
                 await _insert_results(conn, change.game_id, change.results, now)
             if change.rating is not None:
