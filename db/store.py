@@ -177,8 +177,8 @@ class Store:
             await self._conn.execute("COMMIT")
 
     async def _fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        async with self._lock, self._conn.execute(sql, tuple(params)) as cur:
-            return list(await cur.fetchall())
+        async with self._lock:  # one trip to the database thread, not two
+            return list(await self._conn.execute_fetchall(sql, tuple(params)))
 
     # Games.
 
