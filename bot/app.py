@@ -16,7 +16,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from bot.ai.dice_optimal import tables_for
+from bot.ai.registry import warm
 from bot.config import Config
 from bot.games.registry import ENGINES
 from bot.interface import (
@@ -111,7 +111,7 @@ class OrchardBot(commands.AutoShardedBot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands()
-        self._warm = asyncio.create_task(asyncio.to_thread(tables_for, "cheerio"))
+        self._warm = asyncio.create_task(asyncio.to_thread(warm))
         self.scheduler.start()
         await self.opponents.resume()
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.ai import applejack_players, appletters_players, cheerio_players, hotscore_players
+from bot.ai.dice_optimal import tables_for
 from bot.games.base import Action
 
 LEVELS = ("easy", "normal", "hard")
@@ -24,3 +25,11 @@ STRATEGIES: Mapping[str, Strategy] = {
     "applescore": appletters_players.choose,
     "appleturnover": appletters_players.choose,
 }
+
+
+def warm() -> None:
+    """Build every table and cache a Hard decision needs (a second or two; run it off the
+    event loop at start-up), so no first move spends that time inside a game's lock."""
+    tables_for("cheerio")
+    tables_for("applejack")
+    hotscore_players.warm()
