@@ -41,6 +41,8 @@ from db.store import Player, Store
 
 log = logging.getLogger(__name__)
 
+UNKNOWN_CHANNEL = 10003  # Discord's error code for a deleted (or never seen) channel
+
 EXTENSIONS = (
     "cogs.core",
     "cogs.servers",
@@ -150,13 +152,26 @@ class OrchardBot(commands.AutoShardedBot):
     async def _edit_or_post(self, live: Live) -> None:
         payload = await render(self, live)
         channel = self.get_partial_messageable(live.row.channel_id, guild_id=live.row.guild_id)
-        if live.row.message_id is not None:
-            try:
-                await channel.get_partial_message(live.row.message_id).edit(**payload.edit_kwargs())
-                return
-            except discord.NotFound:
-                log.info("game %s: message gone, posting it again", live.id)
-        await self.post(live, payload)
+        try:
+            if live.row.message_id is not None:
+                try:
+                    message = channel.get_partial_message(live.row.message_id)
+                    await message.edit(**payload.edit_kwargs())
+                    return
+                except discord.NotFound as err:
+                    if err.code == UNKNOWN_CHANNEL:
+                        raise
+                    log.info("game %s: message gone, posting it again", live.id)
+            await self.post(live, payload)
+        except discord.NotFound as err:
+            if err.code != UNKNOWN_CHANNEL:
+                raise
+            await self._channel_gone(live)
+
+    async def _channel_gone(self, live: Live) -> None:
+        """Nobody can see or play a game whose channel was deleted: end it, without results."""
+        if await self.store.close_game(live.id, "abandoned", from_status=live.row.status):
+            log.warning("game %s: its channel %s is gone; abandoned", live.id, live.row.channel_id)
 
     async def post(self, live: Live, payload: Rendered | None = None) -> discord.Message:
         payload = payload or await render(self, live)

@@ -19,7 +19,7 @@ import discord
 from discord import ui
 
 from bot.ai.registry import LEVELS, STRATEGIES
-from bot.runner import Live, Refusal, Show
+from bot.runner import Live, Refusal, Show, Stale
 from db.store import Player
 
 if TYPE_CHECKING:
@@ -301,10 +301,26 @@ async def dispatch(
                 guild_id=interaction.guild_id or 0,
                 present=responder(interaction),
             )
+    except Stale as err:
+        await refuse(interaction, str(err))
+        await _heal(bot, interaction, game_id)
     except Refusal as err:
         await refuse(interaction, str(err))
     except Exception:
         await apologise(interaction, game_id)
+
+
+async def _heal(bot: OrchardBot, interaction: discord.Interaction[Any], game_id: int) -> None:
+    """A stale control still on the game's own message means an edit never reached Discord
+    (a 503, lost permissions, a crash between commit and edit): show the game as it is."""
+    custom = str(data_of(interaction).get("custom_id", ""))
+    message = interaction.message
+    if message is None or shown_as(message, custom) is None:
+        return  # the message was already redrawn; the player's client had an older copy
+    async with bot.runner.lock(game_id):
+        live = await bot.runner.load(game_id)
+        if live.row.message_id == message.id:
+            await bot.runner.show(live)
 
 
 async def _not_a_move(

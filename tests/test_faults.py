@@ -200,6 +200,47 @@ async def test_403_on_message_edits_loses_nothing(versus: Game) -> None:
     await versus.check()
 
 
+async def test_500_on_a_message_edit_is_retried(versus: Game) -> None:
+    versus.fake.fail("PATCH", EDIT, 500, times=1)
+    await my_turn_again(versus)
+    assert versus.fake.pending_faults == 0
+    await versus.check()
+
+
+async def test_a_lost_edit_is_healed_by_the_next_click_on_the_stale_board(versus: Game) -> None:
+    """503 is not retried: Orchard's moves stay unseen until a stale click redraws the board."""
+    fake = versus.fake
+    fake.fail("PATCH", EDIT, 503, times=50)
+    await my_turn_again(versus)
+    fake._faults.clear()  # Discord is back
+    await versus.check(shown=False)
+    assert not versus._shows(await versus.live())
+    roll = fake.find_button(versus.board, lambda c: ":roll:" in str(c.custom_id))
+    stale = await answered(await fake.click(ALICE, versus.board, roll))
+    assert stale.ephemeral and "already played" in stale.content
+    await versus.check()  # the board shows the current version again
+    assert (await versus.act()).type == 7
+    await versus.check()
+
+
+async def test_a_deleted_channel_abandons_its_game(versus: Game) -> None:
+    """Nobody can see or play it: it ends without results instead of ticking on unseen."""
+    channel_gone = {"code": 10003, "message": "Unknown Channel"}
+    versus.fake.fail("PATCH", EDIT, 404, times=50, **channel_gone)
+    versus.fake.fail("POST", rf"/channels/{CHANNEL}/messages$", 404, times=50, **channel_gone)
+    while (await versus.live()).state.turn == 0:
+        await versus.act()
+    for _ in range(500):
+        if (await versus.live()).row.status != "active":
+            break
+        await asyncio.sleep(0.01)
+    live = await versus.live()
+    assert live.row.status == "abandoned" and live.row.deadline is None
+    assert await versus.bot.store.open_games(GUILD) == []
+    assert await versus.bot.runner.replay(versus.id) == live.state
+    assert not versus.fake.errors
+
+
 async def test_404_unknown_message_posts_the_board_again(versus: Game) -> None:
     old = versus.board
     versus.fake.fail("PATCH", EDIT, 404, times=1)
