@@ -7,18 +7,30 @@ lobby's seed is fixed so the deal is the same on every run.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
-from collections import Counter
-from collections.abc import AsyncIterator
+import re
+import time
+from collections import Counter, defaultdict
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.app import OrchardBot
-from bot.games.appletters import AppState, register_words, word_set
+from bot.games.appletters import (
+    AppState,
+    placements_for,
+    public_view,
+    register_words,
+    tile_bag,
+    turnovers_for,
+    word_set,
+)
 from cogs.appletters import tiles_text
 from tests.botharness import (
     ALICE,
@@ -37,6 +49,10 @@ from tests.fakediscord import EPHEMERAL, FakeDiscord, InteractionRecord, compone
 WORDS = "test-appletters"
 SEED = 20240611
 USERS = {0: ALICE, 1: BOB}
+SEATS = {user: seat for seat, user in USERS.items()}
+MANAGE_GUILD = 1 << 5
+TILE_RUN = re.compile(r"`[A-Z]`(?: `[A-Z]`)*")
+"""Tiles as :func:`tiles_text` shows them (only ever to their owner): one or more in a row."""
 
 
 @pytest.fixture(autouse=True)
@@ -92,10 +108,80 @@ async def got_tiles(fake: FakeDiscord, user: int, hand: str) -> None:
     )
 
 
+def note(hands: dict[int, set[str]], state: AppState) -> AppState:
+    """Remember every hand each seat has held, for :func:`assert_nothing_leaked`."""
+    for seat, hand in enumerate(state.hands):
+        hands.setdefault(seat, set()).add(hand)
+    return state
+
+
+async def noted(bot: OrchardBot, hands: dict[int, set[str]]) -> AppState:
+    return note(hands, await state_of(bot))
+
+
+def orchard_logs(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """Orchard's own log lines at every level; the libraries' from INFO up (discord.http's
+    DEBUG lines echo every request body, DMs included: never run production at DEBUG)."""
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno >= logging.INFO or r.name.split(".")[0] in ("bot", "cogs", "db")
+    ]
+
+
+def a_word(state: AppState, seat: int, size: int, end: str, *, turnover: bool = False) -> str:
+    """A ``size``-letter word ``seat`` can lay at ``end`` in exactly one way (or, with
+    ``turnover``, turn over the word there with): the shared letter plus tiles from the hand.
+    Unchecked games take any letters, so it is rarely a real word."""
+    snake = state.snake
+    if turnover:
+        snake = snake[:-1] if end == "end" else snake[1:]
+    ends = public_view(replace(state, snake=snake)).open_ends
+    shared = [letter for e, _, letter in ends if e == end]
+    find = turnovers_for if turnover else placements_for
+    tried: set[str] = set()
+    for letters in itertools.permutations(state.hands[seat], size - len(shared)):
+        middle = "".join(letters)
+        words = [middle] if not shared else []
+        for letter in shared:  # begins or ends with it, not both: one way only
+            words += [letter + middle] if middle[-1] != letter else []
+            words += [middle + letter] if middle[0] != letter else []
+        for word in words:
+            if word in tried:
+                continue
+            tried.add(word)
+            ways = [p for p in find(state, seat, word) if p.end in (None, end)]
+            if len(ways) == 1:
+                return word
+    raise AssertionError(f"no {size}-letter word for seat {seat} at the {end}: another SEED")
+
+
+async def until_turnable(
+    fake: FakeDiscord, bot: OrchardBot, board: int, hands: dict[int, set[str]]
+) -> tuple[AppState, str]:
+    """Two-letter words until the last word is not the mover's (so it can be turned over);
+    the state then, and the hand its owner paid it from."""
+    state = await noted(bot, hands)
+    paid_from = ""
+    while len(state.snake) < 2 or state.snake[-1].seat == state.turn:
+        end = "end" if state.snake else ""
+        word = a_word(state, state.turn, 2, "end")
+        paid_from = state.hands[state.turn]
+        laid = await modal_word(fake, USERS[state.turn], board, word, end)
+        assert laid.type == 7, laid.describe()
+        state = await noted(bot, hands)
+    return state, paid_from
+
+
 async def modal_word(
-    fake: FakeDiscord, user: int, board: int, word: str, end: str = ""
+    fake: FakeDiscord,
+    user: int,
+    board: int,
+    word: str,
+    end: str = "",
+    button: str = "Play word",
 ) -> InteractionRecord:
-    opened = await press(fake, user, board, "Play word")
+    opened = await press(fake, user, board, button)
     assert opened.modal is not None, opened.describe()
     custom = opened.modal["custom_id"]
     fields = {"word": word, "end": end}
@@ -124,19 +210,67 @@ def public_texts(fake: FakeDiscord) -> list[str]:
     return texts
 
 
-def assert_nothing_leaked(fake: FakeDiscord, hands: dict[int, set[str]], logs: list[str]) -> None:
+def replies_by_user(fake: FakeDiscord) -> dict[int, list[str]]:
+    """Everything the bot sent in answer to each user's interactions, ephemeral or not, as
+    JSON text: callbacks, follow-ups and edits as requested, and every version of the
+    messages they made."""
+    records = {r.token: r for r in fake.interactions.values()}
+    texts: dict[int, list[str]] = defaultdict(list)
+    for request in fake.requests:
+        hook = re.match(r"/(?:interactions/\d+|webhooks/\d+)/([^/]+)", request.path)
+        if hook and hook[1] in records and request.json is not None:
+            texts[records[hook[1]].user_id].append(json.dumps(request.json))
+    for record in fake.interactions.values():
+        made = list(record.followup_ids)
+        if record.type in (4, 5) and record.original_id is not None:
+            made.append(record.original_id)
+        for message_id in made:
+            texts[record.user_id] += [json.dumps(m) for m in fake.versions.get(message_id, [])]
+    return texts
+
+
+def tile_runs(text: str) -> list[str]:
+    """Every run of tiles shown in ``text``, as the sorted letters (a hand is a multiset)."""
+    return [
+        "".join(sorted(run.replace("`", "").replace(" ", ""))) for run in TILE_RUN.findall(text)
+    ]
+
+
+def assert_private(texts: list[str], own: set[str], other: set[str], who: object) -> None:
+    """Texts seen by one user show, as tiles, only hands that user held, in any order; and no
+    other seat's hand in any form :func:`secret_forms` knows."""
+    mine = {"".join(sorted(h)) for h in own}
+    for text in texts:
+        for run in tile_runs(text):
+            assert run in mine, (who, run, text)
+        for hand in other - own:
+            if hand:
+                for form in secret_forms(hand):
+                    assert form not in text, (who, form, text)
+
+
+def assert_nothing_leaked(
+    fake: FakeDiscord, hands: dict[int, set[str]], logs: Sequence[str] = ()
+) -> None:
     public = public_texts(fake)
-    assert public and not any("Your tiles" in t for t in public)
+    assert public and not any("Your tiles" in t or TILE_RUN.search(t) for t in public)
     for seat, seen in hands.items():
         for hand in seen:
             for form in secret_forms(hand):
                 assert not any(form in t for t in public), (seat, form)
                 assert not any(form in line for line in logs), (seat, form)
+    everyone = {h for seen in hands.values() for h in seen}
     for seat, user in USERS.items():
         other = {h for s, seen in hands.items() if s != seat for h in seen} - hands[seat]
         for dm in fake.dms(user):
             assert any(f": {tiles_text(h)}\n" in dm["content"] for h in hands[seat])
             assert not any(f": {tiles_text(h)}\n" in dm["content"] for h in other)
+        assert_private([json.dumps(dm) for dm in fake.dms(user)], hands[seat], other, user)
+    replies = replies_by_user(fake)
+    assert replies
+    for user, texts in replies.items():
+        own = hands.get(SEATS[user], set()) if user in SEATS else set()
+        assert_private(texts, own, everyone - own, user)
 
 
 async def test_a_whole_game_keeps_every_hand_private(
@@ -146,16 +280,11 @@ async def test_a_whole_game_keeps_every_hand_private(
     fake = fake_discord
     server(fake)
     hands: dict[int, set[str]] = {0: set(), 1: set()}
-
-    def note(state: AppState) -> None:
-        for seat, hand in enumerate(state.hands):
-            hands[seat].add(hand)
-
     async with appletters_bot(fake, tmp_path / "o.db") as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB])
         game_id = (await game_of(bot)).id
         state = await state_of(bot)
-        note(state)
+        note(hands, state)
         for seat, user in USERS.items():
             await got_tiles(fake, user, state.hands[seat])
         mover, other = state.turn, 1 - state.turn
@@ -171,7 +300,7 @@ async def test_a_whole_game_keeps_every_hand_private(
         first = await modal_word(fake, USERS[mover], board, add_word(a + b))
         assert first.type == 7 and not first.ephemeral, first.describe()
         state = await state_of(bot)
-        note(state)
+        note(hands, state)
         assert [w.text for w in state.snake] == [a + b]
         await got_tiles(fake, USERS[mover], state.hands[mover])
         shown = fake.message(board)
@@ -190,7 +319,7 @@ async def test_a_whole_game_keeps_every_hand_private(
         chosen = await press(fake, USERS[other], int(both.original["id"]), at_end)
         assert chosen.ephemeral and "Played" in chosen.content
         state = await state_of(bot)
-        note(state)
+        note(hands, state)
         assert [w.text for w in state.snake] == [a + b, b + a]
         assert (b + a) in fake.message(board)["embeds"][0]["description"]
 
@@ -204,7 +333,7 @@ async def test_a_whole_game_keeps_every_hand_private(
         picked = await press(fake, USERS[mover], board, "Pick and pass")
         assert picked.type == 7
         state = await state_of(bot)
-        note(state)
+        note(hands, state)
         await got_tiles(fake, USERS[mover], state.hands[mover])
 
         mine = await press(fake, USERS[other], board, "My tiles")
@@ -214,32 +343,27 @@ async def test_a_whole_game_keeps_every_hand_private(
         out = await modal_word(fake, USERS[other], board, last, "end")
         assert out.type == 7, out.describe()
         live = await bot.runner.load(game_id)
-        note(live.state)
+        note(hands, live.state)
         assert live.row.status == "finished"
         final = fake.message(board)
         assert "Game over" in final["embeds"][0]["description"]
         assert fake.find_button(board, "Rematch")
         assert await bot.runner.replay(live.id) == live.state
-    # Orchard's own log lines at every level; the libraries' from INFO up (discord.http's
-    # DEBUG lines echo every request body, DMs included: never run production at DEBUG).
-    logs = [
-        r.getMessage()
-        for r in caplog.records
-        if r.levelno >= logging.INFO or r.name.split(".")[0] in ("bot", "cogs", "db")
-    ]
     assert any(r.name.startswith("bot.") for r in caplog.records)  # the refusals were logged
-    assert_nothing_leaked(fake, hands, logs)
+    assert_nothing_leaked(fake, hands, orchard_logs(caplog))
 
 
 async def test_closed_dms_still_see_tiles_with_my_tiles(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.DEBUG)
     fake = fake_discord
     server(fake)
     fake.dms_closed.add(BOB)
+    hands: dict[int, set[str]] = {}
     async with appletters_bot(fake, tmp_path / "o.db") as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB])
-        state = await state_of(bot)
+        state = await noted(bot, hands)
         await got_tiles(fake, ALICE, state.hands[0])
         note = await fake.wait_for_message(
             CHANNEL, lambda m: "can't send you direct messages" in m["content"]
@@ -250,14 +374,20 @@ async def test_closed_dms_still_see_tiles_with_my_tiles(
         assert mine.ephemeral and tiles_text(state.hands[1]) in mine.content
         mover = state.turn
         await press(fake, USERS[mover], board, "Pick and pass")
+        state = await noted(bot, hands)
         if mover == 0:
-            await got_tiles(fake, ALICE, (await state_of(bot)).hands[0])
+            await got_tiles(fake, ALICE, state.hands[0])
+        again = await press(fake, BOB, board, "My tiles")
+        assert again.ephemeral and tiles_text(state.hands[1]) in again.content
+        theirs = await press(fake, ALICE, board, "My tiles")
+        assert theirs.ephemeral and tiles_text(state.hands[0]) in theirs.content
         notes = [
             m
             for m in fake.channel_messages(CHANNEL)
             if "can't send you direct messages" in m["content"]
         ]
         assert len(notes) == 1
+    assert_nothing_leaked(fake, hands, orchard_logs(caplog))
 
 
 async def test_a_modal_opened_before_a_restart_still_plays(
@@ -281,15 +411,17 @@ async def test_a_modal_opened_before_a_restart_still_plays(
         assert [w.text for w in (await state_of(bot)).snake] == [word]
 
 
-async def test_apple_turnover_bad_apple_and_challenge(
-    fake_discord: FakeDiscord, tmp_path: Path
+async def test_apple_turnover_bad_apple_challenge_and_turn_over(
+    fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.DEBUG)
     fake = fake_discord
     server(fake)
+    hands: dict[int, set[str]] = {}
     async with appletters_bot(fake, tmp_path / "o.db") as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
         assert "Apple Turnover" in fake.message(board)["embeds"][0]["title"]
-        state = await state_of(bot)
+        state = await noted(bot, hands)
         mover, other = USERS[state.turn], USERS[1 - state.turn]
         offered = await press(fake, mover, board, "Bad apple")
         assert offered.ephemeral and offered.original is not None
@@ -300,9 +432,207 @@ async def test_apple_turnover_bad_apple_and_challenge(
         )
         assert thrown.ephemeral and f"threw {letter}" in thrown.content
         assert f"Bad Apple pile: {letter}" in json.dumps(fake.message(board)["embeds"])
-        state = await state_of(bot)
+        state = await noted(bot, hands)
         nonsense = state.hands[state.turn][:2]  # unchecked: any letters are laid
         await modal_word(fake, other, board, nonsense)
+        note(hands, await state_of(bot))
         challenge = await press(fake, mover, board, f"Challenge {nonsense.upper()}")
         assert challenge.type == 7, challenge.describe()
-        assert (await state_of(bot)).snake == ()
+        state = await noted(bot, hands)
+        assert state.snake == ()
+
+        state, paid_from = await until_turnable(fake, bot, board, hands)
+        turner, owner = state.turn, state.snake[-1].seat
+        old = state.snake[-1]
+        before, owner_before = state.hands[turner], state.hands[owner]
+        assert owner_before != paid_from  # the owner paid for the word now turned over
+        longer = a_word(state, turner, len(old.text) + 2, "end", turnover=True)
+        turned = await modal_word(fake, USERS[turner], board, longer, "end", "Turn over")
+        assert turned.type == 7 and not turned.ephemeral, turned.describe()
+        state = await noted(bot, hands)
+        assert state.snake[-1].text == longer and old not in state.snake
+        assert state.hands[owner] == paid_from  # every tile they paid came back
+        assert "TURN OVER!" in json.dumps(fake.message(board)["embeds"])
+        await got_tiles(fake, USERS[owner], state.hands[owner])
+
+        # Not in the list: the turned-over word is restored, the longer one goes back.
+        refused = await press(fake, USERS[owner], board, f"Challenge {longer}")
+        assert refused.type == 7, refused.describe()
+        state = await noted(bot, hands)
+        assert state.snake[-1] == old
+        assert state.hands[turner] == before and state.hands[owner] == owner_before
+        await got_tiles(fake, USERS[turner], before)
+    assert_nothing_leaked(fake, hands, orchard_logs(caplog))
+
+
+async def test_the_turn_over_button_opens_its_modal_and_turns_a_word_over(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    fake = fake_discord
+    server(fake)
+    hands: dict[int, set[str]] = {}
+    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
+        state, paid_from = await until_turnable(fake, bot, board, hands)
+        turner, owner = state.turn, state.snake[-1].seat
+        old = state.snake[-1]
+        waiting = await press(fake, USERS[owner], board, "Turn over")
+        assert waiting.ephemeral and "not your turn" in waiting.content, waiting.describe()
+        opened = await press(fake, USERS[turner], board, "Turn over")
+        assert opened.modal is not None, opened.describe()
+        assert opened.modal["title"] == "Turn over a word"
+        assert opened.modal["custom_id"].endswith(":turnover:")
+        fields = {c.custom_id for c in components_of(opened.modal)}
+        assert {"word", "end"} <= fields
+        fields_sent: dict[str, str | list[str]] = {"word": old.text[::-1], "end": "end"}
+        short = await answered(
+            await fake.submit_modal(USERS[turner], CHANNEL, opened.modal["custom_id"], fields_sent)
+        )
+        assert short.ephemeral and f"longer than {old.text}" in short.content, short.content
+        longer = a_word(state, turner, len(old.text) + 1, "end", turnover=True)
+        turned = await modal_word(fake, USERS[turner], board, longer, "end", "Turn over")
+        assert turned.type == 7 and not turned.ephemeral, turned.describe()
+        after = await noted(bot, hands)
+        assert [w.text for w in after.snake] == [w.text for w in state.snake[:-1]] + [longer]
+        assert after.hands[owner] == paid_from  # the turned-over word's tiles came back
+        assert len(after.hands[turner]) == len(state.hands[turner]) - (len(longer) - 1)
+        shown = json.dumps(fake.message(board)["embeds"])
+        assert "TURN OVER!" in shown and longer in shown
+        await got_tiles(fake, USERS[owner], paid_from)
+    assert_nothing_leaked(fake, hands)
+
+
+async def test_server_settings_reach_a_new_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """No stand-in options_for: /settings as an admin, then /appletters new."""
+    fake = fake_discord
+    server(fake)
+    chosen = {"easy_letters": True, "word_list": "family", "turnover_words": "checked"}
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        with pytest.raises(PermissionError):
+            await fake.slash(BOB, GUILD, CHANNEL, "settings", chosen)
+        fake.permissions[ALICE] = MANAGE_GUILD
+        saved = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "settings", chosen))
+        assert saved.ephemeral and "Saved." in saved.content, saved.content
+        assert "Easy letters: on" in saved.content and "Word list: family" in saved.content
+        board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
+        state = await state_of(bot)
+        tiles = Counter("".join(state.hands) + state.core)
+        assert state.total_tiles == 107 and sum(tiles.values()) == 107
+        assert not set("QXZ") & set(tiles)
+        assert tiles == Counter(tile_bag(easy_letters=True))
+        assert state.word_list == "family" and state.check_words
+        # Checked words: an unlisted one is refused at once (nothing to challenge), a family
+        # word is laid.
+        family = word_set("family")
+        hand = state.hands[state.turn]
+        unlisted = next(
+            w
+            for w in ("".join(p) for p in itertools.permutations(hand, 4))
+            if w.lower() not in family
+        )
+        refused = await modal_word(fake, USERS[state.turn], board, unlisted)
+        assert refused.ephemeral and "not in the word list" in refused.content, refused.content
+        listed = next(
+            w.upper()
+            for w in sorted(family, key=lambda w: (-len(w), w))
+            if 3 <= len(w) <= 6 and not Counter(w.upper()) - Counter(hand)
+        )
+        laid = await modal_word(fake, USERS[state.turn], board, listed)
+        assert laid.type == 7, laid.describe()
+        after = await state_of(bot)
+        assert [w.text for w in after.snake] == [listed] and after.pending is None
+        assert not any(
+            str(c.label).startswith("Challenge") for c in fake.components(board) if c.is_button
+        )
+
+
+async def test_rules_answer_privately(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, tmp_path / "o.db"):
+        rules = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "appletters rules"))
+        assert rules.ephemeral, rules.describe()
+        for part in ("Appletters", "Apple Turnover", "Applescore", "Pick and pass", "My tiles"):
+            assert part in rules.content, part
+        assert fake.channel_messages(CHANNEL) == []
+
+
+async def test_leaderboard_after_a_finished_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+        empty = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "appletters leaderboard"))
+        assert "No finished games here yet." in empty.embeds[0]["description"]
+        await new_game(fake, "appletters", ALICE, [BOB])
+        game_id = (await game_of(bot)).id
+        gone = await answered(await fake.slash(BOB, GUILD, CHANNEL, "forfeit"))
+        assert gone.ephemeral and "You left" in gone.content, gone.content
+        assert (await bot.runner.load(game_id)).row.status == "finished"
+        shown = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "appletters leaderboard"))
+        assert not shown.ephemeral, shown.describe()
+        (embed,) = shown.embeds
+        assert embed["title"] == "Appletters · by wins"
+        assert embed["description"].splitlines()[0] == f"**1.** <@{ALICE}> · 1 (1 games)"
+        other = await answered(
+            await fake.slash(
+                CAROL, GUILD, CHANNEL, "appletters leaderboard", {"variant": "turnover"}
+            )
+        )
+        assert other.embeds[0]["title"].startswith("Apple Turnover")
+        assert "No finished games here yet." in other.embeds[0]["description"]
+
+
+async def test_a_turn_deadline_picks_and_passes_and_says_so(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    fake = fake_discord
+    server(fake)
+    hands: dict[int, set[str]] = {}
+    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB])
+        state = await noted(bot, hands)
+        late = state.turn
+        bot.runner.clock = lambda: time.time() + 301
+        bot.scheduler.wake()
+        notice = await fake.wait_for_message(
+            CHANNEL, lambda m: "ran out of time" in (m.get("content") or "")
+        )
+        assert ("Alice", "Bob")[late] in notice["content"]
+        live = await game_of(bot)
+        after = note(hands, live.state)
+        assert after.turn == 1 - late and live.row.players[late].timeouts == 1
+        picked = Counter(after.hands[late])
+        picked.subtract(state.hands[late])
+        assert +picked == Counter(state.core[:3]) and after.core == state.core[3:]
+        assert (await bot.store.moves(live.id))[-1].source == "timeout"
+        assert "PICK AND PASS!" in json.dumps(fake.message(board)["embeds"])
+        await got_tiles(fake, USERS[late], after.hands[late])
+    assert_nothing_leaked(fake, hands)
+
+
+async def test_the_leak_check_catches_a_hand_shown_to_another_player(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check itself: an honest game passes; one ephemeral reply with the other seat's
+    tiles (in any order) fails it, while ordinary words never do."""
+    fake = fake_discord
+    server(fake)
+    hands: dict[int, set[str]] = {}
+    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB])
+        state = await noted(bot, hands)
+        for seat, user in USERS.items():
+            await got_tiles(fake, user, state.hands[seat])
+        await press(fake, BOB, board, "My tiles")
+        assert_nothing_leaked(fake, hands)
+
+        async def leaky(interaction: Any, live: Any) -> None:
+            other = 1 - live.row.seat_of(interaction.user.id)
+            shuffled = live.state.hands[other][::-1]
+            await interaction.response.send_message(tiles_text(shuffled), ephemeral=True)
+
+        monkeypatch.setattr(bot.get_cog("AppLettersCog"), "_show_tiles", leaky)
+        await press(fake, BOB, board, "My tiles")
+    with pytest.raises(AssertionError, match=rf"^\({BOB}, '{state.hands[0]}'"):
+        assert_nothing_leaked(fake, hands)
+    assert_private(["Played TEA, then STEAK."], set(), {"AET", "AEKST"}, "words, not tiles")
