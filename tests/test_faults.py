@@ -245,7 +245,11 @@ async def test_404_unknown_message_posts_the_board_again(versus: Game) -> None:
     old = versus.board
     versus.fake.fail("PATCH", EDIT, 404, times=1)
     await my_turn_again(versus)
-    await versus.refresh()
+    for _ in range(500):  # the new message is posted just after Orchard's move is committed
+        await versus.refresh()
+        if versus.board != old:
+            break
+        await asyncio.sleep(0.01)
     assert versus.board != old
     await versus.check()
     record = await versus.act()
