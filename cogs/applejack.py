@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.games.applejack import (
+    CATEGORIES,
     ApplejackState,
     call_preview,
     open_categories,
@@ -52,6 +53,18 @@ def player_lines(live: Live, state: ApplejackState) -> str:
     return "\n".join(lines)
 
 
+def round_card(live: Live, state: ApplejackState) -> str:
+    """This round's card, a column per player, so everyone sees what each call gave whom.
+
+    Names are cut to 6 characters: 6 players make 50-character lines, well inside a field.
+    """
+    lines = ["        " + " ".join(f"{name[:6]:>6}" for name in names(live))]
+    for i, category in enumerate(CATEGORIES):
+        cells = ("-" if p is None else str(p) for p in (c[state.round][i] for c in state.cards))
+        lines.append(f"{category.title():<8}" + " ".join(f"{cell:>6}" for cell in cells))
+    return "```\n" + "\n".join(lines) + "\n```"
+
+
 def scoreboard(live: Live, state: ApplejackState) -> str:
     rounds = len(state.cards[0])
     head = "        " + " ".join(f"{'R' + str(r + 1):>4}" for r in range(rounds)) + " Total"
@@ -77,6 +90,9 @@ class ApplejackCog(
         embed = discord.Embed(title=f"Apple Jack · game {live.id} · round {state.round + 1}")
         embed.add_field(name="Dice", value=player_lines(live, state), inline=False)
         embed.add_field(name="Open this round", value=", ".join(open_categories(state)) or "-")
+        embed.add_field(
+            name=f"Round {state.round + 1} card", value=round_card(live, state), inline=False
+        )
         embed.add_field(name="Scores", value=scoreboard(live, state), inline=False)
         if state.last_call is not None:
             caller, category, points = state.last_call

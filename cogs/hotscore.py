@@ -26,13 +26,20 @@ RULES = """\
 **Hot Score** (2 players): first to **exactly 100** wins.
 • Throw two dice. 7 or 11 is **HOT** (15 points), 6, 8, 10 or 12 is **NEAR** (5), anything \
 else is **FAR** (10). Then stick, or throw the **Bonus Die** and add or subtract it.
-• The other player then tries to beat you: two dice beat three; HOT beats NEAR beats FAR; \
-between FARs the one closer to 7 or 11 wins. Three of a kind counts as HOT.
-• Same bracket with the same number of dice means a **challenge**: a die sets odd or even, \
-both throw three dice, more dice of that parity wins (then the lower sum). Winner +10, \
-loser -10; a tied challenge doubles the stakes.
-• Forcing a challenge: against a two-dice HOT, throw the other HOT with three dice.
-• Passing 100 bounces back (95 + 15 = 90). The loser starts the next round."""
+• The other player then tries to beat you, and the winner scores their own throw's points. \
+Checked in this order:
+  1. Three of a kind against a HOT or another three of a kind: a **double challenge**.
+  2. Against a two-dice HOT, the other HOT on three dice forces a **challenge**.
+  3. Two dice beat three.
+  4. HOT (or three of a kind) beats NEAR beats FAR; between FARs the one closer to 7 or 11 wins.
+  5. Anything else (same dice count and bracket, FARs equally close) is a **challenge**.
+• **Challenge**: a die sets odd or even, both throw three dice, more dice of that parity \
+wins (then the lower sum of them). A level-n challenge moves **10 × n**: the winner gains it, \
+the loser loses it (not below 0 unless the server allows). A tie is thrown again one level \
+up: ±10, then ±20, ±30…; a double challenge starts at ±20.
+• Passing 100 bounces back (95 + 15 = 90). The loser (of a round or a challenge) starts the \
+next round."""
+
 
 BAR = 10
 
@@ -54,7 +61,7 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
     def render(self, live: Live) -> Rendered:
         state: HotscoreState = live.state
         players = names(live)
-        embed = discord.Embed(title=f"Hot Score · game {live.id} · round {state.round + 1}")
+        embed = discord.Embed(title=f"Hot Score · game {live.id} · round {state.round}")
         embed.description = "\n".join(
             f"`{bar(score)}` **{name}**" for name, score in zip(players, state.scores, strict=True)
         )

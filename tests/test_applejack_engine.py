@@ -1,7 +1,8 @@
 """Apple Jack's rules, case by case, worked by hand from the seed text and seeds/applejack.md."""
 
 import json
-from dataclasses import replace
+import random
+from dataclasses import dataclass, field, replace
 
 import pytest
 from hypothesis import given, settings
@@ -102,28 +103,61 @@ def skip_turns(state: ApplejackState, turns: int) -> ApplejackState:
     return state
 
 
-def play(
-    seed: int, players: int
-) -> tuple[ApplejackState, list[tuple[int, int, int]], list[Action]]:
-    """A whole game with a busy policy: everyone rerolls die 0 then dice 1 and 2 when allowed.
+@dataclass
+class Playthrough:
+    """A whole game: the final state, each turn's (round, turn, caller), the action log, the
+    turns that ended at once because everyone held in step 1, and the last-turn moves made
+    by a seat while a lower seat was still rolling."""
 
-    Returns the final state, each turn's (round, turn, caller), and the action log.
-    """
+    final: ApplejackState
+    turns: list[tuple[int, int, int]] = field(default_factory=list)
+    log: list[Action] = field(default_factory=list)
+    early_ends: int = 0
+    out_of_order: int = 0
+
+
+def roll_or_hold(rng: random.Random, seat: int) -> Action:
+    """Hold one time in three, else reroll a random non-empty set of dice."""
+    if rng.random() < 1 / 3:
+        return Action(seat, "hold")
+    chosen = [str(i) for i in range(5) if rng.random() < 0.5] or [str(rng.randrange(5))]
+    return Action(seat, "reroll", "".join(chosen))
+
+
+def next_action(state: ApplejackState, rng: random.Random, calm: bool) -> Action:
+    """The varied policy: a calm turn holds in step 1; the last turn picks any waiting seat."""
+    if state.phase == "call":
+        return Action(state.caller, "call", best_call(state))
+    waiting = sorted(ENGINE.to_act(state))
+    if state.phase == "solo":
+        return roll_or_hold(rng, rng.choice(waiting))
+    (seat,) = waiting
+    return Action(seat, "hold") if calm and state.step == 1 else roll_or_hold(rng, seat)
+
+
+def play(seed: int, players: int) -> Playthrough:
+    """A whole game with a seeded varied policy (same seed, same game): about one turn in four
+    everyone holds in step 1, and on each round's last turn seats act in a random order."""
+    rng = random.Random(seed)
     state = ENGINE.new(seed, players, {})
-    turns: list[tuple[int, int, int]] = []
-    log: list[Action] = []
+    run = Playthrough(state)
+    calm = False
     while not ENGINE.is_over(state):
         key = (state.round, len(state.called), state.caller)
-        if not turns or turns[-1][:2] != key[:2]:
-            turns.append(key)
-        if state.phase == "call":
-            action = Action(state.caller, "call", best_call(state))
-        else:
-            seat = min(ENGINE.to_act(state))
-            action = Action(seat, "reroll", "0" if state.rerolls[seat] == 0 else "12")
-        log.append(action)
-        state = ENGINE.apply(state, action)
-    return state, turns, log
+        if not run.turns or run.turns[-1][:2] != key[:2]:
+            run.turns.append(key)
+            calm = rng.random() < 0.25
+        action = next_action(state, rng, calm)
+        if state.phase == "solo" and action.seat > min(ENGINE.to_act(state)):
+            run.out_of_order += 1
+        before, state = state, ENGINE.apply(state, action)
+        run.log.append(action)
+        if before.phase == "reroll" and state.phase == "call" and state.step == 1:
+            assert state.rerolls == (0,) * players and state.dice == before.dice
+            assert state.draws == before.draws, "nothing is rolled when everyone holds"
+            run.early_ends += 1
+    run.final = state
+    return run
 
 
 def expected_callers(players: int) -> list[tuple[int, int, int]]:
@@ -136,9 +170,13 @@ def expected_callers(players: int) -> list[tuple[int, int, int]]:
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_whole_game_rotates_callers_and_fills_every_card(players: int) -> None:
-    state, turns, _ = play(seed=2024, players=players)
+    run = play(seed=2024, players=players)
+    state, turns = run.final, run.turns
     assert turns == expected_callers(players)
     assert len(turns) == len(CATEGORIES) * players
+    # Some turns ended after step 1 because all held; a last turn let a higher seat go first.
+    assert run.early_ends > 0
+    assert run.out_of_order > 0
     assert ENGINE.to_act(state) == frozenset()
     for cards in state.cards:
         assert len(cards) == players
@@ -152,9 +190,10 @@ def test_whole_game_rotates_callers_and_fills_every_card(players: int) -> None:
 
 
 def test_replay_is_deterministic_and_dump_load_round_trips() -> None:
-    final, _, log = play(seed=99, players=3)
+    run = play(seed=99, players=3)
+    final = run.final
     state = ENGINE.new(99, 3, {})
-    for i, action in enumerate(log):
+    for i, action in enumerate(run.log):
         state = ENGINE.apply(state, action)
         if i % 17 == 0:
             data = json.loads(json.dumps(ENGINE.dump(state)))
@@ -294,6 +333,31 @@ def test_timeout_call_maximises_the_callers_lead() -> None:
     same = with_dice(state, (2, 2, 3, 3, 4), (2, 2, 3, 3, 4), (2, 2, 3, 3, 4))
     assert best_call(same) == "ones"
     assert best_call(replace(same, called=("ones",))) == "twos"
+
+
+def test_timeout_call_counts_the_game_totals() -> None:
+    """Round 2 of 3 players. Banked from round 1: seat 0 has 60, the caller (seat 1) 40,
+    seat 2 10. Lead = 40 + caller's points - max(60 + seat 0's, 10 + seat 2's):
+    ones 40-60 = -20, twos 40-64 = -24, threes 40-66 = -26, fours 40-64 = -24,
+    fives 50-60 = -10, sixes 58-60 = -2, cheerio 40-60 = -20, sum 68-74 = -6.
+    Sixes closes the gap to the leader most, though it gives seat 2 more than the caller;
+    the old per-category rule (10 - max(0, 0) = +10 for fives) called fives."""
+    state = to_call(ENGINE.new(7, 3, {}))
+    first_round = (
+        (3, 4, 6, 8, 10, 12, 0, 17),
+        (2, 4, 6, 8, 10, 0, 0, 10),
+        (1, 2, 0, 0, 0, 0, 0, 7),
+    )
+    state = replace(
+        state,
+        round=1,
+        caller=1,
+        cards=tuple((card, (None,) * 8, (None,) * 8) for card in first_round),
+    )
+    state = with_dice(state, (2, 2, 3, 3, 4), (6, 6, 6, 5, 5), (6, 6, 6, 6, 2))
+    assert totals(state) == (60, 40, 10)
+    assert best_call(state) == "sixes"
+    assert ENGINE.timeout_actions(state) == [Action(1, "call", "sixes")]
 
 
 def test_timeout_on_the_last_turn_holds_for_everyone_left() -> None:

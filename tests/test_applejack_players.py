@@ -75,27 +75,37 @@ def test_hard_holds_a_made_run() -> None:
     assert players.choose(state, 0, "hard", 0).kind == "hold"
 
 
-def test_the_caller_picks_the_margin_maximising_category(tables: DiceTables) -> None:
-    # Caller: four sixes. Rivals: one has five fives, the other a run.
+def test_the_caller_picks_the_margin_maximising_category() -> None:
+    """Caller (6,6,6,6,2); rivals (5,5,5,5,5) and the run (2,3,4,5,6). Own - best rival:
+    ones 0-0, twos 2-2, threes 0-3, fours 0-4, fives 0-25, sixes 24-6, cheerio 0-20,
+    sum 26-25. Sum is worth most to the caller (26) but sixes widens the margin most (+18)."""
     dice = ((6, 6, 6, 6, 2), (5, 5, 5, 5, 5), (2, 3, 4, 5, 6))
-    state = at(dice, phase="call")
-    used = frozenset(state.called)
+    assert players.call_margins(frozenset(), dice[0], dice[1:]) == [
+        (18, "sixes"),
+        (1, "sum"),
+        (0, "ones"),
+        (0, "twos"),
+        (-3, "threes"),
+        (-4, "fours"),
+        (-20, "cheerio"),
+        (-25, "fives"),
+    ]
+    assert players.choose(at(dice, phase="call"), 0, "hard", 0).arg == "sixes"
+    # With sixes gone, sum's +1 is the best margin; with sum gone too, ones wins its tie.
+    assert players.choose(at(dice, phase="call", called=("sixes",)), 0, "hard", 0).arg == "sum"
+    both = at(dice, phase="call", called=("sixes", "sum"))
+    assert players.choose(both, 0, "hard", 0).arg == "ones"
 
-    def margin(c: str) -> float:
-        rival = max(score(c, d) for d in dice[1:])
-        return score(c, dice[0]) + players.FUTURE_WEIGHT * tables.value(used | {c}) - rival
 
-    best = max(CATEGORIES, key=margin)
-    assert players.choose(state, 0, "hard", 0).arg == best == "sixes"
-
-
-def test_the_caller_weighs_what_is_left_of_the_round(tables: DiceTables) -> None:
-    dice = ((6, 6, 6, 6, 2), (5, 5, 5, 5, 5), (2, 3, 4, 5, 6))
-    margins = dict(
-        (c, m) for m, c in players.call_margins(tables, frozenset(), dice[0], dice[1:], future=1.0)
-    )
-    assert margins["sixes"] == pytest.approx(24 + tables.value({"sixes"}) - 6)
-    assert margins["cheerio"] == pytest.approx(0 + tables.value({"cheerio"}) - 20)
+def test_a_tied_margin_goes_by_card_order_not_by_the_rest_of_the_round() -> None:
+    """Caller (6,6,6,6,6) against (1,2,2,3,3), (6,6,6,6,6) and (4,4,5,5,5). Own - best rival:
+    ones 0-1, twos 0-6, threes 0-9, fours 0-8, fives 0-15, sixes 30-30, cheerio 0-0,
+    sum 30-30. Sixes, cheerio and sum tie at 0 and sixes comes first. (Adding a tenth of the
+    caller's future value, as before, kept sixes for later and called cheerio.)"""
+    dice = ((6, 6, 6, 6, 6), (1, 2, 2, 3, 3), (6, 6, 6, 6, 6), (4, 4, 5, 5, 5))
+    margins = players.call_margins(frozenset(), dice[0], dice[1:])
+    assert margins[:4] == [(0, "sixes"), (0, "cheerio"), (0, "sum"), (-1, "ones")]
+    assert players.choose(at(dice, phase="call"), 0, "hard", 0).arg == "sixes"
 
 
 def test_easy_keeps_its_most_common_face_and_calls_its_best() -> None:

@@ -1,9 +1,10 @@
 """Apple Jack and Hot Score through discord.py against the fake Discord."""
 
 from pathlib import Path
+from typing import Any
 
 from bot.app import OrchardBot
-from bot.games.applejack import open_categories
+from bot.games.applejack import CATEGORIES, ApplejackState, open_categories
 from tests.botharness import (
     ALICE,
     BOB,
@@ -23,6 +24,17 @@ USERS = {0: ALICE, 1: BOB}
 async def live_game(bot: OrchardBot, kind: str):
     (row,) = await bot.store.open_games(GUILD, kind=kind)
     return await bot.runner.load(row.id)
+
+
+def assert_round_card(embed: dict[str, Any], state: ApplejackState) -> None:
+    """The board's card for this round: a row per category, each player's points or "-"."""
+    (card,) = [f for f in embed["fields"] if f["name"] == f"Round {state.round + 1} card"]
+    rows = card["value"].strip("`\n").splitlines()
+    assert rows[0].split() == ["Alice", "Bob"]
+    assert len(rows) == 1 + len(CATEGORIES)
+    for i, (category, row) in enumerate(zip(CATEGORIES, rows[1:], strict=True)):
+        cells = ["-" if c[state.round][i] is None else str(c[state.round][i]) for c in state.cards]
+        assert row.split() == [category.title(), *cells]
 
 
 async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
@@ -52,6 +64,8 @@ async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, tmp_path:
                 done = await press(fake_discord, USERS[seat], board, "I'll hold")
             assert done.type == 7, done.describe()
             live = await bot.runner.load(live.id)
+            if state.phase == "call" and live.row.status == "active":
+                assert_round_card(fake_discord.message(board)["embeds"][0], live.state)
         assert live.row.status == "finished"
         assert "Game over" in fake_discord.message(board)["embeds"][0]["description"]
         assert await bot.runner.replay(live.id) == live.state
@@ -65,9 +79,12 @@ async def test_a_hot_score_duel(fake_discord: FakeDiscord, tmp_path: Path) -> No
         engine = bot.runner.engine("hotscore")
         stranger = await press(fake_discord, CAROL, board, "Throw")
         assert stranger.ephemeral and "not playing" in stranger.content
+        title = f"Hot Score · game {live.id} · round "
+        assert fake_discord.message(board)["embeds"][0]["title"] == title + "1"
         for _ in range(400):
             if live.row.status != "active":
                 break
+            assert fake_discord.message(board)["embeds"][0]["title"] == f"{title}{live.state.round}"
             seat = sorted(engine.to_act(live.state))[0]
             phase = live.state.phase
             if phase == "choose":
@@ -100,3 +117,14 @@ async def test_hot_score_lobby_takes_exactly_two(fake_discord: FakeDiscord, tmp_
         await press(fake_discord, BOB, lobby, "Join")
         full = await press(fake_discord, CAROL, lobby, "Join")
         assert full.ephemeral and "full" in full.content
+
+
+async def test_hot_score_rules_match_the_engine(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+        rules = await (await fake_discord.slash(ALICE, GUILD, 6001, "hotscore rules")).wait()
+        assert rules.ephemeral
+        text = rules.content
+        assert "doubles the stakes" not in text
+        assert "10 × n" in text and "±10, then ±20, ±30" in text
+        assert "Three of a kind against a HOT or another three of a kind: a **double" in text

@@ -3,6 +3,8 @@
 import ast
 from pathlib import Path
 
+import pytest
+
 from bot.games.base import placements
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,14 +20,36 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
-def test_engines_never_import_discord_or_io_layers() -> None:
-    engines = sorted((ROOT / "bot" / "games").rglob("*.py"))
-    assert engines, "no engines found"
-    for path in engines:
-        for module in imported_modules(path):
-            top = module.split(".")[0]
-            assert top not in {"discord", "aiosqlite", "sqlite3", "db", "cogs"}, (path, module)
-            assert not module.startswith(("bot.runner", "bot.app", "bot.interface")), path
+FORBIDDEN_TOPS = {"discord", "aiosqlite", "sqlite3", "db", "cogs"}
+FORBIDDEN_BOT = ("bot.runner", "bot.app", "bot.interface")
+
+
+def impure_imports(path: Path) -> list[str]:
+    """The modules ``path`` imports (anywhere in it) that a pure engine or strategy must not."""
+    return sorted(
+        m
+        for m in imported_modules(path)
+        if m.split(".")[0] in FORBIDDEN_TOPS or m.startswith(FORBIDDEN_BOT)
+    )
+
+
+@pytest.mark.parametrize("folder", ["games", "ai"])
+def test_engines_and_strategies_never_import_discord_or_io_layers(folder: str) -> None:
+    """Engines (bot/games) and bot players (bot/ai) run without Discord or the database."""
+    modules = sorted((ROOT / "bot" / folder).rglob("*.py"))
+    assert modules, f"nothing found in bot/{folder}"
+    for path in modules:
+        assert impure_imports(path) == [], path
+
+
+def test_the_purity_check_sees_nested_and_from_imports(tmp_path: Path) -> None:
+    module = tmp_path / "sneaky.py"
+    module.write_text(
+        "import json\nfrom discord import ui\n"
+        "def late():\n    import bot.runner\n    from db import store\n",
+        "utf-8",
+    )
+    assert impure_imports(module) == ["bot.runner", "db", "discord"]
 
 
 def test_placements_share_places_and_exclude_leavers() -> None:

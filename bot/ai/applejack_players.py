@@ -5,14 +5,12 @@ with this round's called categories as the used set and the engine's rerolls lef
 only holds or rerolls (the caller scores for everybody), so the table's best option decides:
 a hold (keep) means reroll the other dice as one "reroll" action, a category means "hold".
 
-Calls: the caller takes the open category with the highest
-``own points - best opponent's points + FUTURE_WEIGHT * V(called + category)``, ``V`` being
-the table's expected solitaire points still to come this round. The first two terms are this
-turn's margin; ``V`` charges the caller for spending a category its later turns need. But the
-opponents lose that category too, so the future mostly cancels out: with weight 1 (the
-design's first suggestion) Hard won only 24% of 2-player games against the pure margin
-(2,000 games); weights 0.1 and 0.2 tie with 0 (50.6% and 49.3% over 4,000 games). 0.1 keeps
-the margin in charge and lets ``V`` decide near-ties towards keeping valuable categories.
+Calls: the caller takes the open category with the highest margin over the opponents given
+everyone's dice: its own points minus the best opponent's points in it (card order on a tie).
+Those points are certain once the rerolls are over. The rest of the round is not, but the
+call closes the category for everybody alike, so with every player modelled as playing the
+same tables each one's expected future is the same value and the future margin is 0. An
+earlier version added 0.1 times the caller's own future value: one side of a margin only.
 
 Normal plays Hard's move except now and then (``SLIP``) the second best when close
 (``SLIP_POINTS``). Its dice come from the game's seed, draw counter, seat, phase and round
@@ -29,6 +27,7 @@ from collections.abc import Sequence
 
 from bot.ai.dice_optimal import DiceTables, tables_for
 from bot.games.applejack import (
+    CATEGORIES,
     ApplejackState,
     decision_order,
     open_categories,
@@ -39,7 +38,6 @@ from bot.games.base import Action
 
 SLIP = 0.15
 SLIP_POINTS = 3.0
-FUTURE_WEIGHT = 0.1
 
 # Decisions on plain values, shared by the strategies and the benchmark.
 
@@ -53,22 +51,17 @@ def reroll_options(
 
 
 def call_margins(
-    tables: DiceTables,
     used: frozenset[str],
     mine: Sequence[int],
     rivals: Sequence[Sequence[int]],
-    future: float | None = None,
-) -> list[tuple[float, str]]:
-    """Each open category with the caller's approximate margin, best first (card order on a
-    tie): own points - the best rival's points + ``future`` (default ``FUTURE_WEIGHT``) times
-    the table's value of what is left of the round."""
-    weight = FUTURE_WEIGHT if future is None else future
+) -> list[tuple[int, str]]:
+    """Each open category with the caller's margin, own points - the best rival's points,
+    best first (card order on a tie): what the call is worth against the closest opponent."""
     out = []
-    for c in (c for c in tables.categories if c not in used):
+    for c in (c for c in CATEGORIES if c not in used):
         best_rival = max((score(c, d) for d in rivals), default=0)
-        rest = weight * tables.value(used | {c}) if weight else 0.0
-        out.append((score(c, mine) + rest - best_rival, c))
-    order = {c: i for i, c in enumerate(tables.categories)}
+        out.append((score(c, mine) - best_rival, c))
+    order = {c: i for i, c in enumerate(CATEGORIES)}
     return sorted(out, key=lambda mc: (-mc[0], order[mc[1]]))
 
 
@@ -131,7 +124,7 @@ def _tabled(state: ApplejackState, seat: int, slip: random.Random | None) -> Act
     tables = tables_for("applejack")
     if state.phase == "call":
         rivals = [state.dice[s] for s in decision_order(state) if s != seat]
-        margins = call_margins(tables, _used(state), state.dice[seat], rivals)
+        margins = call_margins(_used(state), state.dice[seat], rivals)
         return Action(seat, "call", margins[pick(margins, slip)][1])
     options = reroll_options(tables, _used(state), state.dice[seat], rerolls_left(state, seat))
     return _keep_action(state, seat, options[pick(options, slip)][1])

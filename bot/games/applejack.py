@@ -111,17 +111,19 @@ def call_preview(state: ApplejackState) -> list[tuple[str, tuple[int | None, ...
 
 
 def best_call(state: ApplejackState, seat: int | None = None) -> str:
-    """The open category that most widens ``seat``'s lead (the caller by default).
+    """The open category that leaves ``seat`` (the caller by default) furthest ahead.
 
-    Lead is the seat's points minus the best opponent's in that category; ties go to the
+    The game is won on totals over all rounds, so the lead is the seat's game total after the
+    call minus the best other active seat's; behind, that shrinks the gap. Ties go to the
     earliest category. This is the timeout's choice.
     """
     me = state.caller if seat is None else seat
     rivals = [s for s in decision_order(state) if s != me]
+    banked = totals(state)
 
     def lead(category: str) -> int:
-        best_rival = max(score(category, state.dice[s]) for s in rivals)
-        return score(category, state.dice[me]) - best_rival
+        best_rival = max(banked[s] + score(category, state.dice[s]) for s in rivals)
+        return banked[me] + score(category, state.dice[me]) - best_rival
 
     return max(open_categories(state), key=lead)
 
