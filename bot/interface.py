@@ -265,7 +265,13 @@ def responder(interaction: discord.Interaction[Any]) -> Show:
 
 
 async def refuse(interaction: discord.Interaction[Any], message: str) -> None:
-    """Answer privately; refusals are routine, so they are logged at debug level only."""
+    """Answer privately; refusals are routine, so they are logged at debug level only.
+
+    Clamped to Discord's 2,000 characters: a longer reply is refused outright (400), and
+    the user would see no answer at all.
+    """
+    if len(message) > 2000:
+        message = message[:1999] + "…"
     log.debug("refused %s for user %s: %s", _cid(interaction), interaction.user.id, message)
     if interaction.response.is_done():
         await interaction.followup.send(message, ephemeral=True)

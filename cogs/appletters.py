@@ -18,7 +18,9 @@ import discord
 from discord import app_commands, ui
 from discord.ext import commands
 
+from bot.ai.registry import LEVELS
 from bot.games.appletters import (
+    MAX_WORD,
     AppState,
     Placement,
     View,
@@ -51,6 +53,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Variant = Literal["appletters", "turnover", "applescore"]
+Level = Literal["easy", "normal", "hard"]
+TypedWord = app_commands.Range[str, 2, MAX_WORD]
 KINDS: dict[str, str] = {
     "appletters": "appletters",
     "turnover": "appleturnover",
@@ -143,7 +147,7 @@ class WordModal(ui.Modal):
     def __init__(self, game_id: int, version: int, kind: str) -> None:
         title = "Turn over a word" if kind == "turnover" else "Play a word"
         super().__init__(title=title, custom_id=f"orcm:{game_id}:{version}:{kind}:", timeout=None)
-        word = ui.TextInput[Any](custom_id="word", min_length=2, max_length=40)
+        word = ui.TextInput[Any](custom_id="word", min_length=2, max_length=MAX_WORD)
         end = ui.TextInput[Any](custom_id="end", required=False, placeholder="start or end")
         self.add_item(ui.Label(text="Your word", component=word))
         self.add_item(ui.Label(text="Start or end? (only if it fits both)", component=end))
@@ -201,14 +205,28 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     # Slash commands.
 
     @app_commands.command(name="new", description="Open a lobby for a new word game here")
-    @app_commands.describe(variant="Appletters, Apple Turnover (steal words) or Applescore")
+    @app_commands.describe(
+        variant="Appletters, Apple Turnover (steal words) or Applescore",
+        opponent="Play Orchard at once instead of opening a lobby",
+        level="How well Orchard plays (default normal)",
+    )
     async def new(  # type: ignore[override]
-        self, interaction: discord.Interaction[Any], variant: Variant = "appletters"
+        self,
+        interaction: discord.Interaction[Any],
+        variant: Variant = "appletters",
+        opponent: Literal["orchard"] | None = None,
+        level: Level = "normal",
     ) -> None:
+        """The shared ``new`` (cogs/game.py) plus a variant, which picks the engine's kind."""
+        if variant not in KINDS or opponent not in (None, "orchard") or level not in LEVELS:
+            raise Refusal("Choose a variant, and Orchard at easy, normal or hard.")
         if interaction.guild_id is None:
             raise Refusal("Games are played in a server channel, not in direct messages.")
         options = await self.options_for(interaction.guild_id)
-        await self.bot.open_lobby(interaction, KINDS[variant], options)
+        seats = (self.bot.orchard_seat(level),) if opponent else ()
+        await self.bot.open_lobby(
+            interaction, KINDS[variant], options, players=seats, start=bool(seats)
+        )
 
     @app_commands.command(name="leaderboard", description="This server's best players")
     @app_commands.describe(variant="Which game", by="Rank by rating, wins, best or average")
@@ -225,7 +243,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     async def play(
         self,
         interaction: discord.Interaction[Any],
-        word: str,
+        word: TypedWord,
         end: Literal["start", "end"] | None = None,
     ) -> None:
         live = await self._game_here(interaction)
@@ -236,7 +254,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     async def turnover(
         self,
         interaction: discord.Interaction[Any],
-        word: str,
+        word: TypedWord,
         end: Literal["start", "end"] | None = None,
     ) -> None:
         live = await self._game_here(interaction)
@@ -286,6 +304,8 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             live = await self.bot.runner.load(game_id)
             if interaction.guild_id != live.row.guild_id:
                 raise Refusal("This game belongs to another server.")
+            if live.row.kind not in TITLES:  # a forged form naming another game's id
+                raise Refusal("That is not a word game, so there is no word to play in it.")
             values = modal_values(list(data.get("components") or []))
             message = interaction.message
             on_board = message is not None and message.id == live.row.message_id

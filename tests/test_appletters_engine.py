@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from bot.games.appletters import (
     DISTRIBUTION,
     ENGINE,
+    MAX_WORD,
     SCORE_ENGINE,
     TURNOVER_ENGINE,
     AppLettersEngine,
@@ -234,6 +235,27 @@ def test_words_need_letters_length_and_the_word_list() -> None:
     with pytest.raises(IllegalMove, match="PAPLE is not in the word list"):
         play(state, "PAPLE")
     assert placements_for(state, 0, "paple") == []
+
+
+def test_over_long_words_are_refused_without_being_repeated() -> None:
+    """A 4,000-letter word must not come back in a 4,000-letter refusal (Discord takes 2,000)."""
+    state = table(ENGINE, [BIG, BIG])
+    turnover = table(TURNOVER_ENGINE, [BIG, BIG])
+    for word in ("QZ" * 300, "A" * 4000, "É" * 41, "A" * (MAX_WORD + 1) + ":end"):
+        for kind, at in (("play", state), ("turnover", turnover)):
+            with pytest.raises(IllegalMove, match=f"at most {MAX_WORD} letters") as refused:
+                act(at, 0, kind, word)
+            assert len(str(refused.value)) < 80
+        assert placements_for(state, 0, word) == turnovers_for(turnover, 0, word) == []
+    with pytest.raises(IllegalMove, match="not in the word list"):
+        play(state, "A" * MAX_WORD)
+
+
+def test_the_longest_word_the_tiles_can_spell_is_not_too_long() -> None:
+    """The bag spells no listed word longer than ``MAX_WORD`` letters, the modal's limit."""
+    bag = Counter(tile_bag())
+    spelled = [w for w in load_words("full") if not Counter(w.upper()) - bag]
+    assert max(map(len, spelled)) <= MAX_WORD
 
 
 def test_only_the_player_to_act_may_play() -> None:

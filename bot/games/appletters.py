@@ -28,6 +28,9 @@ EASY_REMOVED = "QXZ"
 HAND_SIZES: Mapping[str, int] = {"appletters": 9, "applescore": 9, "appleturnover": 21}
 PICK = 3
 LONG_WORD = 8
+MAX_WORD = 40
+"""The longest word a player may lay, and the modal's and slash option's limit: the 110 tiles
+spell no listed word over 29 letters. Longer text is refused without being echoed back."""
 BONUS = 5
 
 Variant = Literal["appletters", "applescore", "appleturnover"]
@@ -280,10 +283,18 @@ def _parse(arg: str) -> tuple[str, End | None, Mode | None]:
 
 
 def _check_spelling(text: str) -> None:
+    """Length first: later refusals repeat the word, and a reply must stay short."""
+    if len(text) > MAX_WORD:
+        raise IllegalMove(f"That is too long: a word has at most {MAX_WORD} letters.")
     if not text.isascii() or not text.isalpha():
         raise IllegalMove("A word may only use the letters A to Z.")
     if len(text) < 2:
         raise IllegalMove("A word needs at least 2 letters.")
+
+
+def _spelled(text: str) -> bool:
+    """Whether ``text`` passes :func:`_check_spelling` (which says why not)."""
+    return 2 <= len(text) <= MAX_WORD and text.isascii() and text.isalpha()
 
 
 def _geometry(snake: tuple[Word, ...], text: str, end: End, mode: Mode) -> Placement:
@@ -449,7 +460,7 @@ def _turnover_options(
 def placements_for(state: AppState, seat: int, word: str) -> list[Placement]:
     """Every legal way ``seat`` could play ``word`` now (empty: ``apply`` says why not)."""
     text = word.strip().upper()
-    if not text.isascii() or not text.isalpha() or len(text) < 2:
+    if not _spelled(text):
         return []
     if state.check_words and not _listed(state, text):
         return []
@@ -462,7 +473,7 @@ def placements_for(state: AppState, seat: int, word: str) -> list[Placement]:
 def turnovers_for(state: AppState, seat: int, word: str) -> list[Placement]:
     """Every legal way ``seat`` could turn over an end word with ``word`` (Apple Turnover)."""
     text = word.strip().upper()
-    if state.variant != "appleturnover" or not text.isascii() or not text.isalpha():
+    if state.variant != "appleturnover" or not _spelled(text):
         return []
     if state.check_words and not _listed(state, text):
         return []
