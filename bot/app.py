@@ -203,12 +203,15 @@ class OrchardBot(commands.AutoShardedBot):
                 live = await self.lobby.add_seat(live.id, user.id, player, _unseen)
             else:
                 live = await self.lobby.join(live.id, player, _unseen)
-        if start:
-            live = await self.lobby.start(live.id, user.id, _unseen)
-        payload = await render(self, live)
-        await interaction.response.send_message(**payload.send_kwargs())
-        message = await interaction.original_response()
-        await self.store.set_message(live.id, message.id)
+
+        async def announce(fresh: Live) -> None:
+            await interaction.response.send_message(**(await render(self, fresh)).send_kwargs())
+            message = await interaction.original_response()
+            await self.store.set_message(fresh.id, message.id)
+
+        if start:  # announced inside the start's lock: Orchard may move first, onto this message
+            return await self.lobby.start(live.id, user.id, announce)
+        await announce(live)
         return live
 
     def orchard_seat(self, level: str) -> Player:
