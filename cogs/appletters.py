@@ -430,7 +430,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         options = [discord.SelectOption(label=letter, value=letter) for letter in letters]
         select = GameSelect(live.id, live.row.version, "ui_throw", options, placeholder="Throw…")
         await interaction.response.send_message(
-            "Which tile goes on the Bad Apple pile? Everyone will see it there.",
+            "Which tile goes on the Bad Apple pile? It lies face down: only you know which.",
             view=view_of(select),
             ephemeral=True,
         )
@@ -512,7 +512,8 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             lines.append(line)
         lines.append(f"Core: {view.core_count} tiles")
         if view.kind == "appleturnover":
-            lines.append(f"Bad Apple pile: {', '.join(view.bad_apples) or 'empty'}")
+            count = view.bad_apple_count
+            lines.append(f"Bad Apple pile: {count} tile{'' if count == 1 else 's'}, face down")
         return "\n".join(lines)[:1024]
 
     def _picture(self, view: View, embed: discord.Embed) -> Draw | None:

@@ -354,16 +354,18 @@ def test_forfeit_sets_tiles_aside_and_the_last_player_wins() -> None:
         ("EAT", 2, 2),
         ("ELEPHANT", 8, 13),  # eight letters
         ("ELEPHANT", 7, 12),
-        ("AA", 2, 2),  # two letters: no mirror bonus
+        ("AA", 2, 2),  # a two-letter palindrome: no mirror bonus
+        ("AT", 2, 7),  # TA is listed: a reversal pair of any length counts
     ],
 )
 def test_word_points(word: str, from_hand: int, points: int) -> None:
-    assert word_points(word, from_hand, WORDS | {"aa"}) == points
+    assert word_points(word, from_hand, WORDS | {"aa", "at", "ta"}) == points
 
 
-def test_mirror_bonus_needs_three_letters() -> None:
+def test_palindromes_need_three_letters_and_reversal_pairs_two() -> None:
     assert mirror_bonus("TOOT", WORDS) and mirror_bonus("GOD", WORDS)
-    assert not mirror_bonus("AT", WORDS | {"ta"}) and not mirror_bonus("PEAR", WORDS)
+    assert mirror_bonus("NO", WORDS | {"no", "on"}) and not mirror_bonus("NO", WORDS - {"on"})
+    assert not mirror_bonus("AA", WORDS | {"aa"}) and not mirror_bonus("PEAR", WORDS)
 
 
 def test_applescore_adds_points_and_a_bonus_for_going_out() -> None:
@@ -440,7 +442,8 @@ def test_bad_apple_once_per_game_and_face_up() -> None:
     state = table(TURNOVER_ENGINE, ["QAPPLE", "ZAT"], core="BCDEFG", check_words=True)
     state = act(state, 0, "badapple", "q")
     assert state.bad_apples == "Q" and state.hands[0] == "AELPP" and state.turn == 1
-    assert "threw a Q" in state.log[-1].text and public_view(state).bad_apples == "Q"
+    assert state.log[-1].text == "threw a tile on the Bad Apple pile"
+    assert public_view(state).bad_apple_count == 1 and "Q" not in repr(public_view(state))
     with pytest.raises(IllegalMove, match="don't have a X"):
         act(state, 1, "badapple", "X")
     state = act(state, 1, "pick")

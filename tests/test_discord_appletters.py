@@ -431,7 +431,7 @@ async def test_apple_turnover_bad_apple_challenge_and_turn_over(
             await fake.select(mover, int(offered.original["id"]), menu, [letter])
         )
         assert thrown.ephemeral and f"threw {letter}" in thrown.content
-        assert f"Bad Apple pile: {letter}" in json.dumps(fake.message(board)["embeds"])
+        assert "Bad Apple pile: 1 tile, face down" in json.dumps(fake.message(board)["embeds"])
         state = await noted(bot, hands)
         nonsense = state.hands[state.turn][:2]  # unchecked: any letters are laid
         await modal_word(fake, other, board, nonsense)

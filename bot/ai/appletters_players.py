@@ -173,7 +173,7 @@ def stand_in(view: View, seat: int, word_list: str) -> AppState:
         active=view.active,
         scores=(0,) * n,
         skips=view.skips,
-        bad_apples=view.bad_apples,
+        bad_apples="",  # face down: unknown, and no word can use them anyway
         bad_apple_used=view.bad_apple_used,
     )
 

@@ -167,7 +167,7 @@ class View:
     active: tuple[bool, ...]
     scores: tuple[int, ...] | None
     skips: tuple[int, ...]
-    bad_apples: str
+    bad_apple_count: int  # thrown tiles lie face down: how many, never which
     bad_apple_used: tuple[bool, ...]
     challengeable: tuple[int, str] | None
     log: tuple[Event, ...]
@@ -226,9 +226,11 @@ def _neighbours(cell: Cell) -> list[Cell]:
 
 
 def mirror_bonus(text: str, words: frozenset[str]) -> bool:
-    """A palindrome (TOOT) or a word whose reversal is listed too (DOG/GOD), 3+ letters."""
+    """A palindrome of 3+ letters (TOOT), or a word whose reversal is another listed word
+    (DOG/GOD, and NO/ON: the issue sets the 3-letter minimum for palindromes only)."""
     low = text.lower()
-    return len(low) >= 3 and (low == low[::-1] or low[::-1] in words)
+    reverse = low[::-1]
+    return (len(low) >= 3 and low == reverse) or (reverse != low and reverse in words)
 
 
 def word_points(text: str, from_hand: int, words: frozenset[str]) -> int:
@@ -504,7 +506,7 @@ def _view(state: AppState, seat: int | None) -> View:
         active=state.active,
         scores=state.scores if state.scored else None,
         skips=state.skips,
-        bad_apples=state.bad_apples,
+        bad_apple_count=len(state.bad_apples),
         bad_apple_used=state.bad_apple_used,
         challengeable=challengeable,
         log=state.log,
@@ -687,7 +689,7 @@ class AppLettersEngine:
             bad_apple_used=_set(state.bad_apple_used, seat, True),
             pending=None,
         )
-        state = _log(state, seat, f"threw a {letter} on the Bad Apple pile")
+        state = _log(state, seat, "threw a tile on the Bad Apple pile")
         return self._end_turn(state, not state.core)
 
     def _claim_move(self, state: AppState, action: Action) -> AppState:
