@@ -112,5 +112,5 @@ def _placeholder() -> bytes:
 
 def _png(image: Image.Image) -> bytes:
     out = io.BytesIO()
-    image.save(out, "PNG", optimize=True)
+    image.save(out, "PNG")  # optimize=True made a 110-tile snake 3x slower for 4% fewer bytes
     return out.getvalue()
