@@ -1,12 +1,15 @@
 """Kill the bot at random moments mid-game and prove nothing acknowledged is lost.
 
-    python bench/kill.py [--kills 20] [--games 8] [--seed 1]
+    python bench/kill.py [--kills 20] [--games 8] [--tables 2] [--seed 1]
 
 A fake Discord runs in this process; the real bot runs in a subprocess
-(``python -m tests.bot_process PORT DB``). Players drive Cheerio games concurrently through
-interactions while the process is SIGKILLed and restarted on the same database. Afterwards:
-every move whose interaction was answered (callback received) is in the move log, every
-game's stored state equals the replay of its log, and every open game's buttons still work.
+(``python -m tests.bot_process PORT DB``). Solo Cheerio players (one per channel) and Hot Score
+tables (two players in one channel: the guest joins the lobby, the host starts, both throw)
+play concurrently through interactions while the process is SIGKILLed and restarted on the
+same database. Afterwards: every move whose interaction was answered (callback received) is in
+the move log, every game's stored state equals the replay of its log, every open game plays on,
+and every enabled control on every open game's board answers: pressed by the player to act, by
+the other player and by someone not in the game, each press gets an edit or a private reply.
 """
 
 from __future__ import annotations
@@ -28,15 +31,22 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bot.games.registry import ENGINES  # noqa: E402
+from bot.interface import LOBBY_ACTIONS  # noqa: E402
 from bot.runner import Runner  # noqa: E402
 from bot.settings import Settings  # noqa: E402
-from db.store import Store  # noqa: E402
+from db.store import GameRow, Store  # noqa: E402
 from tests.fakediscord import Component, FakeDiscord, InteractionRecord, components_of  # noqa: E402
 
 GUILD = 5001
 FIRST_CHANNEL, FIRST_USER = 6001, 7001
+STRANGER = 7999  # a member of the server who plays in no game: every control must answer him
 ANSWER_SECONDS = 3.0
 POSTED = re.compile(r"/(\d+)$")
+MENTION = re.compile(r"<@!?(\d+)>")
+SEATED = re.compile(r"Players \((\d+)\)")
+NOT_MOVES = (*LOBBY_ACTIONS, "rematch", "repost")
+DONE = ("rematch", "repost")  # controls of a game no longer in play, or of /games
+MOVED_ELSEWHERE = "Done:"  # a move made from an older copy of the board: applied, said privately
 
 
 @dataclass(frozen=True)
@@ -59,24 +69,32 @@ class Report:
     lost: list[Ack] = field(default_factory=list)
     games: int = 0
     finished: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
     mismatched: list[int] = field(default_factory=list)
     open_games: int = 0
     continued: int = 0
+    pressed: int = 0
+    dead: list[str] = field(default_factory=list)  # presses after the last restart unanswered
     restart_seconds: list[float] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         starts = sorted(self.restart_seconds)
         median = starts[len(starts) // 2] if starts else 0.0
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(self.kinds.items()))
         return [
             f"kills: {self.kills}",
-            f"moves acknowledged: {len(self.acked)}",
+            f"moves acknowledged: {len(self.acked)} (by {len({a.user_id for a in self.acked})} "
+            "players)",
             f"moves lost: {len(self.lost)}",
             f"interactions unanswered (bot was down or killed mid-way): {self.unanswered}",
-            f"clicks refused (stale boards after a kill, then posted again): {self.refused}",
-            f"games: {self.games} ({self.finished} finished)",
+            f"clicks refused (stale boards after a kill, or the other player was quicker): "
+            f"{self.refused}",
+            f"games: {self.games} ({self.finished} finished; {kinds})",
             f"games whose state differs from the replay of their log: {len(self.mismatched)}",
             f"open games that played on after the last restart: {self.continued} of "
             f"{self.open_games}",
+            f"buttons pressed: {self.pressed}",
+            f"buttons unanswered: {len(self.dead)}",
             f"restart to ready: median {median:.2f} s, max {max(starts, default=0.0):.2f} s",
         ]
 
@@ -129,25 +147,74 @@ class Bot:
                 await self.proc.wait()
 
 
+def parts(component: Component) -> tuple[int, int, str, str]:
+    """``game id, version, action, argument`` of one of the bot's controls."""
+    _, game, version, kind, arg = (component.custom_id or "").split(":", 4)
+    return int(game), int(version), kind, arg
+
+
+def action_of(component: Component) -> str | None:
+    custom = component.custom_id or ""
+    return parts(component)[2] if custom.startswith("orc") and custom.count(":") == 4 else None
+
+
+def controls(message: dict[str, Any]) -> list[Component]:
+    """The bot's enabled buttons and selects on a message, in display order."""
+    return [
+        c
+        for c in components_of(message)
+        if (c.is_button or c.is_select) and not c.disabled and action_of(c) is not None
+    ]
+
+
 def find(message: dict[str, Any], action: str) -> Component | None:
-    for c in components_of(message):
-        if f":{action}:" in (c.custom_id or "") and not c.disabled:
+    for c in controls(message):
+        if action_of(c) == action:
             return c
     return None
 
 
-class Player:
-    """One person with one channel, playing Cheerio game after game through interactions."""
+def is_move(component: Component) -> bool:
+    action = action_of(component)
+    return action is not None and action not in NOT_MOVES and not action.startswith("ui_")
 
-    def __init__(self, fake: FakeDiscord, report: Report, user: int, channel: int) -> None:
-        self.fake, self.report, self.user, self.channel = fake, report, user, channel
+
+def mentioned(message: dict[str, Any]) -> list[int]:
+    """Whose turn it is: the game's message mentions the players it waits for."""
+    return [int(m) for m in MENTION.findall(str(message.get("content") or ""))]
+
+
+def seated(message: dict[str, Any]) -> int:
+    """How many players a lobby message lists."""
+    for embed in message.get("embeds") or []:
+        for item in embed.get("fields") or []:
+            found = SEATED.search(str(item.get("name") or ""))
+            if found:
+                return int(found[1])
+    return 0
+
+
+class Driver:
+    """Players of one channel's games, pressing buttons through the fake like people would."""
+
+    kind = ""
+
+    def __init__(self, fake: FakeDiscord, report: Report, users: list[int], channel: int) -> None:
+        self.fake, self.report, self.users, self.channel = fake, report, users, channel
+        self.host = users[0]
         self.board: int | None = None
-        self.rng = random.Random(user)
+        self.rng = random.Random(self.host)
 
     async def run(self, stop: asyncio.Event) -> None:
+        raise NotImplementedError
+
+    async def step(self, user: int) -> None:
+        raise NotImplementedError
+
+    async def loop(self, user: int, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
-                await self.step()
+                await self.step(user)
             except (TimeoutError, LookupError, KeyError, AssertionError, RuntimeError):
                 self.board = None
                 await asyncio.sleep(0.05)
@@ -160,7 +227,65 @@ class Player:
             self.report.unanswered += 1
             return None
 
-    async def step(self) -> None:
+    async def press(
+        self, user: int, board: int, component: Component, value: str | None
+    ) -> InteractionRecord | None:
+        """Click a button or choose ``value`` in a select; a move answered is acknowledged."""
+        if value is None:
+            record = await self.fake.click(user, board, component)
+        else:
+            record = await self.fake.select(user, board, component, [value])
+        answered = await self.answer(record)
+        if answered is not None and is_move(component):
+            applied = answered.type == 7 or (
+                answered.type == 4
+                and answered.ephemeral
+                and answered.content.startswith(MOVED_ELSEWHERE)
+            )
+            if applied:
+                game, version, kind, arg = parts(component)
+                self.report.acked.append(Ack(game, version, kind, value or arg, user))
+        return answered
+
+    async def move(self, user: int, component: Component, value: str | None) -> bool:
+        """A move from the board in play; False (and the board forgotten) unless it was made."""
+        assert self.board is not None
+        answered = await self.press(user, self.board, component, value)
+        if answered is None:
+            self.board = None
+            return False
+        if answered.type != 7:  # refused, or made from an older copy and answered privately
+            self.report.refused += not answered.content.startswith(MOVED_ELSEWHERE)
+            return False
+        return True
+
+    async def recover(self) -> int | None:
+        """The host finds the game with /games and posts it again, or opens a new one."""
+        fake, user = self.fake, self.host
+        listed = await self.answer(await fake.slash(user, GUILD, self.channel, "games"))
+        if listed is None:
+            return None
+        shown = listed.original
+        again = [c for c in components_of(shown or {}) if ":repost:" in (c.custom_id or "")]
+        if shown is not None and again:
+            posted = await self.answer(await fake.click(user, int(shown["id"]), again[0]))
+            found = POSTED.search(posted.content) if posted is not None else None
+            return int(found[1]) if found else None
+        opened = await self.answer(await fake.slash(user, GUILD, self.channel, f"{self.kind} new"))
+        if opened is None or opened.original is None or opened.ephemeral:
+            return None
+        return int(opened.original["id"])
+
+
+class Player(Driver):
+    """One person with one channel, playing Cheerio game after game through interactions."""
+
+    kind = "cheerio"
+
+    async def run(self, stop: asyncio.Event) -> None:
+        await self.loop(self.host, stop)
+
+    async def step(self, user: int) -> None:
         if self.board is None or self.board not in self.fake.messages:
             self.board = await self.recover()
             return
@@ -169,56 +294,221 @@ class Player:
         roll = find(message, "roll")
         score = find(message, "score")
         if start is not None:
-            started = await self.answer(await self.fake.click(self.user, self.board, start))
+            started = await self.answer(await self.fake.click(user, self.board, start))
             if started is None or started.type != 7:
                 self.board = None
         elif roll is not None and (score is None or self.rng.random() < 0.7):
-            await self.move(roll, None)
+            if not await self.move(user, roll, None):
+                self.board = None
         elif score is not None:
-            await self.move(score, self.rng.choice(score.options))
+            if not await self.move(user, score, self.rng.choice(score.options)):
+                self.board = None
         else:  # finished (Rematch only) or closed: start another game
             self.board = None
 
-    async def move(self, component: Component, value: str | None) -> None:
-        assert self.board is not None and component.custom_id is not None
-        if value is None:
-            record = await self.fake.click(self.user, self.board, component)
+
+class Table(Driver):
+    """Two people at one channel playing Hot Score: the guest joins, the host starts, and
+    whoever the board mentions throws, sticks or picks the Bonus Die's sign. Both press at
+    once, so in a challenge (both throw) one of them is sometimes a moment too late."""
+
+    kind = "hotscore"
+
+    def __init__(self, fake: FakeDiscord, report: Report, users: list[int], channel: int) -> None:
+        super().__init__(fake, report, users, channel)
+        self.guest = users[1]
+        self.misses = 0
+        self.finding = asyncio.Lock()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        await asyncio.gather(*(self.loop(user, stop) for user in self.users))
+
+    async def step(self, user: int) -> None:
+        board = self.board
+        if board is None or board not in self.fake.messages:
+            if user == self.host:  # the host finds the table's game; the guest waits for it
+                async with self.finding:
+                    self.board, self.misses = await self.recover(), 0
+            else:
+                await asyncio.sleep(0.05)
+            return
+        message = self.fake.messages[board]
+        join, start = find(message, "lobby_join"), find(message, "lobby_start")
+        if start is not None:
+            if user == self.guest and join is not None and seated(message) < 2:
+                await self.lobby(user, board, join)
+            elif user == self.host and seated(message) >= 2:
+                await self.lobby(user, board, start)
+            else:
+                await asyncio.sleep(0.02)
+            return
+        moves = [c for c in controls(message) if is_move(c)]
+        if not moves:  # finished (Rematch only) or closed: the host opens the next game
+            if user == self.host:
+                self.board = None
+            else:
+                await asyncio.sleep(0.05)
+        elif user in mentioned(message):
+            choice = self.rng.choice(moves)
+            if await self.move(user, choice, None):
+                self.misses = 0
+            else:
+                self.miss()
         else:
-            record = await self.fake.select(self.user, self.board, component, [value])
-        answered = await self.answer(record)
+            await asyncio.sleep(0.02)
+
+    async def lobby(self, user: int, board: int, button: Component) -> None:
+        answered = await self.answer(await self.fake.click(user, board, button))
         if answered is None:
             self.board = None
-            return
-        if answered.type == 7:
-            _, game, version, kind, arg = component.custom_id.split(":", 4)
-            move = Ack(int(game), int(version), kind, value or arg, self.user)
-            self.report.acked.append(move)
+        elif answered.type != 7:
+            self.miss()
+
+    def miss(self) -> None:
+        """A refused click: usually the other player was quicker and the board follows;
+        three in a row mean the board is stale, so the host posts the game again."""
+        self.misses += 1
+        if self.misses >= 3:
+            self.board, self.misses = None, 0
+
+
+Key = tuple[int, str, str]  # a control by what it does: component type, action, argument
+
+
+def key_of(component: Component) -> Key:
+    _, _, kind, arg = parts(component)
+    return component.type, kind, arg
+
+
+async def press_all(
+    driver: Driver, board: int, report: Report, *, lobby: bool = False, idle: int = 4
+) -> None:
+    """Press every enabled control on ``board``: first as everyone not to act (each option of
+    a select), then as the player to act. Every press must be answered with an edit or a
+    private reply, never with silence.
+
+    A move redraws the board, so it is read again before every press and only controls still
+    on it are pressed; controls that appear later are pressed the same way, and while none is
+    new the player to act moves on (at most ``idle`` times in a row) to bring up more. In a
+    lobby nobody joins who is not of the game, and the host does not start, cancel or add
+    seats: :func:`drive` starts it.
+    """
+    fake = driver.fake
+
+    def current(key: Key) -> Component | None:
+        for c in controls(fake.messages.get(board) or {}):
+            if key_of(c) == key:
+                return c
+        return None
+
+    async def check(user: int, component: Component, value: str | None) -> None:
+        report.pressed += 1
+        try:
+            answered = await driver.press(user, board, component, value)
+        except (TimeoutError, LookupError, AssertionError) as err:
+            answered, problem = None, f"{type(err).__name__}: {str(err).splitlines()[0]}"
         else:
-            self.report.refused += 1
-            self.board = None
+            problem = "no answer" if answered is None else answered.describe()
+        if answered is None or not (
+            answered.type == 7 or (answered.type == 4 and answered.ephemeral)
+        ):
+            report.dead.append(f"{component.custom_id}={value} by {user}: {problem}")
 
-    async def recover(self) -> int | None:
-        """Find my open game with /games and post it again, or open a new one."""
-        listed = await self.answer(await self.fake.slash(self.user, GUILD, self.channel, "games"))
-        if listed is None:
-            return None
-        shown = listed.original
-        again = [c for c in components_of(shown or {}) if ":repost:" in (c.custom_id or "")]
-        if shown is not None and again:
-            posted = await self.answer(await self.fake.click(self.user, int(shown["id"]), again[0]))
-            found = POSTED.search(posted.content) if posted is not None else None
-            return int(found[1]) if found else None
-        opened = await self.answer(
-            await self.fake.slash(self.user, GUILD, self.channel, "cheerio new")
+    tried: set[Key] = set()
+    quiet = 0
+    while quiet <= idle:
+        message = fake.messages.get(board) or {}
+        waiting = [u for u in mentioned(message) if u in driver.users]
+        actor = waiting[0] if waiting else driver.host
+        shown = [c for c in controls(message) if action_of(c) not in DONE]
+        key = next((key_of(c) for c in shown if key_of(c) not in tried), None)
+        if key is None:  # nothing new: the player to act moves on, to bring up other controls
+            moves = [c for c in shown if is_move(c)]
+            if lobby or not moves:
+                return
+            quiet += 1
+            step = driver.rng.choice(moves)
+            await check(actor, step, driver.rng.choice(step.options) if step.is_select else None)
+            continue
+        quiet = 0
+        tried.add(key)
+        kind = key[1]
+        for user in [*(u for u in driver.users if u != actor), STRANGER]:
+            if lobby and user == STRANGER and kind == "lobby_join":
+                continue
+            first = current(key)
+            values: list[str | None] = [None]
+            if first is not None and first.is_select:
+                values = list(first.options)
+            for value in values if first is not None else []:
+                component = current(key)  # a move by the other player redraws the board
+                if component is not None and (value is None or value in component.options):
+                    await check(user, component, value)
+        component = current(key)
+        if component is None or (lobby and kind not in ("lobby_join", "lobby_leave")):
+            continue
+        await check(
+            actor, component, driver.rng.choice(component.options) if component.is_select else None
         )
-        if opened is None or opened.original is None or opened.ephemeral:
-            return None
-        return int(opened.original["id"])
 
 
-async def verify(fake: FakeDiscord, db: Path, report: Report, players: list[Player]) -> None:
-    """Compare the acknowledged moves with the log, replay every game, play every open one."""
-    store = await Store.open(db)
+async def drive(driver: Driver, store: Store, game_id: int, moved: Any, rounds: int = 4) -> bool:
+    """Let the table's players take their turns until ``moved(row)`` holds."""
+    for _ in range(rounds):
+        for user in driver.users:
+            await driver.step(user)
+            row = await store.get_game(game_id)
+            if row is not None and moved(row):
+                return True
+    return False
+
+
+async def find_board(driver: Driver) -> int | None:
+    for _ in range(3):
+        try:
+            board = await driver.recover()
+        except (TimeoutError, LookupError, KeyError):
+            board = None
+        if board is not None:
+            return board
+        await asyncio.sleep(0.5)
+    return None
+
+
+async def play_on(driver: Driver, store: Store, row: GameRow, report: Report) -> None:
+    """A game open after the last restart: post it again, press every control, play on."""
+    driver.board = await find_board(driver)
+    if driver.board is None:
+        report.dead.append(f"game {row.id}: its board could not be posted again")
+        return
+    if row.status == "lobby":
+        await press_all(driver, driver.board, report, lobby=True)
+        await drive(driver, store, row.id, lambda now: now.status != "lobby")
+    now = await store.get_game(row.id)
+    if now is not None and now.status == "active" and driver.board is not None:
+        await press_all(driver, driver.board, report)
+        now = await store.get_game(row.id)
+        if now is not None and (now.status, now.version) == ("active", row.version):
+            await drive(driver, store, row.id, lambda later: later.version > row.version)
+    now = await store.get_game(row.id)
+    if now is not None and (now.status, now.version) != (row.status, row.version):
+        report.continued += 1
+
+
+async def verify(bot: Bot, report: Report, drivers: list[Driver]) -> None:
+    """Play every open game on and press its controls, then (bot stopped) compare the
+    acknowledged moves with the log and replay every game."""
+    store = await Store.open(bot.db)
+    try:
+        open_rows = await store.open_games(GUILD)
+        report.open_games = len(open_rows)
+        by_host = {d.host: d for d in drivers}
+        for row in open_rows:
+            await play_on(by_host[row.host_id], store, row, report)
+    finally:
+        await store.close()
+    await bot.stop()  # nothing may move while the log is compared with the state
+    store = await Store.open(bot.db)
     runner = Runner(store, ENGINES, Settings(store))
     try:
         logs: dict[int, list[Any]] = {}
@@ -233,42 +523,42 @@ async def verify(fake: FakeDiscord, db: Path, report: Report, players: list[Play
                 ack.user_id,
             ):
                 report.lost.append(ack)
-        rows = await store._fetchall("SELECT id, status FROM games WHERE state IS NOT NULL")
+        rows = await store._fetchall("SELECT id, status, kind FROM games WHERE state IS NOT NULL")
         report.games = len(rows)
-        report.finished = sum(status == "finished" for _, status in rows)
-        for game_id, _ in rows:
+        report.finished = sum(status == "finished" for _, status, _ in rows)
+        for game_id, _, kind in rows:
+            report.kinds[kind] = report.kinds.get(kind, 0) + 1
             live = await runner.load(game_id)
             if await runner.replay(game_id) != live.state:
                 report.mismatched.append(game_id)
-        open_rows = [row for row in await store.open_games(GUILD) if row.status == "active"]
-        report.open_games = len(open_rows)
-        by_user = {p.user: p for p in players}
-        for row in open_rows:
-            player = by_user[row.host_id]
-            player.board = await player.recover()
-            before = row.version
-            for _ in range(3):
-                await player.step()
-                now = await store.get_game(row.id)
-                if now is not None and now.version > before:
-                    report.continued += 1
-                    break
     finally:
         await store.close()
 
 
 async def chaos(
-    kills: int = 20, games: int = 8, seed: int = 1, folder: Path | None = None, quiet: bool = False
+    kills: int = 20,
+    games: int = 8,
+    seed: int = 1,
+    folder: Path | None = None,
+    quiet: bool = False,
+    tables: int = 2,
 ) -> Report:
-    """Run the whole experiment; returns the figures (asserting is left to the caller)."""
+    """Run the whole experiment; returns the figures (asserting is left to the caller).
+
+    ``games`` solo Cheerio players and ``tables`` two-player Hot Score tables, each in its
+    own channel, play at once.
+    """
     rng = random.Random(seed)
     report = Report()
     with tempfile.TemporaryDirectory() as tmp:
         where = folder or Path(tmp)
         fake = FakeDiscord()
         await fake.start()
-        users = [FIRST_USER + i for i in range(games)]
-        channels = [FIRST_CHANNEL + i for i in range(games)]
+        seats = [[FIRST_USER + i] for i in range(games)]
+        pairs = [FIRST_USER + games + 2 * i for i in range(tables)]
+        seats += [[first, first + 1] for first in pairs]
+        channels = [FIRST_CHANNEL + i for i in range(len(seats))]
+        users = [user for group in seats for user in group] + [STRANGER]
         for user in users:
             fake.add_user(user, f"player{user}")
         fake.add_guild(GUILD, channels, users)
@@ -276,8 +566,11 @@ async def chaos(
         try:
             report.restart_seconds.append(await bot.start())
             stop = asyncio.Event()
-            players = [Player(fake, report, u, c) for u, c in zip(users, channels, strict=True)]
-            tasks = [asyncio.create_task(p.run(stop)) for p in players]
+            drivers: list[Driver] = [
+                (Player if len(group) == 1 else Table)(fake, report, group, channel)
+                for group, channel in zip(seats, channels, strict=True)
+            ]
+            tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
             for n in range(kills):
                 if rng.random() < 0.25:  # during start-up (migrations, sync, connect)
                     await asyncio.sleep(rng.uniform(0.0, 0.6))
@@ -299,11 +592,11 @@ async def chaos(
             await asyncio.sleep(1.0)
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await verify(fake, bot.db, report, players)
+            await verify(bot, report, drivers)
         finally:
             await bot.stop()
             await fake.close()
-            if folder is None and report.lost and not quiet:
+            if folder is None and (report.lost or report.dead) and not quiet:
                 print((where / "bot.log").read_text()[-4000:])
     return report
 
@@ -311,14 +604,20 @@ async def chaos(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kills", type=int, default=20)
-    parser.add_argument("--games", type=int, default=8, help="games played at once (<= 25)")
+    parser.add_argument("--games", type=int, default=8, help="solo Cheerio games at once")
+    parser.add_argument("--tables", type=int, default=2, help="two-player Hot Score tables")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    # /games lists 25 games: every player's open game must be among them to be posted again
+    tables = min(args.tables, 25)
+    games = min(args.games, 25 - tables)
     began = time.monotonic()
-    report = asyncio.run(chaos(args.kills, min(args.games, 25), args.seed))
+    report = asyncio.run(chaos(args.kills, games, args.seed, tables=tables))
     print("\n".join(report.lines()))
+    for problem in report.dead[:10]:
+        print(f"  unanswered: {problem}")
     print(f"wall time: {time.monotonic() - began:.1f} s")
-    if report.lost or report.mismatched or report.continued < report.open_games:
+    if report.lost or report.mismatched or report.continued < report.open_games or report.dead:
         sys.exit(1)
 
 
