@@ -6,6 +6,7 @@ lock from the runner serialises lobby clicks with each other and with the game's
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from typing import Any
 
@@ -19,6 +20,7 @@ class Lobby:
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
         self.store = runner.store
+        self._opening: dict[tuple[int, int, str], asyncio.Lock] = {}
 
     async def open(
         self,
@@ -29,7 +31,28 @@ class Lobby:
         options: dict[str, Any] | None = None,
         variant: str = "",
     ) -> Live:
-        """A new lobby with the host in seat 0, if this channel may have another game."""
+        """A new lobby with the host in seat 0, if this channel may have another game.
+
+        The limits are checked and the lobby created under one lock per channel and game, so
+        two `/new` at the same moment cannot both pass a one-open-game limit.
+        """
+        key = (guild_id, channel_id, kind)
+        async with self._opening.setdefault(key, asyncio.Lock()):
+            await self._check_room(kind, guild_id, channel_id, host)
+            game_id = await self.store.create_game(
+                kind,
+                guild_id,
+                channel_id,
+                host,
+                seed=secrets.randbits(62),
+                options=options,
+                variant=variant,
+                deadline=self.runner.clock() + LOBBY_SECONDS,
+            )
+        return await self.runner.load(game_id)
+
+    async def _check_room(self, kind: str, guild_id: int, channel_id: int, host: Player) -> None:
+        """Refuse a new lobby where games may not start or the channel is full."""
         settings = await self.runner.settings.get(guild_id)
         if settings.game_channels and channel_id not in settings.game_channels:
             channels = ", ".join(f"<#{c}>" for c in settings.game_channels)
@@ -44,17 +67,6 @@ class Lobby:
             raise Refusal(
                 "This channel already has an open game of this kind: finish it, or use /games."
             )
-        game_id = await self.store.create_game(
-            kind,
-            guild_id,
-            channel_id,
-            host,
-            seed=secrets.randbits(62),
-            options=options,
-            variant=variant,
-            deadline=self.runner.clock() + LOBBY_SECONDS,
-        )
-        return await self.runner.load(game_id)
 
     async def join(self, game_id: int, player: Player, present: Show | None = None) -> Live:
         async with self.runner.lock(game_id):

@@ -280,3 +280,18 @@ async def test_what_a_move_returns_is_what_was_stored(tmp_path: Path) -> None:
         assert returned.state == stored.state
         live = stored
     await o.close()
+
+
+async def test_two_lobbies_opened_at_the_same_moment_respect_the_channel_limit(
+    tmp_path: Path,
+) -> None:
+    o = await orchard(tmp_path / "o.db")
+    for hosts in ([1, 2], [3, 3]):  # two people, then one person pressing twice
+        opens = [o.lobby.open("cheerio", GUILD, CHANNEL + hosts[0], player(h)) for h in hosts]
+        outcomes = await asyncio.gather(*opens, return_exceptions=True)
+        refused = [x for x in outcomes if isinstance(x, Exception)]
+        assert len(refused) == 1 and isinstance(refused[0], Refusal), outcomes
+        assert len(await o.store.open_games(GUILD, CHANNEL + hosts[0], "cheerio")) == 1
+    other_kind = await o.lobby.open("hotscore", GUILD, CHANNEL + 1, player(1))
+    assert other_kind.row.status == "lobby", "the limit is per game kind"
+    await o.close()
