@@ -9,6 +9,7 @@ from pathlib import Path
 from dotenv import load_dotenv
 
 DEFAULT_DB = Path("data") / "orchard.db"
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 NO_TOKEN_HELP = """\
 Orchard needs a Discord bot token, and none was found (set DISCORD_TOKEN in .env).
@@ -46,6 +47,15 @@ class Config:
         return cls(
             token=token,
             db_path=Path(os.environ.get("ORCHARD_DB", "").strip() or DEFAULT_DB),
-            log_level=os.environ.get("LOG_LEVEL", "INFO").strip().upper() or "INFO",
+            log_level=log_level(os.environ.get("LOG_LEVEL", "")),
             dev_guild_id=int(guild) if guild else None,
         )
+
+
+def log_level(raw: str) -> str:
+    """LOG_LEVEL as logging knows it (INFO if unset); a typo is a clear ConfigError here,
+    not a traceback from logging.basicConfig later."""
+    level = raw.strip().upper() or "INFO"
+    if level not in LEVELS:
+        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LEVELS)} (got {raw.strip()!r}).")
+    return level

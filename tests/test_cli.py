@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def run_bot(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in {"DISCORD_TOKEN", "DEV_GUILD_ID"}}
@@ -54,3 +56,26 @@ def test_debug_logging_never_echoes_discord_request_bodies() -> None:
         root.setLevel(saved[0])
         root.handlers[:] = saved[1]
         logging.getLogger("discord.http").setLevel(logging.NOTSET)
+
+
+def test_bad_log_level_is_one_clear_line(tmp_path: Path) -> None:
+    root = str(Path(__file__).resolve().parent.parent)
+    done = run_bot(tmp_path, DISCORD_TOKEN="abc", LOG_LEVEL="LOUD", PYTHONPATH=root)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL (got 'LOUD')."
+    )
+    assert not (tmp_path / "data").exists()
+
+
+def test_log_level_is_read_in_any_case_and_defaults_to_info(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bot.config import Config
+
+    monkeypatch.setenv("DISCORD_TOKEN", "abc")
+    monkeypatch.delenv("DEV_GUILD_ID", raising=False)
+    monkeypatch.setenv("LOG_LEVEL", " debug ")
+    assert Config.from_env(env_file=None).log_level == "DEBUG"
+    monkeypatch.setenv("LOG_LEVEL", "")
+    assert Config.from_env(env_file=None).log_level == "INFO"
