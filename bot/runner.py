@@ -289,8 +289,17 @@ def _rating(row: GameRow, ranked: list[SeatResult]) -> RatingUpdate | None:
 
 
 def _results(row: GameRow, ranked: list[SeatResult]) -> tuple[Result, ...]:
+    """The stored standings; a solo game is stored unwon: it counts for high scores only."""
     players = row.players
+    contest = len(ranked) > 1
     return tuple(
-        Result(r.seat, players[r.seat].user_id, players[r.seat].is_bot, r.score, r.placement, r.won)
+        Result(
+            r.seat,
+            players[r.seat].user_id,
+            players[r.seat].is_bot,
+            r.score,
+            r.placement,
+            r.won and contest,
+        )
         for r in ranked
     )

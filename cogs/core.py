@@ -25,6 +25,15 @@ def jump_url(guild_id: int, channel_id: int, message_id: int | None) -> str:
     return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
+def unseen_channel(error: app_commands.AppCommandError) -> bool:
+    """A channel option discord.py could not resolve because the bot's cache lacks it: a
+    channel the bot cannot see, so no game could be posted there."""
+    return (
+        isinstance(error, app_commands.TransformerError)
+        and error.type is discord.AppCommandOptionType.channel
+    )
+
+
 class CoreCog(commands.Cog):
     def __init__(self, bot: OrchardBot) -> None:
         self.bot = bot
@@ -61,6 +70,9 @@ class CoreCog(commands.Cog):
         original = getattr(error, "original", error)
         if isinstance(original, Refusal):
             await refuse(interaction, str(original))
+            return
+        if unseen_channel(error):
+            await refuse(interaction, "I cannot see that channel: give me View Channel there.")
             return
         error_id = secrets.token_hex(4)
         log.error(

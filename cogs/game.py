@@ -28,6 +28,18 @@ def die(face: int) -> str:
     return f"{DIE_FACES[face - 1]} {face}"
 
 
+def trophies(live: Live, seats: int) -> bool:
+    """A trophy means a win: only a finished game of two or more seats has one (an abandoned
+    game is nobody's loss, and a solo game is played for a high score)."""
+    return live.row.status == "finished" and seats > 1
+
+
+def ending(live: Live) -> str:
+    """The standings' heading, marked when someone asked for a hint during the game."""
+    word = "Game over" if live.row.status == "finished" else "Game abandoned"
+    return word + (" · 💡 hinted" if live.row.hinted else "")
+
+
 class GameCog(commands.GroupCog):
     kind: ClassVar[str]
     title: ClassVar[str]
@@ -100,12 +112,12 @@ class GameCog(commands.GroupCog):
         """Final standings (ties share a place) and a Rematch button, for any game."""
         results = self.bot.runner.engine(self.kind).results(live.state)
         players = names(live)
+        won = trophies(live, len(results))
         lines = [
-            f"{r.placement}. {players[r.seat]}: {r.score}" + (" 🏆" if r.won else "")
+            f"{r.placement}. {players[r.seat]}: {r.score}" + (" 🏆" if won and r.won else "")
             for r in sorted(results, key=lambda r: r.placement)
         ]
-        word = "Game over" if live.row.status == "finished" else "Game abandoned"
-        embed.description = f"**{word}**\n" + "\n".join(lines)
+        embed.description = f"**{ending(live)}**\n" + "\n".join(lines)
         rematch = GameButton(
             live.id, live.row.version, "rematch", label="Rematch", style=discord.ButtonStyle.primary
         )

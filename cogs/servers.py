@@ -6,6 +6,7 @@ Who may change settings or end games is left to Discord's own command permission
 
 from __future__ import annotations
 
+import asyncio
 import io
 import math
 import time
@@ -15,12 +16,13 @@ import discord
 from discord import app_commands, ui
 from discord.ext import commands, tasks
 
-from bot.interface import refuse, view_of
+from bot.interface import apologise, refuse, view_of
 from bot.ratings import shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
 from cogs.core import jump_url
 from cogs.stats_chart import describe, line_chart
+from db.store import KindStats, PastGame
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -30,6 +32,13 @@ KEEP_DEPARTED_DAYS = 30
 Kind = Literal["cheerio", "applejack", "hotscore", "appletters", "applescore", "appleturnover"]
 By = Literal["rating", "wins", "best", "average"]
 LOWER_IS_BETTER = frozenset({"appletters", "appleturnover"})  # their score is tiles left
+# What the bot needs where games run: pictures (Appletters' snake, /stats charts) are files.
+POSTING = {
+    "view_channel": "View Channel",
+    "send_messages": "Send Messages",
+    "embed_links": "Embed Links",
+    "attach_files": "Attach Files",
+}
 
 
 def title_of(bot: OrchardBot, kind: str) -> str:
@@ -41,9 +50,13 @@ def value_text(by: str, value: float) -> str:
 
 
 async def board_page(
-    bot: OrchardBot, guild_id: int, kind: str, by: str, page: int, viewer: int
+    bot: OrchardBot, guild_id: int, kind: str, by: str, page: int, asker: int | None
 ) -> tuple[discord.Embed, ui.View]:
-    """One page of a board (10 lines that read well on a phone) and the viewer's own rank."""
+    """One page of a board (10 lines that read well on a phone) and the asker's own rank.
+
+    The board is public, so its rank line is always that of whoever ran the command (carried
+    in the page buttons), never of whoever last turned the page.
+    """
     rows = await bot.store.board(guild_id, kind, by, lower_is_better=kind in LOWER_IS_BETTER)
     pages = max(1, math.ceil(len(rows) / PAGE))
     page = min(max(page, 0), pages - 1)
@@ -52,50 +65,66 @@ async def board_page(
         for rank, (user, value, games) in enumerate(rows, start=1)
         if page * PAGE < rank <= (page + 1) * PAGE
     ]
+    mine = next((i for i, row in enumerate(rows) if row[0] == asker), None)
+    if mine is not None:
+        value = value_text(by, rows[mine][1])
+        lines.append(f"\n<@{asker}>: rank {mine + 1} of {len(rows)} ({value})")
     embed = discord.Embed(
         title=f"{title_of(bot, kind)} · by {by}",
         description="\n".join(lines) or "No finished games here yet.",
     )
-    mine = next((i for i, row in enumerate(rows) if row[0] == viewer), None)
-    footer = f"Page {page + 1} of {pages}"
-    if mine is not None:
-        footer += f" · your rank: {mine + 1} of {len(rows)} ({value_text(by, rows[mine][1])})"
-    embed.set_footer(text=footer)
+    embed.set_footer(text=f"Page {page + 1} of {pages}")
     view = ui.View(timeout=None)
-    view.add_item(BoardPage(kind, by, page - 1, "◀ Previous", disabled=page == 0))
-    view.add_item(BoardPage(kind, by, page + 1, "Next ▶", disabled=page >= pages - 1))
+    view.add_item(BoardPage(kind, by, page - 1, asker, "◀ Previous", disabled=page == 0))
+    view.add_item(BoardPage(kind, by, page + 1, asker, "Next ▶", disabled=page >= pages - 1))
     return embed, view
 
 
 class BoardPage(
     ui.DynamicItem[ui.Button[Any]],
-    template=r"orcb:(?P<kind>[a-z]{1,20}):(?P<by>[a-z]{1,10}):(?P<page>-?[0-9]{1,6})",
+    template=r"orcb:(?P<kind>[a-z]{1,20}):(?P<by>[a-z]{1,10}):(?P<page>-?[0-9]{1,6})"
+    r"(?::(?P<asker>[0-9]{1,20}))?",
 ):
-    """A page button on a leaderboard; persistent like game buttons."""
+    """A page button on a leaderboard; persistent like game buttons.
+
+    ``asker`` is who ran the command (absent on buttons from before it was carried).
+    """
 
     def __init__(
-        self, kind: str, by: str, page: int, label: str = "", *, disabled: bool = False
+        self,
+        kind: str,
+        by: str,
+        page: int,
+        asker: int | None = None,
+        label: str = "",
+        *,
+        disabled: bool = False,
     ) -> None:
-        self.kind, self.by, self.page = kind, by, page
-        super().__init__(
-            ui.Button(
-                label=label or "page", disabled=disabled, custom_id=f"orcb:{kind}:{by}:{page}"
-            )
-        )
+        self.kind, self.by, self.page, self.asker = kind, by, page, asker
+        custom = f"orcb:{kind}:{by}:{page}" + ("" if asker is None else f":{asker}")
+        super().__init__(ui.Button(label=label or "page", disabled=disabled, custom_id=custom))
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: ui.Item[Any], match: Any
     ) -> BoardPage:
-        return cls(match["kind"], match["by"], int(match["page"]))
+        asker = int(match["asker"]) if match["asker"] else None
+        return cls(match["kind"], match["by"], int(match["page"]), asker)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot: OrchardBot = interaction.client
+        """Turn the page; an unexpected error gets an apology, not "This interaction failed"."""
+        try:
+            await self._turn(interaction)
+        except Refusal as err:
+            await refuse(interaction, str(err))
+        except Exception:
+            await apologise(interaction, None)
+
+    async def _turn(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id is None or self.by not in ("rating", "wins", "best", "average"):
-            await refuse(interaction, "That board is not available.")
-            return
+            raise Refusal("That board is not available.")
         embed, view = await board_page(
-            bot, interaction.guild_id, self.kind, self.by, self.page, interaction.user.id
+            interaction.client, interaction.guild_id, self.kind, self.by, self.page, self.asker
         )
         await interaction.response.edit_message(
             embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
@@ -122,9 +151,17 @@ class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,
         return cls(int(match["user"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Delete after the confirm; an unexpected error gets an apology with an error id."""
+        try:
+            await self._forget(interaction)
+        except Refusal as err:
+            await refuse(interaction, str(err))
+        except Exception:
+            await apologise(interaction, None)
+
+    async def _forget(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.user.id != self.user_id or interaction.guild_id is None:
-            await refuse(interaction, "Only the person who asked can confirm.")
-            return
+            raise Refusal("Only the person who asked can confirm.")
         bot: OrchardBot = interaction.client
         removed = await bot.store.forget_user(interaction.guild_id, interaction.user.id)
         noun = "record" if removed == 1 else "records"
@@ -161,42 +198,42 @@ class ServersCog(commands.Cog):
         await send_board(interaction, game, by)
 
     @app_commands.command(name="stats", description="A player's record in this server")
-    @app_commands.describe(user="Whose record (you, if left out)")
+    @app_commands.describe(
+        user="Whose record (you, if left out)",
+        game="Which game to chart (the most played, if left out)",
+    )
     async def stats(
-        self, interaction: discord.Interaction[Any], user: discord.User | None = None
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | None = None,
+        game: Kind | None = None,
     ) -> None:
         guild_id = self._guild(interaction)
         who = user or interaction.user
         rows = await self.bot.store.user_stats(guild_id, who.id)
         embed = discord.Embed(title=f"{who.display_name}'s games here")
         for s in rows:
-            rate = f"{100 * s.wins / s.rated_games:.0f}%" if s.rated_games else "-"
-            best = s.lowest if s.kind in LOWER_IS_BETTER else s.best
-            rating = f"{shown(s.rating):.1f}" if s.rating else "unrated"
-            embed.add_field(
-                name=title_of(self.bot, s.kind),
-                value=f"{s.games} games · {s.wins} wins ({rate})\nbest {best} · average "
-                f"{s.average:.1f}\nrating {rating} · last <t:{int(s.last_played)}:R>",
-            )
-        games, wins = sum(s.games for s in rows), sum(s.wins for s in rows)
-        embed.description = (
-            f"{games} games in {len(rows)} kinds · {wins} wins"
-            if rows
-            else "No finished games yet."
-        )
-        files = await self._chart(guild_id, who.id, embed)
+            embed.add_field(name=title_of(self.bot, s.kind), value=stats_text(s))
+        embed.description = summary_text(rows)
+        charted = game or most_played(rows)
+        files = await self._chart(guild_id, who.id, charted, embed) if charted else []
         await interaction.response.send_message(embed=embed, files=files)
 
-    async def _chart(self, guild_id: int, user_id: int, embed: discord.Embed) -> list[discord.File]:
-        history = await self.bot.store.rating_history(guild_id, user_id)
-        values, what = [shown((mu, sigma)) for _, mu, sigma, _ in history], "rating"
+    async def _chart(
+        self, guild_id: int, user_id: int, kind: str, embed: discord.Embed
+    ) -> list[discord.File]:
+        """One game's line: its people's rating, else its scores (games never share a scale)."""
+        history = await self.bot.store.rating_history(guild_id, user_id, kind)
+        values, what = [shown((mu, sigma)) for mu, sigma, _ in history], "rating"
         if len(values) < 2:
-            past = await self.bot.store.history(guild_id, user_id, limit=30)
+            past = await self.bot.store.history(guild_id, user_id, kind, limit=30)
             values = [float(s[2]) for g in reversed(past) for s in g.seats if s[0] == user_id]
-            what = "score"
+            what = "tiles left" if kind in LOWER_IS_BETTER else "score"
         if len(values) < 2:
             return []
-        png = line_chart(values, f"{what.title()} over the last {len(values)} games")
+        what = f"{title_of(self.bot, kind)} {what}"
+        title = f"{what} over the last {len(values)} games"
+        png = await asyncio.to_thread(line_chart, values, title)
         embed.set_image(url="attachment://chart.png")
         return [discord.File(io.BytesIO(png), "chart.png", description=describe(values, what))]
 
@@ -210,17 +247,10 @@ class ServersCog(commands.Cog):
     ) -> None:
         guild_id = self._guild(interaction)
         who = user or interaction.user
-        lines = []
-        for past in await self.bot.store.history(guild_id, who.id, game):
-            scores = ", ".join(
-                ("Orchard" if is_bot else f"<@{uid}>") + f" {score}" + (" 🏆" if won else "")
-                for uid, is_bot, score, _, won in past.seats
-            )
-            link = jump_url(guild_id, past.channel_id, past.message_id)
-            lines.append(
-                f"**{title_of(self.bot, past.kind)}** <t:{int(past.finished_at)}:R> · "
-                f"{scores} · {link}"
-            )
+        lines = [
+            history_line(self.bot, guild_id, past)
+            for past in await self.bot.store.history(guild_id, who.id, game)
+        ]
         embed = discord.Embed(
             title=f"{who.display_name}'s recent games",
             description="\n".join(lines) or "No finished games yet.",
@@ -288,16 +318,16 @@ class ServersCog(commands.Cog):
         await interaction.response.send_message(said + settings_text(new), ephemeral=True)
 
     def _check_postable(self, interaction: discord.Interaction[Any], channel: Any) -> None:
-        guild = interaction.guild
-        cached = guild.get_channel(channel.id) if guild else None
-        me = guild.me if guild else None
-        if cached is not None and me is not None:
-            perms = cached.permissions_for(me)
-            if not (perms.view_channel and perms.send_messages and perms.embed_links):
-                raise Refusal(
-                    f"I cannot post in <#{channel.id}>: give me View Channel, Send "
-                    "Messages and Embed Links there first."
-                )
+        """Refuse a games channel the bot cannot post (and attach pictures) in."""
+        perms = bot_permissions(interaction, channel.id)
+        if perms is None:
+            raise Refusal(
+                f"I cannot see <#{channel.id}>, so I cannot tell whether I may post there: "
+                f"give me {', '.join(POSTING.values())} there first."
+            )
+        missing = [label for name, label in POSTING.items() if not getattr(perms, name)]
+        if missing:
+            raise Refusal(f"I cannot post in <#{channel.id}>: give me {', '.join(missing)} there.")
 
     @app_commands.command(name="forfeit", description="Give up your game in this channel")
     @app_commands.describe(game="Which game, if you play more than one here")
@@ -360,6 +390,67 @@ class ServersCog(commands.Cog):
         if interaction.guild_id is None:
             raise Refusal("This command works in a server, not in direct messages.")
         return interaction.guild_id
+
+
+def bot_permissions(
+    interaction: discord.Interaction[Any], channel_id: int
+) -> discord.Permissions | None:
+    """What the bot may do in a channel: Discord's own word for this channel, else worked out
+    from the cache; None when the channel or the bot's member is not known."""
+    if channel_id == interaction.channel_id:
+        return interaction.app_permissions
+    guild = interaction.guild
+    channel = guild.get_channel(channel_id) if guild else None
+    me = guild.me if guild else None
+    if channel is None or me is None:
+        return None
+    return channel.permissions_for(me)
+
+
+def most_played(rows: list[KindStats]) -> str | None:
+    """The game to chart when none is asked for: most games here, then the latest played."""
+    best = max(rows, key=lambda s: (s.games, s.last_played), default=None)
+    return best.kind if best else None
+
+
+def stats_text(s: KindStats) -> str:
+    """One game's field in /stats; wins count games between people, Orchard is apart."""
+    rate = f"{100 * s.wins / s.rated_games:.0f}%" if s.rated_games else "-"
+    best = s.lowest if s.kind in LOWER_IS_BETTER else s.best
+    rating = f"{shown(s.rating):.1f}" if s.rating else "unrated"
+    text = (
+        f"{s.games} games · {s.wins} wins ({rate})\nbest {best} · average {s.average:.1f}\n"
+        f"rating {rating} · last played <t:{int(s.last_played)}:R>"
+    )
+    if s.orchard_games or s.orchard_rating:
+        versus = f"{shown(s.orchard_rating):.1f}" if s.orchard_rating else "unrated"
+        text += f"\nvs Orchard: {versus} · {s.orchard_wins} of {s.orchard_games} won"
+    return text
+
+
+def summary_text(rows: list[KindStats]) -> str:
+    """The one line across all games; wins against Orchard are named apart, as on the board."""
+    if not rows:
+        return "No finished games yet."
+    games, wins = sum(s.games for s in rows), sum(s.wins for s in rows)
+    text = f"{games} games in {len(rows)} kinds · {wins} wins"
+    if any(s.orchard_games for s in rows):
+        text += f" · {sum(s.orchard_wins for s in rows)} wins vs Orchard"
+    return text
+
+
+def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
+    """One finished game: everyone's score, 🏆 for winners of a real contest, a link."""
+    contest = len(past.seats) > 1
+    scores = ", ".join(
+        ("Orchard" if is_bot else f"<@{uid}>") + f" {score}" + (" 🏆" if won and contest else "")
+        for uid, is_bot, score, _, won in past.seats
+    )
+    link = jump_url(guild_id, past.channel_id, past.message_id)
+    hinted = " · 💡 hinted" if past.hinted else ""
+    return (
+        f"**{title_of(bot, past.kind)}** <t:{int(past.finished_at)}:R> · {scores}{hinted} · {link}"
+    )
 
 
 def settings_text(s: GuildSettings) -> str:

@@ -36,7 +36,7 @@ def line_chart(values: Sequence[float], title: str) -> bytes:
 
 
 def describe(values: Sequence[float], what: str) -> str:
-    """Alt text for the chart: what it shows, from where to where."""
+    """Alt text for the chart: what it shows (name the game in ``what``), from where to where."""
     return (
         f"Line chart of {what} over the last {len(values)} games, from {values[0]:.1f} "
         f"to {values[-1]:.1f} (lowest {min(values):.1f}, highest {max(values):.1f})."

@@ -22,6 +22,9 @@ from db.migrate import migrate
 
 STATE_FORMAT = 1
 OPEN = ("lobby", "active")
+# A game between people: two or more seats and no Orchard. Only these count for wins.
+PEOPLE_GAME = "(seats > 1 AND orchard = 0)"
+PEOPLE_WIN = f"(won * {PEOPLE_GAME})"
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class GameRow:
     created_at: float
     updated_at: float
     players: tuple[Player, ...] = ()
+    hinted: bool = False  # someone asked for a hint: the standings say so
 
     def seat_of(self, user_id: int) -> int | None:
         for player in self.players:
@@ -73,8 +77,12 @@ class Move:
 
 @dataclass(frozen=True)
 class KindStats:
-    """One player's record in one game: ``wins`` and ``rated_games`` count only games of two
-    or more seats; ``rating`` is (mu, sigma) in the people's pool, if rated."""
+    """One player's record in one game.
+
+    ``wins`` and ``rated_games`` count games between people (two or more seats, no Orchard),
+    as the wins board does; games against Orchard are counted apart, like their ratings.
+    Ratings are (mu, sigma) in the people's and the Orchard pool, if rated there.
+    """
 
     kind: str
     games: int
@@ -85,6 +93,9 @@ class KindStats:
     average: float
     last_played: float
     rating: tuple[float, float] | None
+    orchard_wins: int = 0
+    orchard_games: int = 0
+    orchard_rating: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,7 @@ class PastGame:
     message_id: int | None
     finished_at: float
     seats: tuple[tuple[int, bool, int, int, bool], ...]  # user, is_bot, score, place, won
+    hinted: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,7 +151,7 @@ class RatingUpdate:
 
 _GAME_COLUMNS = (
     "id, kind, variant, guild_id, channel_id, message_id, host_id, status, seed, options,"
-    " state, version, deadline, created_at, updated_at"
+    " state, version, deadline, created_at, updated_at, hinted"
 )
 _GAME_COLUMNS_OF_G = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
 
@@ -393,8 +405,8 @@ class Store:
     ) -> list[tuple[int, float, int]]:
         """People's (user, value, games) in this server for one game, best first.
 
-        ``by`` is rating (people's pool), wins (games of two or more seats only: nobody climbs
-        by playing alone), best or average score.
+        ``by`` is rating (people's pool), wins (games between people only: nobody climbs by
+        playing alone or by beating Orchard), best or average score.
         """
         if by == "rating":
             rows = await self._fetchall(
@@ -406,7 +418,7 @@ class Store:
             return [(r[0], float(r[1]), r[2]) for r in rows]
         best = "MIN(score)" if lower_is_better else "MAX(score)"
         value = {
-            "wins": "SUM(won * (seats > 1))",
+            "wins": f"SUM({PEOPLE_WIN})",
             "best": best,
             "average": "AVG(score)",
         }[by]
@@ -421,41 +433,58 @@ class Store:
     async def user_stats(self, guild_id: int, user_id: int) -> list[KindStats]:
         """One player's record here, per game."""
         rows = await self._fetchall(
-            "SELECT kind, COUNT(*), SUM(won * (seats > 1)), SUM(seats > 1), MAX(score),"
-            " MIN(score), AVG(score), MAX(finished_at) FROM results"
-            " WHERE guild_id = ? AND user_id = ? AND is_bot = 0 GROUP BY kind ORDER BY kind",
+            f"SELECT kind, COUNT(*), SUM({PEOPLE_WIN}), SUM({PEOPLE_GAME}), MAX(score),"
+            " MIN(score), AVG(score), MAX(finished_at), SUM(won * orchard), SUM(orchard)"
+            " FROM results WHERE guild_id = ? AND user_id = ? AND is_bot = 0"
+            " GROUP BY kind ORDER BY kind",
             (guild_id, user_id),
         )
         ratings = {
-            r[0]: (r[1], r[2])
+            (r[0], r[1]): (r[2], r[3])
             for r in await self._fetchall(
-                "SELECT kind, mu, sigma FROM ratings WHERE guild_id = ? AND user_id = ?"
-                " AND pool = 'people'",
+                "SELECT kind, pool, mu, sigma FROM ratings WHERE guild_id = ? AND user_id = ?",
                 (guild_id, user_id),
             )
         }
         return [
-            KindStats(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), r[7], ratings.get(r[0]))
+            KindStats(
+                kind=r[0],
+                games=r[1],
+                wins=r[2],
+                rated_games=r[3],
+                best=r[4],
+                lowest=r[5],
+                average=float(r[6]),
+                last_played=r[7],
+                rating=ratings.get((r[0], "people")),
+                orchard_wins=r[8],
+                orchard_games=r[9],
+                orchard_rating=ratings.get((r[0], "orchard")),
+            )
             for r in rows
         ]
 
     async def rating_history(
-        self, guild_id: int, user_id: int, limit: int = 30
-    ) -> list[tuple[str, float, float, float]]:
-        """(kind, mu, sigma, time) of a player's last rated games here, oldest first."""
+        self, guild_id: int, user_id: int, kind: str, pool: str = "people", limit: int = 30
+    ) -> list[tuple[float, float, float]]:
+        """(mu, sigma, time) of a player's last rated games of one kind here, oldest first.
+
+        One game and one pool: ratings of different games (or pools) are different scales.
+        """
         rows = await self._fetchall(
-            "SELECT kind, mu, sigma, at FROM rating_history WHERE guild_id = ? AND user_id = ?"
-            " AND pool = 'people' ORDER BY at DESC, game_id DESC LIMIT ?",
-            (guild_id, user_id, limit),
+            "SELECT mu, sigma, at FROM rating_history WHERE guild_id = ? AND user_id = ?"
+            " AND kind = ? AND pool = ? ORDER BY at DESC, game_id DESC LIMIT ?",
+            (guild_id, user_id, kind, pool, limit),
         )
-        return [(r[0], r[1], r[2], r[3]) for r in reversed(rows)]
+        return [(r[0], r[1], r[2]) for r in reversed(rows)]
 
     async def history(
         self, guild_id: int, user_id: int, kind: str | None = None, limit: int = 10
     ) -> list[PastGame]:
         """A player's latest finished games here, newest first, with everyone's scores."""
         sql = (
-            "SELECT g.id, g.kind, g.channel_id, g.message_id, r.finished_at FROM results r"
+            "SELECT g.id, g.kind, g.channel_id, g.message_id, r.finished_at, r.hinted"
+            " FROM results r"
             " JOIN games g ON g.id = r.game_id WHERE r.guild_id = ? AND r.user_id = ?"
             " AND r.is_bot = 0"
         )
@@ -467,7 +496,7 @@ class Store:
             sql + " ORDER BY r.finished_at DESC, g.id DESC LIMIT ?", [*params, limit]
         )
         games = []
-        for game_id, game_kind, channel, message, at in rows:
+        for game_id, game_kind, channel, message, at, hinted in rows:
             seats = await self._fetchall(
                 "SELECT user_id, is_bot, score, placement, won FROM results WHERE game_id = ?"
                 " ORDER BY placement, seat",
@@ -481,6 +510,7 @@ class Store:
                     message,
                     at,
                     tuple((s[0], bool(s[1]), s[2], s[3], bool(s[4])) for s in seats),
+                    bool(hinted),
                 )
             )
         return games
@@ -572,9 +602,11 @@ async def _insert_results(
     async with conn.execute(sql, (game_id,)) as cur:
         row = await cur.fetchone()
     assert row is not None
+    orchard = int(any(r.is_bot for r in results))
     await conn.executemany(
         "INSERT INTO results (game_id, seat, guild_id, kind, user_id, is_bot, score, placement,"
-        " won, seats, finished_at, hinted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " won, seats, finished_at, hinted, orchard)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 game_id,
@@ -589,6 +621,7 @@ async def _insert_results(
                 len(results),
                 now,
                 row[2],
+                orchard,
             )
             for r in results
         ],
@@ -649,4 +682,5 @@ def _game(row: Sequence[Any], players: tuple[Player, ...]) -> GameRow:
         created_at=row[13],
         updated_at=row[14],
         players=players,
+        hinted=bool(row[15]),
     )

@@ -1,13 +1,26 @@
 """Ratings, boards, settings, forfeits and data removal: store, runner and through Discord."""
 
+import asyncio
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from bot.games.cheerio import open_categories
-from bot.ratings import MODEL, rate
-from tests.botharness import ALICE, BOB, CAROL, CHANNEL, GUILD, answered, orchard_bot, server
+from bot.ratings import MODEL, rate, shown
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    answered,
+    new_game,
+    orchard_bot,
+    press,
+    server,
+)
 from tests.fakediscord import FakeDiscord
 from tests.support import orchard, started
 
@@ -45,6 +58,7 @@ async def test_finished_games_update_ratings_and_solo_games_do_not(tmp_path: Pat
     solo = await started(o, "cheerio", [1])
     await finish(o, solo.id, {0: 1})
     assert rows(path, "SELECT * FROM ratings") == []
+    assert rows(path, "SELECT won FROM results") == [(0,)], "a solo game is stored unwon"
     assert await o.store.board(100, "cheerio", "wins") == [(1, 0.0, 1)], "a solo win is no win"
 
     duel = await started(o, "cheerio", [1, 2])
@@ -86,6 +100,30 @@ async def test_games_with_orchard_are_rated_in_their_own_pool(tmp_path: Path) ->
     pools = rows(path, "SELECT pool, user_id FROM ratings ORDER BY user_id")
     assert pools == [("orchard", -1), ("orchard", 1)]
     assert await o.store.board(100, "cheerio", "rating") == []
+    ((won,),) = rows(path, "SELECT won FROM results WHERE user_id = 1")
+    (stats,) = await o.store.user_stats(100, 1)
+    assert (stats.orchard_games, stats.orchard_wins, stats.rated_games) == (1, won, 0)
+    assert stats.rating is None and stats.orchard_rating is not None
+    await o.close()
+
+
+async def test_wins_against_orchard_are_not_on_the_peoples_wins_board(tmp_path: Path) -> None:
+    from db.store import Player
+
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    live = await o.lobby.open("cheerio", 100, 200, Player(0, 1, "Ann"))
+    await o.lobby.add_seat(live.id, 1, Player(0, 9, "Orchard (easy)", True, level="easy"))
+    await o.lobby.start(live.id, 1)
+    await o.runner.forfeit(live.id, 9)  # Orchard leaves at once: Ann is sure to win
+    await finish(o, live.id, {0: 1})
+    assert rows(path, "SELECT user_id, won, orchard FROM results ORDER BY seat") == [
+        (1, 1, 1),
+        (9, 0, 1),
+    ]
+    assert await o.store.board(100, "cheerio", "wins") == [(1, 0.0, 1)]
+    (stats,) = await o.store.user_stats(100, 1)
+    assert (stats.wins, stats.orchard_wins, stats.orchard_games) == (0, 1, 1)
     await o.close()
 
 
@@ -142,7 +180,7 @@ def seed_results(path: Path, users: int) -> None:
             )
 
 
-async def test_boards_page_ten_at_a_time_and_show_my_rank(
+async def test_boards_page_ten_at_a_time_and_show_the_askers_rank(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
     server(fake_discord)
@@ -150,6 +188,7 @@ async def test_boards_page_ten_at_a_time_and_show_my_rank(
     async with orchard_bot(fake_discord, path):
         pass
     seed_results(path, 25)
+    alices_rank = f"<@{ALICE}>: rank 1 of 25 (300)"
     async with orchard_bot(fake_discord, path):
         first = await answered(
             await fake_discord.slash(
@@ -159,17 +198,25 @@ async def test_boards_page_ten_at_a_time_and_show_my_rank(
         embed = first.embeds[0]
         assert embed["description"].count("\n") == 9 and embed["description"].startswith("**1.**")
         assert embed["footer"]["text"] == "Page 1 of 3"
+        assert "rank" not in embed["description"], "Bob, who asked, is not on this board"
         board = int(first.original["id"])
         second = await answered(
             await fake_discord.click(ALICE, board, fake_discord.find_button(board, "Next ▶"))
         )
         page2 = second.original["embeds"][0]
         assert page2["description"].startswith("**11.**")
-        assert "your rank: 1 of 25 (300)" in page2["footer"]["text"]
-        shortcut = await answered(
-            await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio leaderboard")
+        assert "rank" not in page2["description"], "a page press does not put Alice's rank here"
+
+        mine = await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio leaderboard", {"by": "best"})
         )
-        assert "your rank" in shortcut.embeds[0]["footer"]["text"]
+        assert mine.embeds[0]["description"].endswith("\n\n" + alices_rank), "even off page 2"
+        alices = int(mine.original["id"])
+        for presser, label in ((BOB, "Next ▶"), (CAROL, "Next ▶"), (BOB, "◀ Previous")):
+            turned = await press(fake_discord, presser, alices, label)
+            text = turned.original["embeds"][0]["description"]
+            assert turned.type == 7 and text.endswith(alices_rank), (presser, label, text)
+        assert fake_discord.message(alices)["embeds"][0]["footer"]["text"] == "Page 2 of 3"
 
 
 async def test_forget_me_asks_first_and_its_button_survives_a_restart(
@@ -227,8 +274,9 @@ async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, tmp_path: Pa
 
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        await new_game(fake_discord, "cheerio", ALICE, [BOB, CAROL])
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB, CAROL])
         (row,) = await bot.store.open_games(GUILD)
+        await bot.runner.act(row.id, ALICE, "score", "sixes", version=0)  # Alice leads
         gone = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "forfeit"))
         assert gone.ephemeral and "You left" in gone.content
         assert (await bot.runner.load(row.id)).state.active == (True, True, False)
@@ -241,3 +289,266 @@ async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, tmp_path: Pa
         assert "ended by a moderator" in ended.content
         assert (await bot.store.get_game(row.id)).status == "abandoned"
         assert await bot.store.board(GUILD, "cheerio", "wins") == []
+        standings = fake_discord.message(board)["embeds"][0]["description"]
+        assert "Game abandoned" in standings and "🏆" not in standings, "nobody won or lost"
+
+
+async def play_out(bot, game_id: int, users: dict[int, int]):
+    """Score the first open category on each person's turn until the game ends (Orchard's
+    seats play themselves)."""
+    for _ in range(4000):
+        live = await bot.runner.load(game_id)
+        if live.row.status != "active":
+            return live
+        if live.state.turn in users:
+            category = open_categories(live.state.cards[live.state.turn])[0]
+            user = users[live.state.turn]
+            await bot.runner.act(game_id, user, "score", category, version=live.row.version)
+        else:
+            await asyncio.sleep(0.005)
+    raise AssertionError("the game did not end")
+
+
+def finished_at(path: Path, game_id: int, user: int) -> int:
+    ((at,),) = rows(
+        path, "SELECT finished_at FROM results WHERE game_id = ? AND user_id = ?", game_id, user
+    )
+    return int(at)
+
+
+async def test_stats_and_history_after_a_two_player_game(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    path = tmp_path / "o.db"
+    async with orchard_bot(fake_discord, path) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        (row,) = await bot.store.open_games(GUILD)
+        await play_out(bot, row.id, {0: ALICE, 1: BOB})
+        seats = rows(path, "SELECT user_id, score, won FROM results ORDER BY placement, seat")
+        won = {user: bool(w) for user, _, w in seats}
+        ((mu, sigma),) = rows(
+            path, "SELECT mu, sigma FROM ratings WHERE user_id = ? AND pool = 'people'", ALICE
+        )
+
+        stats = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats"))
+        (field,) = stats.embeds[0]["fields"]
+        rate = "100%" if won[ALICE] else "0%"
+        assert field["name"] == "Cheerio"
+        assert f"1 games · {int(won[ALICE])} wins ({rate})" in field["value"]
+        assert f"rating {shown((mu, sigma)):.1f}" in field["value"]
+        assert f"last played <t:{finished_at(path, row.id, ALICE)}:R>" in field["value"]
+        assert stats.embeds[0]["description"] == f"1 games in 1 kinds · {int(won[ALICE])} wins"
+
+        history = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "history"))
+        line = history.embeds[0]["description"]
+        assert f"https://discord.com/channels/{GUILD}/{CHANNEL}/{board}" in line
+        expected = ", ".join(
+            f"<@{user}> {score}" + (" 🏆" if w else "") for user, score, w in seats
+        )
+        assert expected in line and line.startswith("**Cheerio** <t:")
+        standings = fake_discord.message(board)["embeds"][0]["description"]
+        assert standings.startswith("**Game over**")
+        assert standings.count("🏆") == sum(won.values()) >= 1
+
+
+def seed_charts(path: Path) -> None:
+    """Alice's earlier games here: three rated Cheerio games, two rated Hot Score games and
+    two solo Apple Jack games (scores only), interleaved in time."""
+    games = [  # id, kind, seats, score, mu (None: not rated), finished at
+        (601, "cheerio", 2, 150, 25.0, 10),
+        (602, "hotscore", 2, 100, 40.0, 20),
+        (603, "applejack", 1, 150, None, 30),
+        (604, "cheerio", 2, 170, 26.0, 40),
+        (605, "hotscore", 2, 100, 45.0, 50),
+        (606, "applejack", 1, 170, None, 60),
+        (607, "cheerio", 2, 190, 27.0, 70),
+    ]
+    with sqlite3.connect(path) as conn:
+        for game_id, kind, seats, score, mu, at in games:
+            conn.execute(
+                "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'finished', 1, ?, ?)",
+                (game_id, kind, GUILD, CHANNEL, ALICE, at, at),
+            )
+            conn.execute(
+                "INSERT INTO results (game_id, seat, guild_id, kind, user_id, score, placement,"
+                " won, seats, finished_at) VALUES (?, 0, ?, ?, ?, ?, 1, 0, ?, ?)",
+                (game_id, GUILD, kind, ALICE, score, seats, at),
+            )
+            if mu is not None:
+                conn.execute(
+                    "INSERT INTO rating_history (game_id, user_id, guild_id, kind, pool, mu,"
+                    " sigma, at) VALUES (?, ?, ?, ?, 'people', ?, 1.0, ?)",
+                    (game_id, ALICE, GUILD, kind, mu, at),
+                )
+
+
+async def test_stats_charts_one_game_with_alt_text_naming_it(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    path = tmp_path / "o.db"
+    async with orchard_bot(fake_discord, path):
+        pass
+    seed_charts(path)
+    async with orchard_bot(fake_discord, path):
+        for options, alt in (
+            ({}, "Line chart of Cheerio rating over the last 3 games, from 22.0 to 24.0"),
+            (
+                {"game": "hotscore"},
+                "Line chart of Hot Score rating over the last 2 games, from 37.0 to 42.0",
+            ),
+            (
+                {"game": "applejack"},
+                "Line chart of Apple Jack score over the last 2 games, from 150.0 to 170.0",
+            ),
+        ):
+            stats = await answered(
+                await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats", options)
+            )
+            (chart,) = stats.original["attachments"]
+            assert chart["filename"] == "chart.png" and chart["description"].startswith(alt)
+            assert stats.embeds[0]["image"]["url"] == "attachment://chart.png"
+            assert len(stats.embeds[0]["fields"]) == 3, "the record still covers every game"
+        none = await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats", {"game": "appletters"})
+        )
+        assert none.original["attachments"] == [] and "image" not in none.embeds[0]
+
+
+async def test_stats_show_the_rating_against_orchard(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    path = tmp_path / "o.db"
+    async with orchard_bot(fake_discord, path) as bot:
+        opened = await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard", "level": "easy"}
+            )
+        )
+        assert opened.original is not None, opened.describe()
+        (row,) = await bot.store.open_games(GUILD)
+        await play_out(bot, row.id, {0: ALICE})
+        ((won,),) = rows(path, "SELECT won FROM results WHERE user_id = ?", ALICE)
+        ((mu, sigma),) = rows(
+            path, "SELECT mu, sigma FROM ratings WHERE user_id = ? AND pool = 'orchard'", ALICE
+        )
+        stats = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats"))
+        (field,) = stats.embeds[0]["fields"]
+        assert f"vs Orchard: {shown((mu, sigma)):.1f} · {won} of 1 won" in field["value"]
+        assert "1 games · 0 wins (-)" in field["value"] and "rating unrated" in field["value"]
+        assert stats.embeds[0]["description"].endswith(f"0 wins · {won} wins vs Orchard")
+        wins = await answered(
+            await fake_discord.slash(
+                BOB, GUILD, CHANNEL, "leaderboard", {"game": "cheerio", "by": "wins"}
+            )
+        )
+        assert wins.embeds[0]["description"] == f"**1.** <@{ALICE}> · 0 (1 games)"
+
+
+async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    server(fake_discord)
+    path = tmp_path / "o.db"
+    async with orchard_bot(fake_discord, path) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [])
+        (row,) = await bot.store.open_games(GUILD)
+        await play_out(bot, row.id, {0: ALICE})
+        assert rows(path, "SELECT seats, won FROM results") == [(1, 0)]
+        standings = fake_discord.message(board)["embeds"][0]["description"]
+        assert standings.startswith("**Game over**") and "🏆" not in standings
+        history = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "history"))
+        line = history.embeds[0]["description"]
+        assert f"<@{ALICE}> " in line and "🏆" not in line
+
+
+async def test_a_hinted_game_is_marked_in_its_standings_and_history(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    path = tmp_path / "o.db"
+    async with orchard_bot(fake_discord, path) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        hint = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio hint"))
+        assert hint.ephemeral and "expected final score" in hint.content
+        (row,) = await bot.store.open_games(GUILD)
+        await play_out(bot, row.id, {0: ALICE, 1: BOB})
+        assert rows(path, "SELECT hinted FROM results") == [(1,), (1,)]
+        standings = fake_discord.message(board)["embeds"][0]["description"]
+        assert standings.startswith("**Game over · 💡 hinted**")
+        history = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "history"))
+        assert "💡 hinted" in history.embeds[0]["description"]
+
+        plain = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        (row,) = await bot.store.open_games(GUILD)
+        await play_out(bot, row.id, {0: ALICE, 1: BOB})
+        assert "hinted" not in fake_discord.message(plain)["embeds"][0]["description"]
+        history = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "history"))
+        newest, older = history.embeds[0]["description"].split("\n")
+        assert "hinted" not in newest and "💡 hinted" in older
+
+
+ATTACH_FILES = 1 << 15
+
+
+async def test_settings_refuse_a_channel_the_bot_cannot_post_or_attach_in(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    no_files, fine, unseen = CHANNEL + 1, CHANNEL + 2, CHANNEL + 3
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, no_files, fine], [ALICE, BOB, CAROL])
+    fake_discord.channels[no_files]["permission_overwrites"] = [
+        {"id": str(fake_discord.bot_id), "type": 1, "allow": "0", "deny": str(ATTACH_FILES)}
+    ]
+    fake_discord.permissions[ALICE] = MANAGE_GUILD
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        fake_discord.channels[unseen] = fake_discord.channels[fine] | {"id": str(unseen)}
+
+        async def add(channel: int) -> str:
+            said = await answered(
+                await fake_discord.slash(
+                    ALICE, GUILD, CHANNEL, "settings", {"add_channel": channel}
+                )
+            )
+            assert said.ephemeral
+            return said.content
+
+        assert await add(no_files) == f"I cannot post in <#{no_files}>: give me Attach Files there."
+        assert await add(unseen) == "I cannot see that channel: give me View Channel there."
+        fake_discord.app_permissions &= ~ATTACH_FILES  # Discord's word for this very channel
+        assert await add(CHANNEL) == f"I cannot post in <#{CHANNEL}>: give me Attach Files there."
+        assert (await bot.settings.get(GUILD)).game_channels == ()
+        assert (await add(fine)).startswith("Saved.")
+        assert (await bot.settings.get(GUILD)).game_channels == (fine,)
+
+
+async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server(fake_discord)
+    path = tmp_path / "o.db"
+    async with orchard_bot(fake_discord, path):
+        pass
+    seed_results(path, 12)
+    async with orchard_bot(fake_discord, path) as bot:
+        shown_board = await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "leaderboard", {"game": "cheerio", "by": "best"}
+            )
+        )
+        asked = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forget-me"))
+
+        async def broken(*args: object, **kwargs: object) -> None:
+            raise RuntimeError("the disk is on fire")
+
+        monkeypatch.setattr(bot.store, "board", broken)
+        monkeypatch.setattr(bot.store, "forget_user", broken)
+        for message, label in (
+            (int(shown_board.original["id"]), "Next ▶"),
+            (int(asked.original["id"]), "Delete my results"),
+        ):
+            sorry = await press(fake_discord, ALICE, message, label)
+            assert sorry.ephemeral and "Sorry, something went wrong" in sorry.content, label
+            assert re.search(r"\(error [0-9a-f]{8}\)", sorry.content)
+        assert rows(path, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(1,)]

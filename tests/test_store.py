@@ -112,3 +112,61 @@ async def test_open_games_carry_their_own_seats_and_bot_games_are_found(tmp_path
     assert [g.id for g in await store.open_games(channel_id=3)] == [duel, waiting]
     assert await store.games_waiting_on_bots() == [duel], "a lobby waits on nobody yet"
     await store.close()
+
+
+async def test_migration_7_unwins_solo_games_and_marks_games_with_orchard(tmp_path: Path) -> None:
+    path = tmp_path / "v6.db"
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        assert await migrate(conn, upto=6) == 6
+        for game_id in (1, 2, 3):
+            await conn.execute(
+                "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
+                " created_at, updated_at) VALUES (?, 'cheerio', 1, 2, 7, 'finished', 4, 0, 0)",
+                (game_id,),
+            )
+        for game_id, seat, user, is_bot, won, seats in (
+            (1, 0, 7, 0, 1, 1),  # a solo game stored as won before 007
+            (2, 0, 7, 0, 1, 2),  # a win against Orchard
+            (2, 1, 99, 1, 0, 2),
+            (3, 0, 7, 0, 1, 2),  # a win against a person
+            (3, 1, 8, 0, 0, 2),
+        ):
+            await conn.execute(
+                "INSERT INTO results (game_id, seat, guild_id, kind, user_id, is_bot, score,"
+                " placement, won, seats, finished_at) VALUES (?, ?, 1, 'cheerio', ?, ?, 5,"
+                " 1, ?, ?, 0)",
+                (game_id, seat, user, is_bot, won, seats),
+            )
+    store = await Store.open(path)
+    assert await store.board(1, "cheerio", "wins") == [(7, 1.0, 3), (8, 0.0, 1)]
+    (stats,) = await store.user_stats(1, 7)
+    assert (stats.wins, stats.rated_games, stats.orchard_wins, stats.orchard_games) == (1, 1, 1, 1)
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        marks = conn.execute("SELECT game_id, seat, won, orchard FROM results ORDER BY 1, 2")
+        assert marks.fetchall() == [
+            (1, 0, 0, 0),
+            (2, 0, 1, 1),
+            (2, 1, 0, 1),
+            (3, 0, 1, 0),
+            (3, 1, 0, 0),
+        ]
+
+
+async def test_rating_history_keeps_games_and_pools_apart(tmp_path: Path) -> None:
+    from bot.ratings import rate
+    from db.store import RatingUpdate, Result
+
+    store = await Store.open(tmp_path / "o.db")
+    for kind, pool in (("cheerio", "people"), ("hotscore", "people"), ("cheerio", "orchard")):
+        game_id = await store.create_game(kind, 1, 2, Player(0, 7, "Ann"), seed=1)
+        await store.start_game(game_id, {}, deadline=None)
+        results = [Result(0, 7, False, 9, 1, True), Result(1, 8, pool == "orchard", 3, 2, False)]
+        rating = RatingUpdate(pool, [(7, 1), (8, 2)], rate)
+        change = Commit(game_id, 0, {}, [Move(0, "x")], "finished", None, {}, results, rating)
+        assert await store.commit(change)
+    assert len(await store.rating_history(1, 7, "cheerio")) == 1
+    assert len(await store.rating_history(1, 7, "hotscore")) == 1
+    assert len(await store.rating_history(1, 7, "cheerio", pool="orchard")) == 1
+    assert await store.rating_history(1, 7, "applejack") == []
+    await store.close()
