@@ -297,6 +297,7 @@ async def test_a_whole_game_keeps_every_hand_private(
         unknown = await modal_word(fake, USERS[mover], board, "QZQZ")
         assert unknown.ephemeral and "not in the word list" in unknown.content
 
+        add_word(b + a)  # listed from the start: its mirror bonus for a + b must not change
         first = await modal_word(fake, USERS[mover], board, add_word(a + b))
         assert first.type == 7 and not first.ephemeral, first.describe()
         state = await state_of(bot)
@@ -307,7 +308,6 @@ async def test_a_whole_game_keeps_every_hand_private(
         assert (a + b) in shown["embeds"][0]["description"]
         assert shown["attachments"][0]["description"].startswith("The word snake")
 
-        add_word(b + a)
         both = await answered(
             await fake.slash(USERS[other], GUILD, CHANNEL, "appletters play", {"word": b + a})
         )
