@@ -4,6 +4,7 @@ import asyncio
 from pathlib import Path
 
 from bot.games.cheerio import open_categories
+from bot.runner import Live
 from tests.botharness import (
     ALICE,
     BOB,
@@ -15,17 +16,26 @@ from tests.botharness import (
     press,
     server,
 )
-from tests.fakediscord import FakeDiscord
+from tests.fakediscord import FakeDiscord, components_of
 
 
-async def until_alice_or_over(bot, game_id: int) -> None:
-    """Orchard moves in its own tasks: wait (bounded) until it hands the turn back."""
+async def until_alice_or_over(bot, game_id: int, fake: FakeDiscord | None = None) -> None:
+    """Orchard moves in its own tasks: wait (bounded) until it hands the turn back, and (with
+    ``fake``) until the game's message shows that version: the edit follows the commit."""
     for _ in range(1000):
         now = await bot.runner.load(game_id)
-        if now.row.status != "active" or now.state.turn == 0:
+        if now.row.status != "active":
+            return
+        if now.state.turn == 0 and (fake is None or _shows(fake, now)):
             return
         await asyncio.sleep(0.01)
     raise AssertionError("Orchard did not finish its turn")
+
+
+def _shows(fake: FakeDiscord, live: Live) -> bool:
+    message = fake.messages.get(live.row.message_id or 0)
+    ids = [c.custom_id or "" for c in components_of(message)] if message else []
+    return any(i.split(":")[1:3] == [str(live.id), str(live.row.version)] for i in ids)
 
 
 async def test_opponent_orchard_plays_its_turns(fake_discord: FakeDiscord, tmp_path: Path) -> None:
@@ -44,7 +54,7 @@ async def test_opponent_orchard_plays_its_turns(fake_discord: FakeDiscord, tmp_p
             live = await bot.runner.load(row.id)
             category = open_categories(live.state.cards[0])[0]
             await choose(fake_discord, ALICE, board, "score", [category])
-            await until_alice_or_over(bot, row.id)
+            await until_alice_or_over(bot, row.id, fake_discord)
         live = await bot.runner.load(row.id)
         assert live.row.status == "finished"
         moves = await bot.store.moves(row.id)

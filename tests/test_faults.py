@@ -121,7 +121,11 @@ async def versus(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Gam
         )
         (row,) = await bot.store.open_games(GUILD)
         g = Game(fake_discord, bot, row.id)
-        await g.refresh()
+        for _ in range(500):  # the message id is stored just after Discord has the reply
+            await g.refresh()
+            if g._message is not None:
+                break
+            await asyncio.sleep(0.01)
         yield g
 
 
