@@ -44,7 +44,7 @@ from bot.interface import (
 )
 from bot.runner import Live, Refusal, Show
 from cogs.appletters_picture import draw_snake, last_word
-from cogs.game import GameCog
+from cogs.game import GameCog, ending, trophies
 from cogs.servers import send_board
 
 if TYPE_CHECKING:
@@ -560,13 +560,14 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         players = names(live)
         unit = "points" if state.scored else "tiles left"
         results = sorted(self.bot.runner.engine(live.row.kind).results(state), key=_place)
+        won = trophies(live, len(results))
         lines = [
-            f"{r.placement}. {players[r.seat]}: {r.score} {unit}" + (" 🏆" if r.won else "")
+            f"{r.placement}. {players[r.seat]}: {r.score} {unit}" + (" 🏆" if won and r.won else "")
             for r in results
         ]
-        word = "Game over" if live.row.status == "finished" else "Game abandoned"
         words = " → ".join(w.text for w in state.snake)
-        embed.description = f"**{word}**\n" + "\n".join(lines) + f"\n\nThe snake: {words}"[:3000]
+        standings = f"**{ending(live)}**\n" + "\n".join(lines)
+        embed.description = standings + f"\n\nThe snake: {words}"[:3000]
         rematch = GameButton(
             live.id, live.row.version, "rematch", label="Rematch", style=discord.ButtonStyle.primary
         )

@@ -636,3 +636,19 @@ async def test_the_leak_check_catches_a_hand_shown_to_another_player(
     with pytest.raises(AssertionError, match=rf"^\({BOB}, '{state.hands[0]}'"):
         assert_nothing_leaked(fake, hands)
     assert_private(["Played TEA, then STEAK."], set(), {"AET", "AEKST"}, "words, not tiles")
+
+
+async def test_a_game_ended_by_a_moderator_has_no_winner_on_its_board(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB])
+        game_id = (await game_of(bot)).id
+        fake.permissions[CAROL] = 1 << 13  # Manage Messages
+        ended = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "end", {"game_id": game_id}))
+        assert "ended by a moderator" in ended.content
+        standings = fake.message(board)["embeds"][0]["description"]
+        assert standings.startswith("**Game abandoned**") and "🏆" not in standings
+        assert "The snake:" in standings
