@@ -215,7 +215,7 @@ def lobby_render(live: Live, title: str, blurb: str) -> Rendered:
     embed.add_field(name=f"Players ({len(row.players)})", value=seats or "nobody yet")
     embed.set_footer(
         text="The host presses Start when everyone is in. "
-        "An unstarted lobby closes after 15 minutes."
+        "An unstarted lobby closes 15 minutes after the last join."
     )
     buttons: list[ui.Item[Any]] = [
         GameButton(row.id, 0, "lobby_join", label="Join", style=discord.ButtonStyle.primary),

@@ -77,6 +77,8 @@ class Lobby:
             if len(live.row.players) >= engine.max_players:
                 raise Refusal(f"This game is full ({engine.max_players} players).")
             await self.store.set_players(game_id, [*live.row.players, player])
+            # Someone joined: the lobby is wanted, so its 15 minutes start again.
+            await self.store.postpone(game_id, self.runner.clock() + LOBBY_SECONDS)
             return await self._show(game_id, present)
 
     async def leave(self, game_id: int, user_id: int, present: Show | None = None) -> Live:

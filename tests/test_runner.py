@@ -295,3 +295,18 @@ async def test_two_lobbies_opened_at_the_same_moment_respect_the_channel_limit(
     other_kind = await o.lobby.open("hotscore", GUILD, CHANNEL + 1, player(1))
     assert other_kind.row.status == "lobby", "the limit is per game kind"
     await o.close()
+
+
+async def test_a_lobby_expires_15_minutes_after_the_last_join(tmp_path: Path) -> None:
+    clock = Clock()
+    o = await orchard(tmp_path / "o.db", clock)
+    live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    clock.now += 10 * 60
+    await o.lobby.join(live.id, player(2))
+    clock.now += 10 * 60  # 20 minutes after opening, 10 after the join
+    assert await o.scheduler.run_due() == 0
+    assert (await o.runner.load(live.id)).row.status == "lobby"
+    clock.now += 5 * 60 + 1
+    assert await o.scheduler.run_due() == 1
+    assert (await o.runner.load(live.id)).row.status == "cancelled"
+    await o.close()
