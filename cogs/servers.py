@@ -49,6 +49,19 @@ def value_text(by: str, value: float) -> str:
     return f"{value:.1f}" if by in ("rating", "average") else f"{value:.0f}"
 
 
+def board_figures(by: str, value: float, record: tuple[int, int, float, float] | None) -> str:
+    """The ranked figure in bold, then the player's other figures: wins, games, best, average."""
+    wins, games, best, average = record or (0, 0, 0.0, 0.0)
+    figures = {
+        "wins": f"{wins} {'win' if wins == 1 else 'wins'}",
+        "games": f"{games} {'game' if games == 1 else 'games'}",
+        "best": f"best {best:.0f}",
+        "average": f"average {average:.1f}",
+    }
+    head = f"rating {value:.1f}" if by == "rating" else figures.pop(by)
+    return f"**{head}** · " + " · ".join(figures.values())
+
+
 async def board_page(
     bot: OrchardBot, guild_id: int, kind: str, by: str, page: int, asker: int | None
 ) -> tuple[discord.Embed, ui.View]:
@@ -57,12 +70,14 @@ async def board_page(
     The board is public, so its rank line is always that of whoever ran the command (carried
     in the page buttons), never of whoever last turned the page.
     """
-    rows = await bot.store.board(guild_id, kind, by, lower_is_better=kind in LOWER_IS_BETTER)
+    lower = kind in LOWER_IS_BETTER
+    rows = await bot.store.board(guild_id, kind, by, lower_is_better=lower)
+    records = await bot.store.records(guild_id, kind, lower_is_better=lower)
     pages = max(1, math.ceil(len(rows) / PAGE))
     page = min(max(page, 0), pages - 1)
     lines = [
-        f"**{rank}.** <@{user}> · {value_text(by, value)} ({games} games)"
-        for rank, (user, value, games) in enumerate(rows, start=1)
+        f"**{rank}.** <@{user}> · " + board_figures(by, value, records.get(user))
+        for rank, (user, value, _) in enumerate(rows, start=1)
         if page * PAGE < rank <= (page + 1) * PAGE
     ]
     mine = next((i for i, row in enumerate(rows) if row[0] == asker), None)

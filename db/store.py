@@ -430,6 +430,18 @@ class Store:
         )
         return [(r[0], float(r[1]), r[2]) for r in rows]
 
+    async def records(
+        self, guild_id: int, kind: str, *, lower_is_better: bool = False
+    ) -> dict[int, tuple[int, int, float, float]]:
+        """Each person's (wins, games, best, average score) here in one game: a board line."""
+        best = "MIN(score)" if lower_is_better else "MAX(score)"
+        rows = await self._fetchall(
+            f"SELECT user_id, SUM({PEOPLE_WIN}), COUNT(*), {best}, AVG(score) FROM results"
+            " WHERE guild_id = ? AND kind = ? AND is_bot = 0 GROUP BY user_id",
+            (guild_id, kind),
+        )
+        return {r[0]: (int(r[1]), int(r[2]), float(r[3]), float(r[4])) for r in rows}
+
     async def user_stats(self, guild_id: int, user_id: int) -> list[KindStats]:
         """One player's record here, per game."""
         rows = await self._fetchall(

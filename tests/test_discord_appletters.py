@@ -572,7 +572,8 @@ async def test_leaderboard_after_a_finished_game(fake_discord: FakeDiscord, tmp_
         assert not shown.ephemeral, shown.describe()
         (embed,) = shown.embeds
         assert embed["title"] == "Appletters · by wins"
-        assert embed["description"].splitlines()[0] == f"**1.** <@{ALICE}> · 1 (1 games)"
+        first = embed["description"].splitlines()[0]
+        assert first.startswith(f"**1.** <@{ALICE}> · **1 win** · 1 game · best ")
         other = await answered(
             await fake.slash(
                 CAROL, GUILD, CHANNEL, "appletters leaderboard", {"variant": "turnover"}

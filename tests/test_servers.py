@@ -431,7 +431,7 @@ async def test_stats_show_the_rating_against_orchard(
         assert opened.original is not None, opened.describe()
         (row,) = await bot.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE})
-        ((won,),) = rows(path, "SELECT won FROM results WHERE user_id = ?", ALICE)
+        ((won, score),) = rows(path, "SELECT won, score FROM results WHERE user_id = ?", ALICE)
         ((mu, sigma),) = rows(
             path, "SELECT mu, sigma FROM ratings WHERE user_id = ? AND pool = 'orchard'", ALICE
         )
@@ -445,7 +445,8 @@ async def test_stats_show_the_rating_against_orchard(
                 BOB, GUILD, CHANNEL, "leaderboard", {"game": "cheerio", "by": "wins"}
             )
         )
-        assert wins.embeds[0]["description"] == f"**1.** <@{ALICE}> · 0 (1 games)"
+        line = f"**1.** <@{ALICE}> · **0 wins** · 1 game · best {score} · average {score:.1f}"
+        assert wins.embeds[0]["description"] == line
 
 
 async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, tmp_path: Path) -> None:
@@ -552,3 +553,12 @@ async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
             assert sorry.ephemeral and "Sorry, something went wrong" in sorry.content, label
             assert re.search(r"\(error [0-9a-f]{8}\)", sorry.content)
         assert rows(path, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(1,)]
+
+
+def test_a_board_line_shows_wins_games_best_and_average_with_the_ranked_one_first() -> None:
+    from cogs.servers import board_figures
+
+    record = (5, 9, 245.0, 187.3)
+    assert board_figures("best", 245.0, record) == "**best 245** · 5 wins · 9 games · average 187.3"
+    assert board_figures("wins", 5.0, record) == "**5 wins** · 9 games · best 245 · average 187.3"
+    assert board_figures("rating", 31.25, record).startswith("**rating 31.2** · 5 wins · 9 games")
