@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import weakref
 from typing import Any
 
 from bot.runner import Live, Refusal, Runner, Show
@@ -20,7 +21,9 @@ class Lobby:
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
         self.store = runner.store
-        self._opening: dict[tuple[int, int, str], asyncio.Lock] = {}
+        self._opening: weakref.WeakValueDictionary[tuple[int, int, str], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     async def open(
         self,

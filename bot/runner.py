@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -64,7 +65,9 @@ class Runner:
         self.publish: Show | None = publish
         self.clock = clock
         self.on_commit: list[Callable[[Live], None]] = []
-        self._locks: dict[int, asyncio.Lock] = {}
+        # Weak: a game's lock lives while someone holds or awaits it, so 10,000 games touched
+        # once leave no 10,000 locks behind.
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def lock(self, game_id: int) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())

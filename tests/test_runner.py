@@ -310,3 +310,17 @@ async def test_a_lobby_expires_15_minutes_after_the_last_join(tmp_path: Path) ->
     assert await o.scheduler.run_due() == 1
     assert (await o.runner.load(live.id)).row.status == "cancelled"
     await o.close()
+
+
+async def test_game_locks_do_not_pile_up(tmp_path: Path) -> None:
+    """A lock lives while a move holds or awaits it: 30 games played leave none behind."""
+    import gc
+
+    o = await orchard(tmp_path / "o.db")
+    for n in range(30):
+        live = await o.lobby.open("cheerio", GUILD, CHANNEL + n, player(1))
+        await o.lobby.start(live.id, 1)
+        await o.runner.act(live.id, 1, "roll", version=0)
+    gc.collect()
+    assert len(o.runner._locks) == 0 and len(o.lobby._opening) == 0
+    await o.close()
