@@ -12,6 +12,7 @@ import asyncio
 import io
 import logging
 import re
+import weakref
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import discord
@@ -190,10 +191,10 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         super().__init__(bot)
         bot.uis["applescore"] = ScoreUI(self)
         bot.uis["appleturnover"] = TurnoverUI(self)
-        self._sent: dict[tuple[int, int], str] = {}  # (game, user) -> hand last DMed
-        self._closed: set[tuple[int, int]] = set()  # (game, user) told their DMs are closed
-        self._versions: dict[int, int] = {}
-        self._locks: dict[int, asyncio.Lock] = {}
+        self._versions: dict[int, int] = {}  # per game in play: the newest version DMed for
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def cog_load(self) -> None:
@@ -594,37 +595,40 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         task.add_done_callback(self._tasks.discard)
 
     async def _send_tiles(self, live: Live) -> None:
-        async with self._locks.setdefault(live.id, asyncio.Lock()):
+        """DM each player whose hand differs from the one they were last sent (kept in the
+        store, so a restart sends nothing twice), in version order."""
+        async with self._locks.setdefault(live.id, asyncio.Lock()):  # weak: gone when idle
             if live.row.version < self._versions.get(live.id, -1):
                 return  # a newer version was handled already
             self._versions[live.id] = live.row.version
             if live.row.status != "active":
-                self._forget(live.id)
+                del self._versions[live.id]
+                await self.bot.store.forget_tile_dms(live.id)
                 return
             state: AppState = live.state
+            sent = await self.bot.store.tile_dms(live.id)
             for player in live.row.players:
-                key = (live.id, player.user_id)
                 hand = state.hands[player.seat]
-                if player.is_bot or not state.active[player.seat] or key in self._closed:
+                last, closed = sent.get(player.user_id, (None, False))
+                if player.is_bot or not state.active[player.seat] or closed or last == hand:
                     continue
-                if self._sent.get(key) != hand:
-                    self._sent[key] = hand
-                    await self._dm(live, player.user_id, hand)
+                outcome = await self._dm(live, player.user_id, hand)
+                if outcome != "failed":  # a failed DM is tried again at the next change
+                    closed = outcome == "closed"
+                    await self.bot.store.note_tile_dm(live.id, player.user_id, hand, closed=closed)
 
-    def _forget(self, game_id: int) -> None:
-        """A game that ended needs no more DMs: drop what was remembered for it."""
-        self._sent = {k: v for k, v in self._sent.items() if k[0] != game_id}
-        self._closed = {k for k in self._closed if k[0] != game_id}
-
-    async def _dm(self, live: Live, user_id: int, hand: str) -> None:
+    async def _dm(self, live: Live, user_id: int, hand: str) -> str:
+        """Send ``hand``: "sent", "closed" (the player is told, once) or "failed"."""
         try:
             channel = await self.bot.create_dm(discord.Object(id=user_id))
             await channel.send(self._tiles_message(live, hand))
+            return "sent"
         except discord.Forbidden:
-            self._closed.add((live.id, user_id))
             await self._tell_dms_closed(live, user_id)
+            return "closed"
         except discord.HTTPException:
             log.warning("game %s: could not DM user %s their tiles", live.id, user_id)
+            return "failed"
 
     async def _tell_dms_closed(self, live: Live, user_id: int) -> None:
         """Once per game: say so in the channel, naming no tile."""

@@ -527,6 +527,29 @@ class Store:
             )
         return games
 
+    # Appletters' private tiles.
+
+    async def tile_dms(self, game_id: int) -> dict[int, tuple[str, bool]]:
+        """Per player of a game: the hand last sent by DM, and whether their DMs are closed."""
+        rows = await self._fetchall(
+            "SELECT user_id, hand, closed FROM tile_dms WHERE game_id = ?", (game_id,)
+        )
+        return {r[0]: (r[1], bool(r[2])) for r in rows}
+
+    async def note_tile_dm(self, game_id: int, user_id: int, hand: str, *, closed: bool) -> None:
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO tile_dms (game_id, user_id, hand, closed) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (game_id, user_id) DO UPDATE SET hand = excluded.hand,"
+                " closed = excluded.closed",
+                (game_id, user_id, hand, int(closed)),
+            )
+
+    async def forget_tile_dms(self, game_id: int) -> None:
+        """A finished game sends no more tiles: its notes go."""
+        async with self.transaction() as conn:
+            await conn.execute("DELETE FROM tile_dms WHERE game_id = ?", (game_id,))
+
     async def forget_user(self, guild_id: int, user_id: int) -> int:
         """Delete a person's results and ratings in one server; returns rows removed."""
         removed = 0

@@ -7,6 +7,7 @@ lobby's seed is fixed so the deal is the same on every run.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import logging
@@ -653,3 +654,34 @@ async def test_a_game_ended_by_a_moderator_has_no_winner_on_its_board(
         standings = fake.message(board)["embeds"][0]["description"]
         assert standings.startswith("**Game abandoned**") and "🏆" not in standings
         assert "The snake:" in standings
+
+
+async def test_a_restart_sends_no_unchanged_hand_and_no_second_closed_dms_note(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    fake = fake_discord
+    server(fake)
+    path = tmp_path / "o.db"
+    async with appletters_bot(fake, path) as bot:
+        fake.dms_closed.add(BOB)
+        await new_game(fake, "appletters", ALICE, [BOB])
+        state = await state_of(bot)
+        await got_tiles(fake, ALICE, state.hands[0])
+        await fake.wait_for_message(
+            CHANNEL, lambda m: "can't send you direct messages" in m["content"]
+        )
+    before = len(fake.dms(ALICE))
+    async with appletters_bot(fake, path) as bot:
+        live = await game_of(bot)
+        mover = live.state.turn
+        await bot.runner.act(live.id, USERS[mover], "pick", version=live.row.version)
+        state = await state_of(bot)
+        await asyncio.gather(*bot.get_cog("AppLettersCog")._tasks)  # every DM of that move
+        if mover == 0:
+            await got_tiles(fake, ALICE, state.hands[0])
+            assert len(fake.dms(ALICE)) == before + 1
+        else:
+            assert len(fake.dms(ALICE)) == before, "Alice's hand did not change"
+    notes = [m for m in fake.channel_messages(CHANNEL) if "direct messages" in m["content"]]
+    assert len(notes) == 1, "Bob was told once, before the restart"
+    assert fake.dms(BOB) == []
