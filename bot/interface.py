@@ -11,7 +11,8 @@ import asyncio
 import logging
 import re
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -289,15 +290,30 @@ async def apologise(interaction: discord.Interaction[Any], game_id: int | None) 
         log.warning("error %s: could not tell the user", error_id)
 
 
+@asynccontextmanager
+async def answering(
+    interaction: discord.Interaction[Any], game_id: int | None
+) -> AsyncIterator[None]:
+    """Every click and form ends with an answer: a refusal is said privately, anything
+    unexpected gets an apology with an error id (never "This interaction failed")."""
+    try:
+        yield
+    except Refusal as err:
+        await refuse(interaction, str(err))
+    except Exception:
+        await apologise(interaction, game_id)
+
+
 async def dispatch(
     interaction: discord.Interaction[Any], game_id: int, version: int, kind: str, arg: str
 ) -> None:
     """The single entry for every click: lobby, display-only buttons, or a game move."""
     bot: OrchardBot = interaction.client
-    try:
+    async with answering(interaction, game_id):
         if kind in LOBBY_ACTIONS or kind in ("rematch", "repost") or kind.startswith("ui_"):
             await _not_a_move(bot, interaction, game_id, kind, arg)
-        else:  # the hot path: the runner loads the game once and checks everything
+            return
+        try:  # the hot path: the runner loads the game once and checks everything
             await bot.runner.act(
                 game_id,
                 interaction.user.id,
@@ -307,13 +323,9 @@ async def dispatch(
                 guild_id=interaction.guild_id or 0,
                 present=responder(interaction),
             )
-    except Stale as err:
-        await refuse(interaction, str(err))
-        await _heal(bot, interaction, game_id)
-    except Refusal as err:
-        await refuse(interaction, str(err))
-    except Exception:
-        await apologise(interaction, game_id)
+        except Stale as err:
+            await refuse(interaction, str(err))
+            await _heal(bot, interaction, game_id)
 
 
 async def _heal(bot: OrchardBot, interaction: discord.Interaction[Any], game_id: int) -> None:

@@ -36,10 +36,9 @@ from bot.interface import (
     GameButton,
     GameSelect,
     Rendered,
-    apologise,
+    answering,
     data_of,
     names,
-    refuse,
     responder,
     view_of,
 )
@@ -301,7 +300,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         if match is None:
             return
         game_id = int(match["game"])
-        try:
+        async with answering(interaction, game_id):
             live = await self.bot.runner.load(game_id)
             if interaction.guild_id != live.row.guild_id:
                 raise Refusal("This game belongs to another server.")
@@ -313,10 +312,6 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             present = responder(interaction) if on_board else None
             word, end = values.get("word", ""), values.get("end", "")
             await self._submit(interaction, live, match["kind"], word, end, present)
-        except Refusal as err:
-            await refuse(interaction, str(err))
-        except Exception:
-            await apologise(interaction, game_id)
 
     async def _submit(
         self,

@@ -16,7 +16,7 @@ import discord
 from discord import app_commands, ui
 from discord.ext import commands, tasks
 
-from bot.interface import apologise, refuse, view_of
+from bot.interface import answering, view_of
 from bot.ratings import shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
@@ -127,13 +127,8 @@ class BoardPage(
         return cls(match["kind"], match["by"], int(match["page"]), asker)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Turn the page; an unexpected error gets an apology, not "This interaction failed"."""
-        try:
+        async with answering(interaction, None):
             await self._turn(interaction)
-        except Refusal as err:
-            await refuse(interaction, str(err))
-        except Exception:
-            await apologise(interaction, None)
 
     async def _turn(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id is None or self.by not in ("rating", "wins", "best", "average"):
@@ -166,13 +161,8 @@ class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,
         return cls(int(match["user"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Delete after the confirm; an unexpected error gets an apology with an error id."""
-        try:
+        async with answering(interaction, None):
             await self._forget(interaction)
-        except Refusal as err:
-            await refuse(interaction, str(err))
-        except Exception:
-            await apologise(interaction, None)
 
     async def _forget(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.user.id != self.user_id or interaction.guild_id is None:
