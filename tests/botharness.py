@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from bot.app import OrchardBot
 from bot.config import Config
@@ -59,10 +60,17 @@ async def choose(
 
 
 async def new_game(
-    fake: FakeDiscord, kind: str, host: int, others: list[int], **options: object
+    fake: FakeDiscord,
+    kind: str,
+    host: int,
+    others: list[int],
+    *,
+    guild: int = GUILD,
+    channel: int = CHANNEL,
+    **options: object,
 ) -> int:
     """Open a lobby with /<kind> new, let ``others`` join, start it; the board's message id."""
-    opened = await answered(await fake.slash(host, GUILD, CHANNEL, f"{kind} new", options))
+    opened = await answered(await fake.slash(host, guild, channel, f"{kind} new", options))
     assert opened.original is not None, opened.describe()
     board = int(opened.original["id"])
     for user in others:
@@ -71,3 +79,26 @@ async def new_game(
     started = await press(fake, host, board, "Start")
     assert started.type == 7, started.describe()
     return board
+
+
+async def snapshot(bot: OrchardBot, *game_ids: int) -> list[Any]:
+    """Everything a move could change in these games (not the message id: a repost moves it)."""
+    seen = []
+    for game_id in game_ids:
+        row = await bot.store.get_game(game_id)
+        assert row is not None
+        moves = await bot.store.moves(game_id)
+        seen.append((row.version, row.status, row.state, row.players, len(moves)))
+    return seen
+
+
+def private(reply: InteractionRecord) -> None:
+    """A clear private answer: a new ephemeral message (type 4) with text Discord accepts."""
+    assert reply.type == 4 and reply.ephemeral, reply.describe()
+    assert reply.content.strip(), reply.describe()
+    assert len(reply.content) <= 2000, len(reply.content)
+
+
+def no_errors(fake: FakeDiscord) -> None:
+    """Nothing logged at ERROR: an apology logs its traceback, so it counts too."""
+    assert not fake.errors, [r.getMessage() for r in fake.errors]

@@ -23,7 +23,7 @@ from bot.__main__ import serve
 from bot.app import OrchardBot
 from bot.games.cheerio import CATEGORIES
 from bot.interface import OURS
-from tests.botharness import config
+from tests.botharness import config, new_game, no_errors, private, snapshot
 from tests.fakediscord import ADMINISTRATOR, FakeDiscord, InteractionRecord, run_bot
 
 GUILD_X, GUILD_Y = 5001, 5002
@@ -53,14 +53,7 @@ class Table:
     board_y: int
 
     async def snapshot(self) -> list[Any]:
-        """Everything a move could change, for every game (the message id may move: repost)."""
-        seen = []
-        for game_id in (self.a, self.b, self.y):
-            row = await self.bot.store.get_game(game_id)
-            assert row is not None
-            moves = await self.bot.store.moves(game_id)
-            seen.append((row.version, row.status, row.state, row.players, len(moves)))
-        return seen
+        return await snapshot(self.bot, self.a, self.b, self.y)
 
     async def version(self, game_id: int) -> int:
         row = await self.bot.store.get_game(game_id)
@@ -79,18 +72,8 @@ async def answer(record: InteractionRecord) -> InteractionRecord:
     return await record.wait(ANSWER_TIMEOUT)
 
 
-async def open_game(
-    fake: FakeDiscord, host: int, guild: int, channel: int, others: tuple[int, ...] = ()
-) -> int:
-    """/cheerio new, joins, Start: the board's message id."""
-    opened = await answer(await fake.slash(host, guild, channel, "cheerio new"))
-    assert opened.original is not None, opened.describe()
-    board = int(opened.original["id"])
-    for user in others:
-        await answer(await fake.click(user, board, fake.find_button(board, "Join")))
-    started = await answer(await fake.click(host, board, fake.find_button(board, "Start")))
-    assert started.type == 7, started.describe()
-    return board
+async def cheerio(fake: FakeDiscord, host: int, guild: int, channel: int, *others: int) -> int:
+    return await new_game(fake, "cheerio", host, list(others), guild=guild, channel=channel)
 
 
 @pytest.fixture
@@ -99,9 +82,9 @@ async def table(tmp_path: Path) -> AsyncIterator[Table]:
         two_servers(fake)
         bot = OrchardBot(config(tmp_path / "o.db"), guild_ready_timeout=0.05)
         async with run_bot(bot, fake, token=TOKEN):
-            board_a = await open_game(fake, ALICE, GUILD_X, CHANNEL_A, (BOB,))
-            board_b = await open_game(fake, CAROL, GUILD_X, CHANNEL_B)
-            board_y = await open_game(fake, DAVE, GUILD_Y, CHANNEL_Y)
+            board_a = await cheerio(fake, ALICE, GUILD_X, CHANNEL_A, BOB)
+            board_b = await cheerio(fake, CAROL, GUILD_X, CHANNEL_B)
+            board_y = await cheerio(fake, DAVE, GUILD_Y, CHANNEL_Y)
             ids = {row.channel_id: row.id for row in await bot.store.open_games()}
             yield Table(
                 fake,
@@ -113,16 +96,6 @@ async def table(tmp_path: Path) -> AsyncIterator[Table]:
                 board_b,
                 board_y,
             )
-
-
-def private(reply: InteractionRecord) -> None:
-    """A clear private answer: a new ephemeral message (type 4) with some text."""
-    assert reply.type == 4 and reply.ephemeral, reply.describe()
-    assert reply.content.strip(), reply.describe()
-
-
-def no_errors(fake: FakeDiscord) -> None:
-    assert not fake.errors, [r.getMessage() for r in fake.errors]
 
 
 # --------------------------------------------------------------------------- strategies
@@ -460,7 +433,7 @@ async def test_the_token_never_reaches_logs_errors_or_bodies(
         two_servers(fake)
         bot = OrchardBot(config(tmp_path / "o.db"), guild_ready_timeout=0.05)
         async with run_bot(bot, fake, token=TOKEN):
-            board = await open_game(fake, CAROL, GUILD_X, CHANNEL_B)
+            board = await cheerio(fake, CAROL, GUILD_X, CHANNEL_B)
             (row,) = await bot.store.open_games(GUILD_X)
             while (live := await bot.runner.load(row.id)).row.status == "active":
                 select = next(c for c in fake.components(board) if c.is_select)

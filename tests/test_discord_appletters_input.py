@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from bot.app import OrchardBot
 from bot.games.appletters import MAX_WORD, AppState, register_words
 from bot.runner import Refusal
-from tests.botharness import config, orchard_bot
+from tests.botharness import config, new_game, no_errors, orchard_bot, private, snapshot
 from tests.fakediscord import FakeDiscord, InteractionRecord, run_bot
 
 GUILD, CHANNEL_A, CHANNEL_B = 5001, 6001, 6002
@@ -90,14 +90,7 @@ class Tables:
     board: int
 
     async def snapshot(self) -> list[Any]:
-        """Everything a move could change, in both games."""
-        seen = []
-        for game_id in (self.letters, self.cheerio):
-            row = await self.bot.store.get_game(game_id)
-            assert row is not None
-            moves = await self.bot.store.moves(game_id)
-            seen.append((row.version, row.status, row.state, row.players, len(moves)))
-        return seen
+        return await snapshot(self.bot, self.letters, self.cheerio)
 
     async def user(self, who: str) -> int:
         """``mover``: whose turn it is; ``waiting``: the other player; else Carol."""
@@ -121,18 +114,6 @@ class Tables:
 
 async def answer(record: InteractionRecord) -> InteractionRecord:
     return await record.wait(ANSWER_TIMEOUT)
-
-
-async def start(fake: FakeDiscord, command: str, channel: int, host: int, *others: int) -> int:
-    """``/<game> new`` in ``channel``, joins, Start: the board's message id."""
-    opened = await answer(await fake.slash(host, GUILD, channel, command))
-    assert opened.original is not None, opened.describe()
-    board = int(opened.original["id"])
-    for user in others:
-        await answer(await fake.click(user, board, fake.find_button(board, "Join")))
-    started = await answer(await fake.click(host, board, fake.find_button(board, "Start")))
-    assert started.type == 7, started.describe()
-    return board
 
 
 def word_list_only(bot: OrchardBot, name: str) -> None:
@@ -159,21 +140,10 @@ async def tables(tmp_path: Path) -> AsyncIterator[Tables]:
         bot = OrchardBot(config(tmp_path / "o.db"), guild_ready_timeout=0.05)
         async with run_bot(bot, fake):
             word_list_only(bot, WORDS)
-            board = await start(fake, "appletters new", CHANNEL_A, ALICE, BOB)
-            await start(fake, "cheerio new", CHANNEL_B, CAROL)
+            board = await new_game(fake, "appletters", ALICE, [BOB], channel=CHANNEL_A)
+            await new_game(fake, "cheerio", CAROL, [], channel=CHANNEL_B)
             ids = {row.kind: row.id for row in await bot.store.open_games(GUILD)}
             yield Tables(fake, bot, ids["appletters"], ids["cheerio"], board)
-
-
-def private(reply: InteractionRecord) -> None:
-    """A clear private answer: a new ephemeral message (type 4) Discord accepted."""
-    assert reply.type == 4 and reply.ephemeral, reply.describe()
-    assert reply.content.strip(), reply.describe()
-    assert len(reply.content) <= DISCORD_LIMIT, len(reply.content)
-
-
-def no_errors(fake: FakeDiscord) -> None:
-    assert not fake.errors, [r.getMessage() for r in fake.errors]
 
 
 def short_answer(reply: InteractionRecord, word: str) -> None:
