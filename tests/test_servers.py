@@ -9,6 +9,7 @@ import pytest
 
 from bot.games.cheerio import open_categories
 from bot.ratings import MODEL, rate, shown
+from db.store import Store
 from tests.botharness import (
     ALICE,
     BOB,
@@ -164,6 +165,11 @@ async def test_departed_servers_are_purged_after_30_days_only(tmp_path: Path) ->
     await o.close()
 
 
+async def migrated(path: Path) -> None:
+    """A database file at the newest schema, for rows written by hand."""
+    await (await Store.open(path)).close()
+
+
 def seed_results(path: Path, users: int) -> None:
     """Finished-game rows for many players, as earlier games would have left them."""
     with sqlite3.connect(path) as conn:
@@ -185,8 +191,7 @@ async def test_boards_page_ten_at_a_time_and_show_the_askers_rank(
 ) -> None:
     server(fake_discord)
     path = tmp_path / "o.db"
-    async with orchard_bot(fake_discord, path):
-        pass
+    await migrated(path)
     seed_results(path, 25)
     alices_rank = f"<@{ALICE}>: rank 1 of 25 (300)"
     async with orchard_bot(fake_discord, path):
@@ -224,8 +229,7 @@ async def test_forget_me_asks_first_and_its_button_survives_a_restart(
 ) -> None:
     server(fake_discord)
     path = tmp_path / "o.db"
-    async with orchard_bot(fake_discord, path):
-        pass
+    await migrated(path)
     seed_results(path, 3)
     async with orchard_bot(fake_discord, path):
         asked = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forget-me"))
@@ -389,8 +393,7 @@ async def test_stats_charts_one_game_with_alt_text_naming_it(
 ) -> None:
     server(fake_discord)
     path = tmp_path / "o.db"
-    async with orchard_bot(fake_discord, path):
-        pass
+    await migrated(path)
     seed_charts(path)
     async with orchard_bot(fake_discord, path):
         for options, alt in (
@@ -529,8 +532,7 @@ async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
 ) -> None:
     server(fake_discord)
     path = tmp_path / "o.db"
-    async with orchard_bot(fake_discord, path):
-        pass
+    await migrated(path)
     seed_results(path, 12)
     async with orchard_bot(fake_discord, path) as bot:
         shown_board = await answered(
