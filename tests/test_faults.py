@@ -129,6 +129,20 @@ async def versus(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Gam
         yield g
 
 
+async def orchard_moves_unseen(g: Game, status: int) -> None:
+    """Every board edit fails with ``status`` while Orchard plays its turn; then Discord heals."""
+    g.fake.fail("PATCH", EDIT, status, times=50)
+    await my_turn_again(g)
+    g.fake._faults.clear()
+    await g.check(shown=False)
+
+
+async def click_stale_roll(g: Game) -> InteractionRecord:
+    """Alice presses Roll on the board as Discord still shows it."""
+    roll = g.fake.find_button(g.board, lambda c: ":roll:" in str(c.custom_id))
+    return await answered(await g.fake.click(ALICE, g.board, roll))
+
+
 async def my_turn_again(g: Game) -> None:
     """Finish Alice's turn and wait until Orchard has played its own."""
     while (await g.live()).state.turn == 0:
@@ -180,17 +194,8 @@ async def test_a_failed_answer_still_shows_the_move_once(game: Game, status: int
 async def test_403_on_message_edits_loses_nothing(versus: Game) -> None:
     """Orchard's moves cannot be shown; its stale board says so, and /games posts it again."""
     fake = versus.fake
-    fake.fail("PATCH", EDIT, 403, times=50)
-    await my_turn_again(versus)
-    fake._faults.clear()  # permissions given back
-    await versus.check(shown=False)
-    stale = await answered(
-        await fake.click(
-            ALICE,
-            versus.board,
-            fake.find_button(versus.board, lambda c: ":roll:" in str(c.custom_id)),
-        )
-    )
+    await orchard_moves_unseen(versus, 403)  # ... until permissions are given back
+    stale = await click_stale_roll(versus)
     assert stale.ephemeral and "already played" in stale.content
     listed = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "games"))
     assert listed.original is not None
@@ -213,14 +218,9 @@ async def test_500_on_a_message_edit_is_retried(versus: Game) -> None:
 
 async def test_a_lost_edit_is_healed_by_the_next_click_on_the_stale_board(versus: Game) -> None:
     """503 is not retried: Orchard's moves stay unseen until a stale click redraws the board."""
-    fake = versus.fake
-    fake.fail("PATCH", EDIT, 503, times=50)
-    await my_turn_again(versus)
-    fake._faults.clear()  # Discord is back
-    await versus.check(shown=False)
+    await orchard_moves_unseen(versus, 503)  # ... until Discord is back
     assert not versus._shows(await versus.live())
-    roll = fake.find_button(versus.board, lambda c: ":roll:" in str(c.custom_id))
-    stale = await answered(await fake.click(ALICE, versus.board, roll))
+    stale = await click_stale_roll(versus)
     assert stale.ephemeral and "already played" in stale.content
     await versus.check()  # the board shows the current version again
     assert (await versus.act()).type == 7
