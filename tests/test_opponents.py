@@ -134,3 +134,33 @@ async def test_orchard_sees_only_its_own_tiles(tmp_path: Path, monkeypatch) -> N
     assert all(isinstance(v, View) and v.seat == 1 for v in seen)
     assert not any(hasattr(v, "hands") or hasattr(v, "core") for v in seen)
     await o.close()
+
+
+async def test_orchard_fills_every_seat_but_one_and_plays_them_all(tmp_path: Path) -> None:
+    """Five Orchard seats at three levels beside one person: each plays its own turns."""
+    from bot.games.cheerio import open_categories
+
+    o = await orchard(tmp_path / "o.db")
+    opponents = Opponents(o.runner, delay=0)
+    live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    for level in ("easy", "normal", "hard", "hard", "easy"):
+        seat = Player(0, BOT_USER, f"Orchard ({level})", is_bot=True, level=level)
+        await o.lobby.add_seat(live.id, 1, seat)
+    game_id = (await o.lobby.start(live.id, 1)).id
+    assert len((await o.runner.load(game_id)).row.players) == 6
+    for _ in range(7):
+        await until(lambda: _turn_is(o, game_id, 0))
+        live = await o.runner.load(game_id)
+        if live.row.status != "active":
+            break
+        category = open_categories(live.state.cards[0])[0]
+        await o.runner.act(game_id, 1, "score", category, version=live.row.version)
+    await until(lambda: _turn_is(o, game_id, -1))
+    live = await o.runner.load(game_id)
+    assert live.row.status == "finished"
+    moves = await o.store.moves(game_id)
+    assert {m.seat for m in moves if m.source == "bot"} == {1, 2, 3, 4, 5}
+    assert all(m.user_id is None for m in moves if m.source == "bot")
+    assert await o.runner.replay(live.id) == live.state
+    await opponents.stop()
+    await o.close()
