@@ -96,6 +96,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.force_sync = force_sync
         self.uis: dict[str, GameUI] = {}
         self.templates: list[re.Pattern[str]] = []
+        self.forms: list[re.Pattern[str]] = []  # modal ids a cog answers in its own listener
 
     def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
         """Register persistent components and remember their ids, for :meth:`on_interaction`."""
@@ -239,10 +240,14 @@ class OrchardBot(commands.AutoShardedBot):
         message (a board that moved on since the client drew it) goes to the runner, which
         says why it is refused; every other id, forged or from another bot, is refused here.
         """
-        if interaction.type is not discord.InteractionType.component:
-            return
         data = data_of(interaction)
         custom = str(data.get("custom_id", ""))
+        if interaction.type is discord.InteractionType.modal_submit:
+            if not any(form.fullmatch(custom) for form in self.forms):
+                await refuse(interaction, "That form is not one Orchard knows. Nothing changed.")
+            return
+        if interaction.type is not discord.InteractionType.component:
+            return
         shown = shown_as(interaction.message, custom)
         ours = any(template.fullmatch(custom) for template in self.templates)
         if ours and shown is not None and shown == data.get("component_type"):

@@ -190,6 +190,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         super().__init__(bot)
         bot.uis["applescore"] = ScoreUI(self)
         bot.uis["appleturnover"] = TurnoverUI(self)
+        bot.forms.append(MODAL)
         self._versions: dict[int, int] = {}  # per game in play: the newest version DMed for
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
             weakref.WeakValueDictionary()

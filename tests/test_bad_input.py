@@ -250,6 +250,19 @@ async def test_a_control_clicked_on_another_games_message_moves_only_its_own_boa
     no_errors(table.fake)
 
 
+@pytest.mark.parametrize("custom", ["", "orcm:", "orcm:1:0:dance:", "orc:1:0:roll:", "x" * 100])
+async def test_forged_forms_are_answered(table: Table, custom: str) -> None:
+    before = await table.snapshot()
+    forged = await table.fake.submit_modal(
+        ALICE, CHANNEL_A, custom, {"word": "ROLL"}, message_id=table.board_a
+    )
+    reply = await answer(forged)
+    private(reply)
+    assert "not one Orchard knows" in reply.content
+    assert await table.snapshot() == before
+    no_errors(table.fake)
+
+
 # --------------------------------------------------------------------------- slash options
 
 # Discord's number and integer options carry values between -2^53 and 2^53.
