@@ -30,14 +30,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+OWN_LOGGERS = ("bot", "cogs", "db")
+
+
 def configure_logging(level: str) -> None:
-    """Log at ``level``, except discord.py's HTTP layer: at DEBUG it echoes every request
-    body, DMs with players' hidden tiles included, so it never goes below INFO."""
+    """Orchard's own loggers at ``level``; every library at INFO or above. Below INFO the
+    libraries echo what players' hidden tiles travel in: discord.py its request bodies and
+    gateway events, aiosqlite every query's parameters (a stored game holds every hand)."""
+    chosen = logging.getLevelName(level.upper())
     logging.basicConfig(
-        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+        level=max(logging.INFO, chosen),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        force=True,
     )
-    http = logging.getLogger("discord.http")
-    http.setLevel(max(logging.INFO, logging.getLogger().getEffectiveLevel()))
+    for name in OWN_LOGGERS:
+        logging.getLogger(name).setLevel(chosen)
 
 
 REJECTED = (

@@ -41,21 +41,29 @@ def test_unknown_subcommand_prints_usage(tmp_path: Path) -> None:
     assert done.returncode == 2 and "usage" in done.stderr
 
 
-def test_debug_logging_never_echoes_discord_request_bodies() -> None:
+def test_debug_logging_is_orchards_own_never_the_libraries() -> None:
+    """Below INFO, discord.py echoes request bodies and gateway events and aiosqlite each
+    query's parameters: all of them carry players' hidden tiles."""
     import logging
 
-    from bot.__main__ import configure_logging
+    from bot.__main__ import OWN_LOGGERS, configure_logging
 
     root = logging.getLogger()
     saved = root.level, root.handlers[:]
     try:
         configure_logging("DEBUG")
-        assert logging.getLogger("bot.runner").isEnabledFor(logging.DEBUG)
-        assert not logging.getLogger("discord.http").isEnabledFor(logging.DEBUG)
+        for name in ("bot.runner", "cogs.appletters", "db.store"):
+            assert logging.getLogger(name).isEnabledFor(logging.DEBUG), name
+        for name in ("discord.http", "discord.gateway", "discord.client", "aiosqlite", "x"):
+            assert not logging.getLogger(name).isEnabledFor(logging.DEBUG), name
+        configure_logging("WARNING")
+        assert not logging.getLogger("bot.runner").isEnabledFor(logging.INFO)
+        assert not logging.getLogger("aiosqlite").isEnabledFor(logging.INFO)
     finally:
         root.setLevel(saved[0])
         root.handlers[:] = saved[1]
-        logging.getLogger("discord.http").setLevel(logging.NOTSET)
+        for name in OWN_LOGGERS:
+            logging.getLogger(name).setLevel(logging.NOTSET)
 
 
 def test_bad_log_level_is_one_clear_line(tmp_path: Path) -> None:

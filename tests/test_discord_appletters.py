@@ -121,8 +121,8 @@ async def noted(bot: OrchardBot, hands: dict[int, set[str]]) -> AppState:
 
 
 def orchard_logs(caplog: pytest.LogCaptureFixture) -> list[str]:
-    """Orchard's own log lines at every level; the libraries' from INFO up (discord.http's
-    DEBUG lines echo every request body, DMs included: never run production at DEBUG)."""
+    """What the bot logs at LOG_LEVEL=DEBUG: Orchard's own lines at every level, the
+    libraries' from INFO up (see ``configure_logging``: below INFO they echo hidden tiles)."""
     return [
         r.getMessage()
         for r in caplog.records
