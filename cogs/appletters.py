@@ -201,7 +201,12 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         self.bot.runner.on_commit.append(self._on_commit)
 
     async def cog_unload(self) -> None:
+        """Let DMs in flight finish and be recorded while the store is still open."""
         self.bot.runner.on_commit.remove(self._on_commit)
+        if self._tasks:
+            _, late = await asyncio.wait(self._tasks, timeout=5.0)
+            for task in late:
+                task.cancel()
 
     # Slash commands.
 
@@ -609,18 +614,20 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
                 if player.is_bot or not state.active[player.seat] or closed or last == hand:
                     continue
                 outcome = await self._dm(live, player.user_id, hand)
-                if outcome != "failed":  # a failed DM is tried again at the next change
-                    closed = outcome == "closed"
-                    await self.bot.store.note_tile_dm(live.id, player.user_id, hand, closed=closed)
+                if outcome == "failed":
+                    continue  # tried again at the next change
+                closed = outcome == "closed"
+                await self.bot.store.note_tile_dm(live.id, player.user_id, hand, closed=closed)
+                if closed:  # recorded first: a crash now loses the note, never repeats it
+                    await self._tell_dms_closed(live, player.user_id)
 
     async def _dm(self, live: Live, user_id: int, hand: str) -> str:
-        """Send ``hand``: "sent", "closed" (the player is told, once) or "failed"."""
+        """Send ``hand``: "sent", "closed" (the player allows no DMs) or "failed"."""
         try:
             channel = await self.bot.create_dm(discord.Object(id=user_id))
             await channel.send(self._tiles_message(live, hand))
             return "sent"
         except discord.Forbidden:
-            await self._tell_dms_closed(live, user_id)
             return "closed"
         except discord.HTTPException:
             log.warning("game %s: could not DM user %s their tiles", live.id, user_id)
