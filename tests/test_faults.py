@@ -133,6 +133,8 @@ async def orchard_moves_unseen(g: Game, status: int) -> None:
     """Every board edit fails with ``status`` while Orchard plays its turn; then Discord heals."""
     g.fake.fail("PATCH", EDIT, status, times=50)
     await my_turn_again(g)
+    shown = sum(m.source == "bot" for m in await g.bot.store.moves(g.id))  # an edit each
+    await g.fake.wait_for(lambda: 50 - g.fake.pending_faults >= shown, 5.0, "the failed edits")
     g.fake._faults.clear()
     await g.check(shown=False)
 
