@@ -102,7 +102,9 @@ class Runner:
             live = await self.load(game_id)
             if guild_id is not None and guild_id != live.row.guild_id:
                 raise Refusal("This game belongs to another server.")
-            seat = self._check_actor(live, user_id, version)
+            seat = self._check_actor(live, user_id)
+            if version is not None and version != live.row.version:
+                await self._check_side_by_side(live, seat, version)
             player = live.row.players[seat]
             action = Action(seat, kind, arg)
             try:
@@ -142,7 +144,7 @@ class Runner:
         """A player gives up their seat; the others play on (or win)."""
         async with self.lock(game_id):
             live = await self.load(game_id)
-            seat = self._check_actor(live, user_id, None)
+            seat = self._check_actor(live, user_id)
             state = self.engine(live.row.kind).forfeit(live.state, seat)
             moves = [Move(seat, "forfeit", "", user_id, "forfeit")]
             return await self._commit(live, state, moves, {}, present)
@@ -160,9 +162,12 @@ class Runner:
     async def replay(self, game_id: int) -> Any:
         """The state rebuilt from the seed and the move log: it must equal the stored one."""
         live = await self.load(game_id)
-        engine = self.engine(live.row.kind)
-        state = engine.new(live.row.seed, len(live.row.players), live.row.options)
-        for move in await self.store.moves(game_id):
+        return self._replayed(live.row, await self.store.moves(game_id))
+
+    def _replayed(self, row: GameRow, moves: list[Move]) -> Any:
+        engine = self.engine(row.kind)
+        state = engine.new(row.seed, len(row.players), row.options)
+        for move in moves:
             if move.kind == "forfeit":
                 state = engine.forfeit(state, move.seat)
             else:
@@ -184,7 +189,7 @@ class Runner:
 
     # Inside the lock.
 
-    def _check_actor(self, live: Live, user_id: int, version: int | None) -> int:
+    def _check_actor(self, live: Live, user_id: int) -> int:
         row = live.row
         if row.status == "lobby":
             raise Refusal("This game has not started yet.")
@@ -196,9 +201,24 @@ class Runner:
             if not bot_seats:
                 raise Refusal("You are not playing in this game.")
             seat = bot_seats[0]
-        if version is not None and version != row.version:
-            raise Stale("That was already played: the board has moved on.")
         return seat
+
+    async def _check_side_by_side(self, live: Live, seat: int, version: int) -> None:
+        """A click drawn at an older version stands only where several seats were awaited at
+        once (each on its own dice: Apple Jack's last turn, Hot Score's challenge throw), the
+        clicker among them, and it has not moved since: then the moves in between were other
+        seats', which never touch its options. Anything else is a stale board or a double click.
+        """
+        stale = Stale("That was already played: the board has moved on.")
+        if version > live.row.version:
+            raise stale
+        moves = await self.store.moves(live.id)
+        if any(move.seat == seat for move in moves[version:]):
+            raise stale
+        engine = self.engine(live.row.kind)
+        awaited = engine.to_act(self._replayed(live.row, moves[:version]))
+        if seat not in awaited or len(awaited) < 2 or seat not in engine.to_act(live.state):
+            raise stale
 
     def _timeout_moves(self, live: Live) -> tuple[Any, list[Move], dict[int, int]]:
         engine = self.engine(live.row.kind)

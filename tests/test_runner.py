@@ -324,3 +324,44 @@ async def test_game_locks_do_not_pile_up(tmp_path: Path) -> None:
     gc.collect()
     assert len(o.runner._locks) == 0 and len(o.lobby._opening) == 0
     await o.close()
+
+
+async def _to_apple_jack_last_turn(o, game_id: int):
+    """Play an Apple Jack game on (everyone holds, the caller calls) to a round's last turn."""
+    from bot.games.applejack import open_categories
+
+    live = await o.runner.load(game_id)
+    while live.state.phase != "solo":
+        state = live.state
+        (seat,) = o.runner.engine("applejack").to_act(state)
+        kind, arg = ("call", open_categories(state)[0]) if state.phase == "call" else ("hold", "")
+        live = await o.runner.act(game_id, seat + 1, kind, arg, version=live.row.version)
+    return live
+
+
+async def test_side_by_side_seats_may_click_a_board_another_of_them_just_moved(
+    tmp_path: Path,
+) -> None:
+    """Apple Jack's last turn: both reroll from the same board; a double click is still one."""
+    o = await orchard(tmp_path / "o.db")
+    live = await _to_apple_jack_last_turn(o, (await started(o, "applejack", [1, 2])).id)
+    drawn = live.row.version
+    assert o.runner.engine("applejack").to_act(live.state) == {0, 1}
+    await o.runner.act(live.id, 1, "reroll", "01", version=drawn)
+    await o.runner.act(live.id, 2, "reroll", "234", version=drawn)  # same board: it stands
+    with pytest.raises(Stale, match="already played"):
+        await o.runner.act(live.id, 2, "reroll", "234", version=drawn)  # a double click
+    after = await o.runner.load(live.id)
+    assert after.row.version == drawn + 2 and after.state.rerolls == (1, 1)
+    assert await o.runner.replay(live.id) == after.state
+    await o.close()
+
+
+async def test_a_board_from_before_side_by_side_play_is_still_stale(tmp_path: Path) -> None:
+    """A click drawn while only the caller was awaited does not become valid later."""
+    o = await orchard(tmp_path / "o.db")
+    game = await started(o, "applejack", [1, 2])
+    live = await _to_apple_jack_last_turn(o, game.id)
+    with pytest.raises(Stale, match="already played"):
+        await o.runner.act(live.id, 2, "reroll", "0", version=live.row.version - 1)
+    await o.close()

@@ -56,7 +56,11 @@ class Engine(Protocol[S]):
     def apply(self, state: S, action: Action) -> S: ...
 
     def to_act(self, state: S) -> frozenset[int]:
-        """Seats whose move the game is waiting for (empty when the game is over)."""
+        """Seats whose move the game is waiting for (empty when the game is over).
+
+        Several seats awaited at once act side by side: one's move never changes another's
+        options, so the runner accepts a click drawn before another of them moved.
+        """
         ...
 
     def timeout_actions(self, state: S) -> list[Action]:
