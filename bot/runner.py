@@ -305,10 +305,13 @@ def _rating(row: GameRow, ranked: list[SeatResult]) -> RatingUpdate | None:
     if len(row.players) < 2:
         return None
     pool = "orchard" if any(p.is_bot for p in row.players) else "people"
-    places = [(rating_key(row.players[r.seat]), r.placement) for r in ranked]
-    if len({user for user, _ in places}) < len(places):
-        return None  # two Orchard seats at one level would be one player twice
-    return RatingUpdate(pool, places, rate)
+    places: dict[int, int] = {}
+    for r in sorted(ranked, key=lambda r: r.placement):
+        # Orchard twice at one level is one player: it is rated by its better seat.
+        places.setdefault(rating_key(row.players[r.seat]), r.placement)
+    if len(places) < 2:
+        return None
+    return RatingUpdate(pool, list(places.items()), rate)
 
 
 def _results(row: GameRow, ranked: list[SeatResult]) -> tuple[Result, ...]:

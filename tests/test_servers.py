@@ -3,6 +3,7 @@
 import asyncio
 import re
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -564,3 +565,20 @@ def test_a_board_line_shows_wins_games_best_and_average_with_the_ranked_one_firs
     assert board_figures("best", 245.0, record) == "**best 245** · 5 wins · 9 games · average 187.3"
     assert board_figures("wins", 5.0, record) == "**5 wins** · 9 games · best 245 · average 187.3"
     assert board_figures("rating", 31.25, record).startswith("**rating 31.2** · 5 wins · 9 games")
+
+
+def test_two_orchard_seats_at_one_level_still_rate_the_people() -> None:
+    from bot.games.base import SeatResult
+    from bot.runner import _rating
+    from db.store import GameRow, Player
+
+    easy = Player(1, 9, "Orchard (easy)", is_bot=True, level="easy")
+    seats = (Player(0, 1, "Ann"), easy, replace(easy, seat=2), Player(3, 2, "Bo"))
+    row = GameRow(1, "cheerio", "", 100, 200, None, 1, "finished", 7, {}, None, 5, None, 0, 0)
+    ranked = [SeatResult(2, 90, 1, True), SeatResult(0, 80, 2, False)]
+    ranked += [SeatResult(1, 70, 3, False), SeatResult(3, 60, 4, False)]
+    update = _rating(replace(row, players=seats), ranked)
+    assert update is not None and update.pool == "orchard"
+    assert list(update.places) == [(-1, 1), (1, 2), (2, 4)]
+    new = update.rate({}, update.places)
+    assert new[-1][0] > new[1][0] > new[2][0], "places with a gap rate in order"
