@@ -97,6 +97,8 @@ class OrchardBot(commands.AutoShardedBot):
         self.uis: dict[str, GameUI] = {}
         self.templates: list[re.Pattern[str]] = []
         self.forms: list[re.Pattern[str]] = []  # modal ids a cog answers in its own listener
+        self.redraw_delay = 2.0  # seconds before a board Discord failed to show is tried again
+        self._redraws: set[asyncio.Task[None]] = set()
 
     def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
         """Register persistent components and remember their ids, for :meth:`on_interaction`."""
@@ -119,6 +121,8 @@ class OrchardBot(commands.AutoShardedBot):
         await self.opponents.resume()
 
     async def close(self) -> None:
+        for task in list(self._redraws):
+            task.cancel()
         if hasattr(self, "scheduler"):
             await self.scheduler.stop()
             await self.opponents.stop()
@@ -143,8 +147,18 @@ class OrchardBot(commands.AutoShardedBot):
         return True
 
     async def publish(self, live: Live) -> None:
-        """Edit a game's message, or post it anew if it was deleted (the move is already safe)."""
-        await self._edit_or_post(live)
+        """Edit a game's message, or post it anew if it was deleted (the move is already safe).
+
+        Discord's own failures (a 503, which discord.py does not retry) get one more try
+        shortly, so a board does not wait for the next click to catch up.
+        """
+        try:
+            await self._edit_or_post(live)
+        except discord.DiscordServerError:
+            task = asyncio.create_task(self._redraw(live.id))
+            self._redraws.add(task)
+            task.add_done_callback(self._redraws.discard)
+            raise
         notice = timeout_notice(live)
         if notice:
             channel = self.get_partial_messageable(live.row.channel_id)
@@ -168,6 +182,15 @@ class OrchardBot(commands.AutoShardedBot):
             if err.code != UNKNOWN_CHANNEL:
                 raise
             await self._channel_gone(live)
+
+    async def _redraw(self, game_id: int) -> None:
+        await asyncio.sleep(self.redraw_delay)
+        async with self.runner.lock(game_id):
+            live = await self.runner.load(game_id)
+            try:
+                await self._edit_or_post(live)
+            except discord.HTTPException:
+                log.warning("game %s: board still not shown; the next click redraws it", game_id)
 
     async def _channel_gone(self, live: Live) -> None:
         """Nobody can see or play a game whose channel was deleted: end it, without results."""

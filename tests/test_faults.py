@@ -218,8 +218,19 @@ async def test_500_on_a_message_edit_is_retried(versus: Game) -> None:
     await versus.check()
 
 
+async def test_a_board_discord_failed_to_show_is_tried_again_shortly(versus: Game) -> None:
+    """discord.py does not retry a 503: the bot redraws the board itself a moment later."""
+    versus.bot.redraw_delay = 0.5
+    await orchard_moves_unseen(versus, 503)  # the last failed edit's retry comes after this
+    await versus.check()  # shown, with no click
+    assert (await versus.act()).type == 7
+    await versus.check()
+
+
 async def test_a_lost_edit_is_healed_by_the_next_click_on_the_stale_board(versus: Game) -> None:
-    """503 is not retried: Orchard's moves stay unseen until a stale click redraws the board."""
+    """Orchard's moves stay unseen until a stale click redraws the board (here before the
+    bot's own retry)."""
+    versus.bot.redraw_delay = 60.0
     await orchard_moves_unseen(versus, 503)  # ... until Discord is back
     assert not versus._shows(await versus.live())
     stale = await click_stale_roll(versus)
