@@ -9,6 +9,7 @@ The word game's list holds one word no hand can lay (there is one Q), so no text
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from bot.games.appletters import MAX_WORD, AppState, register_words
 from bot.runner import Refusal
 from tests.botharness import config, new_game, no_errors, orchard_bot, private, snapshot
 from tests.fakediscord import FakeDiscord, InteractionRecord, run_bot
+from tests.test_discord_appletters import assert_private, public_texts, replies_by_user
 
 GUILD, CHANNEL_A, CHANNEL_B = 5001, 6001, 6002
 ALICE, BOB, CAROL = 7001, 7002, 7003
@@ -332,3 +334,11 @@ async def test_new_against_orchard_starts_at_once_and_orchard_plays(
         assert boards() == [board]  # Orchard's move edited the one board, posted no other
         assert "Orchard (hard)" in str(fake.message(board)["embeds"][0]["fields"])
         no_errors(fake)
+        moves = await bot.store.moves(row.id)
+        held = [bot.runner._replayed(live.row, moves[:n]) for n in range(len(moves) + 1)]
+        orchards = {state.hands[1] for state in held}
+        alices = {state.hands[0] for state in held}
+    # Orchard's tiles are as secret as a person's: nowhere public, nothing sent to Alice.
+    seen_by_alice = public_texts(fake) + replies_by_user(fake)[ALICE]
+    seen_by_alice += [json.dumps(dm) for dm in fake.dms(ALICE)]
+    assert_private(seen_by_alice, alices, orchards, ALICE)
