@@ -349,6 +349,32 @@ async def test_a_player_of_one_game_cannot_move_in_another(table: Table) -> None
     no_errors(fake)
 
 
+async def test_bad_input_is_logged_at_debug_level_only(
+    table: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Refusals are routine: a busy server's log must not fill with them."""
+    caplog.set_level(logging.DEBUG)
+    fake = table.fake
+    live = await table.bot.runner.load(table.a)
+    mover, waiting = (ALICE, BOB) if live.state.turn == 0 else (BOB, ALICE)
+    roll = fake.find_button(table.board_a, lambda c: ":roll:" in (c.custom_id or ""))
+    score = f"orcs:{table.a}:{live.row.version}:score:"
+    clicks = [
+        fake.click(waiting, table.board_a, roll),  # out of turn
+        fake.click(CAROL, table.board_a, roll),  # not a player
+        fake.forge(mover, table.board_a, f"orc:{table.a}:{live.row.version + 5}:roll:"),
+        fake.forge(mover, table.board_a, "orc:1:2:3"),  # malformed
+        fake.forge(mover, table.board_a, score, values=["chance"]),  # not a category
+        fake.submit_modal(mover, CHANNEL_A, "orcm:", {"word": "x"}, message_id=table.board_a),
+        fake.slash(ALICE, None, None, "forfeit"),  # needs a server
+    ]
+    for click in clicks:
+        private(await answer(await click))
+    ours = [r for r in caplog.records if r.name.split(".")[0] in ("bot", "cogs", "db")]
+    assert any("refused" in r.getMessage() for r in ours)
+    assert [r.getMessage() for r in ours if r.levelno > logging.DEBUG] == []
+
+
 async def test_nobody_reaches_a_game_of_another_server(table: Table) -> None:
     fake = table.fake
     before = await table.snapshot()
