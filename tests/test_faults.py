@@ -18,7 +18,7 @@ import pytest
 from bot.app import OrchardBot
 from bot.games.cheerio import ROLLS_PER_TURN, open_categories
 from bot.runner import Live
-from tests.botharness import ALICE, CHANNEL, GUILD, answered, orchard_bot, server
+from tests.botharness import ALICE, BOB, CHANNEL, GUILD, answered, new_game, orchard_bot, server
 from tests.fakediscord import FakeDiscord, InteractionRecord
 
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
@@ -292,3 +292,30 @@ async def test_an_answer_too_late_for_discord_still_moves_the_board(game: Game) 
     await game.check()
     assert (await game.act()).type == 7
     await game.check()
+
+
+async def test_a_tiles_dm_discord_fails_is_sent_again_at_the_next_move(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Appletters: a 503 on Bob's tiles DM loses nothing; the next move, anyone's, resends it."""
+    from bot.games.appletters import register_words
+    from tests.test_discord_appletters import WORDS, appletters_bot, game_of, got_tiles, state_of
+
+    register_words(WORDS, ["zz"])
+    fake = fake_discord
+    server(fake)
+    bob_dm = int(fake.dm_channel(BOB)["id"])
+    fake.fail("POST", rf"/channels/{bob_dm}/messages$", 503, times=1)
+    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+        await new_game(fake, "appletters", ALICE, [BOB])
+        state = await state_of(bot)
+        await got_tiles(fake, ALICE, state.hands[0])
+        await fake.wait_for(lambda: fake.pending_faults == 0, 5.0, "Bob's DM to fail")
+        assert fake.dms(BOB) == []
+        live = await game_of(bot)
+        mover = (ALICE, BOB)[live.state.turn]
+        await bot.runner.act(live.id, mover, "pick", version=live.row.version)
+        state = await state_of(bot)
+        await got_tiles(fake, BOB, state.hands[1])
+        assert len(fake.dms(BOB)) == 1
+        assert await bot.runner.replay(live.id) == state
