@@ -1,28 +1,36 @@
 """Kill the bot at random moments mid-game and prove nothing acknowledged is lost.
 
-    python bench/kill.py [--kills 20] [--games 8] [--tables 2] [--seed 1]
+    python bench/kill.py [--kills 20] [--games 8] [--tables 2] [--words 1] [--seed 1]
 
 A fake Discord runs in this process; the real bot runs in a subprocess
-(``python -m tests.bot_process PORT DB``). Solo Cheerio players (one per channel) and Hot Score
+(``python -m tests.bot_process PORT DB``). Solo Cheerio players (one per channel), Hot Score
 tables (two players in one channel: the guest joins the lobby, the host starts, both throw)
-play concurrently through interactions while the process is SIGKILLed and restarted on the
-same database. Afterwards: every move whose interaction was answered (callback received) is in
-the move log, every game's stored state equals the replay of its log, every open game plays on,
-and every enabled control on every open game's board answers: pressed by the player to act, by
-the other player and by someone not in the game, each press gets an edit or a private reply.
+and Appletters tables (two players taking turns: a word typed in the Play word form when the
+hand can lay one, found from the stored state, else Pick and pass) play concurrently through
+interactions while the process is SIGKILLed and restarted on the same database. Afterwards:
+every move whose interaction was answered (callback received) is in the move log, every game's
+stored state equals the replay of its log, every open game plays on, and every enabled control
+on every open game's board answers: pressed by the player to act, by the other player and by
+someone not in the game, each press gets an edit, a private reply or (Play word) a form. And no
+public message the bot ever sent shows a hand the way the owner's DM shows it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import re
 import signal
+import sqlite3
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +38,28 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bot.games import appletters  # noqa: E402
+from bot.games.appletters import (  # noqa: E402
+    AppState,
+    Placement,
+    placements_for,
+    public_view,
+    word_set,
+)
+from bot.games.base import Action  # noqa: E402
 from bot.games.registry import ENGINES  # noqa: E402
 from bot.interface import LOBBY_ACTIONS  # noqa: E402
 from bot.runner import Runner  # noqa: E402
 from bot.settings import Settings  # noqa: E402
+from cogs.appletters import MODAL, tiles_text  # noqa: E402
 from db.store import GameRow, Store  # noqa: E402
-from tests.fakediscord import Component, FakeDiscord, InteractionRecord, components_of  # noqa: E402
+from tests.fakediscord import (  # noqa: E402
+    EPHEMERAL,
+    Component,
+    FakeDiscord,
+    InteractionRecord,
+    components_of,
+)
 
 GUILD = 5001
 FIRST_CHANNEL, FIRST_USER = 6001, 7001
@@ -47,6 +71,12 @@ SEATED = re.compile(r"Players \((\d+)\)")
 NOT_MOVES = (*LOBBY_ACTIONS, "rematch", "repost")
 DONE = ("rematch", "repost")  # controls of a game no longer in play, or of /games
 MOVED_ELSEWHERE = "Done:"  # a move made from an older copy of the board: applied, said privately
+PLAYED_ELSEWHERE = "Played "  # a word typed in a form opened on an older copy of the board
+WORD_KINDS = frozenset(engine.kind for engine in appletters.ENGINES)
+WORD_CHANCE = 0.85  # how often a player who can lay a word does (else picks and passes)
+LONGEST = 5  # tiles from the hand in a word looked for (the search stays a few milliseconds)
+SHOWN_TILES = re.compile(r"(?=(`[A-Z]`(?: `[A-Z]`)*))")  # tiles_text runs, at every start
+DM_TILES = re.compile(r"Your tiles \(\d+\): (.*)")
 
 
 @dataclass(frozen=True)
@@ -76,6 +106,10 @@ class Report:
     pressed: int = 0
     dead: list[str] = field(default_factory=list)  # presses after the last restart unanswered
     restart_seconds: list[float] = field(default_factory=list)
+    words: int = 0  # Appletters words acknowledged (typed in the Play word form)
+    hands: int = 0  # distinct Appletters hands looked for in public messages
+    public: int = 0  # public message bodies the bot sent (requests), searched for hands
+    leaks: list[str] = field(default_factory=list)  # a hand shown in a public message
 
     def lines(self) -> list[str]:
         starts = sorted(self.restart_seconds)
@@ -95,6 +129,9 @@ class Report:
             f"{self.open_games}",
             f"buttons pressed: {self.pressed}",
             f"buttons unanswered: {len(self.dead)}",
+            f"Appletters words played through the form (acknowledged): {self.words}",
+            f"public messages showing a hand: {len(self.leaks)} ({self.hands} hands looked for "
+            f"in {self.public} public message bodies)",
             f"restart to ready: median {median:.2f} s, max {max(starts, default=0.0):.2f} s",
         ]
 
@@ -349,13 +386,16 @@ class Table(Driver):
             else:
                 await asyncio.sleep(0.05)
         elif user in mentioned(message):
-            choice = self.rng.choice(moves)
-            if await self.move(user, choice, None):
+            if await self.turn(user, message, moves):
                 self.misses = 0
             else:
                 self.miss()
         else:
             await asyncio.sleep(0.02)
+
+    async def turn(self, user: int, message: dict[str, Any], moves: list[Component]) -> bool:
+        """The player the board waits for moves; True if the board in play shows the move."""
+        return await self.move(user, self.rng.choice(moves), None)
 
     async def lobby(self, user: int, board: int, button: Component) -> None:
         answered = await self.answer(await self.fake.click(user, board, button))
@@ -372,6 +412,156 @@ class Table(Driver):
             self.board, self.misses = None, 0
 
 
+class WordTable(Table):
+    """Two people at one channel playing Appletters, the guest joining and the host starting
+    as at a Hot Score table. On their turn a player reads the game from the database
+    (read-only, as Discord would never show it: the hand is secret) and, if the hand can lay
+    a listed word, usually types it in the Play word form, naming the end when the word fits
+    both; otherwise presses Pick and pass."""
+
+    kind = "appletters"
+
+    def __init__(
+        self, fake: FakeDiscord, report: Report, users: list[int], channel: int, db: Path
+    ) -> None:
+        super().__init__(fake, report, users, channel)
+        self.db = db
+
+    async def turn(self, user: int, message: dict[str, Any], moves: list[Component]) -> bool:
+        play = find(message, "ui_play")
+        found = None
+        if play is not None and self.rng.random() < WORD_CHANCE:
+            game, version, _, _ = parts(play)
+            # in a thread: a read that waits on the database must not stall the fake Discord
+            found = await asyncio.to_thread(word_to_play, self.db, game, version, user, self.rng)
+        if play is None or found is None:
+            pick = find(message, "pick")
+            return await self.move(user, pick or self.rng.choice(moves), None)
+        return await self.type_word(user, play, found)
+
+    async def type_word(self, user: int, button: Component, way: Placement) -> bool:
+        """Open the form from the board and submit ``way``'s word; a word the bot answered
+        is acknowledged as the move ``play`` with the argument the cog passes the runner
+        (the placement's ``arg``, since the end given leaves exactly this one way)."""
+        assert self.board is not None
+        game, version, _, _ = parts(button)
+        opened = await self.answer(await self.fake.click(user, self.board, button))
+        if opened is None:
+            self.board = None
+            return False
+        form = MODAL.fullmatch(str((opened.modal or {}).get("custom_id") or ""))
+        if form is None or int(form["version"]) != version:
+            self.report.refused += 1  # not this player's turn after all, or the board moved
+            return False
+        fields = {"word": way.word.lower(), "end": way.end or ""}
+        sent = await self.fake.submit_modal(user, self.channel, form[0], dict(fields))
+        answered = await self.answer(sent)
+        if answered is None:
+            self.board = None
+            return False
+        if answered.type == 7:  # the board edited to the version the word made
+            made = version_of(answered.data)
+            at = version if made is None else made - 1
+            self.report.acked.append(Ack(game, at, "play", way.arg, user))
+            self.report.words += 1
+            return True
+        if answered.ephemeral and answered.content.startswith(PLAYED_ELSEWHERE):
+            # made from an older copy of the board: no version in the answer, but the form
+            # was drawn at ``version`` on this player's turn, and only they can move then
+            self.report.acked.append(Ack(game, version, "play", way.arg, user))
+            self.report.words += 1
+            return False
+        self.report.refused += 1
+        return False
+
+
+def version_of(payload: dict[str, Any]) -> int | None:
+    """The game version a board (message or edit) was drawn for, from its controls."""
+    shown = [c for c in components_of(payload) if action_of(c) is not None]
+    return parts(shown[0])[1] if shown else None
+
+
+def read_game(db: Path, game_id: int, user: int) -> tuple[int, AppState, int] | None:
+    """``version, state, seat`` of ``user`` in word game ``game_id``, read-only from the
+    database file the bot writes (WAL: readers never block it); None if not in play."""
+    try:
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)
+    except sqlite3.Error:
+        return None
+    try:
+        game = conn.execute(
+            "SELECT kind, status, version, state FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        seat = conn.execute(
+            "SELECT seat FROM game_players WHERE game_id = ? AND user_id = ?", (game_id, user)
+        ).fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    if game is None or seat is None or game[0] not in WORD_KINDS or game[1] != "active":
+        return None
+    if not game[3]:
+        return None
+    state: AppState = ENGINES[game[0]].load(json.loads(game[3])["state"])
+    return int(game[2]), state, int(seat[0])
+
+
+@lru_cache(maxsize=2)
+def anagrams(word_list: str) -> dict[str, tuple[str, ...]]:
+    """Short words of a list by their sorted letters (upper case)."""
+    found: dict[str, list[str]] = {}
+    for word in word_set(word_list):
+        if 2 <= len(word) <= LONGEST + 1 and word.isascii() and word.isalpha():
+            text = word.upper()
+            found.setdefault("".join(sorted(text)), []).append(text)
+    return {key: tuple(sorted(words)) for key, words in found.items()}
+
+
+def bags(hand: str, most: int) -> Iterator[str]:
+    """Every distinct multiset of at most ``most`` tiles of ``hand``, as sorted letters."""
+    counts = sorted(Counter(hand).items())
+
+    def grow(i: int, taken: str) -> Iterator[str]:
+        if i == len(counts):
+            yield taken
+            return
+        letter, have = counts[i]
+        for n in range(min(have, most - len(taken)) + 1):
+            yield from grow(i + 1, taken + letter * n)
+
+    yield from grow(0, "")
+
+
+def word_to_play(
+    db: Path, game_id: int, version: int, user: int, rng: random.Random
+) -> Placement | None:
+    """A legal word for ``user`` in the game as the board (at ``version``) shows it, with
+    exactly one way at its end, or None (not their turn, board stale, no word found)."""
+    read = read_game(db, game_id, user)
+    if read is None:
+        return None
+    stored, state, seat = read
+    if stored != version or state.phase != "play" or state.turn != seat:
+        return None
+    index = anagrams(state.word_list)
+    hand = state.hands[seat]
+    ends = public_view(state).open_ends  # the letters a word may hook onto
+    shared = sorted({letter for _, _, letter in ends}) if state.snake else [""]
+    words: set[str] = set()
+    for bag in bags(hand, LONGEST):
+        for letter in shared:
+            words.update(index.get("".join(sorted(bag + letter)), ()))
+    ordered = sorted(words)
+    rng.shuffle(ordered)
+    for word in ordered:
+        ways = placements_for(state, seat, word)
+        for way in ways:
+            if sum(other.end == way.end for other in ways) == 1:
+                return way
+    return None
+
+
 Key = tuple[int, str, str]  # a control by what it does: component type, action, argument
 
 
@@ -384,8 +574,8 @@ async def press_all(
     driver: Driver, board: int, report: Report, *, lobby: bool = False, idle: int = 4
 ) -> None:
     """Press every enabled control on ``board``: first as everyone not to act (each option of
-    a select), then as the player to act. Every press must be answered with an edit or a
-    private reply, never with silence.
+    a select), then as the player to act. Every press must be answered with an edit, a
+    private reply or a form (Play word, for the player to act), never with silence.
 
     A move redraws the board, so it is read again before every press and only controls still
     on it are pressed; controls that appear later are pressed the same way, and while none is
@@ -410,7 +600,9 @@ async def press_all(
         else:
             problem = "no answer" if answered is None else answered.describe()
         if answered is None or not (
-            answered.type == 7 or (answered.type == 4 and answered.ephemeral)
+            answered.type == 7
+            or (answered.type == 4 and answered.ephemeral)
+            or MODAL.fullmatch(str((answered.modal or {}).get("custom_id") or "")) is not None
         ):
             report.dead.append(f"{component.custom_id}={value} by {user}: {problem}")
 
@@ -427,6 +619,9 @@ async def press_all(
             if lobby or not moves:
                 return
             quiet += 1
+            if isinstance(driver, WordTable) and actor in mentioned(message):
+                await word_turn(driver, board, actor, message, moves)
+                continue
             step = driver.rng.choice(moves)
             await check(actor, step, driver.rng.choice(step.options) if step.is_select else None)
             continue
@@ -450,6 +645,22 @@ async def press_all(
         await check(
             actor, component, driver.rng.choice(component.options) if component.is_select else None
         )
+
+
+async def word_turn(
+    driver: WordTable, board: int, actor: int, message: dict[str, Any], moves: list[Component]
+) -> None:
+    """The player to act takes an Appletters turn as in play (a word through the form when
+    the hand has one): every click and form on the way must be answered."""
+    report = driver.report
+    before, pressed = report.unanswered, len(report.acked)
+    driver.board = board
+    await driver.turn(actor, message, moves)
+    report.pressed += 1
+    if report.unanswered > before:
+        report.dead.append(f"game board {board}: {actor}'s turn went unanswered")
+    elif len(report.acked) == pressed:
+        report.dead.append(f"game board {board}: {actor}'s turn was refused")
 
 
 async def drive(driver: Driver, store: Store, game_id: int, moved: Any, rounds: int = 4) -> bool:
@@ -526,13 +737,99 @@ async def verify(bot: Bot, report: Report, drivers: list[Driver]) -> None:
         rows = await store._fetchall("SELECT id, status, kind FROM games WHERE state IS NOT NULL")
         report.games = len(rows)
         report.finished = sum(status == "finished" for _, status, _ in rows)
+        hands: set[str] = set()
         for game_id, _, kind in rows:
             report.kinds[kind] = report.kinds.get(kind, 0) + 1
             live = await runner.load(game_id)
             if await runner.replay(game_id) != live.state:
                 report.mismatched.append(game_id)
+            if kind in WORD_KINDS:
+                hands |= await every_hand(runner, live.row, await store.moves(game_id))
     finally:
         await store.close()
+    check_hands_private(bot.fake, hands, report)
+
+
+async def every_hand(runner: Runner, row: GameRow, moves: list[Any]) -> set[str]:
+    """Every hand any seat held in a word game, replaying its log move by move."""
+    engine = runner.engine(row.kind)
+    state = engine.new(row.seed, len(row.players), row.options)
+    held = set(state.hands)
+    for move in moves:
+        if move.kind == "forfeit":
+            state = engine.forfeit(state, move.seat)
+        else:
+            state = engine.apply(state, Action(move.seat, move.kind, move.arg))
+        held |= set(state.hands)
+    return held
+
+
+def public_bodies(fake: FakeDiscord) -> Iterator[tuple[str, str]]:
+    """``path, JSON text`` of every request the bot made that shows something to the whole
+    channel: messages posted or edited in a server channel, interaction responses and
+    follow-ups without the ephemeral flag, and edits of interaction messages that are public.
+    DMs, forms (shown to one user) and anything ephemeral are left out."""
+    dm = set(fake.dm_channels.values())
+    records = {r.token: r for r in fake.interactions.values()}
+    followed: Counter[str] = Counter()
+
+    def shown_to_all(message_id: int | None) -> bool:  # a message not known counts as public
+        versions = fake.versions.get(message_id or 0) or []
+        return not versions or not int(versions[0]["flags"]) & EPHEMERAL
+
+    for request in fake.requests:
+        body = request.json
+        if not isinstance(body, dict):
+            continue
+        path, public = request.path, False
+        flags = int((body.get("data") or body).get("flags") or 0)
+        channel = re.fullmatch(r"/channels/(\d+)/messages(?:/\d+)?", path)
+        callback = re.fullmatch(r"/interactions/\d+/([^/]+)/callback", path)
+        hook = re.fullmatch(r"/webhooks/\d+/([^/]+)(?:/messages/(@original|\d+))?", path)
+        if channel is not None:
+            public = int(channel[1]) not in dm
+        elif callback is not None:
+            record = records.get(callback[1])
+            kind = int(body.get("type") or 0)
+            if kind in (4, 5):
+                public = not flags & EPHEMERAL
+            elif kind == 7:  # an update of the message the component was on
+                public = shown_to_all(record.message_id if record is not None else None)
+        elif hook is not None and request.method in ("POST", "PATCH"):
+            record = records.get(hook[1])
+            if request.method == "PATCH" and record is not None:
+                target = record.original_id if hook[2] == "@original" else int(hook[2] or 0)
+                public = shown_to_all(target)
+            elif request.method == "POST":
+                followed[hook[1]] += 1
+                deferred = record is not None and record.type == 5 and followed[hook[1]] == 1
+                # the first follow-up of a deferred answer keeps the defer's ephemeral choice
+                public = not flags & EPHEMERAL and not (
+                    deferred and not shown_to_all(record.original_id if record else None)
+                )
+        if public:
+            yield path, json.dumps(body)
+
+
+def check_hands_private(fake: FakeDiscord, hands: set[str], report: Report) -> None:
+    """No public message shows a hand as :func:`cogs.appletters.tiles_text` shows it to its
+    owner. The hands are every one held (replayed from the logs) and every one DMed."""
+    shown = {tiles_text(hand) for hand in hands if hand}
+    dm = {str(channel) for channel in fake.dm_channels.values()}
+    for versions in fake.versions.values():
+        for message in versions:
+            if message["channel_id"] in dm:
+                for found in DM_TILES.finditer(str(message.get("content") or "")):
+                    if found[1] != tiles_text(""):
+                        shown.add(found[1])
+    report.hands = len(shown)
+    for path, text in public_bodies(fake):
+        report.public += 1
+        for run in SHOWN_TILES.finditer(text):  # every tile run, from every tile on
+            tiles = run[1]
+            for end in range(3, len(tiles) + 1, 4):  # each run's first 1, 2, 3... tiles
+                if tiles[:end] in shown:
+                    report.leaks.append(f"{path}: {tiles[:end]}")
 
 
 async def chaos(
@@ -542,11 +839,12 @@ async def chaos(
     folder: Path | None = None,
     quiet: bool = False,
     tables: int = 2,
+    words: int = 1,
 ) -> Report:
     """Run the whole experiment; returns the figures (asserting is left to the caller).
 
-    ``games`` solo Cheerio players and ``tables`` two-player Hot Score tables, each in its
-    own channel, play at once.
+    ``games`` solo Cheerio players, ``tables`` two-player Hot Score tables and ``words``
+    two-player Appletters tables, each in its own channel, play at once.
     """
     rng = random.Random(seed)
     report = Report()
@@ -555,7 +853,7 @@ async def chaos(
         fake = FakeDiscord()
         await fake.start()
         seats = [[FIRST_USER + i] for i in range(games)]
-        pairs = [FIRST_USER + games + 2 * i for i in range(tables)]
+        pairs = [FIRST_USER + games + 2 * i for i in range(tables + words)]
         seats += [[first, first + 1] for first in pairs]
         channels = [FIRST_CHANNEL + i for i in range(len(seats))]
         users = [user for group in seats for user in group] + [STRANGER]
@@ -567,8 +865,12 @@ async def chaos(
             report.restart_seconds.append(await bot.start())
             stop = asyncio.Event()
             drivers: list[Driver] = [
-                (Player if len(group) == 1 else Table)(fake, report, group, channel)
-                for group, channel in zip(seats, channels, strict=True)
+                Player(fake, report, group, channel)
+                if n < games
+                else Table(fake, report, group, channel)
+                if n < games + tables
+                else WordTable(fake, report, group, channel, bot.db)
+                for n, (group, channel) in enumerate(zip(seats, channels, strict=True))
             ]
             tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
             for n in range(kills):
@@ -596,7 +898,7 @@ async def chaos(
         finally:
             await bot.stop()
             await fake.close()
-            if folder is None and (report.lost or report.dead) and not quiet:
+            if folder is None and (report.lost or report.dead or report.leaks) and not quiet:
                 print((where / "bot.log").read_text()[-4000:])
     return report
 
@@ -606,18 +908,28 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--games", type=int, default=8, help="solo Cheerio games at once")
     parser.add_argument("--tables", type=int, default=2, help="two-player Hot Score tables")
+    parser.add_argument("--words", type=int, default=1, help="two-player Appletters tables")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     # /games lists 25 games: every player's open game must be among them to be posted again
     tables = min(args.tables, 25)
-    games = min(args.games, 25 - tables)
+    words = min(args.words, 25 - tables)
+    games = min(args.games, 25 - tables - words)
     began = time.monotonic()
-    report = asyncio.run(chaos(args.kills, games, args.seed, tables=tables))
+    report = asyncio.run(chaos(args.kills, games, args.seed, tables=tables, words=words))
     print("\n".join(report.lines()))
     for problem in report.dead[:10]:
         print(f"  unanswered: {problem}")
+    for leak in report.leaks[:10]:
+        print(f"  hand shown publicly: {leak}")
     print(f"wall time: {time.monotonic() - began:.1f} s")
-    if report.lost or report.mismatched or report.continued < report.open_games or report.dead:
+    if (
+        report.lost
+        or report.mismatched
+        or report.continued < report.open_games
+        or report.dead
+        or report.leaks
+    ):
         sys.exit(1)
 
 
