@@ -41,6 +41,7 @@ from db.store import Player, Store
 
 log = logging.getLogger(__name__)
 
+WARM_AFTER = 5.0  # seconds
 UNKNOWN_CHANNEL = 10003  # Discord's error code for a deleted (or never seen) channel
 
 EXTENSIONS = (
@@ -116,11 +117,19 @@ class OrchardBot(commands.AutoShardedBot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands()
-        self._warm = asyncio.create_task(asyncio.to_thread(warm))
+        self._warm = asyncio.create_task(self._warm_up())
         self.scheduler.start()
         await self.opponents.resume()
 
+    async def _warm_up(self) -> None:
+        """Build Orchard's tables a little after start-up: the thread holds the interpreter
+        for a second or so, and the first clicks after a restart should not wait for it."""
+        await asyncio.sleep(WARM_AFTER)
+        await asyncio.to_thread(warm)
+
     async def close(self) -> None:
+        if hasattr(self, "_warm"):
+            self._warm.cancel()
         for task in list(self._redraws):
             task.cancel()
         if hasattr(self, "scheduler"):
