@@ -81,7 +81,7 @@ DM_TILES = re.compile(r"Your tiles \(\d+\): (.*)")
 
 @dataclass(frozen=True)
 class Ack:
-    """A move the bot answered: it must be move number ``version + 1`` of its game."""
+    """A move the bot answered: its player's first move in the log from number ``version + 1``."""
 
     game_id: int
     version: int
@@ -726,8 +726,11 @@ async def verify(bot: Bot, report: Report, drivers: list[Driver]) -> None:
         for ack in report.acked:
             if ack.game_id not in logs:
                 logs[ack.game_id] = await store.moves(ack.game_id)
-            moves = logs[ack.game_id]
-            move = moves[ack.version] if ack.version < len(moves) else None
+            # Usually move number version + 1; where seats act side by side (Hot Score's
+            # challenge throw) the runner also takes a click drawn before another seat moved,
+            # so it is this player's first move from there on.
+            later = logs[ack.game_id][ack.version :]
+            move = next((m for m in later if m.user_id == ack.user_id), None)
             if move is None or (move.kind, move.arg, move.user_id) != (
                 ack.kind,
                 ack.arg,
@@ -918,6 +921,8 @@ def main() -> None:
     began = time.monotonic()
     report = asyncio.run(chaos(args.kills, games, args.seed, tables=tables, words=words))
     print("\n".join(report.lines()))
+    for ack in report.lost[:10]:
+        print(f"  lost: {ack}")
     for problem in report.dead[:10]:
         print(f"  unanswered: {problem}")
     for leak in report.leaks[:10]:
