@@ -6,7 +6,7 @@ committed, so installing Orchard needs nothing else. Run from the repository roo
 
     python tools/build_wordlist.py [--scowl /usr/share/dict/scowl] [--out bot/games/data]
 
-See /work/shared/appletters.md and seeds/appletters.md for the recipe.
+See seeds/appletters.md (and the shared Appletters notes it was written from) for the recipe.
 """
 
 from __future__ import annotations

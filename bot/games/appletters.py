@@ -22,7 +22,7 @@ DISTRIBUTION: Mapping[str, int] = {
     "J": 1, "K": 2, "L": 4, "M": 2, "N": 6, "O": 9, "P": 2, "Q": 1, "R": 7,
     "S": 5, "T": 7, "U": 5, "V": 2, "W": 2, "X": 1, "Y": 2, "Z": 1,
 }  # fmt: skip
-"""The 110 tiles (see /work/shared/appletters.md): the one place the count per letter lives."""
+"""The 110 tiles, as the shared Appletters notes give them: the one place each count lives."""
 
 EASY_REMOVED = "QXZ"
 HAND_SIZES: Mapping[str, int] = {"appletters": 9, "applescore": 9, "appleturnover": 21}
