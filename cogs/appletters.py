@@ -29,7 +29,6 @@ from bot.games.appletters import (
     public_view,
     turnovers_for,
 )
-from bot.games.base import SeatResult
 from bot.interface import (
     OURS,
     Draw,
@@ -44,7 +43,7 @@ from bot.interface import (
 )
 from bot.runner import Live, Refusal, Show
 from cogs.appletters_picture import draw_snake, last_word
-from cogs.game import GameCog, ending, trophies
+from cogs.game import GameCog, rematch
 from cogs.servers import send_board
 
 if TYPE_CHECKING:
@@ -559,21 +558,10 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     def _finished(self, live: Live, embed: discord.Embed, draw: Draw | None) -> Rendered:
         """Standings in points (Applescore) or tiles left, the snake kept, and Rematch."""
         state: AppState = live.state
-        players = names(live)
-        unit = "points" if state.scored else "tiles left"
-        results = sorted(self.bot.runner.engine(live.row.kind).results(state), key=_place)
-        won = trophies(live, len(results))
-        lines = [
-            f"{r.placement}. {players[r.seat]}: {r.score} {unit}" + (" 🏆" if won and r.won else "")
-            for r in results
-        ]
+        unit = " points" if state.scored else " tiles left"
         words = " → ".join(w.text for w in state.snake)
-        standings = f"**{ending(live)}**\n" + "\n".join(lines)
-        embed.description = standings + f"\n\nThe snake: {words}"[:3000]
-        rematch = GameButton(
-            live.id, live.row.version, "rematch", label="Rematch", style=discord.ButtonStyle.primary
-        )
-        return Rendered(embed=embed, view=view_of(rematch), draw=draw)
+        embed.description = self.standings(live, unit) + f"\n\nThe snake: {words}"[:3000]
+        return Rendered(embed=embed, view=rematch(live), draw=draw)
 
     # Private tiles by DM.
 
@@ -644,10 +632,6 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             )
         except discord.HTTPException:
             log.warning("game %s: could not post the closed-DMs note", live.id)
-
-
-def _place(result: SeatResult) -> int:
-    return result.placement
 
 
 async def setup(bot: OrchardBot) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import discord
-from discord import app_commands
+from discord import app_commands, ui
 from discord.ext import commands
 
 from bot.ai.registry import STRATEGIES
@@ -38,6 +38,14 @@ def ending(live: Live) -> str:
     """The standings' heading, marked when someone asked for a hint during the game."""
     word = "Game over" if live.row.status == "finished" else "Game abandoned"
     return word + (" · 💡 hinted" if live.row.hinted else "")
+
+
+def rematch(live: Live) -> ui.View:
+    """What a finished game's message keeps: one button to play again with the same seats."""
+    again = GameButton(
+        live.id, live.row.version, "rematch", label="Rematch", style=discord.ButtonStyle.primary
+    )
+    return view_of(again)
 
 
 class GameCog(commands.GroupCog):
@@ -109,19 +117,20 @@ class GameCog(commands.GroupCog):
         raise NotImplementedError
 
     def finished(self, live: Live, embed: discord.Embed) -> Rendered:
-        """Final standings (ties share a place) and a Rematch button, for any game."""
-        results = self.bot.runner.engine(self.kind).results(live.state)
+        """Final standings and a Rematch button, for any game."""
+        embed.description = self.standings(live)
+        return Rendered(embed=embed, view=rematch(live))
+
+    def standings(self, live: Live, unit: str = "") -> str:
+        """The heading, then a line per seat, best first (ties share a place)."""
+        results = self.bot.runner.engine(live.row.kind).results(live.state)
         players = names(live)
         won = trophies(live, len(results))
         lines = [
-            f"{r.placement}. {players[r.seat]}: {r.score}" + (" 🏆" if won and r.won else "")
+            f"{r.placement}. {players[r.seat]}: {r.score}{unit}" + (" 🏆" if won and r.won else "")
             for r in sorted(results, key=lambda r: r.placement)
         ]
-        embed.description = f"**{ending(live)}**\n" + "\n".join(lines)
-        rematch = GameButton(
-            live.id, live.row.version, "rematch", label="Rematch", style=discord.ButtonStyle.primary
-        )
-        return Rendered(embed=embed, view=view_of(rematch))
+        return f"**{ending(live)}**\n" + "\n".join(lines)
 
     async def on_ui(
         self, interaction: discord.Interaction[Any], live: Live, kind: str, arg: str
