@@ -445,10 +445,10 @@ def summary_text(rows: list[KindStats]) -> str:
 
 
 def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
-    """One finished game: everyone's score, 🏆 for winners of a real contest, a link."""
-    contest = len(past.seats) > 1
+    """One finished game: everyone's score, 🏆 for its winners (a solo game is stored unwon),
+    a link."""
     scores = ", ".join(
-        ("Orchard" if is_bot else f"<@{uid}>") + f" {score}" + (" 🏆" if won and contest else "")
+        ("Orchard" if is_bot else f"<@{uid}>") + f" {score}" + (" 🏆" if won else "")
         for uid, is_bot, score, _, won in past.seats
     )
     link = jump_url(guild_id, past.channel_id, past.message_id)
