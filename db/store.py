@@ -416,19 +416,13 @@ class Store:
                 (guild_id, kind),
             )
             return [(r[0], float(r[1]), r[2]) for r in rows]
-        best = "MIN(score)" if lower_is_better else "MAX(score)"
-        value = {
-            "wins": f"SUM({PEOPLE_WIN})",
-            "best": best,
-            "average": "AVG(score)",
-        }[by]
-        order = "ASC" if lower_is_better and by in ("best", "average") else "DESC"
-        rows = await self._fetchall(
-            f"SELECT user_id, {value} AS v, COUNT(*) FROM results WHERE guild_id = ? AND kind = ?"
-            f" AND is_bot = 0 GROUP BY user_id ORDER BY v {order}, COUNT(*) DESC, user_id",
-            (guild_id, kind),
+        column = {"wins": 0, "best": 2, "average": 3}[by]
+        sign = 1 if lower_is_better and by in ("best", "average") else -1
+        records = await self.records(guild_id, kind, lower_is_better=lower_is_better)
+        ranked = sorted(  # best value first, then more games, then the older account
+            records.items(), key=lambda item: (sign * item[1][column], -item[1][1], item[0])
         )
-        return [(r[0], float(r[1]), r[2]) for r in rows]
+        return [(user, float(record[column]), record[1]) for user, record in ranked]
 
     async def records(
         self, guild_id: int, kind: str, *, lower_is_better: bool = False
