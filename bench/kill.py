@@ -49,10 +49,11 @@ from bot.games.appletters import (  # noqa: E402
 from bot.games.base import Action  # noqa: E402
 from bot.games.registry import ENGINES  # noqa: E402
 from bot.interface import LOBBY_ACTIONS  # noqa: E402
+from bot.model import GameRow  # noqa: E402
 from bot.runner import Runner  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from cogs.appletters import MODAL, tiles_text  # noqa: E402
-from db.store import GameRow, Store  # noqa: E402
+from db.store import Store  # noqa: E402
 from tests.fakediscord import (  # noqa: E402
     EPHEMERAL,
     Component,
@@ -731,7 +732,7 @@ async def verify(bot: Bot, report: Report, drivers: list[Driver]) -> None:
             # so it is this player's first move from there on.
             later = logs[ack.game_id][ack.version :]
             move = next((m for m in later if m.user_id == ack.user_id), None)
-            if move is None or (move.kind, move.arg, move.user_id) != (
+            if move is None or (move.verb, move.arg, move.user_id) != (
                 ack.kind,
                 ack.arg,
                 ack.user_id,
@@ -759,10 +760,10 @@ async def every_hand(runner: Runner, row: GameRow, moves: list[Any]) -> set[str]
     state = engine.new(row.seed, len(row.players), row.options)
     held = set(state.hands)
     for move in moves:
-        if move.kind == "forfeit":
+        if move.verb == "forfeit":
             state = engine.forfeit(state, move.seat)
         else:
-            state = engine.apply(state, Action(move.seat, move.kind, move.arg))
+            state = engine.apply(state, Action(move.seat, move.verb, move.arg))
         held |= set(state.hands)
     return held
 

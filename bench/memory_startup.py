@@ -25,7 +25,8 @@ if str(ROOT) not in sys.path:
 
 from bench.kill import Bot  # noqa: E402
 from bot.games.cheerio import ENGINE  # noqa: E402
-from db.store import Player, Store  # noqa: E402
+from bot.model import Player  # noqa: E402
+from db.store import Store  # noqa: E402
 from tests.fakediscord import FakeDiscord  # noqa: E402
 
 GUILD, CHANNEL, ALICE = 5001, 6001, 7001

@@ -24,8 +24,8 @@ if str(ROOT) not in sys.path:
 
 from bot.games.base import Action  # noqa: E402
 from bot.games.cheerio import ENGINE as CHEERIO  # noqa: E402
+from bot.model import GameRow, Player  # noqa: E402
 from bot.runner import Live  # noqa: E402
-from db.store import GameRow, Player  # noqa: E402
 
 
 def timed(draw: Callable[[], Any], n: int) -> str:

@@ -33,11 +33,12 @@ from bot.interface import (
     shown_as,
 )
 from bot.lobby import Lobby
+from bot.model import MoveSource, Player
 from bot.opponents import Opponents
 from bot.runner import Live, Refusal, Runner
 from bot.scheduler import Scheduler
 from bot.settings import Settings
-from db.store import Player, Store
+from db.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +71,9 @@ def timeout_notice(live: Live) -> str:
     lines = []
     for move in live.moves:
         name = live.row.players[move.seat].name
-        if move.source == "timeout":
+        if move.source is MoveSource.TIMEOUT:
             lines.append(f"⏰ {name} ran out of time, so Orchard played for them.")
-        elif move.source == "forfeit" and move.user_id is None:
+        elif move.source is MoveSource.FORFEIT and move.user_id is None:
             lines.append(f"👋 {name} timed out three turns in a row and has left the game.")
     return "\n".join(dict.fromkeys(lines))
 

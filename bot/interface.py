@@ -20,8 +20,8 @@ import discord
 from discord import ui
 
 from bot.ai.registry import LEVELS, STRATEGIES
+from bot.model import Player
 from bot.runner import Live, Refusal, Show, Stale
-from db.store import Player
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot

@@ -11,8 +11,8 @@ import secrets
 import weakref
 from typing import Any
 
+from bot.model import Player
 from bot.runner import Live, Refusal, Runner, Show
-from db.store import Player
 
 LOBBY_SECONDS = 15 * 60
 

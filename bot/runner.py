@@ -16,9 +16,21 @@ from typing import Any
 
 from bot.ai.registry import LEVELS
 from bot.games.base import Action, Engine, IllegalMove, SeatResult
+from bot.model import (
+    FORFEIT_VERB,
+    Commit,
+    GameRow,
+    GameStatus,
+    Move,
+    MoveSource,
+    Player,
+    RatingPool,
+    RatingUpdate,
+    Result,
+)
 from bot.ratings import rate
 from bot.settings import Settings
-from db.store import Commit, GameRow, Move, Player, RatingUpdate, Result, Store
+from db.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +123,7 @@ class Runner:
                 state = self.engine(live.row.kind).apply(live.state, action)
             except IllegalMove as err:
                 raise Refusal(str(err)) from err
-            source = "bot" if player.is_bot else "player"
+            source = MoveSource.BOT if player.is_bot else MoveSource.PLAYER
             moves = [Move(seat, kind, arg, None if player.is_bot else user_id, source)]
             reset = {seat: 0} if player.timeouts else {}
             return await self._commit(live, state, moves, reset, present)
@@ -137,7 +149,7 @@ class Runner:
             except IllegalMove:
                 log.exception("game %s: Orchard chose an illegal move %s", game_id, action)
                 return None
-            moves = [Move(seat, action.kind, action.arg, None, "bot")]
+            moves = [Move(seat, action.kind, action.arg, None, MoveSource.BOT)]
             return await self._commit(live, state, moves, {}, None)
 
     async def forfeit(self, game_id: int, user_id: int, *, present: Show | None = None) -> Live:
@@ -146,7 +158,7 @@ class Runner:
             live = await self.load(game_id)
             seat = self._check_actor(live, user_id)
             state = self.engine(live.row.kind).forfeit(live.state, seat)
-            moves = [Move(seat, "forfeit", "", user_id, "forfeit")]
+            moves = [Move(seat, FORFEIT_VERB, "", user_id, MoveSource.FORFEIT)]
             return await self._commit(live, state, moves, {}, present)
 
     async def fire_deadline(self, game_id: int) -> Live | None:
@@ -168,10 +180,10 @@ class Runner:
         engine = self.engine(row.kind)
         state = engine.new(row.seed, len(row.players), row.options)
         for move in moves:
-            if move.kind == "forfeit":
+            if move.verb == FORFEIT_VERB:
                 state = engine.forfeit(state, move.seat)
             else:
-                state = engine.apply(state, Action(move.seat, move.kind, move.arg))
+                state = engine.apply(state, Action(move.seat, move.verb, move.arg))
         return state
 
     async def show(self, live: Live, present: Show | None = None) -> None:
@@ -229,11 +241,11 @@ class Runner:
             if action.seat not in engine.to_act(state):
                 continue  # an earlier timeout in this batch ended the game or their turn
             state = engine.apply(state, action)
-            moves.append(Move(action.seat, action.kind, action.arg, None, "timeout"))
+            moves.append(Move(action.seat, action.kind, action.arg, None, MoveSource.TIMEOUT))
             counts[action.seat] = live.row.players[action.seat].timeouts + 1
             if counts[action.seat] >= TIMEOUTS_TO_FORFEIT:
                 state = engine.forfeit(state, action.seat)
-                moves.append(Move(action.seat, "forfeit", "", None, "forfeit"))
+                moves.append(Move(action.seat, FORFEIT_VERB, "", None, MoveSource.FORFEIT))
         return state, moves, counts
 
     async def _commit(
@@ -246,13 +258,13 @@ class Runner:
     ) -> Live:
         row = live.row
         engine = self.engine(row.kind)
-        status, deadline = "active", None
+        status, deadline = GameStatus.ACTIVE, None
         results: tuple[Result, ...] = ()
         rating = None
         if engine.is_over(state):
             ranked = engine.results(state)
-            status = "finished" if any(r.won for r in ranked) else "abandoned"
-            if status == "finished":
+            status = GameStatus.FINISHED if any(r.won for r in ranked) else GameStatus.ABANDONED
+            if status is GameStatus.FINISHED:
                 results = _results(row, ranked)
                 rating = _rating(row, ranked)
         elif engine.to_act(state):
@@ -304,7 +316,7 @@ def _rating(row: GameRow, ranked: list[SeatResult]) -> RatingUpdate | None:
     """Games of two or more seats are rated; with Orchard at the table, in a pool of its own."""
     if len(row.players) < 2:
         return None
-    pool = "orchard" if any(p.is_bot for p in row.players) else "people"
+    pool = RatingPool.ORCHARD if any(p.is_bot for p in row.players) else RatingPool.PEOPLE
     places: dict[int, int] = {}
     for r in sorted(ranked, key=lambda r: r.placement):
         # Orchard twice at one level is one player: it is rated by its better seat.

@@ -14,9 +14,9 @@ from discord.ext import commands
 
 from bot.ai.registry import STRATEGIES
 from bot.interface import GameButton, Rendered, names, refuse, view_of
+from bot.model import Player
 from bot.runner import Live, Refusal
 from cogs.servers import send_board
-from db.store import Player
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot

@@ -17,12 +17,12 @@ from discord import app_commands, ui
 from discord.ext import commands, tasks
 
 from bot.interface import answering, view_of
+from bot.model import KindStats, PastGame
 from bot.ratings import shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
 from cogs.core import jump_url
 from cogs.stats_chart import describe, line_chart
-from db.store import KindStats, PastGame
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot

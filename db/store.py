@@ -10,14 +10,26 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
+from bot.model import (
+    Commit,
+    GameRow,
+    GameStatus,
+    KindStats,
+    Move,
+    MoveSource,
+    PastGame,
+    Player,
+    RatingUpdate,
+    Result,
+)
 from db.migrate import migrate
 
 STATE_FORMAT = 1
@@ -25,128 +37,6 @@ OPEN = ("lobby", "active")
 # A game between people: two or more seats and no Orchard. Only these count for wins.
 PEOPLE_GAME = "(seats > 1 AND orchard = 0)"
 PEOPLE_WIN = f"(won * {PEOPLE_GAME})"
-
-
-@dataclass(frozen=True)
-class Player:
-    seat: int
-    user_id: int
-    name: str
-    is_bot: bool = False
-    timeouts: int = 0
-    level: str = ""
-
-
-@dataclass(frozen=True)
-class GameRow:
-    """A game as stored; ``state`` is the engine's JSON (None while in the lobby)."""
-
-    id: int
-    kind: str
-    variant: str
-    guild_id: int
-    channel_id: int
-    message_id: int | None
-    host_id: int
-    status: str
-    seed: int
-    options: dict[str, Any]
-    state: dict[str, Any] | None
-    version: int
-    deadline: float | None
-    created_at: float
-    updated_at: float
-    players: tuple[Player, ...] = ()
-    hinted: bool = False  # someone asked for a hint: the standings say so
-
-    def seat_of(self, user_id: int) -> int | None:
-        for player in self.players:
-            if player.user_id == user_id and not player.is_bot:
-                return player.seat
-        return None
-
-
-@dataclass(frozen=True)
-class Move:
-    seat: int
-    kind: str
-    arg: str = ""
-    user_id: int | None = None
-    source: str = "player"
-
-
-@dataclass(frozen=True)
-class KindStats:
-    """One player's record in one game.
-
-    ``wins`` and ``rated_games`` count games between people (two or more seats, no Orchard),
-    as the wins board does; games against Orchard are counted apart, like their ratings.
-    Ratings are (mu, sigma) in the people's and the Orchard pool, if rated there.
-    """
-
-    kind: str
-    games: int
-    wins: int
-    rated_games: int
-    best: int
-    lowest: int
-    average: float
-    last_played: float
-    rating: tuple[float, float] | None
-    orchard_wins: int = 0
-    orchard_games: int = 0
-    orchard_rating: tuple[float, float] | None = None
-
-
-@dataclass(frozen=True)
-class PastGame:
-    game_id: int
-    kind: str
-    channel_id: int
-    message_id: int | None
-    finished_at: float
-    seats: tuple[tuple[int, bool, int, int, bool], ...]  # user, is_bot, score, place, won
-    hinted: bool = False
-
-
-@dataclass(frozen=True)
-class Result:
-    seat: int
-    user_id: int
-    is_bot: bool
-    score: int
-    placement: int
-    won: bool
-
-
-@dataclass
-class Commit:
-    """Everything one accepted action changes, written in one transaction."""
-
-    game_id: int
-    expected_version: int
-    state: dict[str, Any]
-    moves: Sequence[Move]
-    status: str
-    deadline: float | None
-    timeouts: dict[int, int] = field(default_factory=dict)
-    results: Sequence[Result] = ()
-    rating: RatingUpdate | None = None
-
-
-@dataclass(frozen=True)
-class RatingUpdate:
-    """Rate a finished game: ``rate`` maps the players' stored ratings to their new ones.
-
-    It runs inside the commit's transaction, so two games finishing at once cannot both
-    start from the same old rating.
-    """
-
-    pool: str
-    places: Sequence[tuple[int, int]]
-    rate: Callable[
-        [dict[int, tuple[float, float]], Sequence[tuple[int, int]]], dict[int, tuple[float, float]]
-    ]
 
 
 _GAME_COLUMNS = (
@@ -348,7 +238,7 @@ class Store:
                         change.expected_version + i + 1,
                         m.seat,
                         m.user_id,
-                        m.kind,
+                        m.verb,
                         m.arg,
                         m.source,
                         now,
@@ -381,7 +271,7 @@ class Store:
             "SELECT seat, kind, arg, user_id, source FROM moves WHERE game_id = ? ORDER BY seq",
             (game_id,),
         )
-        return [Move(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+        return [Move(r[0], r[1], r[2], r[3], MoveSource(r[4])) for r in rows]
 
     async def next_deadline(self) -> float | None:
         rows = await self._fetchall(
@@ -702,7 +592,7 @@ def _game(row: Sequence[Any], players: tuple[Player, ...]) -> GameRow:
         channel_id=row[4],
         message_id=row[5],
         host_id=row[6],
-        status=row[7],
+        status=GameStatus(row[7]),
         seed=row[8],
         options=json.loads(row[9]),
         state=state,

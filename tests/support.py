@@ -7,10 +7,11 @@ from pathlib import Path
 
 from bot.games.registry import ENGINES
 from bot.lobby import Lobby
+from bot.model import Player
 from bot.runner import Live, Runner
 from bot.scheduler import Scheduler
 from bot.settings import Settings
-from db.store import Player, Store
+from db.store import Store
 
 GUILD, CHANNEL = 100, 200
 

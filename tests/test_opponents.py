@@ -3,8 +3,8 @@
 import asyncio
 from pathlib import Path
 
+from bot.model import Player
 from bot.opponents import Opponents
-from db.store import Player
 from tests.support import CHANNEL, GUILD, Orchard, orchard, player
 
 BOT_USER = 999
@@ -42,7 +42,7 @@ async def test_orchard_plays_its_turn_and_hands_back(tmp_path: Path) -> None:
     moves = await o.store.moves(game_id)
     bot_moves = [m for m in moves if m.seat == 1]
     assert bot_moves and all(m.source == "bot" and m.user_id is None for m in bot_moves)
-    assert bot_moves[-1].kind == "score"
+    assert bot_moves[-1].verb == "score"
     assert await o.runner.replay(game_id) == (await o.runner.load(game_id)).state
     await o.close()
 

@@ -69,7 +69,7 @@ async def test_deadline_fires_after_a_restart(tmp_path: Path) -> None:
     after = await o.runner.load(live.id)
     assert after.state.turn == 1, "the timed-out seat scored and the turn passed"
     (move,) = await o.store.moves(live.id)
-    assert (move.source, move.kind) == ("timeout", "score")
+    assert (move.source, move.verb) == ("timeout", "score")
     assert after.row.players[0].timeouts == 1
     assert await o.scheduler.run_due() == 0, "nothing is due twice"
     await o.close()
@@ -86,7 +86,7 @@ async def test_three_timeouts_in_a_row_remove_the_player(tmp_path: Path) -> None
         await o.runner.act(live.id, 2, "score", _first_open(live), version=live.row.version)
     live = await o.runner.load(live.id)
     assert live.state.active == (False, True)
-    assert [m.kind for m in await o.store.moves(live.id)].count("forfeit") == 1
+    assert [m.verb for m in await o.store.moves(live.id)].count("forfeit") == 1
     assert live.state.turn == 1
     await o.close()
 

@@ -79,8 +79,8 @@ async def test_finished_games_update_ratings_and_solo_games_do_not(tmp_path: Pat
 
 
 async def test_games_with_orchard_are_rated_in_their_own_pool(tmp_path: Path) -> None:
+    from bot.model import Player
     from bot.opponents import Opponents
-    from db.store import Player
 
     path = tmp_path / "o.db"
     o = await orchard(path)
@@ -110,7 +110,7 @@ async def test_games_with_orchard_are_rated_in_their_own_pool(tmp_path: Path) ->
 
 
 async def test_wins_against_orchard_are_not_on_the_peoples_wins_board(tmp_path: Path) -> None:
-    from db.store import Player
+    from bot.model import Player
 
     path = tmp_path / "o.db"
     o = await orchard(path)
@@ -569,8 +569,8 @@ def test_a_board_line_shows_wins_games_best_and_average_with_the_ranked_one_firs
 
 def test_two_orchard_seats_at_one_level_still_rate_the_people() -> None:
     from bot.games.base import SeatResult
+    from bot.model import GameRow, Player
     from bot.runner import _rating
-    from db.store import GameRow, Player
 
     easy = Player(1, 9, "Orchard (easy)", is_bot=True, level="easy")
     seats = (Player(0, 1, "Ann"), easy, replace(easy, seat=2), Player(3, 2, "Bo"))

@@ -6,8 +6,9 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
+from bot.model import Commit, Move, Player
 from db.migrate import available, migrate
-from db.store import Commit, Move, Player, Store
+from db.store import Store
 
 NEWEST = available()[-1][0]
 
@@ -74,7 +75,7 @@ async def test_state_round_trip_and_version_check(tmp_path: Path) -> None:
         123.0,
         {"x": 1},
     )
-    assert [m.kind for m in await store.moves(game_id)] == ["roll"]
+    assert [m.verb for m in await store.moves(game_id)] == ["roll"]
     await store.close()
 
 
@@ -154,8 +155,8 @@ async def test_migration_7_unwins_solo_games_and_marks_games_with_orchard(tmp_pa
 
 
 async def test_rating_history_keeps_games_and_pools_apart(tmp_path: Path) -> None:
+    from bot.model import RatingUpdate, Result
     from bot.ratings import rate
-    from db.store import RatingUpdate, Result
 
     store = await Store.open(tmp_path / "o.db")
     for kind, pool in (("cheerio", "people"), ("hotscore", "people"), ("cheerio", "orchard")):

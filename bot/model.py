@@ -1,0 +1,174 @@
+"""Orchard's game model: what a game, a seat, a move and a result are, apart from storage.
+
+``db/`` stores these and ``bot/`` acts on them; neither owns them. Strings that are stored
+(statuses, move sources, rating pools) are enums, so a typo is a type error, not a silent miss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class GameStatus(StrEnum):
+    """Where a game is in its life; stored as its value."""
+
+    LOBBY = "lobby"
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+    CANCELLED = "cancelled"
+
+    @property
+    def is_open(self) -> bool:
+        """A lobby or a game in play: still someone's business."""
+        return self in (GameStatus.LOBBY, GameStatus.ACTIVE)
+
+
+OPEN_STATUSES = (GameStatus.LOBBY, GameStatus.ACTIVE)
+
+
+class MoveSource(StrEnum):
+    """Who made a logged move: a person, Orchard, the clock, or a seat leaving."""
+
+    PLAYER = "player"
+    BOT = "bot"
+    TIMEOUT = "timeout"
+    FORFEIT = "forfeit"
+
+
+class RatingPool(StrEnum):
+    """Ratings between people, and apart from them ratings in games with Orchard seated."""
+
+    PEOPLE = "people"
+    ORCHARD = "orchard"
+
+
+FORFEIT_VERB = "forfeit"
+"""The move-log verb of a seat leaving; it is no engine's action, so the runner owns it."""
+
+
+@dataclass(frozen=True)
+class Player:
+    seat: int
+    user_id: int
+    name: str
+    is_bot: bool = False
+    timeouts: int = 0
+    level: str = ""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A game as stored; ``state`` is the engine's JSON (None while in the lobby)."""
+
+    id: int
+    kind: str
+    variant: str
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    host_id: int
+    status: GameStatus
+    seed: int
+    options: dict[str, Any]
+    state: dict[str, Any] | None
+    version: int
+    deadline: float | None
+    created_at: float
+    updated_at: float
+    players: tuple[Player, ...] = ()
+    hinted: bool = False  # someone asked for a hint: the standings say so
+
+    def seat_of(self, user_id: int) -> int | None:
+        for player in self.players:
+            if player.user_id == user_id and not player.is_bot:
+                return player.seat
+        return None
+
+
+@dataclass(frozen=True)
+class Move:
+    """One entry of a game's move log: who did what (``verb``, ``arg``: the engine's text form)."""
+
+    seat: int
+    verb: str
+    arg: str = ""
+    user_id: int | None = None
+    source: MoveSource = MoveSource.PLAYER
+
+
+@dataclass(frozen=True)
+class KindStats:
+    """One player's record in one game.
+
+    ``wins`` and ``rated_games`` count games between people (two or more seats, no Orchard),
+    as the wins board does; games against Orchard are counted apart, like their ratings.
+    Ratings are (mu, sigma) in the people's and the Orchard pool, if rated there.
+    """
+
+    kind: str
+    games: int
+    wins: int
+    rated_games: int
+    best: int
+    lowest: int
+    average: float
+    last_played: float
+    rating: tuple[float, float] | None
+    orchard_wins: int = 0
+    orchard_games: int = 0
+    orchard_rating: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class PastGame:
+    game_id: int
+    kind: str
+    channel_id: int
+    message_id: int | None
+    finished_at: float
+    seats: tuple[tuple[int, bool, int, int, bool], ...]  # user, is_bot, score, place, won
+    hinted: bool = False
+
+
+@dataclass(frozen=True)
+class Result:
+    seat: int
+    user_id: int
+    is_bot: bool
+    score: int
+    placement: int
+    won: bool
+
+
+@dataclass
+class Commit:
+    """Everything one accepted action changes, written in one transaction."""
+
+    game_id: int
+    expected_version: int
+    state: dict[str, Any]
+    moves: Sequence[Move]
+    status: GameStatus
+    deadline: float | None
+    timeouts: dict[int, int] = field(default_factory=dict)
+    results: Sequence[Result] = ()
+    rating: RatingUpdate | None = None
+
+
+@dataclass(frozen=True)
+class RatingUpdate:
+    """Rate a finished game: ``rate`` maps the players' stored ratings to their new ones.
+
+    It runs inside the commit's transaction, so two games finishing at once cannot both
+    start from the same old rating.
+    """
+
+    pool: RatingPool
+    places: Sequence[tuple[int, int]]
+    rate: Callable[
+        [dict[int, tuple[float, float]], Sequence[tuple[int, int]]], dict[int, tuple[float, float]]
+    ]
