@@ -38,6 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bot.specs import ENGINES  # noqa: E402
+
+from bot.boards import LOBBY_VERBS  # noqa: E402
 from bot.games import appletters  # noqa: E402
 from bot.games.appletters import (  # noqa: E402
     AppState,
@@ -47,8 +50,6 @@ from bot.games.appletters import (  # noqa: E402
     word_set,
 )
 from bot.games.base import Action  # noqa: E402
-from bot.games.registry import ENGINES  # noqa: E402
-from bot.interface import LOBBY_ACTIONS  # noqa: E402
 from bot.model import GameRow  # noqa: E402
 from bot.runner import Runner  # noqa: E402
 from bot.settings import Settings  # noqa: E402
@@ -69,7 +70,7 @@ ANSWER_SECONDS = 3.0
 POSTED = re.compile(r"/(\d+)$")
 MENTION = re.compile(r"<@!?(\d+)>")
 SEATED = re.compile(r"Players \((\d+)\)")
-NOT_MOVES = (*LOBBY_ACTIONS, "rematch", "repost")
+NOT_MOVES = (*LOBBY_VERBS, "rematch", "repost")
 DONE = ("rematch", "repost")  # controls of a game no longer in play, or of /games
 MOVED_ELSEWHERE = "Done:"  # a move made from an older copy of the board: applied, said privately
 PLAYED_ELSEWHERE = "Played "  # a word typed in a form opened on an older copy of the board

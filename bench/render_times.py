@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
 from bot.games.base import Action  # noqa: E402
 from bot.games.cheerio import ENGINE as CHEERIO  # noqa: E402
 from bot.model import GameRow, Player  # noqa: E402
-from bot.runner import Live  # noqa: E402
+from bot.runner import Snapshot  # noqa: E402
 
 
 def timed(draw: Callable[[], Any], n: int) -> str:
@@ -39,7 +39,7 @@ def timed(draw: Callable[[], Any], n: int) -> str:
     return f"median {statistics.median(samples) * 1e3:7.3f} ms   p99 {p99 * 1e3:7.3f} ms"
 
 
-def cheerio_live(players: int = 6) -> Live:
+def cheerio_live(players: int = 6) -> Snapshot:
     state = CHEERIO.new(42, players, {})
     for _ in range(players * 3):  # a few turns in: scores on every card
         state = CHEERIO.apply(state, Action(state.turn, "score", _first_open(state)))
@@ -64,7 +64,7 @@ def cheerio_live(players: int = 6) -> Live:
         updated_at=0.0,
         players=seats,
     )
-    return Live(row, state)
+    return Snapshot(row, state)
 
 
 def _first_open(state: Any) -> str:

@@ -25,8 +25,8 @@ if str(ROOT) not in sys.path:
 import aiosqlite  # noqa: E402
 
 from bot.games.cheerio import ROLLS_PER_TURN, CheerioState, open_categories  # noqa: E402
-from bot.runner import Live  # noqa: E402
-from tests.support import Orchard, orchard, player  # noqa: E402
+from bot.runner import Snapshot  # noqa: E402
+from tests.support import Table, orchard, player  # noqa: E402
 
 GUILD = 100
 
@@ -37,7 +37,7 @@ def figures(samples: list[float]) -> str:
     return f"median {statistics.median(ordered) * 1e3:6.2f} ms   p99 {p99 * 1e3:6.2f} ms"
 
 
-async def new_game(o: Orchard, n: int) -> Live:
+async def new_game(o: Table, n: int) -> Snapshot:
     """A solo Cheerio game in play, created directly through the store (no lobby scan)."""
     engine = o.runner.engine("cheerio")
     game_id = await o.store.create_game("cheerio", GUILD, 10_000 + n, player(n), seed=n)

@@ -1,268 +1,71 @@
-"""Discord pieces every game shares: persistent components, one dispatch path, the lobby view.
+"""How Orchard answers Discord: every click on a game, the lobby's buttons, and lobbies opened.
 
-Every button and select carries ``game id, version, action, argument`` in its custom_id, so
-any click on any message works after a restart without re-posting, and a click on an older
-version of a board is recognised as already played.
+Every control reports here (:func:`dispatch`); a move goes to the runner, which displays it
+by editing the clicked message in the interaction's reply (:func:`reply_display`). Anything
+refused is said privately; anything unexpected gets an apology, never "This interaction failed".
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import re
 import secrets
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, Protocol, cast
 
 import discord
-from discord import ui
 
-from bot.ai.registry import LEVELS, STRATEGIES
-from bot.model import Player
-from bot.runner import Live, Refusal, Show, Stale
-
-if TYPE_CHECKING:
-    from bot.app import OrchardBot
+from bot.boards import LOBBY_VERBS, Boards, GameUI
+from bot.components import data_of, shown_as
+from bot.model import GameStatus, Player
+from bot.orchard import Orchard
+from bot.runner import Display, Refusal, Snapshot, Stale, no_display
+from bot.specs import SPEC_OF
 
 log = logging.getLogger(__name__)
 
-_FIELDS = (
-    r"(?P<game>[0-9]{1,18}):(?P<version>[0-9]{1,9}):"
-    r"(?P<kind>[a-z_]{1,20}):(?P<arg>[A-Za-z0-9_+\-]{0,40})"
-)
-BUTTON_TEMPLATE = r"orc:" + _FIELDS
-SELECT_TEMPLATE = r"orcs:" + _FIELDS
-OURS = re.compile(r"orcs?:" + _FIELDS)
 
-LOBBY_ACTIONS = ("lobby_join", "lobby_leave", "lobby_start", "lobby_cancel", "lobby_addbot")
+class Host(Protocol):
+    """What the interface needs of the Discord client (``bot.app.OrchardBot``)."""
 
+    @property
+    def orchard(self) -> Orchard: ...
 
-def custom_id(prefix: str, game_id: int, version: int, kind: str, arg: str = "") -> str:
-    return f"{prefix}:{game_id}:{version}:{kind}:{arg}"
+    @property
+    def boards(self) -> Boards: ...
 
+    @property
+    def uis(self) -> Mapping[str, GameUI]: ...
 
-class GameButton(ui.DynamicItem[ui.Button[Any]], template=BUTTON_TEMPLATE):
-    """A button on a game message; pressing it sends one action through :func:`dispatch`."""
-
-    def __init__(
-        self,
-        game_id: int,
-        version: int,
-        kind: str,
-        arg: str = "",
-        *,
-        label: str | None = None,
-        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-        emoji: str | None = None,
-        disabled: bool = False,
-        row: int | None = None,
-    ) -> None:
-        self.game_id, self.version, self.kind, self.arg = game_id, version, kind, arg
-        super().__init__(
-            ui.Button(
-                label=label,
-                style=style,
-                emoji=emoji,
-                disabled=disabled,
-                row=row,
-                custom_id=custom_id("orc", game_id, version, kind, arg),
-            )
-        )
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: ui.Item[Any], match: re.Match[str]
-    ) -> GameButton:
-        return cls(int(match["game"]), int(match["version"]), match["kind"], match["arg"])
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await dispatch(interaction, self.game_id, self.version, self.kind, self.arg)
+    @property
+    def user(self) -> discord.ClientUser | None: ...
 
 
-class GameSelect(ui.DynamicItem[ui.Select[Any]], template=SELECT_TEMPLATE):
-    """A select on a game message; the chosen value becomes the action's argument.
-
-    With several values (single-character die positions), they are joined in order: "024".
-    """
-
-    def __init__(
-        self,
-        game_id: int,
-        version: int,
-        kind: str,
-        options: Sequence[discord.SelectOption] = (),
-        *,
-        placeholder: str | None = None,
-        row: int | None = None,
-        max_values: int = 1,
-    ) -> None:
-        self.game_id, self.version, self.kind = game_id, version, kind
-        choices = list(options) or [discord.SelectOption(label="-")]
-        super().__init__(
-            ui.Select(
-                custom_id=custom_id("orcs", game_id, version, kind),
-                options=choices,
-                placeholder=placeholder,
-                row=row,
-                max_values=min(max_values, len(choices)),
-            )
-        )
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: ui.Item[Any], match: re.Match[str]
-    ) -> GameSelect:
-        return cls(int(match["game"]), int(match["version"]), match["kind"])
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        value = select_value(interaction)
-        await dispatch(interaction, self.game_id, self.version, self.kind, value)
+def host(interaction: discord.Interaction[Any]) -> Host:
+    return cast(Host, interaction.client)
 
 
-def select_value(interaction: discord.Interaction[Any]) -> str:
-    """A select's choice as an action argument; several die positions join in order: "024"."""
-    values = [str(v) for v in data_of(interaction).get("values") or [""]]
-    return ("".join(sorted(values)) if len(values) > 1 else values[0])[:100]
-
-
-def component_arg(interaction: discord.Interaction[Any], match: re.Match[str]) -> str:
-    """The action argument of a click: the button's own, or the select's chosen value."""
-    return select_value(interaction) if "values" in data_of(interaction) else match["arg"]
-
-
-def shown_as(message: discord.Message | None, custom: str) -> int | None:
-    """The component type ``custom`` has on ``message``, or None when it is not there.
-
-    discord.py runs a dynamic item only when a component of the clicked type and id is on the
-    message, so a click that fails this test is ours to answer.
-    """
-    if message is None:
-        return None
-    for row in message.components:
-        for child in getattr(row, "children", [row]):
-            if getattr(child, "custom_id", None) == custom:
-                return int(child.type.value)
-    return None
-
-
-Draw = Callable[[], list[discord.File]]
-
-
-@dataclass
-class Rendered:
-    """A game message: what to send the first time and what to edit in later."""
-
-    embed: discord.Embed
-    view: ui.View | None = None
-    content: str | None = None
-    files: list[discord.File] = field(default_factory=list)
-    draw: Draw | None = None  # slow files, made off the event loop by render()
-
-    def send_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"content": self.content, "embed": self.embed, "files": self.files}
-        if self.view is not None:
-            kwargs["view"] = self.view
-        return kwargs
-
-    def edit_kwargs(self) -> dict[str, Any]:
-        return {
-            "content": self.content,
-            "embed": self.embed,
-            "view": self.view,
-            "attachments": self.files,
-        }
-
-
-class GameUI(Protocol):
-    """What a game's cog provides to the shared machinery."""
-
-    kind: ClassVar[str]
-    title: ClassVar[str]
-    blurb: ClassVar[str]
-
-    def render(self, live: Live) -> Rendered: ...
-
-    async def on_ui(
-        self, interaction: discord.Interaction[Any], live: Live, kind: str, arg: str
-    ) -> None:
-        """A button that only shows something (e.g. "My tiles") and is not a game move."""
-        ...
-
-
-def names(live: Live) -> list[str]:
-    return [p.name for p in live.row.players]
-
-
-def view_of(*items: ui.Item[Any]) -> ui.View:
-    view = ui.View(timeout=None)
-    for item in items:
-        view.add_item(item)
-    return view
-
-
-def lobby_render(live: Live, title: str, blurb: str) -> Rendered:
-    """The shared lobby message, and what is left of it once cancelled or expired."""
-    row = live.row
-    seats = "\n".join(
-        f"{p.seat + 1}. {p.name}" + (" (host)" if p.user_id == row.host_id else "")
-        for p in row.players
-    )
-    if row.status != "lobby":
-        embed = discord.Embed(title=f"{title}: lobby closed", description=seats)
-        return Rendered(embed=embed, view=ui.View(timeout=None))
-    embed = discord.Embed(title=f"{title}: who is playing?", description=blurb)
-    embed.add_field(name=f"Players ({len(row.players)})", value=seats or "nobody yet")
-    embed.set_footer(
-        text="The host presses Start when everyone is in. "
-        "An unstarted lobby closes 15 minutes after the last join."
-    )
-    buttons: list[ui.Item[Any]] = [
-        GameButton(row.id, 0, "lobby_join", label="Join", style=discord.ButtonStyle.primary),
-        GameButton(row.id, 0, "lobby_leave", label="Leave"),
-        GameButton(row.id, 0, "lobby_start", label="Start", style=discord.ButtonStyle.success),
-        GameButton(row.id, 0, "lobby_cancel", label="Cancel", style=discord.ButtonStyle.danger),
-    ]
-    if row.kind in STRATEGIES:
-        levels = [discord.SelectOption(label=f"Orchard ({lv})", value=lv) for lv in LEVELS]
-        buttons.append(
-            GameSelect(row.id, 0, "lobby_addbot", levels, placeholder="Add Orchard…", row=1)
-        )
-    return Rendered(embed=embed, view=view_of(*buttons))
-
-
-async def render(bot: OrchardBot, live: Live) -> Rendered:
-    """A game's message; a picture is drawn in a thread so other games keep moving meanwhile."""
-    ui_ = bot.uis[live.row.kind]
-    payload = lobby_render(live, ui_.title, ui_.blurb) if live.state is None else ui_.render(live)
-    if payload.draw is not None:
-        payload.files += await asyncio.to_thread(payload.draw)
-        payload.draw = None
-    return payload
-
-
-def responder(interaction: discord.Interaction[Any]) -> Show:
-    """Show a committed game by editing the clicked message in the interaction's reply.
+def reply_display(interaction: discord.Interaction[Any]) -> Display:
+    """Display a written game by editing the clicked message in the interaction's reply.
 
     A click on any other message (an old board, since posted again) must not turn that
     message into this game: the game's own message is edited and the click answered privately.
     """
 
-    async def present(live: Live) -> None:
-        bot: OrchardBot = interaction.client
+    async def display(snapshot: Snapshot) -> None:
+        boards = host(interaction).boards
         if interaction.response.is_done():
             raise RuntimeError("interaction already answered")
         message = interaction.message
-        if message is None or message.id != live.row.message_id:
-            await bot.publish(live)
+        if message is None or message.id != snapshot.row.message_id:
+            await boards.display(snapshot)
             await interaction.response.send_message(
                 "Done: the game's message is updated.", ephemeral=True
             )
             return
-        await interaction.response.edit_message(**(await render(bot, live)).edit_kwargs())
+        await interaction.response.edit_message(**(await boards.render(snapshot)).edit_kwargs())
 
-    return present
+    return display
 
 
 async def refuse(interaction: discord.Interaction[Any], message: str) -> None:
@@ -305,91 +108,144 @@ async def answering(
 
 
 async def dispatch(
-    interaction: discord.Interaction[Any], game_id: int, version: int, kind: str, arg: str
+    interaction: discord.Interaction[Any], game_id: int, version: int, verb: str, arg: str
 ) -> None:
     """The single entry for every click: lobby, display-only buttons, or a game move."""
-    bot: OrchardBot = interaction.client
+    orchard = host(interaction).orchard
     async with answering(interaction, game_id):
-        if kind in LOBBY_ACTIONS or kind in ("rematch", "repost") or kind.startswith("ui_"):
-            await _not_a_move(bot, interaction, game_id, kind, arg)
+        if verb in LOBBY_VERBS or verb in ("rematch", "repost") or verb.startswith("ui_"):
+            await _not_a_move(interaction, game_id, verb, arg)
             return
         try:  # the hot path: the runner loads the game once and checks everything
-            await bot.runner.act(
+            await orchard.runner.act(
                 game_id,
                 interaction.user.id,
-                kind,
+                verb,
                 arg,
                 version=version,
                 guild_id=interaction.guild_id or 0,
-                present=responder(interaction),
+                display=reply_display(interaction),
             )
         except Stale as err:
             await refuse(interaction, str(err))
-            await _heal(bot, interaction, game_id)
+            await _heal(interaction, game_id)
 
 
-async def _heal(bot: OrchardBot, interaction: discord.Interaction[Any], game_id: int) -> None:
+async def _heal(interaction: discord.Interaction[Any], game_id: int) -> None:
     """A stale control still on the game's own message means an edit never reached Discord
     (a 503, lost permissions, a crash between commit and edit): show the game as it is."""
     custom = str(data_of(interaction).get("custom_id", ""))
     message = interaction.message
     if message is None or shown_as(message, custom) is None:
         return  # the message was already redrawn; the player's client had an older copy
-    async with bot.runner.lock(game_id):
-        live = await bot.runner.load(game_id)
-        if live.row.message_id == message.id:
-            await bot.runner.show(live)
+    runner = host(interaction).orchard.runner
+    async with runner.lock(game_id):
+        snapshot = await runner.load(game_id)
+        if snapshot.row.message_id == message.id:
+            await runner.display(snapshot)
 
 
 async def _not_a_move(
-    bot: OrchardBot, interaction: discord.Interaction[Any], game_id: int, kind: str, arg: str
+    interaction: discord.Interaction[Any], game_id: int, verb: str, arg: str
 ) -> None:
-    live = await bot.runner.load(game_id)
-    if interaction.guild_id != live.row.guild_id:
+    snapshot = await host(interaction).orchard.runner.load(game_id)
+    if interaction.guild_id != snapshot.row.guild_id:
         raise Refusal("This game belongs to another server.")
-    if kind in LOBBY_ACTIONS:
-        await _lobby_action(bot, interaction, game_id, kind, arg)
-    elif kind == "rematch":
-        await bot.rematch(interaction, live)
-    elif kind == "repost":
-        await _repost(bot, interaction, live)
+    if verb in LOBBY_VERBS:
+        await _lobby_action(interaction, game_id, verb, arg)
+    elif verb == "rematch":
+        await rematch(interaction, snapshot)
+    elif verb == "repost":
+        await _repost(interaction, snapshot)
     else:
-        await bot.uis[live.row.kind].on_ui(interaction, live, kind, arg)
+        await host(interaction).uis[snapshot.row.kind].on_ui(interaction, snapshot, verb, arg)
 
 
 async def _lobby_action(
-    bot: OrchardBot, interaction: discord.Interaction[Any], game_id: int, kind: str, arg: str
+    interaction: discord.Interaction[Any], game_id: int, verb: str, arg: str
 ) -> None:
+    lobby = host(interaction).orchard.lobby
     user = interaction.user
-    present = responder(interaction)
-    if kind == "lobby_join":
-        await bot.lobby.join(game_id, Player(0, user.id, user.display_name), present)
-    elif kind == "lobby_leave":
-        await bot.lobby.leave(game_id, user.id, present)
-    elif kind == "lobby_start":
-        await bot.lobby.start(game_id, user.id, present)
-    elif kind == "lobby_addbot":
-        if arg not in LEVELS:
+    display = reply_display(interaction)
+    if verb == "lobby_join":
+        await lobby.join(game_id, Player(0, user.id, user.display_name), display)
+    elif verb == "lobby_leave":
+        await lobby.leave(game_id, user.id, display)
+    elif verb == "lobby_start":
+        await lobby.start(game_id, user.id, display)
+    elif verb == "lobby_addbot":
+        snapshot = await host(interaction).orchard.runner.load(game_id)
+        if arg not in SPEC_OF[snapshot.row.kind].levels:
             raise Refusal("Choose Easy, Normal or Hard.")
-        await bot.lobby.add_seat(game_id, user.id, bot.orchard_seat(arg), present)
+        await lobby.add_seat(game_id, user.id, orchard_seat(interaction, arg), display)
     else:
-        await bot.lobby.cancel(game_id, user.id, present)
+        await lobby.cancel(game_id, user.id, display)
 
 
-async def _repost(bot: OrchardBot, interaction: discord.Interaction[Any], live: Live) -> None:
+async def _repost(interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:
     """Post a game's board again (its message was deleted or lost) and point there."""
-    if live.row.seat_of(interaction.user.id) is None:
+    if snapshot.row.seat_of(interaction.user.id) is None:
         raise Refusal("Only this game's players can post it again.")
-    if live.row.status not in ("lobby", "active"):
+    if not snapshot.row.status.is_open:
         raise Refusal("This game is over.")
-    async with bot.runner.lock(live.id):
-        message = await bot.post(await bot.runner.load(live.id))
+    bot = host(interaction)
+    async with bot.orchard.runner.lock(snapshot.id):
+        message = await bot.boards.post(await bot.orchard.runner.load(snapshot.id))
     await interaction.response.send_message(f"Posted again: {message.jump_url}", ephemeral=True)
 
 
-def data_of(interaction: discord.Interaction[Any]) -> dict[str, Any]:
-    """The interaction's raw data as a plain dict (discord.py types it as a union)."""
-    return dict(interaction.data or {})
+def orchard_seat(interaction: discord.Interaction[Any], level: str) -> Player:
+    """A seat for Orchard itself at ``level`` (easy, normal or hard)."""
+    me = host(interaction).user
+    return Player(0, me.id if me else 0, f"Orchard ({level})", is_bot=True, level=level)
+
+
+async def open_lobby(
+    interaction: discord.Interaction[Any],
+    kind: str,
+    options: dict[str, Any] | None = None,
+    variant: str = "",
+    players: tuple[Player, ...] = (),
+    *,
+    start: bool = False,
+) -> Snapshot:
+    """Post a new lobby for ``kind`` in the interaction's channel (the caller hosts)."""
+    if interaction.guild_id is None or interaction.channel_id is None:
+        raise Refusal("Games are played in a server channel, not in direct messages.")
+    bot = host(interaction)
+    lobby = bot.orchard.lobby
+    user = interaction.user
+    host_seat = Player(0, user.id, user.display_name)
+    snapshot = await lobby.open(
+        kind, interaction.guild_id, interaction.channel_id, host_seat, options, variant
+    )
+    for player in players:  # seated before the message exists: nothing to display yet
+        if player.is_bot:
+            snapshot = await lobby.add_seat(snapshot.id, user.id, player, no_display)
+        else:
+            snapshot = await lobby.join(snapshot.id, player, no_display)
+
+    async def announce(fresh: Snapshot) -> None:
+        payload = await bot.boards.render(fresh)
+        await interaction.response.send_message(**payload.send_kwargs())
+        message = await interaction.original_response()
+        await bot.orchard.runner.record_message(fresh.id, message.id)
+
+    if start:  # announced inside the start's lock: Orchard may move first, onto this message
+        return await lobby.start(snapshot.id, user.id, announce)
+    await announce(snapshot)
+    return snapshot
+
+
+async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:
+    """A finished game's player opens a new lobby with the same seats already joined."""
+    row = snapshot.row
+    if row.status not in (GameStatus.FINISHED, GameStatus.ABANDONED):
+        raise Refusal("This game is still being played.")
+    if row.seat_of(interaction.user.id) is None:
+        raise Refusal("Only the players of this game can start a rematch.")
+    others = tuple(p for p in row.players if p.user_id != interaction.user.id)
+    await open_lobby(interaction, row.kind, row.options, row.variant, others)
 
 
 def _cid(interaction: discord.Interaction[Any]) -> str:

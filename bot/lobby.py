@@ -1,7 +1,9 @@
-"""The lobby every game shares: open, join, leave, start, cancel, expire.
+"""The lobby every game shares: who may open, join, leave, seat Orchard, start or cancel.
 
-Seats live in the store from the first click, so a restart keeps every lobby; the per-game
-lock from the runner serialises lobby clicks with each other and with the game's start.
+This module holds the rules; every write is a plan run by :meth:`Runner.change`, so lobby
+clicks are serialised with each other and with the game's start by the runner's lock. Seats
+live in the store from the first click, so a restart keeps every lobby. An unstarted lobby
+closes when its deadline fires (:meth:`Runner.fire_deadline`).
 """
 
 from __future__ import annotations
@@ -9,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import secrets
 import weakref
+from dataclasses import replace
 from typing import Any
 
-from bot.model import Player
-from bot.runner import Live, Refusal, Runner, Show
+from bot.model import GameChange, GameRow, GameStatus, Player
+from bot.runner import Display, Refusal, Runner, Snapshot
 
 LOBBY_SECONDS = 15 * 60
 
@@ -33,7 +36,7 @@ class Lobby:
         host: Player,
         options: dict[str, Any] | None = None,
         variant: str = "",
-    ) -> Live:
+    ) -> Snapshot:
         """A new lobby with the host in seat 0, if this channel may have another game.
 
         The limits are checked and the lobby created under one lock per channel and game, so
@@ -42,7 +45,7 @@ class Lobby:
         key = (guild_id, channel_id, kind)
         async with self._opening.setdefault(key, asyncio.Lock()):
             await self._check_room(kind, guild_id, channel_id, host)
-            game_id = await self.store.create_game(
+            return await self.runner.create(
                 kind,
                 guild_id,
                 channel_id,
@@ -52,7 +55,6 @@ class Lobby:
                 variant=variant,
                 deadline=self.runner.clock() + LOBBY_SECONDS,
             )
-        return await self.runner.load(game_id)
 
     async def _check_room(self, kind: str, guild_id: int, channel_id: int, host: Player) -> None:
         """Refuse a new lobby where games may not start or the channel is full."""
@@ -60,103 +62,106 @@ class Lobby:
         if settings.game_channels and channel_id not in settings.game_channels:
             channels = ", ".join(f"<#{c}>" for c in settings.game_channels)
             raise Refusal(f"Games can only be started in {channels} on this server.")
-        for row in await self.store.open_games(guild_id, None, None):
-            if any(p.user_id == host.user_id and not p.is_bot for p in row.players) and (
-                row.kind == kind and row.channel_id == channel_id
-            ):
-                raise Refusal("You already have a game of this kind open in this channel.")
         here = await self.store.open_games(guild_id, channel_id, kind)
+        if any(row.seat_of(host.user_id) is not None for row in here):
+            raise Refusal("You already have a game of this kind open in this channel.")
         if len(here) >= settings.open_games_per_channel:
             raise Refusal(
                 "This channel already has an open game of this kind: finish it, or use /games."
             )
 
-    async def join(self, game_id: int, player: Player, present: Show | None = None) -> Live:
-        async with self.runner.lock(game_id):
-            live = await self._lobby(game_id)
-            engine = self.runner.engine(live.row.kind)
-            if live.row.seat_of(player.user_id) is not None:
+    async def join(self, game_id: int, player: Player, display: Display | None = None) -> Snapshot:
+        async def plan(snapshot: Snapshot) -> GameChange:
+            row = _open_lobby(snapshot)
+            engine = self.runner.engine(row.kind)
+            if row.seat_of(player.user_id) is not None:
                 raise Refusal("You are already in this game.")
-            if len(live.row.players) >= engine.max_players:
+            if len(row.players) >= engine.max_players:
                 raise Refusal(f"This game is full ({engine.max_players} players).")
-            await self.store.set_players(game_id, [*live.row.players, player])
             # Someone joined: the lobby is wanted, so its 15 minutes start again.
-            await self.store.postpone(game_id, self.runner.clock() + LOBBY_SECONDS)
-            return await self._show(game_id, present)
+            deadline = self.runner.clock() + LOBBY_SECONDS
+            return _seats(snapshot, (*row.players, player), deadline=deadline)
 
-    async def leave(self, game_id: int, user_id: int, present: Show | None = None) -> Live:
-        async with self.runner.lock(game_id):
-            live = await self._lobby(game_id)
-            if live.row.seat_of(user_id) is None:
+        return await self.runner.change(game_id, plan, display)
+
+    async def leave(self, game_id: int, user_id: int, display: Display | None = None) -> Snapshot:
+        async def plan(snapshot: Snapshot) -> GameChange:
+            row = _open_lobby(snapshot)
+            if row.seat_of(user_id) is None:
                 raise Refusal("You are not in this game.")
-            if user_id == live.row.host_id:
+            if user_id == row.host_id:
                 raise Refusal("You are hosting this game: use Cancel to close it.")
-            rest = [p for p in live.row.players if p.is_bot or p.user_id != user_id]
-            await self.store.set_players(game_id, rest)
-            return await self._show(game_id, present)
+            rest = tuple(p for p in row.players if p.is_bot or p.user_id != user_id)
+            return _seats(snapshot, rest)
+
+        return await self.runner.change(game_id, plan, display)
 
     async def add_seat(
-        self, game_id: int, user_id: int, seat: Player, present: Show | None = None
-    ) -> Live:
+        self, game_id: int, user_id: int, seat: Player, display: Display | None = None
+    ) -> Snapshot:
         """The host adds a non-human seat (an Orchard opponent)."""
-        async with self.runner.lock(game_id):
-            live = await self._lobby(game_id)
-            self._host_only(live, user_id, "add a seat")
-            if len(live.row.players) >= self.runner.engine(live.row.kind).max_players:
-                raise Refusal("This game is full.")
-            await self.store.set_players(game_id, [*live.row.players, seat])
-            return await self._show(game_id, present)
 
-    async def start(self, game_id: int, user_id: int, present: Show | None = None) -> Live:
-        async with self.runner.lock(game_id):
-            live = await self._lobby(game_id)
-            self._host_only(live, user_id, "start it")
-            engine = self.runner.engine(live.row.kind)
-            count = len(live.row.players)
+        async def plan(snapshot: Snapshot) -> GameChange:
+            row = _open_lobby(snapshot)
+            _host_only(row.host_id, user_id, "add a seat")
+            if len(row.players) >= self.runner.engine(row.kind).max_players:
+                raise Refusal("This game is full.")
+            return _seats(snapshot, (*row.players, seat))
+
+        return await self.runner.change(game_id, plan, display)
+
+    async def start(self, game_id: int, user_id: int, display: Display | None = None) -> Snapshot:
+        async def plan(snapshot: Snapshot) -> GameChange:
+            row = _open_lobby(snapshot)
+            _host_only(row.host_id, user_id, "start it")
+            engine = self.runner.engine(row.kind)
+            count = len(row.players)
             if count < engine.min_players:
                 raise Refusal(f"This game needs at least {engine.min_players} players.")
-            state = engine.new(live.row.seed, count, live.row.options)
+            state = engine.new(row.seed, count, row.options)
             deadline = None
             if engine.to_act(state):
-                seconds = await self.runner.settings.turn_seconds(live.row.guild_id)
+                seconds = await self.runner.settings.turn_seconds(row.guild_id)
                 deadline = self.runner.clock() + seconds
-            if not await self.store.start_game(game_id, engine.dump(state), deadline):
-                raise Refusal("This game has already started.")
-            fresh = await self._show(game_id, present)
-            for hook in self.runner.on_commit:
-                hook(fresh)
-            return fresh
+            return GameChange(
+                row.id,
+                from_status=GameStatus.LOBBY,
+                status=GameStatus.ACTIVE,
+                state=engine.dump(state),
+                version=0,
+                deadline=deadline,
+            )
 
-    async def cancel(self, game_id: int, user_id: int, present: Show | None = None) -> Live:
-        async with self.runner.lock(game_id):
-            live = await self._lobby(game_id)
-            self._host_only(live, user_id, "cancel it")
-            await self.store.close_game(game_id, "cancelled", from_status="lobby")
-            return await self._show(game_id, present)
+        return await self.runner.change(game_id, plan, display)
 
-    async def expire(self, game_id: int) -> Live | None:
-        """Close a lobby nobody started in time (run by the deadline scheduler)."""
-        async with self.runner.lock(game_id):
-            live = await self.runner.load(game_id)
-            row = live.row
-            if row.status != "lobby" or row.deadline is None or row.deadline > self.runner.clock():
-                return None
-            await self.store.close_game(game_id, "cancelled", from_status="lobby")
-            return await self._show(game_id, None)
+    async def cancel(self, game_id: int, user_id: int, display: Display | None = None) -> Snapshot:
+        async def plan(snapshot: Snapshot) -> GameChange:
+            row = _open_lobby(snapshot)
+            _host_only(row.host_id, user_id, "cancel it")
+            return GameChange(
+                row.id, from_status=GameStatus.LOBBY, status=GameStatus.CANCELLED, deadline=None
+            )
 
-    async def _lobby(self, game_id: int) -> Live:
-        live = await self.runner.load(game_id)
-        if live.row.status == "active":
-            raise Refusal("This game has already started.")
-        if live.row.status != "lobby":
-            raise Refusal("This lobby is closed.")
-        return live
+        return await self.runner.change(game_id, plan, display)
 
-    def _host_only(self, live: Live, user_id: int, what: str) -> None:
-        if user_id != live.row.host_id:
-            raise Refusal(f"Only the host, <@{live.row.host_id}>, can {what}.")
 
-    async def _show(self, game_id: int, present: Show | None) -> Live:
-        fresh = await self.runner.load(game_id)
-        await self.runner.show(fresh, present)
-        return fresh
+def _open_lobby(snapshot: Snapshot) -> GameRow:
+    row = snapshot.row
+    if row.status is GameStatus.ACTIVE:
+        raise Refusal("This game has already started.")
+    if row.status is not GameStatus.LOBBY:
+        raise Refusal("This lobby is closed.")
+    return row
+
+
+def _host_only(host_id: int, user_id: int, what: str) -> None:
+    if user_id != host_id:
+        raise Refusal(f"Only the host, <@{host_id}>, can {what}.")
+
+
+def _seats(
+    snapshot: Snapshot, players: tuple[Player, ...], *, deadline: float | None = None
+) -> GameChange:
+    """The lobby's seats anew (and, for a join, its closing time pushed back)."""
+    change = GameChange(snapshot.id, from_status=GameStatus.LOBBY, players=players)
+    return change if deadline is None else replace(change, deadline=deadline)

@@ -6,9 +6,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import Any
 
 
@@ -144,19 +144,37 @@ class Result:
     won: bool
 
 
-@dataclass
-class Commit:
-    """Everything one accepted action changes, written in one transaction."""
+class Keep(Enum):
+    """The marker of a field a :class:`GameChange` leaves as it is (where None means clear)."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
+
+
+@dataclass(frozen=True)
+class GameChange:
+    """One change to a game row, written in one transaction, or not at all.
+
+    The guards (``from_status``, ``expected_version``) make it refuse a row that moved on
+    meanwhile; every other field left at its default changes nothing.
+    """
 
     game_id: int
-    expected_version: int
-    state: dict[str, Any]
-    moves: Sequence[Move]
-    status: GameStatus
-    deadline: float | None
-    timeouts: dict[int, int] = field(default_factory=dict)
-    results: Sequence[Result] = ()
+    from_status: GameStatus | None = None
+    expected_version: int | None = None
+    status: GameStatus | None = None
+    state: dict[str, Any] | None = None
+    version: int | None = None
+    deadline: float | Keep | None = KEEP
+    players: tuple[Player, ...] | None = None  # the lobby's seats, renumbered in order
+    timeouts: Mapping[int, int] = field(default_factory=dict)
+    moves: tuple[Move, ...] = ()  # appended to the log after ``expected_version``
+    results: tuple[Result, ...] = ()
     rating: RatingUpdate | None = None
+    hinted: bool = False
+    message_id: int | None = None
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ import asyncio
 import logging
 from typing import Any
 
-from bot.ai.registry import STRATEGIES
 from bot.games.base import Action
-from bot.runner import Live, Runner
+from bot.model import GameStatus
+from bot.runner import Runner, Snapshot
+from bot.specs import DEFAULT_LEVEL, SPEC_OF
 
 log = logging.getLogger(__name__)
 
@@ -26,14 +27,14 @@ class Opponents:
         self._tasks: set[asyncio.Task[None]] = set()
         runner.on_commit.append(self.schedule)
 
-    def schedule(self, live: Live) -> None:
+    def schedule(self, snapshot: Snapshot) -> None:
         """After any commit: start a move for each Orchard seat the game now waits for."""
-        if live.row.status != "active" or live.state is None:
+        if snapshot.row.status is not GameStatus.ACTIVE or snapshot.state is None:
             return
-        engine = self.runner.engine(live.row.kind)
-        for seat in sorted(engine.to_act(live.state)):
-            key = (live.id, live.row.version, seat)
-            if live.row.players[seat].is_bot and key not in self._pending:
+        engine = self.runner.engine(snapshot.row.kind)
+        for seat in sorted(engine.to_act(snapshot.state)):
+            key = (snapshot.id, snapshot.row.version, seat)
+            if snapshot.row.players[seat].is_bot and key not in self._pending:
                 self._pending.add(key)
                 task = asyncio.create_task(self._play(*key), name=f"orchard-move-{key}")
                 self._tasks.add(task)
@@ -59,11 +60,13 @@ class Opponents:
             self._pending.discard((game_id, version, seat))
 
     def _decider(self, seat: int) -> Any:
-        def decide(live: Live) -> Action:
-            engine: Any = self.runner.engine(live.row.kind)
-            seen = engine.view_for(live.state, seat) if hasattr(engine, "view_for") else live.state
-            level = live.row.players[seat].level or "normal"
-            choose = STRATEGIES[live.row.kind]
-            return choose(seen, seat, level, live.row.seed + live.row.version)
+        def decide(snapshot: Snapshot) -> Action:
+            engine: Any = self.runner.engine(snapshot.row.kind)
+            seen = engine.view_for(snapshot.state, seat)
+            level = snapshot.row.players[seat].level or DEFAULT_LEVEL
+            choose = SPEC_OF[snapshot.row.kind].strategy
+            assert choose is not None, "only games Orchard plays seat it"
+            action: Action = choose(seen, seat, level, snapshot.row.seed + snapshot.row.version)
+            return action
 
         return decide

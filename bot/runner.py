@@ -1,7 +1,9 @@
-"""The one path every game action takes: load, lock, check, apply, commit, then show.
+"""The one path every change to a game takes: lock, load, check, apply, commit, then display.
 
-The runner knows engines and the store, never ``discord``: showing a game is a callback, so
-the cogs decide how a message is edited and the benchmarks can record instead.
+Moves, timeouts, forfeits, a lobby's seats and start, closing, abandoning and marking a game
+all end in :meth:`Runner._write`: one guarded store write, then the display, then the hooks.
+The runner knows engines and the store, never ``discord``: displaying a game is a callback,
+so the Discord layer decides how a message is drawn and the benchmarks can record instead.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.ai.registry import LEVELS
 from bot.games.base import Action, Engine, IllegalMove, SeatResult
 from bot.model import (
     FORFEIT_VERB,
-    Commit,
+    KEEP,
+    GameChange,
     GameRow,
     GameStatus,
     Move,
@@ -30,6 +32,7 @@ from bot.model import (
 )
 from bot.ratings import rate
 from bot.settings import Settings
+from bot.specs import DEFAULT_LEVEL, SPEC_OF
 from db.store import Store
 
 log = logging.getLogger(__name__)
@@ -45,20 +48,34 @@ class Stale(Refusal):
     """The button belonged to an older version of the game: someone already moved."""
 
 
+class Gone(Exception):
+    """Raised by a :data:`Display` whose game can no longer be shown anywhere (its channel
+    was deleted): nobody can see or play it, so the runner abandons it."""
+
+
 @dataclass(frozen=True)
-class Live:
-    """A stored game together with its decoded engine state (None in the lobby)."""
+class Snapshot:
+    """A game as loaded (or as just written): its row and decoded state (None in a lobby)."""
 
     row: GameRow
     state: Any
-    moves: tuple[Move, ...] = ()  # what the commit that produced this version added
+    moves: tuple[Move, ...] = ()  # what the write that produced this version added
 
     @property
     def id(self) -> int:
         return self.row.id
 
 
-Show = Callable[[Live], Awaitable[None]]
+Display = Callable[[Snapshot], Awaitable[None]]
+"""Draws a written game where people see it (a Discord message, or a test's recorder)."""
+
+
+async def no_display(snapshot: Snapshot) -> None:
+    """Display nothing: the caller is about to post the game's first message itself."""
+
+
+Plan = Callable[[Snapshot], Awaitable[GameChange]]
+"""Decides, on the game as it is inside the lock, what a change writes (or raises Refusal)."""
 
 
 class Runner:
@@ -68,15 +85,15 @@ class Runner:
         engines: Mapping[str, Engine[Any]],
         settings: Settings,
         *,
-        publish: Show | None = None,
+        board: Display | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
         self.engines = engines
         self.settings = settings
-        self.publish: Show | None = publish
+        self.board: Display | None = board  # the game's own message; used when no other is
         self.clock = clock
-        self.on_commit: list[Callable[[Live], None]] = []
+        self.on_commit: list[Callable[[Snapshot], None]] = []
         # Weak: a game's lock lives while someone holds or awaits it, so 10,000 games touched
         # once leave no 10,000 locks behind.
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -87,94 +104,166 @@ class Runner:
     def engine(self, kind: str) -> Engine[Any]:
         return self.engines[kind]
 
-    async def load(self, game_id: int) -> Live:
+    async def load(self, game_id: int) -> Snapshot:
         row = await self.store.get_game(game_id)
         if row is None:
             raise Refusal("That game no longer exists.")
         state = None if row.state is None else self.engine(row.kind).load(row.state)
-        return Live(row, state)
+        return Snapshot(row, state)
+
+    # Games and lobbies are created and changed here, and only here.
+
+    async def create(
+        self,
+        kind: str,
+        guild_id: int,
+        channel_id: int,
+        host: Player,
+        *,
+        seed: int,
+        options: dict[str, Any] | None,
+        variant: str,
+        deadline: float | None,
+    ) -> Snapshot:
+        """A new lobby with ``host`` in seat 0 (the lobby checks first that it may exist)."""
+        game_id = await self.store.create_game(
+            kind,
+            guild_id,
+            channel_id,
+            host,
+            seed=seed,
+            options=options,
+            variant=variant,
+            deadline=deadline,
+        )
+        return await self.load(game_id)
+
+    async def change(self, game_id: int, plan: Plan, display: Display | None = None) -> Snapshot:
+        """A change that is not a move (a lobby's seats, its start, closing a game), planned
+        by the caller on the game as it is inside the lock."""
+        async with self.lock(game_id):
+            snapshot = await self.load(game_id)
+            change = await plan(snapshot)
+            state = snapshot.state
+            if change.state is not None:
+                state = self.engine(snapshot.row.kind).load(change.state)
+            return await self._write(snapshot, change, state, display)
+
+    async def abandon(self, game_id: int, display: Display | None = None) -> Snapshot:
+        """End an open game or lobby without results (a moderator's /end): nobody loses."""
+
+        async def plan(snapshot: Snapshot) -> GameChange:
+            if not snapshot.row.status.is_open:
+                raise Refusal(f"Game {game_id} is already over.")
+            return _closing(snapshot, GameStatus.ABANDONED)
+
+        return await self.change(game_id, plan, display)
+
+    async def mark_hinted(self, game_id: int) -> None:
+        """Someone asked for a hint: the game and its results say so."""
+        async with self.lock(game_id):
+            await self.store.write(GameChange(game_id, hinted=True))
+
+    async def record_message(self, game_id: int, message_id: int) -> None:
+        """The game's message now has this id (posted anew). Written without the lock: a
+        display that posts runs inside it, and the message id is nobody else's to change."""
+        await self.store.write(GameChange(game_id, message_id=message_id))
+
+    async def postpone(self, game_id: int, deadline: float) -> None:
+        """Move a deadline that could not be handled, so it is retried rather than spun on."""
+        async with self.lock(game_id):
+            await self.store.write(GameChange(game_id, deadline=deadline))
+
+    # Moves.
 
     async def act(
         self,
         game_id: int,
         user_id: int,
-        kind: str,
+        verb: str,
         arg: str = "",
         *,
         version: int | None = None,
         guild_id: int | None = None,
-        present: Show | None = None,
-    ) -> Live:
+        display: Display | None = None,
+    ) -> Snapshot:
         """Apply one player's action; raises :class:`Refusal` (nothing changed) if it can't.
 
         ``guild_id``, when given, is the server the click came from: a game is only ever
         played from its own server.
         """
         async with self.lock(game_id):
-            live = await self.load(game_id)
-            if guild_id is not None and guild_id != live.row.guild_id:
+            snapshot = await self.load(game_id)
+            if guild_id is not None and guild_id != snapshot.row.guild_id:
                 raise Refusal("This game belongs to another server.")
-            seat = self._check_actor(live, user_id)
-            if version is not None and version != live.row.version:
-                await self._check_side_by_side(live, seat, version)
-            player = live.row.players[seat]
-            action = Action(seat, kind, arg)
-            try:
-                state = self.engine(live.row.kind).apply(live.state, action)
-            except IllegalMove as err:
-                raise Refusal(str(err)) from err
+            seat = self._check_actor(snapshot, user_id)
+            if version is not None and version != snapshot.row.version:
+                await self._check_side_by_side(snapshot, seat, version)
+            player = snapshot.row.players[seat]
+            action = Action(seat, verb, arg)
+            state = self._apply(snapshot, action)
             source = MoveSource.BOT if player.is_bot else MoveSource.PLAYER
-            moves = [Move(seat, kind, arg, None if player.is_bot else user_id, source)]
+            moves = [Move(seat, verb, arg, None if player.is_bot else user_id, source)]
             reset = {seat: 0} if player.timeouts else {}
-            return await self._commit(live, state, moves, reset, present)
+            return await self._play(snapshot, state, moves, reset, display)
 
     async def act_for_seat(
-        self, game_id: int, seat: int, version: int, decide: Callable[[Live], Action]
-    ) -> Live | None:
+        self, game_id: int, seat: int, version: int, decide: Callable[[Snapshot], Action]
+    ) -> Snapshot | None:
         """Play an Orchard seat's move, decided on the state inside the lock.
 
         Returns None, changing nothing, if the game moved on since the move was scheduled.
         """
         async with self.lock(game_id):
-            live = await self.load(game_id)
-            row = live.row
+            snapshot = await self.load(game_id)
+            row = snapshot.row
             engine = self.engine(row.kind)
-            if row.status != "active" or row.version != version or not row.players[seat].is_bot:
+            if (
+                row.status is not GameStatus.ACTIVE
+                or row.version != version
+                or not row.players[seat].is_bot
+            ):
                 return None
-            if seat not in engine.to_act(live.state):
+            if seat not in engine.to_act(snapshot.state):
                 return None
-            action = await asyncio.to_thread(decide, live)  # a word search can take 50 ms
+            action = await asyncio.to_thread(decide, snapshot)  # a word search can take 50 ms
             try:
-                state = engine.apply(live.state, action)
+                state = engine.apply(snapshot.state, action)
             except IllegalMove:
                 log.exception("game %s: Orchard chose an illegal move %s", game_id, action)
                 return None
             moves = [Move(seat, action.kind, action.arg, None, MoveSource.BOT)]
-            return await self._commit(live, state, moves, {}, None)
+            return await self._play(snapshot, state, moves, {}, None)
 
-    async def forfeit(self, game_id: int, user_id: int, *, present: Show | None = None) -> Live:
+    async def forfeit(
+        self, game_id: int, user_id: int, *, display: Display | None = None
+    ) -> Snapshot:
         """A player gives up their seat; the others play on (or win)."""
         async with self.lock(game_id):
-            live = await self.load(game_id)
-            seat = self._check_actor(live, user_id)
-            state = self.engine(live.row.kind).forfeit(live.state, seat)
+            snapshot = await self.load(game_id)
+            seat = self._check_actor(snapshot, user_id)
+            state = self.engine(snapshot.row.kind).forfeit(snapshot.state, seat)
             moves = [Move(seat, FORFEIT_VERB, "", user_id, MoveSource.FORFEIT)]
-            return await self._commit(live, state, moves, {}, present)
+            return await self._play(snapshot, state, moves, {}, display)
 
-    async def fire_deadline(self, game_id: int) -> Live | None:
-        """Run the timeout moves of a game whose turn deadline has passed (idempotent)."""
+    async def fire_deadline(self, game_id: int) -> Snapshot | None:
+        """What the clock does to a game whose deadline passed (idempotent): a lobby nobody
+        started closes; in a game, the awaited seats' timeout moves are played."""
         async with self.lock(game_id):
-            live = await self.load(game_id)
-            row = live.row
-            if row.deadline is None or row.deadline > self.clock() or row.status != "active":
+            snapshot = await self.load(game_id)
+            row = snapshot.row
+            if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
                 return None
-            state, moves, counts = self._timeout_moves(live)
-            return await self._commit(live, state, moves, counts, None)
+            if row.status is GameStatus.LOBBY:
+                change = _closing(snapshot, GameStatus.CANCELLED)
+                return await self._write(snapshot, change, None, None)
+            state, moves, counts = self._timeout_moves(snapshot)
+            return await self._play(snapshot, state, moves, counts, None)
 
     async def replay(self, game_id: int) -> Any:
         """The state rebuilt from the seed and the move log: it must equal the stored one."""
-        live = await self.load(game_id)
-        return self._replayed(live.row, await self.store.moves(game_id))
+        snapshot = await self.load(game_id)
+        return self._replayed(snapshot.row, await self.store.moves(game_id))
 
     def _replayed(self, row: GameRow, moves: list[Move]) -> Any:
         engine = self.engine(row.kind)
@@ -186,26 +275,36 @@ class Runner:
                 state = engine.apply(state, Action(move.seat, move.verb, move.arg))
         return state
 
-    async def show(self, live: Live, present: Show | None = None) -> None:
-        """Show a committed game; a failure here is logged, never undoes the move."""
-        for show in (present, self.publish):
+    async def display(self, snapshot: Snapshot, display: Display | None = None) -> Snapshot:
+        """Display a written game; a failure here is logged, never undoes the write.
+
+        Returns the game as it now is: abandoned, if its display found it :class:`Gone`.
+        """
+        for show in (display, self.board):
             if show is None:
                 continue
             try:
-                await show(live)
-                return
+                await show(snapshot)
+                return snapshot
+            except Gone:
+                log.warning("game %s: its channel is gone; abandoned", snapshot.id)
+                return await self._abandon_unseen(snapshot)
             except Exception:
                 log.warning(
-                    "game %s: could not show version %s", live.id, live.row.version, exc_info=True
+                    "game %s: could not display version %s",
+                    snapshot.id,
+                    snapshot.row.version,
+                    exc_info=True,
                 )
+        return snapshot
 
     # Inside the lock.
 
-    def _check_actor(self, live: Live, user_id: int) -> int:
-        row = live.row
-        if row.status == "lobby":
+    def _check_actor(self, snapshot: Snapshot, user_id: int) -> int:
+        row = snapshot.row
+        if row.status is GameStatus.LOBBY:
             raise Refusal("This game has not started yet.")
-        if row.status != "active":
+        if row.status is not GameStatus.ACTIVE:
             raise Refusal("This game is over.")
         seat = row.seat_of(user_id)
         if seat is None:
@@ -215,26 +314,32 @@ class Runner:
             seat = bot_seats[0]
         return seat
 
-    async def _check_side_by_side(self, live: Live, seat: int, version: int) -> None:
+    def _apply(self, snapshot: Snapshot, action: Action) -> Any:
+        try:
+            return self.engine(snapshot.row.kind).apply(snapshot.state, action)
+        except IllegalMove as err:
+            raise Refusal(str(err)) from err
+
+    async def _check_side_by_side(self, snapshot: Snapshot, seat: int, version: int) -> None:
         """A click drawn at an older version stands only where several seats were awaited at
         once (each on its own dice: Apple Jack's last turn, Hot Score's challenge throw), the
         clicker among them, and it has not moved since: then the moves in between were other
         seats', which never touch its options. Anything else is a stale board or a double click.
         """
         stale = Stale("That was already played: the board has moved on.")
-        if version > live.row.version:
+        if version > snapshot.row.version:
             raise stale
-        moves = await self.store.moves(live.id)
+        moves = await self.store.moves(snapshot.id)
         if any(move.seat == seat for move in moves[version:]):
             raise stale
-        engine = self.engine(live.row.kind)
-        awaited = engine.to_act(self._replayed(live.row, moves[:version]))
-        if seat not in awaited or len(awaited) < 2 or seat not in engine.to_act(live.state):
+        engine = self.engine(snapshot.row.kind)
+        awaited = engine.to_act(self._replayed(snapshot.row, moves[:version]))
+        if seat not in awaited or len(awaited) < 2 or seat not in engine.to_act(snapshot.state):
             raise stale
 
-    def _timeout_moves(self, live: Live) -> tuple[Any, list[Move], dict[int, int]]:
-        engine = self.engine(live.row.kind)
-        state = live.state
+    def _timeout_moves(self, snapshot: Snapshot) -> tuple[Any, list[Move], dict[int, int]]:
+        engine = self.engine(snapshot.row.kind)
+        state = snapshot.state
         moves: list[Move] = []
         counts: dict[int, int] = {}
         for action in engine.timeout_actions(state):
@@ -242,21 +347,22 @@ class Runner:
                 continue  # an earlier timeout in this batch ended the game or their turn
             state = engine.apply(state, action)
             moves.append(Move(action.seat, action.kind, action.arg, None, MoveSource.TIMEOUT))
-            counts[action.seat] = live.row.players[action.seat].timeouts + 1
+            counts[action.seat] = snapshot.row.players[action.seat].timeouts + 1
             if counts[action.seat] >= TIMEOUTS_TO_FORFEIT:
                 state = engine.forfeit(state, action.seat)
                 moves.append(Move(action.seat, FORFEIT_VERB, "", None, MoveSource.FORFEIT))
         return state, moves, counts
 
-    async def _commit(
+    async def _play(
         self,
-        live: Live,
+        snapshot: Snapshot,
         state: Any,
         moves: list[Move],
         timeouts: dict[int, int],
-        present: Show | None,
-    ) -> Live:
-        row = live.row
+        display: Display | None,
+    ) -> Snapshot:
+        """Write a state that moves reached: with the version check, its end and results."""
+        row = snapshot.row
         engine = self.engine(row.kind)
         status, deadline = GameStatus.ACTIVE, None
         results: tuple[Result, ...] = ()
@@ -269,58 +375,84 @@ class Runner:
                 rating = _rating(row, ranked)
         elif engine.to_act(state):
             deadline = self.clock() + await self.settings.turn_seconds(row.guild_id)
-        change = Commit(
+        change = GameChange(
             row.id,
-            row.version,
-            engine.dump(state),
-            moves,
-            status,
-            deadline,
-            timeouts,
-            results,
-            rating,
+            from_status=GameStatus.ACTIVE,
+            expected_version=row.version,
+            status=status,
+            state=engine.dump(state),
+            version=row.version + len(moves),
+            deadline=deadline,
+            timeouts=timeouts,
+            moves=tuple(moves),
+            results=results,
+            rating=rating,
         )
-        if not await self.store.commit(change):
+        return await self._write(snapshot, change, state, display)
+
+    async def _write(
+        self, snapshot: Snapshot, change: GameChange, state: Any, display: Display | None
+    ) -> Snapshot:
+        """The one write: guarded, then displayed, then announced to the hooks."""
+        if not await self.store.write(change):
             raise Stale("That was already played: the board has moved on.")
-        fresh = Live(_committed(row, change), state, tuple(moves))  # no reload: what was written
-        await self.show(fresh, present)
+        fresh = Snapshot(_written(snapshot.row, change), state, change.moves)
+        fresh = await self.display(fresh, display)
         for hook in self.on_commit:
             hook(fresh)
         return fresh
 
+    async def _abandon_unseen(self, snapshot: Snapshot) -> Snapshot:
+        """A game nobody can see any more ends without results (and without a display)."""
+        change = _closing(snapshot, GameStatus.ABANDONED)
+        if not await self.store.write(change):
+            return snapshot
+        return Snapshot(_written(snapshot.row, change), snapshot.state)
 
-def _committed(row: GameRow, change: Commit) -> GameRow:
-    """The row as :meth:`Store.commit` has just written it."""
-    players = tuple(
-        replace(p, timeouts=change.timeouts.get(p.seat, p.timeouts)) for p in row.players
-    )
+
+def _closing(snapshot: Snapshot, status: GameStatus) -> GameChange:
+    """End a lobby or game without results (cancelled, expired, abandoned)."""
+    return GameChange(snapshot.id, from_status=snapshot.row.status, status=status, deadline=None)
+
+
+def _written(row: GameRow, change: GameChange) -> GameRow:
+    """The row as :meth:`Store.write` has just written it: no reload on the hot path."""
+    players = row.players
+    if change.players is not None:
+        players = tuple(replace(p, seat=i, timeouts=0) for i, p in enumerate(change.players))
+    players = tuple(replace(p, timeouts=change.timeouts.get(p.seat, p.timeouts)) for p in players)
     return replace(
         row,
-        state=change.state,
-        version=change.expected_version + len(change.moves),
-        status=change.status,
-        deadline=change.deadline,
+        state=row.state if change.state is None else change.state,
+        version=row.version if change.version is None else change.version,
+        status=change.status or row.status,
+        deadline=row.deadline if change.deadline is KEEP else change.deadline,
         updated_at=time.time(),
         players=players,
+        hinted=row.hinted or change.hinted,
+        message_id=change.message_id or row.message_id,
     )
 
 
-def rating_key(player: Player) -> int:
-    """Who a seat is for ratings: the person, or Orchard at its level (-1 easy .. -3 hard)."""
+def rating_key(player: Player, kind: str) -> int:
+    """Who a seat is for ratings: the person, or Orchard at its level (-1 weakest, -2 …)."""
     if not player.is_bot:
         return player.user_id
-    return -(LEVELS.index(player.level) + 1) if player.level in LEVELS else -2
+    levels = SPEC_OF[kind].levels
+    level = player.level if player.level in levels else DEFAULT_LEVEL
+    return -(levels.index(level) + 1)
 
 
 def _rating(row: GameRow, ranked: list[SeatResult]) -> RatingUpdate | None:
     """Games of two or more seats are rated; with Orchard at the table, in a pool of its own."""
     if len(row.players) < 2:
         return None
-    pool = RatingPool.ORCHARD if any(p.is_bot for p in row.players) else RatingPool.PEOPLE
+    bots = any(p.is_bot for p in row.players)
+    pool = RatingPool.ORCHARD if bots else RatingPool.PEOPLE
     places: dict[int, int] = {}
     for r in sorted(ranked, key=lambda r: r.placement):
         # Orchard twice at one level is one player: it is rated by its better seat.
-        places.setdefault(rating_key(row.players[r.seat]), r.placement)
+        places.setdefault(rating_key(row.players[r.seat], row.kind), r.placement)
     if len(places) < 2:
         return None
     return RatingUpdate(pool, list(places.items()), rate)

@@ -11,8 +11,7 @@ import asyncio
 import contextlib
 import logging
 
-from bot.lobby import Lobby
-from bot.runner import Live, Runner
+from bot.runner import Runner, Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -21,9 +20,8 @@ RETRY_SECONDS = 60.0
 
 
 class Scheduler:
-    def __init__(self, runner: Runner, lobby: Lobby) -> None:
+    def __init__(self, runner: Runner) -> None:
         self.runner = runner
-        self.lobby = lobby
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         runner.on_commit.append(self._changed)
@@ -41,7 +39,7 @@ class Scheduler:
     def wake(self) -> None:
         self._wake.set()
 
-    def _changed(self, live: Live) -> None:
+    def _changed(self, snapshot: Snapshot) -> None:
         self._wake.set()
 
     async def run_due(self) -> int:
@@ -49,17 +47,10 @@ class Scheduler:
         fired = 0
         for game_id in await self.runner.store.due_games(self.runner.clock()):
             try:
-                row = await self.runner.store.get_game(game_id)
-                if row is None:
-                    continue
-                if row.status == "lobby":
-                    done = await self.lobby.expire(game_id)
-                else:
-                    done = await self.runner.fire_deadline(game_id)
-                fired += done is not None
+                fired += await self.runner.fire_deadline(game_id) is not None
             except Exception:
                 log.exception("game %s: deadline failed; retrying in a minute", game_id)
-                await self.runner.store.postpone(game_id, self.runner.clock() + RETRY_SECONDS)
+                await self.runner.postpone(game_id, self.runner.clock() + RETRY_SECONDS)
         return fired
 
     async def _loop(self) -> None:

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.boards import Rendered, names
+from bot.components import GameButton, GameSelect, view_of
 from bot.games.applejack import (
     CATEGORIES,
     ApplejackState,
@@ -15,8 +17,8 @@ from bot.games.applejack import (
     round_totals,
     totals,
 )
-from bot.interface import GameButton, GameSelect, Rendered, names, view_of
-from bot.runner import Live
+from bot.runner import Snapshot
+from bot.specs import APPLEJACK
 from cogs.game import GameCog, die
 
 if TYPE_CHECKING:
@@ -35,9 +37,9 @@ dice in it. The caller role passes on each turn.
 everyone rolls on their own. Highest total wins."""
 
 
-def player_lines(live: Live, state: ApplejackState) -> str:
+def player_lines(snapshot: Snapshot, state: ApplejackState) -> str:
     lines = []
-    for seat, player in enumerate(live.row.players):
+    for seat, player in enumerate(snapshot.row.players):
         if not state.active[seat]:
             lines.append(f"~~{player.name}~~ (left)")
             continue
@@ -53,23 +55,23 @@ def player_lines(live: Live, state: ApplejackState) -> str:
     return "\n".join(lines)
 
 
-def round_card(live: Live, state: ApplejackState) -> str:
+def round_card(snapshot: Snapshot, state: ApplejackState) -> str:
     """This round's card, a column per player, so everyone sees what each call gave whom.
 
     Names are cut to 6 characters: 6 players make 50-character lines, well inside a field.
     """
-    lines = ["        " + " ".join(f"{name[:6]:>6}" for name in names(live))]
+    lines = ["        " + " ".join(f"{name[:6]:>6}" for name in names(snapshot))]
     for i, category in enumerate(CATEGORIES):
         cells = ("-" if p is None else str(p) for p in (c[state.round][i] for c in state.cards))
         lines.append(f"{category.title():<8}" + " ".join(f"{cell:>6}" for cell in cells))
     return "```\n" + "\n".join(lines) + "\n```"
 
 
-def scoreboard(live: Live, state: ApplejackState) -> str:
+def scoreboard(snapshot: Snapshot, state: ApplejackState) -> str:
     rounds = len(state.cards[0])
     head = "        " + " ".join(f"{'R' + str(r + 1):>4}" for r in range(rounds)) + " Total"
     lines = [head]
-    for seat, name in enumerate(names(live)):
+    for seat, name in enumerate(names(snapshot)):
         subtotals = round_totals(state)[seat]
         lines.append(
             f"{name[:7]:<8}" + " ".join(f"{t:>4}" for t in subtotals) + f" {totals(state)[seat]:>5}"
@@ -80,52 +82,52 @@ def scoreboard(live: Live, state: ApplejackState) -> str:
 class ApplejackCog(
     GameCog, group_name="applejack", group_description="Apple Jack: Cheerio with a caller"
 ):
-    kind = "applejack"
-    title = "Apple Jack"
-    blurb = "Cheerio played together: the caller picks where everyone scores. 2 to 6 players."
+    spec = APPLEJACK
     rules_text = RULES
 
-    def render(self, live: Live) -> Rendered:
-        state: ApplejackState = live.state
-        embed = discord.Embed(title=f"Apple Jack · game {live.id} · round {state.round + 1}")
-        embed.add_field(name="Dice", value=player_lines(live, state), inline=False)
+    def render(self, snapshot: Snapshot) -> Rendered:
+        state: ApplejackState = snapshot.state
+        embed = discord.Embed(title=f"Apple Jack · game {snapshot.id} · round {state.round + 1}")
+        embed.add_field(name="Dice", value=player_lines(snapshot, state), inline=False)
         embed.add_field(name="Open this round", value=", ".join(open_categories(state)) or "-")
         embed.add_field(
-            name=f"Round {state.round + 1} card", value=round_card(live, state), inline=False
+            name=f"Round {state.round + 1} card", value=round_card(snapshot, state), inline=False
         )
-        embed.add_field(name="Scores", value=scoreboard(live, state), inline=False)
+        embed.add_field(name="Scores", value=scoreboard(snapshot, state), inline=False)
         if state.last_call is not None:
             caller, category, points = state.last_call
             got = ", ".join(
-                f"{n} {p}" for n, p in zip(names(live), points, strict=True) if p is not None
+                f"{n} {p}" for n, p in zip(names(snapshot), points, strict=True) if p is not None
             )
-            embed.set_footer(text=f"{names(live)[caller]} called {category}: {got}.")
-        if live.row.status != "active":
-            return self.finished(live, embed)
-        return self._in_play(live, state, embed)
+            embed.set_footer(text=f"{names(snapshot)[caller]} called {category}: {got}.")
+        if snapshot.row.status != "active":
+            return self.finished(snapshot, embed)
+        return self._in_play(snapshot, state, embed)
 
-    def _in_play(self, live: Live, state: ApplejackState, embed: discord.Embed) -> Rendered:
-        waiting = sorted(self.bot.runner.engine(self.kind).to_act(state))
-        who = [live.row.players[s] for s in waiting]
+    def _in_play(self, snapshot: Snapshot, state: ApplejackState, embed: discord.Embed) -> Rendered:
+        waiting = sorted(self.bot.orchard.runner.engine(self.kind).to_act(state))
+        who = [snapshot.row.players[s] for s in waiting]
         if state.phase == "call":
             embed.description = f"**{who[0].name}** calls the category."
-            view = self._call_controls(live, state)
+            view = self._call_controls(snapshot, state)
         elif state.phase == "solo":
             embed.description = "Last turn of the round: everyone rerolls on their own. " + (
                 "Waiting for " + ", ".join(p.name for p in who) + "."
             )
-            view = self._solo_controls(live)
+            view = self._solo_controls(snapshot)
         else:
             left = rerolls_left(state, waiting[0])
             embed.description = (
                 f"Reroll step {state.step} of 2 · **{who[0].name}** decides ({left} left)."
             )
-            view = self._step_controls(live, state, waiting[0])
+            view = self._step_controls(snapshot, state, waiting[0])
         mentions = " ".join(f"<@{p.user_id}>" for p in who if not p.is_bot)
         return Rendered(embed=embed, view=view, content=mentions or None)
 
-    def _step_controls(self, live: Live, state: ApplejackState, seat: int) -> discord.ui.View:
-        gid, ver = live.id, live.row.version
+    def _step_controls(
+        self, snapshot: Snapshot, state: ApplejackState, seat: int
+    ) -> discord.ui.View:
+        gid, ver = snapshot.id, snapshot.row.version
         picks = [
             GameButton(
                 gid,
@@ -151,23 +153,25 @@ class ApplejackCog(
         hold = GameButton(gid, ver, "hold", label="I'll hold", row=1)
         return view_of(*picks, reroll, hold)
 
-    def _solo_controls(self, live: Live) -> discord.ui.View:
+    def _solo_controls(self, snapshot: Snapshot) -> discord.ui.View:
         """Everyone acts at once, so each choice is one whole action: no shared toggles."""
         options = [discord.SelectOption(label=f"Die {i + 1}", value=str(i)) for i in range(5)]
         select = GameSelect(
-            live.id,
-            live.row.version,
+            snapshot.id,
+            snapshot.row.version,
             "reroll",
             options,
             placeholder="Reroll which of your dice?",
             max_values=5,
             row=0,
         )
-        done = GameButton(live.id, live.row.version, "hold", label="I'll hold (done)", row=1)
+        done = GameButton(
+            snapshot.id, snapshot.row.version, "hold", label="I'll hold (done)", row=1
+        )
         return view_of(select, done)
 
-    def _call_controls(self, live: Live, state: ApplejackState) -> discord.ui.View:
-        players = names(live)
+    def _call_controls(self, snapshot: Snapshot, state: ApplejackState) -> discord.ui.View:
+        players = names(snapshot)
         options = []
         for category, points in call_preview(state):
             each = " · ".join(
@@ -177,7 +181,7 @@ class ApplejackCog(
                 discord.SelectOption(label=category.title(), value=category, description=each[:100])
             )
         select = GameSelect(
-            live.id, live.row.version, "call", options, placeholder="Call category…"
+            snapshot.id, snapshot.row.version, "call", options, placeholder="Call category…"
         )
         return view_of(select)
 

@@ -13,13 +13,14 @@ import io
 import logging
 import re
 import weakref
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands, ui
 from discord.ext import commands
 
-from bot.ai.registry import LEVELS
+from bot.boards import Draw, Rendered, names
+from bot.components import OURS, GameButton, GameSelect, data_of, view_of
 from bot.games.appletters import (
     MAX_WORD,
     AppState,
@@ -29,19 +30,9 @@ from bot.games.appletters import (
     public_view,
     turnovers_for,
 )
-from bot.interface import (
-    OURS,
-    Draw,
-    GameButton,
-    GameSelect,
-    Rendered,
-    answering,
-    data_of,
-    names,
-    responder,
-    view_of,
-)
-from bot.runner import Live, Refusal, Show
+from bot.interface import answering, open_lobby, orchard_seat, reply_display
+from bot.runner import Display, Refusal, Snapshot
+from bot.specs import APPLETTERS, title
 from cogs.appletters_picture import draw_snake, last_word
 from cogs.game import GameCog, rematch
 from cogs.servers import send_board
@@ -51,20 +42,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Variant = Literal["appletters", "turnover", "applescore"]
 Level = Literal["easy", "normal", "hard"]
 TypedWord = app_commands.Range[str, 2, MAX_WORD]
-KINDS: dict[str, str] = {
-    "appletters": "appletters",
-    "turnover": "appleturnover",
-    "applescore": "applescore",
-}
-TITLES = {"appletters": "Appletters", "appleturnover": "Apple Turnover", "applescore": "Applescore"}
-BLURBS = {
-    "appletters": "Grow one word snake together; use all your tiles first. 2 to 6 players.",
-    "appleturnover": "Appletters with 21 tiles, stolen words, a Bad Apple and challenges.",
-    "applescore": "Appletters with points for every tile, long words and mirror words.",
-}
+KINDS: dict[str, str] = {v.option: v.kind for v in APPLETTERS.variants}
+"""The /appletters variant option's values, and the kind each one plays."""
+VARIANT_CHOICES = [app_commands.Choice(name=v.title, value=v.option) for v in APPLETTERS.variants]
 MODAL = re.compile(r"orcm:(?P<game>[0-9]{1,18}):(?P<version>[0-9]{1,9}):(?P<kind>play|turnover):")
 END_WORDS = {"start": "start", "s": "start", "first": "start", "end": "end", "e": "end"}
 WAY = {"start": "s", "end": "e", "begins": "b", "ends": "e"}
@@ -152,56 +134,23 @@ class WordModal(ui.Modal):
         self.add_item(ui.Label(text="Start or end? (only if it fits both)", component=end))
 
 
-class VariantUI:
-    """Lobby and /games title of one variant; everything else is the shared cog."""
-
-    kind: ClassVar[str]
-    title: ClassVar[str]
-    blurb: ClassVar[str]
-
-    def __init__(self, cog: AppLettersCog) -> None:
-        self.cog = cog
-
-    def render(self, live: Live) -> Rendered:
-        return self.cog.render(live)
-
-    async def on_ui(
-        self, interaction: discord.Interaction[Any], live: Live, kind: str, arg: str
-    ) -> None:
-        await self.cog.on_ui(interaction, live, kind, arg)
-
-
-class ScoreUI(VariantUI):
-    kind, title, blurb = "applescore", TITLES["applescore"], BLURBS["applescore"]
-
-
-class TurnoverUI(VariantUI):
-    kind, title, blurb = "appleturnover", TITLES["appleturnover"], BLURBS["appleturnover"]
-
-
 class AppLettersCog(GameCog, group_name="appletters", group_description="Appletters word games"):
-    kind = "appletters"
-    title = TITLES["appletters"]
-    blurb = BLURBS["appletters"]
+    spec = APPLETTERS
     rules_text = RULES
 
     def __init__(self, bot: OrchardBot) -> None:
         super().__init__(bot)
-        bot.uis["applescore"] = ScoreUI(self)
-        bot.uis["appleturnover"] = TurnoverUI(self)
         bot.forms.append(MODAL)
         self._versions: dict[int, int] = {}  # per game in play: the newest version DMed for
-        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def cog_load(self) -> None:
-        self.bot.runner.on_commit.append(self._on_commit)
+        self.bot.orchard.runner.on_commit.append(self._on_commit)
 
     async def cog_unload(self) -> None:
         """Let DMs in flight finish and be recorded while the store is still open."""
-        self.bot.runner.on_commit.remove(self._on_commit)
+        self.bot.orchard.runner.on_commit.remove(self._on_commit)
         if self._tasks:
             _, late = await asyncio.wait(self._tasks, timeout=5.0)
             for task in late:
@@ -215,32 +164,35 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         opponent="Play Orchard at once instead of opening a lobby",
         level="How well Orchard plays (default normal)",
     )
+    @app_commands.choices(variant=VARIANT_CHOICES)
     async def new(  # type: ignore[override]
         self,
         interaction: discord.Interaction[Any],
-        variant: Variant = "appletters",
+        variant: str = APPLETTERS.main.option,
         opponent: Literal["orchard"] | None = None,
         level: Level = "normal",
     ) -> None:
         """The shared ``new`` (cogs/game.py) plus a variant, which picks the engine's kind."""
-        if variant not in KINDS or opponent not in (None, "orchard") or level not in LEVELS:
+        levels = self.spec.levels
+        if variant not in KINDS or opponent not in (None, "orchard") or level not in levels:
             raise Refusal("Choose a variant, and Orchard at easy, normal or hard.")
         if interaction.guild_id is None:
             raise Refusal("Games are played in a server channel, not in direct messages.")
         options = await self.options_for(interaction.guild_id)
-        seats = (self.bot.orchard_seat(level),) if opponent else ()
-        await self.bot.open_lobby(
-            interaction, KINDS[variant], options, players=seats, start=bool(seats)
-        )
+        seats = (orchard_seat(interaction, level),) if opponent else ()
+        await open_lobby(interaction, KINDS[variant], options, players=seats, start=bool(seats))
 
     @app_commands.command(name="leaderboard", description="This server's best players")
     @app_commands.describe(variant="Which game", by="Rank by rating, wins, best or average")
+    @app_commands.choices(variant=VARIANT_CHOICES)
     async def leaderboard(  # type: ignore[override]
         self,
         interaction: discord.Interaction[Any],
-        variant: Variant = "appletters",
+        variant: str = APPLETTERS.main.option,
         by: Literal["rating", "wins", "best", "average"] = "wins",
     ) -> None:
+        if variant not in KINDS:
+            raise Refusal("Choose one of the word games.")
         await send_board(interaction, KINDS[variant], by)
 
     @app_commands.command(name="play", description="Lay a word on the snake in your game here")
@@ -251,8 +203,8 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         word: TypedWord,
         end: Literal["start", "end"] | None = None,
     ) -> None:
-        live = await self._game_here(interaction)
-        await self._submit(interaction, live, "play", word, end or "", None)
+        snapshot = await self._game_here(interaction)
+        await self._submit(interaction, snapshot, "play", word, end or "", None)
 
     @app_commands.command(name="turnover", description="Apple Turnover: replace an end word")
     @app_commands.describe(word="Your longer word", end="Which end word to turn over")
@@ -262,19 +214,19 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         word: TypedWord,
         end: Literal["start", "end"] | None = None,
     ) -> None:
-        live = await self._game_here(interaction)
-        await self._submit(interaction, live, "turnover", word, end or "", None)
+        snapshot = await self._game_here(interaction)
+        await self._submit(interaction, snapshot, "turnover", word, end or "", None)
 
     async def options_for(self, guild_id: int) -> dict[str, Any]:
         """``check_words`` only matters in Apple Turnover; the engine ignores it elsewhere."""
-        settings = await self.bot.settings.get(guild_id)
+        settings = await self.bot.orchard.settings.get(guild_id)
         return {
             "easy_letters": settings.easy_letters,
             "word_list": settings.word_list,
             "check_words": settings.turnover_words == "checked",
         }
 
-    async def _game_here(self, interaction: discord.Interaction[Any]) -> Live:
+    async def _game_here(self, interaction: discord.Interaction[Any]) -> Snapshot:
         """The caller's game in play in this channel (theirs to move first, if several)."""
         if interaction.guild_id is None or interaction.channel_id is None:
             raise Refusal("Words are played in your game's channel.")
@@ -282,14 +234,14 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         rows = [
             row
             for kind in KINDS.values()
-            for row in await self.bot.store.open_games(
+            for row in await self.bot.orchard.store.open_games(
                 interaction.guild_id, interaction.channel_id, kind
             )
             if row.status == "active" and row.seat_of(user) is not None
         ]
         if not rows:
             raise Refusal("You have no Appletters game in play in this channel.")
-        games = [await self.bot.runner.load(row.id) for row in rows]
+        games = [await self.bot.orchard.runner.load(row.id) for row in rows]
         mine = [g for g in games if g.row.seat_of(user) == g.state.turn]
         return (mine or games)[0]
 
@@ -306,26 +258,26 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             return
         game_id = int(match["game"])
         async with answering(interaction, game_id):
-            live = await self.bot.runner.load(game_id)
-            if interaction.guild_id != live.row.guild_id:
+            snapshot = await self.bot.orchard.runner.load(game_id)
+            if interaction.guild_id != snapshot.row.guild_id:
                 raise Refusal("This game belongs to another server.")
-            if live.row.kind not in TITLES:  # a forged form naming another game's id
+            if snapshot.row.kind not in self.spec.kinds:  # a forged form naming another game's id
                 raise Refusal("That is not a word game, so there is no word to play in it.")
             values = modal_values(list(data.get("components") or []))
             message = interaction.message
-            on_board = message is not None and message.id == live.row.message_id
-            present = responder(interaction) if on_board else None
+            on_board = message is not None and message.id == snapshot.row.message_id
+            display = reply_display(interaction) if on_board else None
             word, end = values.get("word", ""), values.get("end", "")
-            await self._submit(interaction, live, match["kind"], word, end, present)
+            await self._submit(interaction, snapshot, match["kind"], word, end, display)
 
     async def _submit(
         self,
         interaction: discord.Interaction[Any],
-        live: Live,
+        snapshot: Snapshot,
         kind: str,
         word: str,
         end_text: str,
-        present: Show | None,
+        display: Display | None,
     ) -> None:
         """Play (or turn over with) ``word``, asking which way when it fits several.
 
@@ -335,29 +287,29 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         end = parse_end(end_text)
         text = word.strip().upper()
         ways = [
-            p for p in self._ways(live, interaction.user.id, kind, text) if end in (None, p.end)
+            p for p in self._ways(snapshot, interaction.user.id, kind, text) if end in (None, p.end)
         ]
         if len(ways) > 1:
-            await self._ask_which(interaction, live, kind, text, ways)
+            await self._ask_which(interaction, snapshot, kind, text, ways)
             return
         arg = ways[0].arg if ways else (f"{text}:{end}" if end else text)
-        await self.bot.runner.act(
-            live.id,
+        await self.bot.orchard.runner.act(
+            snapshot.id,
             interaction.user.id,
             kind,
             arg,
             guild_id=interaction.guild_id or 0,
-            present=present,
+            display=display,
         )
         if not interaction.response.is_done():
             said = "Turned over with" if kind == "turnover" else "Played"
             await interaction.response.send_message(f"{said} {text}.", ephemeral=True)
 
-    def _ways(self, live: Live, user_id: int, kind: str, text: str) -> list[Placement]:
+    def _ways(self, snapshot: Snapshot, user_id: int, kind: str, text: str) -> list[Placement]:
         """Legal placements now (empty: let the engine say why not)."""
-        seat = live.row.seat_of(user_id)
-        state: AppState | None = live.state
-        if seat is None or state is None or live.row.status != "active" or seat != state.turn:
+        seat = snapshot.row.seat_of(user_id)
+        state: AppState | None = snapshot.state
+        if seat is None or state is None or snapshot.row.status != "active" or seat != state.turn:
             return []
         find = turnovers_for if kind == "turnover" else placements_for
         return find(state, seat, text)
@@ -365,7 +317,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     async def _ask_which(
         self,
         interaction: discord.Interaction[Any],
-        live: Live,
+        snapshot: Snapshot,
         kind: str,
         text: str,
         ways: list[Placement],
@@ -375,7 +327,9 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             raise Refusal(f"{text} fits more than one way: play it with /appletters and an end.")
         ui_kind = "ui_turnway" if kind == "turnover" else "ui_way"
         buttons = [
-            GameButton(live.id, live.row.version, ui_kind, a, label=way_label(p, kind != "play"))
+            GameButton(
+                snapshot.id, snapshot.row.version, ui_kind, a, label=way_label(p, kind != "play")
+            )
             for p, a in zip(ways, args, strict=True)
         ]
         await interaction.response.send_message(
@@ -385,51 +339,57 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     # Buttons that only show something, or open a modal or a private choice.
 
     async def on_ui(
-        self, interaction: discord.Interaction[Any], live: Live, kind: str, arg: str
+        self, interaction: discord.Interaction[Any], snapshot: Snapshot, kind: str, arg: str
     ) -> None:
         if kind == "ui_tiles":
-            await self._show_tiles(interaction, live)
+            await self._show_tiles(interaction, snapshot)
         elif kind in ("ui_play", "ui_turnover"):
-            self._check_turn(live, interaction.user.id)
-            modal = WordModal(live.id, live.row.version, kind.removeprefix("ui_"))
+            self._check_turn(snapshot, interaction.user.id)
+            modal = WordModal(snapshot.id, snapshot.row.version, kind.removeprefix("ui_"))
             modal.stop()  # never stored: the cog's listener answers it, even after a restart
             await interaction.response.send_modal(modal)
         elif kind == "ui_badapple":
-            await self._offer_bad_apple(interaction, live)
+            await self._offer_bad_apple(interaction, snapshot)
         elif kind in ("ui_way", "ui_turnway", "ui_throw"):
-            await self._private_move(interaction, live, kind, arg)
+            await self._private_move(interaction, snapshot, kind, arg)
         else:
             raise Refusal("That button does nothing in this game.")
 
-    def _check_turn(self, live: Live, user_id: int) -> int:
+    def _check_turn(self, snapshot: Snapshot, user_id: int) -> int:
         """The caller's seat, or a refusal a child understands."""
-        seat = live.row.seat_of(user_id)
-        if live.row.status != "active":
+        seat = snapshot.row.seat_of(user_id)
+        if snapshot.row.status != "active":
             raise Refusal("This game is not being played right now.")
         if seat is None:
             raise Refusal("You are not playing in this game.")
-        state: AppState = live.state
+        state: AppState = snapshot.state
         if state.phase == "claim":
             raise Refusal("Someone has used every tile: challenge the last word or accept it.")
         if seat != state.turn:
-            raise Refusal(f"It is not your turn: it is {live.row.players[state.turn].name}'s go.")
+            raise Refusal(
+                f"It is not your turn: it is {snapshot.row.players[state.turn].name}'s go."
+            )
         return seat
 
-    async def _show_tiles(self, interaction: discord.Interaction[Any], live: Live) -> None:
-        seat = live.row.seat_of(interaction.user.id)
-        if seat is None or live.state is None:
+    async def _show_tiles(self, interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:
+        seat = snapshot.row.seat_of(interaction.user.id)
+        if seat is None or snapshot.state is None:
             raise Refusal("You are not playing in this game, so you have no tiles.")
-        text = self._tiles_message(live, live.state.hands[seat])
+        text = self._tiles_message(snapshot, snapshot.state.hands[seat])
         await interaction.response.send_message(text, ephemeral=True)
 
-    async def _offer_bad_apple(self, interaction: discord.Interaction[Any], live: Live) -> None:
-        seat = self._check_turn(live, interaction.user.id)
-        state: AppState = live.state
+    async def _offer_bad_apple(
+        self, interaction: discord.Interaction[Any], snapshot: Snapshot
+    ) -> None:
+        seat = self._check_turn(snapshot, interaction.user.id)
+        state: AppState = snapshot.state
         if state.bad_apple_used[seat]:
             raise Refusal("You have already thrown your one Bad Apple this game.")
         letters = sorted(set(state.hands[seat]))
         options = [discord.SelectOption(label=letter, value=letter) for letter in letters]
-        select = GameSelect(live.id, live.row.version, "ui_throw", options, placeholder="Throw…")
+        select = GameSelect(
+            snapshot.id, snapshot.row.version, "ui_throw", options, placeholder="Throw…"
+        )
         await interaction.response.send_message(
             "Which tile goes on the Bad Apple pile? It lies face down: only you know which.",
             view=view_of(select),
@@ -437,13 +397,13 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         )
 
     async def _private_move(
-        self, interaction: discord.Interaction[Any], live: Live, kind: str, arg: str
+        self, interaction: discord.Interaction[Any], snapshot: Snapshot, kind: str, arg: str
     ) -> None:
         """A choice made in an ephemeral message: edit the game message, answer anew."""
         action = {"ui_way": "play", "ui_turnway": "turnover", "ui_throw": "badapple"}[kind]
         move = arg if kind == "ui_throw" else decode_way(arg)
-        await self.bot.runner.act(
-            live.id,
+        await self.bot.orchard.runner.act(
+            snapshot.id,
             interaction.user.id,
             action,
             move,
@@ -459,10 +419,12 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
 
     # The public message.
 
-    def render(self, live: Live) -> Rendered:
-        view = public_view(live.state)
-        players = names(live)
-        embed = discord.Embed(title=f"{TITLES[live.row.kind]} · game {live.id}", colour=0xC62828)
+    def render(self, snapshot: Snapshot) -> Rendered:
+        view = public_view(snapshot.state)
+        players = names(snapshot)
+        embed = discord.Embed(
+            title=f"{title(snapshot.row.kind)} · game {snapshot.id}", colour=0xC62828
+        )
         embed.description = self._describe(view, players)
         embed.add_field(name="Tiles", value=self._table(view, players), inline=False)
         recent = [
@@ -470,11 +432,13 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         ]
         embed.add_field(name="Lately", value="\n".join(recent)[:1024] or "-", inline=False)
         draw = self._picture(view, embed)
-        if live.row.status != "active":
-            return self._finished(live, embed, draw)
-        turn = live.row.players[view.turn]
+        if snapshot.row.status != "active":
+            return self._finished(snapshot, embed, draw)
+        turn = snapshot.row.players[view.turn]
         content = None if turn.is_bot else f"<@{turn.user_id}>, your turn."
-        return Rendered(embed=embed, view=self._controls(live, view), content=content, draw=draw)
+        return Rendered(
+            embed=embed, view=self._controls(snapshot, view), content=content, draw=draw
+        )
 
     def _describe(self, view: View, players: list[str]) -> str:
         """The snake in words (for screen readers and images turned off)."""
@@ -532,8 +496,8 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             discord.File(io.BytesIO(draw_snake(view)), "snake.png", description=alt[:1000])
         ]
 
-    def _controls(self, live: Live, view: View) -> ui.View:
-        gid, ver = live.id, live.row.version
+    def _controls(self, snapshot: Snapshot, view: View) -> ui.View:
+        gid, ver = snapshot.id, snapshot.row.version
         primary = discord.ButtonStyle.primary
         tiles = GameButton(gid, ver, "ui_tiles", label="My tiles", row=0)
         items: list[ui.Item[Any]] = []
@@ -555,75 +519,79 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             items.append(GameButton(gid, ver, "challenge", label=label, style=danger, row=1))
         return view_of(*items)
 
-    def _finished(self, live: Live, embed: discord.Embed, draw: Draw | None) -> Rendered:
+    def _finished(self, snapshot: Snapshot, embed: discord.Embed, draw: Draw | None) -> Rendered:
         """Standings in points (Applescore) or tiles left, the snake kept, and Rematch."""
-        state: AppState = live.state
+        state: AppState = snapshot.state
         unit = " points" if state.scored else " tiles left"
         words = " → ".join(w.text for w in state.snake)
-        embed.description = self.standings(live, unit) + f"\n\nThe snake: {words}"[:3000]
-        return Rendered(embed=embed, view=rematch(live), draw=draw)
+        embed.description = self.standings(snapshot, unit) + f"\n\nThe snake: {words}"[:3000]
+        return Rendered(embed=embed, view=rematch(snapshot), draw=draw)
 
     # Private tiles by DM.
 
-    def _tiles_message(self, live: Live, hand: str) -> str:
-        row = live.row
+    def _tiles_message(self, snapshot: Snapshot, hand: str) -> str:
+        row = snapshot.row
         where = f"<#{row.channel_id}>"
         if row.message_id is not None:
             where = f"https://discord.com/channels/{row.guild_id}/{row.channel_id}/{row.message_id}"
         return (
-            f"**{TITLES[row.kind]} · game {row.id}** in <#{row.channel_id}>\n"
+            f"**{title(row.kind)} · game {row.id}** in <#{row.channel_id}>\n"
             f"Your tiles ({len(hand)}): {tiles_text(hand)}\n{where}"
         )
 
-    def _on_commit(self, live: Live) -> None:
+    def _on_commit(self, snapshot: Snapshot) -> None:
         """Runner hook (sync): DM the tiles of anyone whose hand changed, in the background."""
-        if live.row.kind not in TITLES or live.state is None:
+        if snapshot.row.kind not in self.spec.kinds or snapshot.state is None:
             return
-        task = asyncio.create_task(self._send_tiles(live))
+        task = asyncio.create_task(self._send_tiles(snapshot))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _send_tiles(self, live: Live) -> None:
+    async def _send_tiles(self, snapshot: Snapshot) -> None:
         """DM each player whose hand differs from the one they were last sent (kept in the
         store, so a restart sends nothing twice), in version order."""
-        async with self._locks.setdefault(live.id, asyncio.Lock()):  # weak: gone when idle
-            if live.row.version < self._versions.get(live.id, -1):
+        async with self._locks.setdefault(snapshot.id, asyncio.Lock()):  # weak: gone when idle
+            if snapshot.row.version < self._versions.get(snapshot.id, -1):
                 return  # a newer version was handled already
-            self._versions[live.id] = live.row.version
-            if live.row.status != "active":
-                del self._versions[live.id]
-                await self.bot.store.forget_tile_dms(live.id)
+            self._versions[snapshot.id] = snapshot.row.version
+            if snapshot.row.status != "active":
+                del self._versions[snapshot.id]
+                await self.bot.orchard.store.forget_tile_dms(snapshot.id)
                 return
-            state: AppState = live.state
-            sent = await self.bot.store.tile_dms(live.id)
-            for player in live.row.players:
+            state: AppState = snapshot.state
+            sent = await self.bot.orchard.store.tile_dms(snapshot.id)
+            for player in snapshot.row.players:
                 hand = state.hands[player.seat]
                 last, closed = sent.get(player.user_id, (None, False))
                 if player.is_bot or not state.active[player.seat] or closed or last == hand:
                     continue
-                outcome = await self._dm(live, player.user_id, hand)
+                outcome = await self._dm(snapshot, player.user_id, hand)
                 if outcome == "failed":
                     continue  # tried again at the next change
                 closed = outcome == "closed"
-                await self.bot.store.note_tile_dm(live.id, player.user_id, hand, closed=closed)
+                await self.bot.orchard.store.note_tile_dm(
+                    snapshot.id, player.user_id, hand, closed=closed
+                )
                 if closed:  # recorded first: a crash now loses the note, never repeats it
-                    await self._tell_dms_closed(live, player.user_id)
+                    await self._tell_dms_closed(snapshot, player.user_id)
 
-    async def _dm(self, live: Live, user_id: int, hand: str) -> str:
+    async def _dm(self, snapshot: Snapshot, user_id: int, hand: str) -> str:
         """Send ``hand``: "sent", "closed" (the player allows no DMs) or "failed"."""
         try:
             channel = await self.bot.create_dm(discord.Object(id=user_id))
-            await channel.send(self._tiles_message(live, hand))
+            await channel.send(self._tiles_message(snapshot, hand))
             return "sent"
         except discord.Forbidden:
             return "closed"
         except discord.HTTPException:
-            log.warning("game %s: could not DM user %s their tiles", live.id, user_id)
+            log.warning("game %s: could not DM user %s their tiles", snapshot.id, user_id)
             return "failed"
 
-    async def _tell_dms_closed(self, live: Live, user_id: int) -> None:
+    async def _tell_dms_closed(self, snapshot: Snapshot, user_id: int) -> None:
         """Once per game: say so in the channel, naming no tile."""
-        channel = self.bot.get_partial_messageable(live.row.channel_id, guild_id=live.row.guild_id)
+        channel = self.bot.get_partial_messageable(
+            snapshot.row.channel_id, guild_id=snapshot.row.guild_id
+        )
         try:
             await channel.send(
                 f"<@{user_id}>, I can't send you direct messages, so press **My tiles** on the "
@@ -631,7 +599,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
                 allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False),
             )
         except discord.HTTPException:
-            log.warning("game %s: could not post the closed-DMs note", live.id)
+            log.warning("game %s: could not post the closed-DMs note", snapshot.id)
 
 
 async def setup(bot: OrchardBot) -> None:

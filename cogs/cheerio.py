@@ -9,6 +9,8 @@ import discord
 from discord import app_commands
 
 from bot.ai.dice_optimal import DiceTables, tables_for
+from bot.boards import Rendered, names
+from bot.components import GameButton, GameSelect, view_of
 from bot.games.cheerio import (
     CATEGORIES,
     ROLLS_PER_TURN,
@@ -17,8 +19,8 @@ from bot.games.cheerio import (
     score,
     total,
 )
-from bot.interface import GameButton, GameSelect, Rendered, names, view_of
-from bot.runner import Live, Refusal
+from bot.runner import Refusal, Snapshot
+from bot.specs import CHEERIO
 from cogs.game import GameCog, die
 
 if TYPE_CHECKING:
@@ -73,9 +75,7 @@ def hint_text(state: CheerioState, tables: DiceTables) -> str:
 
 
 class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five dice, ones wild"):
-    kind = "cheerio"
-    title = "Cheerio"
-    blurb = "Five dice, seven categories, ones wild. 1 to 6 players."
+    spec = CHEERIO
     rules_text = RULES
 
     @app_commands.command(
@@ -84,9 +84,9 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
     async def hint(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id is None or interaction.channel_id is None:
             raise Refusal("Hints are for games in a server channel.")
-        if not (await self.bot.settings.get(interaction.guild_id)).hints:
+        if not (await self.bot.orchard.settings.get(interaction.guild_id)).hints:
             raise Refusal("Hints are turned off on this server.")
-        games = await self.bot.store.open_games(
+        games = await self.bot.orchard.store.open_games(
             interaction.guild_id, interaction.channel_id, self.kind
         )
         mine = [
@@ -94,37 +94,37 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         ]
         if not mine:
             raise Refusal("You have no Cheerio game in play in this channel.")
-        live = await self.bot.runner.load(mine[0].id)
-        state: CheerioState = live.state
-        if live.row.seat_of(interaction.user.id) != state.turn:
+        snapshot = await self.bot.orchard.runner.load(mine[0].id)
+        state: CheerioState = snapshot.state
+        if snapshot.row.seat_of(interaction.user.id) != state.turn:
             raise Refusal("Hints are for your own turn: wait until it is your go.")
         tables = await asyncio.to_thread(tables_for, self.kind)
-        await self.bot.store.mark_hinted(live.id)
+        await self.bot.orchard.runner.mark_hinted(snapshot.id)
         await interaction.response.send_message(hint_text(state, tables), ephemeral=True)
 
-    def render(self, live: Live) -> Rendered:
-        state: CheerioState = live.state
-        players = names(live)
-        embed = discord.Embed(title=f"Cheerio · game {live.id}")
+    def render(self, snapshot: Snapshot) -> Rendered:
+        state: CheerioState = snapshot.state
+        players = names(snapshot)
+        embed = discord.Embed(title=f"Cheerio · game {snapshot.id}")
         embed.add_field(name="Scorecard", value=scorecard(state, players), inline=False)
         if state.last_score is not None:
             seat, category, points = state.last_score
             embed.set_footer(text=f"{players[seat]} scored {points} in {category}.")
-        if live.row.status != "active":
-            return self.finished(live, embed)
-        turn = live.row.players[state.turn]
+        if snapshot.row.status != "active":
+            return self.finished(snapshot, embed)
+        turn = snapshot.row.players[state.turn]
         left = ROLLS_PER_TURN - state.rolls
         embed.description = (
             f"**{turn.name}'s turn** · {left} roll{'s' * (left != 1)} left\n\n{dice_line(state)}"
         )
         return Rendered(
             embed=embed,
-            view=self._controls(live, state),
+            view=self._controls(snapshot, state),
             content=f"<@{turn.user_id}>, your turn." if not turn.is_bot else None,
         )
 
-    def _controls(self, live: Live, state: CheerioState) -> discord.ui.View:
-        gid, ver = live.id, live.row.version
+    def _controls(self, snapshot: Snapshot, state: CheerioState) -> discord.ui.View:
+        gid, ver = snapshot.id, snapshot.row.version
         no_rolls = state.rolls >= ROLLS_PER_TURN
         holds = [
             GameButton(

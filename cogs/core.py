@@ -10,8 +10,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.interface import GameButton, refuse, view_of
+from bot.components import GameButton, view_of
+from bot.interface import refuse
 from bot.runner import Refusal
+from bot.specs import title
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -42,19 +44,18 @@ class CoreCog(commands.Cog):
     @app_commands.command(name="games", description="Open games in this server, with links")
     async def games(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id is None:
-            await refuse(interaction, "Games live in servers: use /games in a server channel.")
+            await refuse(interaction, "Games snapshot in servers: use /games in a server channel.")
             return
-        rows = await self.bot.store.open_games(interaction.guild_id)
+        rows = await self.bot.orchard.store.open_games(interaction.guild_id)
         if not rows:
             await refuse(interaction, "No games are open here. Start one with /cheerio new.")
             return
         lines: list[str] = []
         buttons: list[GameButton] = []
         for row in rows[:25]:
-            title = self.bot.uis[row.kind].title
             who = ", ".join(p.name for p in row.players)
             link = jump_url(row.guild_id, row.channel_id, row.message_id)
-            lines.append(f"**{title}** #{row.id} ({row.status}) · {who} · {link}")
+            lines.append(f"**{title(row.kind)}** #{row.id} ({row.status}) · {who} · {link}")
             if row.seat_of(interaction.user.id) is not None and len(buttons) < 25:
                 buttons.append(
                     GameButton(row.id, row.version, "repost", label=f"Show #{row.id} again")

@@ -12,10 +12,12 @@ import discord
 from discord import app_commands, ui
 from discord.ext import commands
 
-from bot.ai.registry import STRATEGIES
-from bot.interface import GameButton, Rendered, names, refuse, view_of
+from bot.boards import Rendered, names
+from bot.components import GameButton, view_of
+from bot.interface import open_lobby, orchard_seat, refuse
 from bot.model import Player
-from bot.runner import Live, Refusal
+from bot.runner import Refusal, Snapshot
+from bot.specs import GameSpec
 from cogs.servers import send_board
 
 if TYPE_CHECKING:
@@ -28,35 +30,45 @@ def die(face: int) -> str:
     return f"{DIE_FACES[face - 1]} {face}"
 
 
-def trophies(live: Live, seats: int) -> bool:
+def trophies(snapshot: Snapshot, seats: int) -> bool:
     """A trophy means a win: only a finished game of two or more seats has one (an abandoned
     game is nobody's loss, and a solo game is played for a high score)."""
-    return live.row.status == "finished" and seats > 1
+    return snapshot.row.status == "finished" and seats > 1
 
 
-def ending(live: Live) -> str:
+def ending(snapshot: Snapshot) -> str:
     """The standings' heading, marked when someone asked for a hint during the game."""
-    word = "Game over" if live.row.status == "finished" else "Game abandoned"
-    return word + (" · 💡 hinted" if live.row.hinted else "")
+    word = "Game over" if snapshot.row.status == "finished" else "Game abandoned"
+    return word + (" · 💡 hinted" if snapshot.row.hinted else "")
 
 
-def rematch(live: Live) -> ui.View:
+def rematch(snapshot: Snapshot) -> ui.View:
     """What a finished game's message keeps: one button to play again with the same seats."""
-    again = GameButton(
-        live.id, live.row.version, "rematch", label="Rematch", style=discord.ButtonStyle.primary
-    )
+    primary = discord.ButtonStyle.primary
+    again = GameButton(snapshot.id, snapshot.row.version, "rematch", label="Rematch", style=primary)
     return view_of(again)
 
 
 class GameCog(commands.GroupCog):
-    kind: ClassVar[str]
-    title: ClassVar[str]
-    blurb: ClassVar[str] = ""
+    """A game's UI: it draws every kind (variant) its spec declares."""
+
+    spec: ClassVar[GameSpec]
     rules_text: ClassVar[str] = ""
 
     def __init__(self, bot: OrchardBot) -> None:
         self.bot = bot
-        bot.uis[self.kind] = self
+        for kind in self.spec.kinds:
+            bot.uis[kind] = self
+
+    @property
+    def kind(self) -> str:
+        kind: str = self.spec.main.kind
+        return kind
+
+    @property
+    def title(self) -> str:
+        text: str = self.spec.main.title
+        return text
 
     @app_commands.command(name="new", description="Open a lobby for a new game in this channel")
     @app_commands.describe(
@@ -92,17 +104,17 @@ class GameCog(commands.GroupCog):
         *,
         opponent: str | None = None,
         level: str = "normal",
-    ) -> Live | None:
+    ) -> Snapshot | None:
         """A lobby, or with ``opponent="orchard"`` a game against Orchard started at once."""
         try:
             seats: tuple[Player, ...] = ()
             if opponent == "orchard":
-                if self.kind not in STRATEGIES:
+                if self.spec.strategy is None:
                     raise Refusal(f"Orchard cannot play {self.title} yet.")
-                seats = (self.bot.orchard_seat(level),)
+                seats = (orchard_seat(interaction, level),)
             if interaction.guild_id is not None:
                 options = {**await self.options_for(interaction.guild_id), **(options or {})}
-            return await self.bot.open_lobby(
+            return await open_lobby(
                 interaction, self.kind, options, variant, seats, start=bool(seats)
             )
         except Refusal as err:
@@ -113,26 +125,26 @@ class GameCog(commands.GroupCog):
         """Engine options a new game takes from this server's settings (none by default)."""
         return {}
 
-    def render(self, live: Live) -> Rendered:
+    def render(self, snapshot: Snapshot) -> Rendered:
         raise NotImplementedError
 
-    def finished(self, live: Live, embed: discord.Embed) -> Rendered:
+    def finished(self, snapshot: Snapshot, embed: discord.Embed) -> Rendered:
         """Final standings and a Rematch button, for any game."""
-        embed.description = self.standings(live)
-        return Rendered(embed=embed, view=rematch(live))
+        embed.description = self.standings(snapshot)
+        return Rendered(embed=embed, view=rematch(snapshot))
 
-    def standings(self, live: Live, unit: str = "") -> str:
+    def standings(self, snapshot: Snapshot, unit: str = "") -> str:
         """The heading, then a line per seat, best first (ties share a place)."""
-        results = self.bot.runner.engine(live.row.kind).results(live.state)
-        players = names(live)
-        won = trophies(live, len(results))
+        results = self.bot.orchard.runner.engine(snapshot.row.kind).results(snapshot.state)
+        players = names(snapshot)
+        won = trophies(snapshot, len(results))
         lines = [
             f"{r.placement}. {players[r.seat]}: {r.score}{unit}" + (" 🏆" if won and r.won else "")
             for r in sorted(results, key=lambda r: r.placement)
         ]
-        return f"**{ending(live)}**\n" + "\n".join(lines)
+        return f"**{ending(snapshot)}**\n" + "\n".join(lines)
 
     async def on_ui(
-        self, interaction: discord.Interaction[Any], live: Live, kind: str, arg: str
+        self, interaction: discord.Interaction[Any], snapshot: Snapshot, kind: str, arg: str
     ) -> None:
         raise Refusal("That button does nothing in this game.")

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.boards import Rendered, names
+from bot.components import GameButton, view_of
 from bot.games.hotscore import (
     HotscoreState,
     current_throw,
@@ -15,8 +17,8 @@ from bot.games.hotscore import (
     stakes,
     throw_to_beat,
 )
-from bot.interface import GameButton, Rendered, names, view_of
-from bot.runner import Live
+from bot.runner import Snapshot
+from bot.specs import HOTSCORE
 from cogs.game import GameCog
 
 if TYPE_CHECKING:
@@ -50,18 +52,16 @@ def bar(score: int) -> str:
 
 
 class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: race to 100"):
-    kind = "hotscore"
-    title = "Hot Score"
-    blurb = "A two-player dice duel to exactly 100. Exactly 2 players."
+    spec = HOTSCORE
     rules_text = RULES
 
     async def options_for(self, guild_id: int) -> dict[str, Any]:
-        return {"floor_zero": (await self.bot.settings.get(guild_id)).hotscore_floor}
+        return {"floor_zero": (await self.bot.orchard.settings.get(guild_id)).hotscore_floor}
 
-    def render(self, live: Live) -> Rendered:
-        state: HotscoreState = live.state
-        players = names(live)
-        embed = discord.Embed(title=f"Hot Score · game {live.id} · round {state.round}")
+    def render(self, snapshot: Snapshot) -> Rendered:
+        state: HotscoreState = snapshot.state
+        players = names(snapshot)
+        embed = discord.Embed(title=f"Hot Score · game {snapshot.id} · round {state.round}")
         embed.description = "\n".join(
             f"`{bar(score)}` **{name}**" for name, score in zip(players, state.scores, strict=True)
         )
@@ -69,12 +69,12 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
         recent = log_lines(state, players)[-3:]
         if recent:
             embed.add_field(name="Lately", value="\n".join(recent), inline=False)
-        if live.row.status != "active":
-            return self.finished(live, embed)
-        waiting = sorted(self.bot.runner.engine(self.kind).to_act(state))
-        who = [live.row.players[s] for s in waiting]
+        if snapshot.row.status != "active":
+            return self.finished(snapshot, embed)
+        waiting = sorted(self.bot.orchard.runner.engine(self.kind).to_act(state))
+        who = [snapshot.row.players[s] for s in waiting]
         content = " ".join(f"<@{p.user_id}>" for p in who if not p.is_bot) or None
-        return Rendered(embed=embed, view=self._controls(live, state), content=content)
+        return Rendered(embed=embed, view=self._controls(snapshot, state), content=content)
 
     def _add_play(self, embed: discord.Embed, state: HotscoreState, players: list[str]) -> None:
         if state.level:
@@ -96,8 +96,8 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
         if beat is not None:
             embed.add_field(name=f"To beat ({players[state.starter]})", value=describe(beat))
 
-    def _controls(self, live: Live, state: HotscoreState) -> discord.ui.View:
-        gid, ver = live.id, live.row.version
+    def _controls(self, snapshot: Snapshot, state: HotscoreState) -> discord.ui.View:
+        gid, ver = snapshot.id, snapshot.row.version
         primary = discord.ButtonStyle.primary
         if state.phase == "choose":
             return view_of(

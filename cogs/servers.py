@@ -16,11 +16,13 @@ import discord
 from discord import app_commands, ui
 from discord.ext import commands, tasks
 
-from bot.interface import answering, view_of
+from bot.components import view_of
+from bot.interface import answering
 from bot.model import KindStats, PastGame
 from bot.ratings import shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
+from bot.specs import VARIANTS, lower_is_better, title
 from cogs.core import jump_url
 from cogs.stats_chart import describe, line_chart
 
@@ -29,9 +31,10 @@ if TYPE_CHECKING:
 
 PAGE = 10
 KEEP_DEPARTED_DAYS = 30
-Kind = Literal["cheerio", "applejack", "hotscore", "appletters", "applescore", "appleturnover"]
 By = Literal["rating", "wins", "best", "average"]
-LOWER_IS_BETTER = frozenset({"appletters", "appleturnover"})  # their score is tiles left
+GAMES = [app_commands.Choice(name=v.title, value=v.kind) for v in VARIANTS.values()]
+"""Every playable kind as a command choice, from the game specs."""
+Game = app_commands.Choice[str]
 # What the bot needs where games run: pictures (Appletters' snake, /stats charts) are files.
 POSTING = {
     "view_channel": "View Channel",
@@ -39,10 +42,6 @@ POSTING = {
     "embed_links": "Embed Links",
     "attach_files": "Attach Files",
 }
-
-
-def title_of(bot: OrchardBot, kind: str) -> str:
-    return bot.uis[kind].title if kind in bot.uis else kind
 
 
 def value_text(by: str, value: float) -> str:
@@ -70,9 +69,9 @@ async def board_page(
     The board is public, so its rank line is always that of whoever ran the command (carried
     in the page buttons), never of whoever last turned the page.
     """
-    lower = kind in LOWER_IS_BETTER
-    rows = await bot.store.board(guild_id, kind, by, lower_is_better=lower)
-    records = await bot.store.records(guild_id, kind, lower_is_better=lower)
+    lower = lower_is_better(kind)
+    rows = await bot.orchard.store.board(guild_id, kind, by, lower_is_better=lower)
+    records = await bot.orchard.store.records(guild_id, kind, lower_is_better=lower)
     pages = max(1, math.ceil(len(rows) / PAGE))
     page = min(max(page, 0), pages - 1)
     lines = [
@@ -85,7 +84,7 @@ async def board_page(
         value = value_text(by, rows[mine][1])
         lines.append(f"\n<@{asker}>: rank {mine + 1} of {len(rows)} ({value})")
     embed = discord.Embed(
-        title=f"{title_of(bot, kind)} · by {by}",
+        title=f"{title(kind)} · by {by}",
         description="\n".join(lines) or "No finished games here yet.",
     )
     embed.set_footer(text=f"Page {page + 1} of {pages}")
@@ -168,7 +167,7 @@ class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,
         if interaction.user.id != self.user_id or interaction.guild_id is None:
             raise Refusal("Only the person who asked can confirm.")
         bot: OrchardBot = interaction.client
-        removed = await bot.store.forget_user(interaction.guild_id, interaction.user.id)
+        removed = await bot.orchard.store.forget_user(interaction.guild_id, interaction.user.id)
         noun = "record" if removed == 1 else "records"
         await interaction.response.send_message(f"Done: {removed} {noun} removed.", ephemeral=True)
 
@@ -197,30 +196,32 @@ class ServersCog(commands.Cog):
 
     @app_commands.command(name="leaderboard", description="This server's best players in a game")
     @app_commands.describe(game="Which game", by="Rank by rating, wins, best or average score")
+    @app_commands.choices(game=GAMES)
     async def leaderboard(
-        self, interaction: discord.Interaction[Any], game: Kind, by: By = "rating"
+        self, interaction: discord.Interaction[Any], game: Game, by: By = "rating"
     ) -> None:
-        await send_board(interaction, game, by)
+        await send_board(interaction, game.value, by)
 
     @app_commands.command(name="stats", description="A player's record in this server")
     @app_commands.describe(
         user="Whose record (you, if left out)",
         game="Which game to chart (the most played, if left out)",
     )
+    @app_commands.choices(game=GAMES)
     async def stats(
         self,
         interaction: discord.Interaction[Any],
         user: discord.User | None = None,
-        game: Kind | None = None,
+        game: Game | None = None,
     ) -> None:
         guild_id = self._guild(interaction)
         who = user or interaction.user
-        rows = await self.bot.store.user_stats(guild_id, who.id)
+        rows = await self.bot.orchard.store.user_stats(guild_id, who.id)
         embed = discord.Embed(title=f"{who.display_name}'s games here")
         for s in rows:
-            embed.add_field(name=title_of(self.bot, s.kind), value=stats_text(s))
+            embed.add_field(name=title(s.kind), value=stats_text(s))
         embed.description = summary_text(rows)
-        charted = game or most_played(rows)
+        charted = game.value if game else most_played(rows)
         files = await self._chart(guild_id, who.id, charted, embed) if charted else []
         await interaction.response.send_message(embed=embed, files=files)
 
@@ -228,33 +229,36 @@ class ServersCog(commands.Cog):
         self, guild_id: int, user_id: int, kind: str, embed: discord.Embed
     ) -> list[discord.File]:
         """One game's line: its people's rating, else its scores (games never share a scale)."""
-        history = await self.bot.store.rating_history(guild_id, user_id, kind)
+        history = await self.bot.orchard.store.rating_history(guild_id, user_id, kind)
         values, what = [shown((mu, sigma)) for mu, sigma, _ in history], "rating"
         if len(values) < 2:
-            past = await self.bot.store.history(guild_id, user_id, kind, limit=30)
+            past = await self.bot.orchard.store.history(guild_id, user_id, kind, limit=30)
             values = [float(s[2]) for g in reversed(past) for s in g.seats if s[0] == user_id]
-            what = "tiles left" if kind in LOWER_IS_BETTER else "score"
+            what = "tiles left" if lower_is_better(kind) else "score"
         if len(values) < 2:
             return []
-        what = f"{title_of(self.bot, kind)} {what}"
-        title = f"{what} over the last {len(values)} games"
-        png = await asyncio.to_thread(line_chart, values, title)
+        what = f"{title(kind)} {what}"
+        heading = f"{what} over the last {len(values)} games"
+        png = await asyncio.to_thread(line_chart, values, heading)
         embed.set_image(url="attachment://chart.png")
         return [discord.File(io.BytesIO(png), "chart.png", description=describe(values, what))]
 
     @app_commands.command(name="history", description="Recent finished games, with links")
     @app_commands.describe(user="Whose games (you, if left out)", game="Only this game")
+    @app_commands.choices(game=GAMES)
     async def history(
         self,
         interaction: discord.Interaction[Any],
         user: discord.User | None = None,
-        game: Kind | None = None,
+        game: Game | None = None,
     ) -> None:
         guild_id = self._guild(interaction)
         who = user or interaction.user
         lines = [
             history_line(self.bot, guild_id, past)
-            for past in await self.bot.store.history(guild_id, who.id, game)
+            for past in await self.bot.orchard.store.history(
+                guild_id, who.id, game.value if game else None
+            )
         ]
         embed = discord.Embed(
             title=f"{who.display_name}'s recent games",
@@ -292,7 +296,7 @@ class ServersCog(commands.Cog):
         hotscore_floor: bool | None = None,
     ) -> None:
         guild_id = self._guild(interaction)
-        current = await self.bot.settings.get(guild_id)
+        current = await self.bot.orchard.settings.get(guild_id)
         changes: dict[str, Any] = {
             key: value
             for key, value in (
@@ -316,7 +320,9 @@ class ServersCog(commands.Cog):
         if channels != set(current.game_channels):
             changes["game_channels"] = tuple(sorted(channels))
         try:
-            new = await self.bot.settings.update(guild_id, **changes) if changes else current
+            new = (
+                await self.bot.orchard.settings.update(guild_id, **changes) if changes else current
+            )
         except ValueError as err:
             raise Refusal(str(err)) from err
         said = "Saved. " if changes else ""
@@ -336,20 +342,23 @@ class ServersCog(commands.Cog):
 
     @app_commands.command(name="forfeit", description="Give up your game in this channel")
     @app_commands.describe(game="Which game, if you play more than one here")
+    @app_commands.choices(game=GAMES)
     async def forfeit(
-        self, interaction: discord.Interaction[Any], game: Kind | None = None
+        self, interaction: discord.Interaction[Any], game: Game | None = None
     ) -> None:
         guild_id = self._guild(interaction)
         rows = [
             g
-            for g in await self.bot.store.open_games(guild_id, interaction.channel_id, game)
+            for g in await self.bot.orchard.store.open_games(
+                guild_id, interaction.channel_id, game.value if game else None
+            )
             if g.status == "active" and g.seat_of(interaction.user.id) is not None
         ]
         if not rows:
             raise Refusal("You have no game in play in this channel.")
-        live = await self.bot.runner.forfeit(rows[0].id, interaction.user.id)
+        snapshot = await self.bot.orchard.runner.forfeit(rows[0].id, interaction.user.id)
         await interaction.response.send_message(
-            f"You left {title_of(self.bot, live.row.kind)} game {live.id}.", ephemeral=True
+            f"You left {title(snapshot.row.kind)} game {snapshot.id}.", ephemeral=True
         )
 
     @app_commands.command(name="end", description="End a stuck game (recorded as abandoned)")
@@ -358,12 +367,10 @@ class ServersCog(commands.Cog):
     @app_commands.describe(game_id="The game's number, as /games shows it")
     async def end(self, interaction: discord.Interaction[Any], game_id: int) -> None:
         guild_id = self._guild(interaction)
-        row = await self.bot.store.get_game(game_id)
-        if row is None or row.guild_id != guild_id or row.status not in ("lobby", "active"):
+        row = await self.bot.orchard.store.get_game(game_id)
+        if row is None or row.guild_id != guild_id or not row.status.is_open:
             raise Refusal(f"There is no open game {game_id} in this server.")
-        async with self.bot.runner.lock(game_id):
-            await self.bot.store.close_game(game_id, "abandoned", from_status=row.status)
-        await self.bot.runner.show(await self.bot.runner.load(game_id))
+        await self.bot.orchard.runner.abandon(game_id)
         await interaction.response.send_message(
             f"Game {game_id} was ended by a moderator; nobody lost.",
             allowed_mentions=discord.AllowedMentions.none(),
@@ -380,16 +387,16 @@ class ServersCog(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
-        await self.bot.store.guild_left(guild.id, time.time())
+        await self.bot.orchard.store.guild_left(guild.id, time.time())
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
-        await self.bot.store.guild_returned(guild.id)
+        await self.bot.orchard.store.guild_returned(guild.id)
 
     @tasks.loop(hours=6)
     async def purge(self) -> None:
         """Forget servers the bot left more than 30 days ago."""
-        await self.bot.store.purge_departed(time.time() - KEEP_DEPARTED_DAYS * 86400)
+        await self.bot.orchard.store.purge_departed(time.time() - KEEP_DEPARTED_DAYS * 86400)
 
     def _guild(self, interaction: discord.Interaction[Any]) -> int:
         if interaction.guild_id is None:
@@ -421,7 +428,7 @@ def most_played(rows: list[KindStats]) -> str | None:
 def stats_text(s: KindStats) -> str:
     """One game's field in /stats; wins count games between people, Orchard is apart."""
     rate = f"{100 * s.wins / s.rated_games:.0f}%" if s.rated_games else "-"
-    best = s.lowest if s.kind in LOWER_IS_BETTER else s.best
+    best = s.lowest if lower_is_better(s.kind) else s.best
     rating = f"{shown(s.rating):.1f}" if s.rating else "unrated"
     text = (
         f"{s.games} games · {s.wins} wins ({rate})\nbest {best} · average {s.average:.1f}\n"
@@ -453,9 +460,7 @@ def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
     )
     link = jump_url(guild_id, past.channel_id, past.message_id)
     hinted = " · 💡 hinted" if past.hinted else ""
-    return (
-        f"**{title_of(bot, past.kind)}** <t:{int(past.finished_at)}:R> · {scores}{hinted} · {link}"
-    )
+    return f"**{title(past.kind)}** <t:{int(past.finished_at)}:R> · {scores}{hinted} · {link}"
 
 
 def settings_text(s: GuildSettings) -> str:

@@ -19,7 +19,8 @@ from typing import Any
 import aiosqlite
 
 from bot.model import (
-    Commit,
+    KEEP,
+    GameChange,
     GameRow,
     GameStatus,
     KindStats,
@@ -169,83 +170,25 @@ class Store:
         )
         return [r[0] for r in rows]
 
-    async def set_players(self, game_id: int, players: Sequence[Player]) -> None:
-        """Replace a lobby's seats (join and leave renumber them in joining order)."""
-        async with self.transaction() as conn:
-            await conn.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
-            for seat, player in enumerate(players):
-                await _insert_player(conn, game_id, replace(player, seat=seat, timeouts=0))
-            await conn.execute(
-                "UPDATE games SET updated_at = ? WHERE id = ?", (time.time(), game_id)
-            )
+    async def write(self, change: GameChange) -> bool:
+        """Apply one change to a game row (and its seats, log and results) atomically.
 
-    async def set_message(self, game_id: int, message_id: int) -> None:
-        async with self.transaction() as conn:
-            await conn.execute(
-                "UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id)
-            )
-
-    async def start_game(self, game_id: int, state: dict[str, Any], deadline: float | None) -> bool:
-        """Move a lobby into play; False if it was no longer a lobby (a racing Start)."""
-        async with self.transaction() as conn:
-            cur = await conn.execute(
-                "UPDATE games SET status = 'active', state = ?, version = 0, deadline = ?,"
-                " updated_at = ? WHERE id = ? AND status = 'lobby'",
-                (_state_json(state), deadline, time.time(), game_id),
-            )
-            return cur.rowcount == 1
-
-    async def close_game(self, game_id: int, status: str, *, from_status: str) -> bool:
-        """End a lobby or game without results (cancelled, expired, abandoned)."""
-        async with self.transaction() as conn:
-            cur = await conn.execute(
-                "UPDATE games SET status = ?, deadline = NULL, updated_at = ?"
-                " WHERE id = ? AND status = ?",
-                (status, time.time(), game_id, from_status),
-            )
-            return cur.rowcount == 1
-
-    async def commit(self, change: Commit) -> bool:
-        """Write an accepted action: state, moves, seat counters and results, atomically.
-
-        Returns False (and writes nothing) when the stored version is no longer the one the
-        action was computed from: someone else's move got there first.
+        Returns False, writing nothing, when the row is no longer in ``from_status`` or at
+        ``expected_version``: someone else's change got there first.
         """
         now = time.time()
+        sets, params = _game_sets(change, now)
+        where, guard = _game_guards(change)
         async with self.transaction() as conn:
-            version = change.expected_version + len(change.moves)
             cur = await conn.execute(
-                "UPDATE games SET state = ?, version = ?, status = ?, deadline = ?,"
-                " updated_at = ? WHERE id = ? AND version = ? AND status = 'active'",
-                (
-                    _state_json(change.state),
-                    version,
-                    change.status,
-                    change.deadline,
-                    now,
-                    change.game_id,
-                    change.expected_version,
-                ),
+                f"UPDATE games SET {', '.join(sets)} WHERE {where}", (*params, *guard)
             )
             if cur.rowcount != 1:
                 return False
-            await conn.executemany(
-                "INSERT INTO moves (game_id, seq, seat, user_id, kind, arg, source, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        change.game_id,
-                        change.expected_version + i + 1,
-                        m.seat,
-                        m.user_id,
-                        m.verb,
-                        m.arg,
-                        m.source,
-                        now,
-                    )
-                    for i, m in enumerate(change.moves)
-                ],
-            )
+            if change.players is not None:
+                await _replace_players(conn, change.game_id, change.players)
+            if change.moves:
+                await _append_moves(conn, change, now)
             if change.timeouts:
                 await conn.executemany(
                     "UPDATE game_players SET timeouts = ? WHERE game_id = ? AND seat = ?",
@@ -257,14 +200,6 @@ class Store:
                 await _update_ratings(conn, change.game_id, change.rating, now)
         return True
 
-    async def postpone(self, game_id: int, deadline: float) -> None:
-        """Move a deadline that could not be handled, so it is retried rather than spun on."""
-        async with self.transaction() as conn:
-            await conn.execute("UPDATE games SET deadline = ? WHERE id = ?", (deadline, game_id))
-
-    async def mark_hinted(self, game_id: int) -> None:
-        async with self.transaction() as conn:
-            await conn.execute("UPDATE games SET hinted = 1 WHERE id = ?", (game_id,))
 
     async def moves(self, game_id: int) -> list[Move]:
         rows = await self._fetchall(
@@ -504,6 +439,60 @@ class Store:
                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (key, value),
             )
+
+
+def _game_sets(change: GameChange, now: float) -> tuple[list[str], list[Any]]:
+    """The ``SET`` clauses of a change: only the fields it changes, and the time."""
+    sets: list[str] = ["updated_at = ?"]
+    params: list[Any] = [now]
+    for column, value in (
+        ("status", change.status),
+        ("state", None if change.state is None else _state_json(change.state)),
+        ("version", change.version),
+        ("message_id", change.message_id),
+    ):
+        if value is not None:
+            sets.append(f"{column} = ?")
+            params.append(value)
+    if change.deadline is not KEEP:
+        sets.append("deadline = ?")
+        params.append(change.deadline)
+    if change.hinted:
+        sets.append("hinted = 1")
+    return sets, params
+
+
+def _game_guards(change: GameChange) -> tuple[str, list[Any]]:
+    where = "id = ?"
+    guard: list[Any] = [change.game_id]
+    if change.from_status is not None:
+        where += " AND status = ?"
+        guard.append(change.from_status)
+    if change.expected_version is not None:
+        where += " AND version = ?"
+        guard.append(change.expected_version)
+    return where, guard
+
+
+async def _replace_players(
+    conn: aiosqlite.Connection, game_id: int, players: Sequence[Player]
+) -> None:
+    """A lobby's seats anew: join and leave renumber them in joining order."""
+    await conn.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
+    for seat, player in enumerate(players):
+        await _insert_player(conn, game_id, replace(player, seat=seat, timeouts=0))
+
+
+async def _append_moves(conn: aiosqlite.Connection, change: GameChange, now: float) -> None:
+    first = (change.expected_version or 0) + 1
+    await conn.executemany(
+        "INSERT INTO moves (game_id, seq, seat, user_id, kind, arg, source, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (change.game_id, first + i, m.seat, m.user_id, m.verb, m.arg, m.source, now)
+            for i, m in enumerate(change.moves)
+        ],
+    )
 
 
 async def _insert_player(conn: aiosqlite.Connection, game_id: int, player: Player) -> None:

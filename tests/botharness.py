@@ -32,7 +32,8 @@ async def orchard_bot(
     """The unchanged bot, connected to ``fake``, on the database file ``db_path``."""
     bot = OrchardBot(config(db_path), guild_ready_timeout=0.05)
     async with run_bot(bot, fake):
-        bot.opponents.delay = delay
+        assert bot.orchard.opponents is not None
+        bot.orchard.opponents.delay = delay
         yield bot
 
 
@@ -85,9 +86,9 @@ async def snapshot(bot: OrchardBot, *game_ids: int) -> list[Any]:
     """Everything a move could change in these games (not the message id: a repost moves it)."""
     seen = []
     for game_id in game_ids:
-        row = await bot.store.get_game(game_id)
+        row = await bot.orchard.store.get_game(game_id)
         assert row is not None
-        moves = await bot.store.moves(game_id)
+        moves = await bot.orchard.store.moves(game_id)
         seen.append((row.version, row.status, row.state, row.players, len(moves)))
     return seen
 

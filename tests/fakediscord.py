@@ -727,7 +727,7 @@ class FakeDiscord:
         return self.channels[self.dm_channels[user_id]]
 
     def channel_messages(self, channel_id: int, *, ephemeral: bool = False) -> list[JSON]:
-        """Live messages of a channel, oldest first; ephemeral ones only if asked for."""
+        """Snapshot messages of a channel, oldest first; ephemeral ones only if asked for."""
         ids = self._channel_order.get(channel_id, [])
         shown = [self.messages[i] for i in ids if i in self.messages]
         return [m for m in shown if ephemeral or not int(m["flags"]) & EPHEMERAL]

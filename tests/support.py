@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.games.registry import ENGINES
 from bot.lobby import Lobby
 from bot.model import Player
-from bot.runner import Live, Runner
+from bot.orchard import Orchard
+from bot.runner import Runner, Snapshot
 from bot.scheduler import Scheduler
-from bot.settings import Settings
 from db.store import Store
 
 GUILD, CHANNEL = 100, 200
@@ -28,40 +27,53 @@ class Clock:
 class Recorder:
     """Stands in for Discord: remembers every version it was asked to show."""
 
-    shown: list[Live] = field(default_factory=list)
+    shown: list[Snapshot] = field(default_factory=list)
 
-    async def __call__(self, live: Live) -> None:
+    async def __call__(self, live: Snapshot) -> None:
         self.shown.append(live)
 
 
 @dataclass
-class Orchard:
-    store: Store
-    runner: Runner
-    lobby: Lobby
-    scheduler: Scheduler
+class Table:
+    """Orchard as the app wires it, displayed on a :class:`Recorder`, on a test clock."""
+
+    orchard: Orchard
     clock: Clock
     shown: Recorder
 
+    @property
+    def store(self) -> Store:
+        return self.orchard.store
+
+    @property
+    def runner(self) -> Runner:
+        return self.orchard.runner
+
+    @property
+    def lobby(self) -> Lobby:
+        return self.orchard.lobby
+
+    @property
+    def scheduler(self) -> Scheduler:
+        return self.orchard.scheduler
+
     async def close(self) -> None:
-        await self.store.close()
+        await self.orchard.close()
 
 
-async def orchard(path: Path, clock: Clock | None = None) -> Orchard:
-    """Everything but Discord, on the database file at ``path``."""
-    store = await Store.open(path)
+async def orchard(path: Path, clock: Clock | None = None) -> Table:
+    """Everything but Discord, on the database file at ``path``; Orchard's seats do not
+    play unless a test starts them (``Opponents(table.runner)``)."""
     clock = clock or Clock()
     shown = Recorder()
-    runner = Runner(store, ENGINES, Settings(store), publish=shown, clock=clock)
-    lobby = Lobby(runner)
-    return Orchard(store, runner, lobby, Scheduler(runner, lobby), clock, shown)
+    return Table(await Orchard.open(path, board=shown, clock=clock), clock, shown)
 
 
 def player(user_id: int, seat: int = 0) -> Player:
     return Player(seat, user_id, f"user{user_id}")
 
 
-async def started(o: Orchard, kind: str, users: list[int]) -> Live:
+async def started(o: Table, kind: str, users: list[int]) -> Snapshot:
     live = await o.lobby.open(kind, GUILD, CHANNEL, player(users[0]))
     for user in users[1:]:
         await o.lobby.join(live.id, player(user))

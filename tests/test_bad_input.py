@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from bot.__main__ import serve
 from bot.app import OrchardBot
+from bot.components import OURS
 from bot.games.cheerio import CATEGORIES
-from bot.interface import OURS
 from tests.botharness import config, new_game, no_errors, private, snapshot
 from tests.fakediscord import ADMINISTRATOR, FakeDiscord, InteractionRecord, run_bot
 
@@ -56,7 +56,7 @@ class Table:
         return await snapshot(self.bot, self.a, self.b, self.y)
 
     async def version(self, game_id: int) -> int:
-        row = await self.bot.store.get_game(game_id)
+        row = await self.bot.orchard.store.get_game(game_id)
         assert row is not None
         return row.version
 
@@ -85,7 +85,7 @@ async def table(tmp_path: Path) -> AsyncIterator[Table]:
             board_a = await cheerio(fake, ALICE, GUILD_X, CHANNEL_A, BOB)
             board_b = await cheerio(fake, CAROL, GUILD_X, CHANNEL_B)
             board_y = await cheerio(fake, DAVE, GUILD_Y, CHANNEL_Y)
-            ids = {row.channel_id: row.id for row in await bot.store.open_games()}
+            ids = {row.channel_id: row.id for row in await bot.orchard.store.open_games()}
             yield Table(
                 fake,
                 bot,
@@ -200,7 +200,7 @@ async def test_stale_versions_are_already_played(table: Table, data: st.DataObje
     )
 )
 async def test_arbitrary_select_values_are_refused(table: Table, values: list[str]) -> None:
-    live = await table.bot.runner.load(table.a)
+    live = await table.bot.orchard.runner.load(table.a)
     card = live.state.cards[live.state.turn]
     chosen = "".join(sorted(values)) if len(values) > 1 else (values or [""])[0]
     assume(not any(c == chosen and p is None for c, p in zip(CATEGORIES, card, strict=True)))
@@ -238,7 +238,7 @@ async def test_a_control_clicked_on_another_games_message_moves_only_its_own_boa
 ) -> None:
     """Game A's roll, sent from game B's message: A moves, B's message is left as it was."""
     roll = table.fake.find_button(table.board_a, lambda c: ":roll:" in (c.custom_id or ""))
-    live = await table.bot.runner.load(table.a)
+    live = await table.bot.orchard.runner.load(table.a)
     player = ALICE if live.state.turn == 0 else BOB
     b_before = table.fake.message(table.board_b)
     reply = await answer(await table.fake.forge(player, table.board_b, roll.custom_id or ""))
@@ -273,7 +273,7 @@ INTEGER = st.integers(-(2**53), 2**53)
 @PROPERTY
 @given(minutes=NUMBER)
 async def test_settings_turn_minutes_saves_or_refuses(table: Table, minutes: float) -> None:
-    settings_now = table.bot.settings
+    settings_now = table.bot.orchard.settings
     before = await settings_now.get(GUILD_X)
     games = await table.snapshot()
     reply = await answer(
@@ -355,7 +355,7 @@ async def test_bad_input_is_logged_at_debug_level_only(
     """Refusals are routine: a busy server's log must not fill with them."""
     caplog.set_level(logging.DEBUG)
     fake = table.fake
-    live = await table.bot.runner.load(table.a)
+    live = await table.bot.orchard.runner.load(table.a)
     mover, waiting = (ALICE, BOB) if live.state.turn == 0 else (BOB, ALICE)
     roll = fake.find_button(table.board_a, lambda c: ":roll:" in (c.custom_id or ""))
     score = f"orcs:{table.a}:{live.row.version}:score:"
@@ -405,7 +405,7 @@ async def test_only_the_host_starts_or_cancels_a_lobby(table: Table) -> None:
     assert opened.original is not None
     lobby = int(opened.original["id"])
     await answer(await fake.click(CAROL, lobby, fake.find_button(lobby, "Join")))
-    (row,) = [g for g in await table.bot.store.open_games(GUILD_X) if g.status == "lobby"]
+    (row,) = [g for g in await table.bot.orchard.store.open_games(GUILD_X) if g.status == "lobby"]
     for label in ("Start", "Cancel"):
         reply = await answer(await fake.click(CAROL, lobby, fake.find_button(lobby, label)))
         private(reply)
@@ -414,7 +414,7 @@ async def test_only_the_host_starts_or_cancels_a_lobby(table: Table) -> None:
     reply = await answer(await fake.select(CAROL, lobby, addbot, ["hard"]))
     private(reply)
     assert "Only the host" in reply.content
-    after = await table.bot.store.get_game(row.id)
+    after = await table.bot.orchard.store.get_game(row.id)
     assert after is not None and after.status == "lobby" and after.players == row.players
     started = await answer(await fake.click(BOB, lobby, fake.find_button(lobby, "Start")))
     assert started.type == 7
@@ -439,7 +439,7 @@ async def test_settings_and_end_need_the_permission(table: Table) -> None:
         )
     )
     private(saved)
-    assert not (await table.bot.settings.get(GUILD_X)).hints
+    assert not (await table.bot.orchard.settings.get(GUILD_X)).hints
     assert await table.snapshot() == before
     in_dm = await answer(await fake.slash(BOB, None, None, "games"))
     private(in_dm)
@@ -473,13 +473,13 @@ async def test_the_token_never_reaches_logs_errors_or_bodies(
         bot = OrchardBot(config(tmp_path / "o.db"), guild_ready_timeout=0.05)
         async with run_bot(bot, fake, token=TOKEN):
             board = await cheerio(fake, CAROL, GUILD_X, CHANNEL_B)
-            (row,) = await bot.store.open_games(GUILD_X)
-            while (live := await bot.runner.load(row.id)).row.status == "active":
+            (row,) = await bot.orchard.store.open_games(GUILD_X)
+            while (live := await bot.orchard.runner.load(row.id)).row.status == "active":
                 select = next(c for c in fake.components(board) if c.is_select)
                 await answer(await fake.select(CAROL, board, select, [select.options[0]]))
             await answer(await fake.forge(CAROL, board, "orc:1:0:roll:"))  # a refusal
             fake.fail("PATCH", r"/channels/\d+/messages/\d+", 403)
-            await bot.runner.show(live)  # a logged warning with a traceback
+            await bot.orchard.runner.display(live)  # a logged warning with a traceback
         assert live.row.status == "finished"
         fake.fail("GET", r"/users/@me$", 401, code=0, message="401: Unauthorized")
         assert await serve(OrchardBot(config(tmp_path / "o2.db")), TOKEN) == 1

@@ -82,13 +82,13 @@ def add_word(word: str) -> str:
 
 
 async def game_of(bot: OrchardBot):
-    (row,) = [g for g in await bot.store.open_games(GUILD) if g.status == "active"]
-    return await bot.runner.load(row.id)
+    (row,) = [g for g in await bot.orchard.store.open_games(GUILD) if g.status == "active"]
+    return await bot.orchard.runner.load(row.id)
 
 
 async def state_of(bot: OrchardBot) -> AppState:
-    (row,) = await bot.store.open_games(GUILD)
-    return (await bot.runner.load(row.id)).state
+    (row,) = await bot.orchard.store.open_games(GUILD)
+    return (await bot.orchard.runner.load(row.id)).state
 
 
 def shared_pair(mine: str, theirs: str) -> tuple[str, str]:
@@ -343,13 +343,13 @@ async def test_a_whole_game_keeps_every_hand_private(
         last = add_word(end + state.hands[other][::-1])  # not the hand as sorted: no false alarm
         out = await modal_word(fake, USERS[other], board, last, "end")
         assert out.type == 7, out.describe()
-        live = await bot.runner.load(game_id)
+        live = await bot.orchard.runner.load(game_id)
         note(hands, live.state)
         assert live.row.status == "finished"
         final = fake.message(board)
         assert "Game over" in final["embeds"][0]["description"]
         assert fake.find_button(board, "Rematch")
-        assert await bot.runner.replay(live.id) == live.state
+        assert await bot.orchard.runner.replay(live.id) == live.state
     assert any(r.name.startswith("bot.") for r in caplog.records)  # the refusals were logged
     assert_nothing_leaked(fake, hands, orchard_logs(caplog))
 
@@ -568,7 +568,7 @@ async def test_leaderboard_after_a_finished_game(fake_discord: FakeDiscord, tmp_
         game_id = (await game_of(bot)).id
         gone = await answered(await fake.slash(BOB, GUILD, CHANNEL, "forfeit"))
         assert gone.ephemeral and "You left" in gone.content, gone.content
-        assert (await bot.runner.load(game_id)).row.status == "finished"
+        assert (await bot.orchard.runner.load(game_id)).row.status == "finished"
         shown = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "appletters leaderboard"))
         assert not shown.ephemeral, shown.describe()
         (embed,) = shown.embeds
@@ -594,8 +594,8 @@ async def test_a_turn_deadline_picks_and_passes_and_says_so(
         board = await new_game(fake, "appletters", ALICE, [BOB])
         state = await noted(bot, hands)
         late = state.turn
-        bot.runner.clock = lambda: time.time() + 301
-        bot.scheduler.wake()
+        bot.orchard.runner.clock = lambda: time.time() + 301
+        bot.orchard.scheduler.wake()
         notice = await fake.wait_for_message(
             CHANNEL, lambda m: "ran out of time" in (m.get("content") or "")
         )
@@ -606,7 +606,7 @@ async def test_a_turn_deadline_picks_and_passes_and_says_so(
         picked = Counter(after.hands[late])
         picked.subtract(state.hands[late])
         assert +picked == Counter(state.core[:3]) and after.core == state.core[3:]
-        assert (await bot.store.moves(live.id))[-1].source == "timeout"
+        assert (await bot.orchard.store.moves(live.id))[-1].source == "timeout"
         assert "PICK AND PASS!" in json.dumps(fake.message(board)["embeds"])
         await got_tiles(fake, USERS[late], after.hands[late])
     assert_nothing_leaked(fake, hands)
@@ -674,7 +674,7 @@ async def test_a_restart_sends_no_unchanged_hand_and_no_second_closed_dms_note(
     async with appletters_bot(fake, path) as bot:
         live = await game_of(bot)
         mover = live.state.turn
-        await bot.runner.act(live.id, USERS[mover], "pick", version=live.row.version)
+        await bot.orchard.runner.act(live.id, USERS[mover], "pick", version=live.row.version)
         state = await state_of(bot)
         await asyncio.gather(*bot.get_cog("AppLettersCog")._tasks)  # every DM of that move
         if mover == 0:

@@ -96,14 +96,14 @@ class Tables:
 
     async def user(self, who: str) -> int:
         """``mover``: whose turn it is; ``waiting``: the other player; else Carol."""
-        live = await self.bot.runner.load(self.letters)
+        live = await self.bot.orchard.runner.load(self.letters)
         state: AppState = live.state
         seats = {"mover": state.turn, "waiting": 1 - state.turn}
         return live.row.players[seats[who]].user_id if who in seats else CAROL
 
     async def modal_id(self, user: int) -> str:
         """The word modal's id: opened by the mover's button, typed out for anyone else."""
-        live = await self.bot.runner.load(self.letters)
+        live = await self.bot.orchard.runner.load(self.letters)
         if live.row.seat_of(user) != live.state.turn:
             return f"orcm:{self.letters}:{live.row.version}:play:"
         opened = await answer(await self.fake.click(user, self.board, self.button("Play word")))
@@ -144,7 +144,7 @@ async def tables(tmp_path: Path) -> AsyncIterator[Tables]:
             word_list_only(bot, WORDS)
             board = await new_game(fake, "appletters", ALICE, [BOB], channel=CHANNEL_A)
             await new_game(fake, "cheerio", CAROL, [], channel=CHANNEL_B)
-            ids = {row.kind: row.id for row in await bot.store.open_games(GUILD)}
+            ids = {row.kind: row.id for row in await bot.orchard.store.open_games(GUILD)}
             yield Tables(fake, bot, ids["appletters"], ids["cheerio"], board)
 
 
@@ -247,13 +247,13 @@ async def test_any_appletters_play_options_are_refused_privately_and_change_noth
     level=st.one_of(st.sampled_from(["", "HARD", "expert"]), st.text(max_size=30)),
 )
 async def test_forged_new_options_open_nothing(tables: Tables, variant: str, level: str) -> None:
-    games = await tables.bot.store.open_games(GUILD)
+    games = await tables.bot.orchard.store.open_games(GUILD)
     options = {"variant": variant, "opponent": "orchard", "level": level}
     reply = await answer(
         await tables.fake.slash(CAROL, GUILD, CHANNEL_B, "appletters new", options)
     )
     private(reply)
-    assert await tables.bot.store.open_games(GUILD) == games
+    assert await tables.bot.orchard.store.open_games(GUILD) == games
     no_errors(tables.fake)
 
 
@@ -274,8 +274,8 @@ async def test_the_word_option_is_declared_as_long_as_the_modal(tables: Tables) 
 async def orchard_moved(bot: OrchardBot, game_id: int) -> None:
     """Orchard moves in its own tasks: wait (bounded) until it made a move and waits for Alice."""
     for _ in range(1000):
-        live = await bot.runner.load(game_id)
-        moves = await bot.store.moves(game_id)
+        live = await bot.orchard.runner.load(game_id)
+        moves = await bot.orchard.store.moves(game_id)
         if any(m.source == "bot" for m in moves) and live.state.turn == 0:
             return
         await asyncio.sleep(0.01)
@@ -307,14 +307,14 @@ async def test_new_against_orchard_starts_at_once_and_orchard_plays(
         assert opened.type == 4 and not opened.ephemeral, opened.describe()
         assert opened.original is not None
         board = int(opened.original["id"])
-        (row,) = await bot.store.open_games(GUILD)
+        (row,) = await bot.orchard.store.open_games(GUILD)
         assert row.kind == "applescore" and row.status == "active"
         assert [(p.user_id, p.is_bot) for p in row.players] == [
             (ALICE, False),
             (row.players[1].user_id, True),
         ]
         assert row.players[1].level == "hard"
-        live = await bot.runner.load(row.id)
+        live = await bot.orchard.runner.load(row.id)
         assert live.state.log[0].seat == (0 if seed == 3 else 1)  # who drew the lowest letter
         if live.state.turn == 0:
             passed = await answer(
@@ -334,8 +334,8 @@ async def test_new_against_orchard_starts_at_once_and_orchard_plays(
         assert boards() == [board]  # Orchard's move edited the one board, posted no other
         assert "Orchard (hard)" in str(fake.message(board)["embeds"][0]["fields"])
         no_errors(fake)
-        moves = await bot.store.moves(row.id)
-        held = [bot.runner._replayed(live.row, moves[:n]) for n in range(len(moves) + 1)]
+        moves = await bot.orchard.store.moves(row.id)
+        held = [bot.orchard.runner._replayed(live.row, moves[:n]) for n in range(len(moves) + 1)]
         orchards = {state.hands[1] for state in held}
         alices = {state.hands[0] for state in held}
     # Orchard's tiles are as secret as a person's: nowhere public, nothing sent to Alice.

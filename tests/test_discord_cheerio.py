@@ -23,8 +23,8 @@ USERS = {0: ALICE, 1: BOB}
 
 
 async def game_of(bot: OrchardBot, kind: str = "cheerio"):
-    (row,) = [g for g in await bot.store.open_games(GUILD) if g.kind == kind]
-    return await bot.runner.load(row.id)
+    (row,) = [g for g in await bot.orchard.store.open_games(GUILD) if g.kind == kind]
+    return await bot.orchard.runner.load(row.id)
 
 
 async def test_a_whole_two_player_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
@@ -40,11 +40,11 @@ async def test_a_whole_two_player_game(fake_discord: FakeDiscord, tmp_path: Path
                 assert held.type == 7 and not held.ephemeral
                 rolled = await press(fake_discord, user, board, "Roll (2 left)")
                 assert rolled.type == 7
-            live = await bot.runner.load(game_id)
+            live = await bot.orchard.runner.load(game_id)
             category = open_categories(live.state.cards[live.state.turn])[0]
             scored = await choose(fake_discord, user, board, "score", [category])
             assert scored.type == 7, scored.describe()
-            live = await bot.runner.load(game_id)
+            live = await bot.orchard.runner.load(game_id)
         final = fake_discord.message(board)
         text = final["embeds"][0]["description"]
         assert "Game over" in text and ("Alice" in text and "Bob" in text)
@@ -53,7 +53,7 @@ async def test_a_whole_two_player_game(fake_discord: FakeDiscord, tmp_path: Path
             await fake_discord.slash(BOB, GUILD, CHANNEL, "cheerio leaderboard")
         )
         assert f"<@{ALICE}>" in board_reply.embeds[0]["description"]
-        assert await bot.runner.replay(game_id) == live.state
+        assert await bot.orchard.runner.replay(game_id) == live.state
 
 
 async def test_outsiders_and_wrong_turns_are_refused_privately(
@@ -150,7 +150,7 @@ async def test_a_deleted_board_is_posted_again_on_the_next_move(
         await new_game(fake_discord, "cheerio", ALICE, [])
         live = await game_of(bot)
         fake_discord.fail("PATCH", rf"/channels/{CHANNEL}/messages/\d+", 404)
-        await bot.publish(live)
+        await bot.boards.display(live)
         assert (await game_of(bot)).row.message_id != live.row.message_id
 
 
@@ -173,8 +173,8 @@ async def test_a_turn_deadline_plays_and_says_so(fake_discord: FakeDiscord, tmp_
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        bot.runner.clock = lambda: time.time() + 301
-        bot.scheduler.wake()
+        bot.orchard.runner.clock = lambda: time.time() + 301
+        bot.orchard.scheduler.wake()
         notice = await fake_discord.wait_for_message(
             CHANNEL, lambda m: "ran out of time" in (m.get("content") or "")
         )
@@ -205,7 +205,7 @@ async def test_stats_after_a_solo_game(fake_discord: FakeDiscord, tmp_path: Path
         while live.row.status == "active":
             category = open_categories(live.state.cards[0])[0]
             await choose(fake_discord, ALICE, board, "score", [category])
-            live = await bot.runner.load(live.id)
+            live = await bot.orchard.runner.load(live.id)
         stats = await answered(
             await fake_discord.slash(BOB, GUILD, CHANNEL, "stats", {"user": ALICE})
         )
@@ -220,7 +220,7 @@ async def test_an_unexpected_error_apologises_with_an_id(
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [])
         live = await game_of(bot)
-        engine = bot.runner.engines["cheerio"]
+        engine = bot.orchard.runner.engines["cheerio"]
 
         class Broken:
             def __getattr__(self, name):
@@ -229,9 +229,9 @@ async def test_an_unexpected_error_apologises_with_an_id(
             def apply(self, state, action):
                 raise RuntimeError("a bug")
 
-        bot.runner.engines = {"cheerio": Broken()}
+        bot.orchard.runner.engines = {"cheerio": Broken()}
         sorry = await press(fake_discord, ALICE, board, "Roll (2 left)")
-        bot.runner.engines = {"cheerio": engine}
+        bot.orchard.runner.engines = {"cheerio": engine}
         assert sorry.ephemeral and "error" in sorry.content and "Sorry" in sorry.content
         error_id = sorry.content.split("error ")[1][:8]
         logged = [r for r in caplog.records if error_id in r.getMessage()]

@@ -22,8 +22,8 @@ USERS = {0: ALICE, 1: BOB}
 
 
 async def live_game(bot: OrchardBot, kind: str):
-    (row,) = await bot.store.open_games(GUILD, kind=kind)
-    return await bot.runner.load(row.id)
+    (row,) = await bot.orchard.store.open_games(GUILD, kind=kind)
+    return await bot.orchard.runner.load(row.id)
 
 
 def assert_round_card(embed: dict[str, Any], state: ApplejackState) -> None:
@@ -42,7 +42,7 @@ async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, tmp_path:
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         board = await new_game(fake_discord, "applejack", ALICE, [BOB])
         live = await live_game(bot, "applejack")
-        engine = bot.runner.engine("applejack")
+        engine = bot.orchard.runner.engine("applejack")
         wrong = None
         while live.row.status == "active":
             state = live.state
@@ -63,12 +63,12 @@ async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, tmp_path:
             else:
                 done = await press(fake_discord, USERS[seat], board, "I'll hold")
             assert done.type == 7, done.describe()
-            live = await bot.runner.load(live.id)
+            live = await bot.orchard.runner.load(live.id)
             if state.phase == "call" and live.row.status == "active":
                 assert_round_card(fake_discord.message(board)["embeds"][0], live.state)
         assert live.row.status == "finished"
         assert "Game over" in fake_discord.message(board)["embeds"][0]["description"]
-        assert await bot.runner.replay(live.id) == live.state
+        assert await bot.orchard.runner.replay(live.id) == live.state
 
 
 async def test_a_hot_score_duel(fake_discord: FakeDiscord, tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ async def test_a_hot_score_duel(fake_discord: FakeDiscord, tmp_path: Path) -> No
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         board = await new_game(fake_discord, "hotscore", ALICE, [BOB])
         live = await live_game(bot, "hotscore")
-        engine = bot.runner.engine("hotscore")
+        engine = bot.orchard.runner.engine("hotscore")
         stranger = await press(fake_discord, CAROL, board, "Throw")
         assert stranger.ephemeral and "not playing" in stranger.content
         title = f"Hot Score · game {live.id} · round "
@@ -99,12 +99,12 @@ async def test_a_hot_score_duel(fake_discord: FakeDiscord, tmp_path: Path) -> No
                 label = next(b.label for b in fake_discord.components(board) if b.is_button)
             done = await press(fake_discord, USERS[seat], board, label)
             assert done.type == 7, done.describe()
-            live = await bot.runner.load(live.id)
+            live = await bot.orchard.runner.load(live.id)
         assert live.row.status == "finished", "a sticking duel reaches 100 within 400 clicks"
         assert 100 in live.state.scores
         embed = fake_discord.message(board)["embeds"][0]
         assert "Game over" in embed["description"]
-        assert await bot.runner.replay(live.id) == live.state
+        assert await bot.orchard.runner.replay(live.id) == live.state
 
 
 async def test_hot_score_lobby_takes_exactly_two(fake_discord: FakeDiscord, tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ import asyncio
 from pathlib import Path
 
 from bot.games.cheerio import open_categories
-from bot.runner import Live
+from bot.runner import Snapshot
 from tests.botharness import (
     ALICE,
     BOB,
@@ -23,7 +23,7 @@ async def until_alice_or_over(bot, game_id: int, fake: FakeDiscord | None = None
     """Orchard moves in its own tasks: wait (bounded) until it hands the turn back, and (with
     ``fake``) until the game's message shows that version: the edit follows the commit."""
     for _ in range(1000):
-        now = await bot.runner.load(game_id)
+        now = await bot.orchard.runner.load(game_id)
         if now.row.status != "active":
             return
         if now.state.turn == 0 and (fake is None or _shows(fake, now)):
@@ -32,7 +32,7 @@ async def until_alice_or_over(bot, game_id: int, fake: FakeDiscord | None = None
     raise AssertionError("Orchard did not finish its turn")
 
 
-def _shows(fake: FakeDiscord, live: Live) -> bool:
+def _shows(fake: FakeDiscord, live: Snapshot) -> bool:
     message = fake.messages.get(live.row.message_id or 0)
     ids = [c.custom_id or "" for c in components_of(message)] if message else []
     return any(i.split(":")[1:3] == [str(live.id), str(live.row.version)] for i in ids)
@@ -47,17 +47,17 @@ async def test_opponent_orchard_plays_its_turns(fake_discord: FakeDiscord, tmp_p
             )
         )
         board = int(opened.original["id"])
-        (row,) = await bot.store.open_games(GUILD)
+        (row,) = await bot.orchard.store.open_games(GUILD)
         assert [p.is_bot for p in row.players] == [False, True]
         assert row.players[1].level == "hard"
         for _ in range(7):
-            live = await bot.runner.load(row.id)
+            live = await bot.orchard.runner.load(row.id)
             category = open_categories(live.state.cards[0])[0]
             await choose(fake_discord, ALICE, board, "score", [category])
             await until_alice_or_over(bot, row.id, fake_discord)
-        live = await bot.runner.load(row.id)
+        live = await bot.orchard.runner.load(row.id)
         assert live.row.status == "finished"
-        moves = await bot.store.moves(row.id)
+        moves = await bot.orchard.store.moves(row.id)
         assert sum(m.source == "bot" for m in moves) >= 7
         assert "Orchard (hard)" in fake_discord.message(board)["embeds"][0]["description"]
 
@@ -72,7 +72,7 @@ async def test_add_orchard_from_the_lobby(fake_discord: FakeDiscord, tmp_path: P
         added = await choose(fake_discord, ALICE, lobby, "lobby_addbot", ["easy"])
         assert "Orchard (easy)" in added.original["embeds"][0]["fields"][0]["value"]
         await press(fake_discord, ALICE, lobby, "Start")
-        (row,) = await bot.store.open_games(GUILD)
+        (row,) = await bot.orchard.store.open_games(GUILD)
         assert row.status == "active" and row.players[1].is_bot
 
 
@@ -95,7 +95,7 @@ async def test_cheerio_hint_is_private_own_turn_only_and_marks_the_game(
             m.get("flags", 0) & 64 or "expected" not in (m.get("content") or "")
             for m in fake_discord.channel_messages(CHANNEL)
         )
-        await bot.settings.update(GUILD, hints=False)
+        await bot.orchard.settings.update(GUILD, hints=False)
         off = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio hint"))
         assert off.ephemeral and "turned off" in off.content
     with sqlite3.connect(path) as conn:

@@ -17,7 +17,7 @@ import pytest
 
 from bot.app import OrchardBot
 from bot.games.cheerio import ROLLS_PER_TURN, open_categories
-from bot.runner import Live
+from bot.runner import Snapshot
 from tests.botharness import ALICE, BOB, CHANNEL, GUILD, answered, new_game, orchard_bot, server
 from tests.fakediscord import FakeDiscord, InteractionRecord
 
@@ -34,8 +34,8 @@ class Game:
     id: int
     accepted: int = 0
 
-    async def live(self) -> Live:
-        return await self.bot.runner.load(self.id)
+    async def live(self) -> Snapshot:
+        return await self.bot.orchard.runner.load(self.id)
 
     _message: int | None = None
 
@@ -77,15 +77,15 @@ class Game:
     async def check(self, *, shown: bool = True) -> None:
         """Applied once, replayable, and (if ``shown``) the board shows the latest version."""
         live = await self.live()
-        moves = await self.bot.store.moves(self.id)
+        moves = await self.bot.orchard.store.moves(self.id)
         people = [m for m in moves if m.source == "player"]
         assert len(people) == self.accepted
         assert live.row.version == len(moves)
-        assert await self.bot.runner.replay(self.id) == live.state
+        assert await self.bot.orchard.runner.replay(self.id) == live.state
         if shown and live.row.status == "active":
             await self.fake.wait_for(lambda: self._shows(live), 5.0, "the board to catch up")
 
-    def _shows(self, live: Live) -> bool:
+    def _shows(self, live: Snapshot) -> bool:
         message = self.fake.messages.get(live.row.message_id or 0)
         ids = (
             [c.custom_id or "" for c in self.fake.components(int(message["id"]))] if message else []
@@ -103,7 +103,7 @@ async def game(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Game]
             await fake_discord.click(ALICE, board, fake_discord.find_button(board, "Start"))
         )
         assert started.type == 7
-        (row,) = await bot.store.open_games(GUILD)
+        (row,) = await bot.orchard.store.open_games(GUILD)
         g = Game(fake_discord, bot, row.id)
         await g.refresh()
         yield g
@@ -119,7 +119,7 @@ async def versus(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Gam
                 ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard", "level": "easy"}
             )
         )
-        (row,) = await bot.store.open_games(GUILD)
+        (row,) = await bot.orchard.store.open_games(GUILD)
         g = Game(fake_discord, bot, row.id)
         for _ in range(500):  # the message id is stored just after Discord has the reply
             await g.refresh()
@@ -133,7 +133,7 @@ async def orchard_moves_unseen(g: Game, status: int) -> None:
     """Every board edit fails with ``status`` while Orchard plays its turn; then Discord heals."""
     g.fake.fail("PATCH", EDIT, status, times=50)
     await my_turn_again(g)
-    shown = sum(m.source == "bot" for m in await g.bot.store.moves(g.id))  # an edit each
+    shown = sum(m.source == "bot" for m in await g.bot.orchard.store.moves(g.id))  # an edit each
     await g.fake.wait_for(lambda: 50 - g.fake.pending_faults >= shown, 5.0, "the failed edits")
     g.fake._faults.clear()
     await g.check(shown=False)
@@ -220,7 +220,7 @@ async def test_500_on_a_message_edit_is_retried(versus: Game) -> None:
 
 async def test_a_board_discord_failed_to_show_is_tried_again_shortly(versus: Game) -> None:
     """discord.py does not retry a 503: the bot redraws the board itself a moment later."""
-    versus.bot.redraw_delay = 0.5
+    versus.bot.boards.redraw_delay = 0.5
     await orchard_moves_unseen(versus, 503)  # the last failed edit's retry comes after this
     await versus.check()  # shown, with no click
     assert (await versus.act()).type == 7
@@ -230,7 +230,7 @@ async def test_a_board_discord_failed_to_show_is_tried_again_shortly(versus: Gam
 async def test_a_lost_edit_is_healed_by_the_next_click_on_the_stale_board(versus: Game) -> None:
     """Orchard's moves stay unseen until a stale click redraws the board (here before the
     bot's own retry)."""
-    versus.bot.redraw_delay = 60.0
+    versus.bot.boards.redraw_delay = 60.0
     await orchard_moves_unseen(versus, 503)  # ... until Discord is back
     assert not versus._shows(await versus.live())
     stale = await click_stale_roll(versus)
@@ -253,8 +253,8 @@ async def test_a_deleted_channel_abandons_its_game(versus: Game) -> None:
         await asyncio.sleep(0.01)
     live = await versus.live()
     assert live.row.status == "abandoned" and live.row.deadline is None
-    assert await versus.bot.store.open_games(GUILD) == []
-    assert await versus.bot.runner.replay(versus.id) == live.state
+    assert await versus.bot.orchard.store.open_games(GUILD) == []
+    assert await versus.bot.orchard.runner.replay(versus.id) == live.state
     assert not versus.fake.errors
 
 
@@ -314,8 +314,8 @@ async def test_a_tiles_dm_discord_fails_is_sent_again_at_the_next_move(
         assert fake.dms(BOB) == []
         live = await game_of(bot)
         mover = (ALICE, BOB)[live.state.turn]
-        await bot.runner.act(live.id, mover, "pick", version=live.row.version)
+        await bot.orchard.runner.act(live.id, mover, "pick", version=live.row.version)
         state = await state_of(bot)
         await got_tiles(fake, BOB, state.hands[1])
         assert len(fake.dms(BOB)) == 1
-        assert await bot.runner.replay(live.id) == state
+        assert await bot.orchard.runner.replay(live.id) == state

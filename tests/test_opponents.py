@@ -5,12 +5,12 @@ from pathlib import Path
 
 from bot.model import Player
 from bot.opponents import Opponents
-from tests.support import CHANNEL, GUILD, Orchard, orchard, player
+from tests.support import CHANNEL, GUILD, Table, orchard, player
 
 BOT_USER = 999
 
 
-async def game_with_orchard(o: Orchard, humans: list[int], level: str = "hard") -> int:
+async def game_with_orchard(o: Table, humans: list[int], level: str = "hard") -> int:
     live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(humans[0]))
     for user in humans[1:]:
         await o.lobby.join(live.id, player(user))
@@ -102,23 +102,26 @@ async def test_orchard_seats_can_fill_a_whole_game(tmp_path: Path) -> None:
     await o.close()
 
 
-async def _turn_is(o: Orchard, game_id: int, seat: int) -> bool:
+async def _turn_is(o: Table, game_id: int, seat: int) -> bool:
     live = await o.runner.load(game_id)
     return live.row.status != "active" or live.state.turn == seat
 
 
 async def test_orchard_sees_only_its_own_tiles(tmp_path: Path, monkeypatch) -> None:
-    from bot.ai import registry
+    from dataclasses import replace
+
+    from bot import specs
     from bot.games.appletters import View
 
     seen: list[object] = []
-    real = registry.STRATEGIES["appletters"]
+    real = specs.APPLETTERS.strategy
+    assert real is not None
 
     def spy(view, seat, level, seed):
         seen.append(view)
         return real(view, seat, level, seed)
 
-    monkeypatch.setitem(registry.STRATEGIES, "appletters", spy)
+    monkeypatch.setitem(specs.SPEC_OF, "appletters", replace(specs.APPLETTERS, strategy=spy))
     o = await orchard(tmp_path / "o.db")
     Opponents(o.runner, delay=0)
     live = await o.lobby.open("appletters", GUILD, CHANNEL, player(1))

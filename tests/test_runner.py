@@ -161,7 +161,7 @@ async def test_the_show_callback_runs_after_the_commit(tmp_path: Path) -> None:
         seen.append(stored.version)
         raise RuntimeError("Discord is down")
 
-    after = await o.runner.act(live.id, 1, "roll", version=0, present=present)
+    after = await o.runner.act(live.id, 1, "roll", version=0, display=present)
     assert seen == [1], "the move was durable before it was shown"
     assert o.shown.shown[-1].row.version == 1, "a failed show falls back to publishing"
     assert after.row.version == 1

@@ -256,7 +256,7 @@ async def test_settings_need_manage_server_and_are_validated(
         assert int(declared["default_member_permissions"]) == MANAGE_GUILD
         with pytest.raises(PermissionError):
             await fake_discord.slash(BOB, GUILD, CHANNEL, "settings", {"hints": False})
-        assert (await bot.settings.get(GUILD)).hints
+        assert (await bot.orchard.settings.get(GUILD)).hints
         fake_discord.permissions[ALICE] = MANAGE_GUILD
         bad = await answered(
             await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings", {"turn_minutes": 0.1})
@@ -269,7 +269,7 @@ async def test_settings_need_manage_server_and_are_validated(
         )
         assert good.ephemeral and "Saved." in good.content and "Hints: off" in good.content
         assert "2 min 0 s" in good.content
-        assert (await bot.settings.get(GUILD)).turn_seconds == 120
+        assert (await bot.orchard.settings.get(GUILD)).turn_seconds == 120
         shown = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings"))
         assert "Saved" not in shown.content and "Hints: off" in shown.content
 
@@ -280,11 +280,11 @@ async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, tmp_path: Pa
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB, CAROL])
-        (row,) = await bot.store.open_games(GUILD)
-        await bot.runner.act(row.id, ALICE, "score", "sixes", version=0)  # Alice leads
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        await bot.orchard.runner.act(row.id, ALICE, "score", "sixes", version=0)  # Alice leads
         gone = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "forfeit"))
         assert gone.ephemeral and "You left" in gone.content
-        assert (await bot.runner.load(row.id)).state.active == (True, True, False)
+        assert (await bot.orchard.runner.load(row.id)).state.active == (True, True, False)
         with pytest.raises(PermissionError):
             await fake_discord.slash(BOB, GUILD, CHANNEL, "end", {"game_id": row.id})
         fake_discord.permissions[CAROL] = MANAGE_MESSAGES
@@ -292,8 +292,8 @@ async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, tmp_path: Pa
             await fake_discord.slash(CAROL, GUILD, CHANNEL, "end", {"game_id": row.id})
         )
         assert "ended by a moderator" in ended.content
-        assert (await bot.store.get_game(row.id)).status == "abandoned"
-        assert await bot.store.board(GUILD, "cheerio", "wins") == []
+        assert (await bot.orchard.store.get_game(row.id)).status == "abandoned"
+        assert await bot.orchard.store.board(GUILD, "cheerio", "wins") == []
         standings = fake_discord.message(board)["embeds"][0]["description"]
         assert "Game abandoned" in standings and "🏆" not in standings, "nobody won or lost"
 
@@ -302,13 +302,13 @@ async def play_out(bot, game_id: int, users: dict[int, int]):
     """Score the first open category on each person's turn until the game ends (Orchard's
     seats play themselves)."""
     for _ in range(4000):
-        live = await bot.runner.load(game_id)
+        live = await bot.orchard.runner.load(game_id)
         if live.row.status != "active":
             return live
         if live.state.turn in users:
             category = open_categories(live.state.cards[live.state.turn])[0]
             user = users[live.state.turn]
-            await bot.runner.act(game_id, user, "score", category, version=live.row.version)
+            await bot.orchard.runner.act(game_id, user, "score", category, version=live.row.version)
         else:
             await asyncio.sleep(0.005)
     raise AssertionError("the game did not end")
@@ -328,7 +328,7 @@ async def test_stats_and_history_after_a_two_player_game(
     path = tmp_path / "o.db"
     async with orchard_bot(fake_discord, path) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        (row,) = await bot.store.open_games(GUILD)
+        (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE, 1: BOB})
         seats = rows(path, "SELECT user_id, score, won FROM results ORDER BY placement, seat")
         won = {user: bool(w) for user, _, w in seats}
@@ -433,7 +433,7 @@ async def test_stats_show_the_rating_against_orchard(
             )
         )
         assert opened.original is not None, opened.describe()
-        (row,) = await bot.store.open_games(GUILD)
+        (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE})
         ((won, score),) = rows(path, "SELECT won, score FROM results WHERE user_id = ?", ALICE)
         ((mu, sigma),) = rows(
@@ -458,7 +458,7 @@ async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, tmp_path: Pa
     path = tmp_path / "o.db"
     async with orchard_bot(fake_discord, path) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [])
-        (row,) = await bot.store.open_games(GUILD)
+        (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE})
         assert rows(path, "SELECT seats, won FROM results") == [(1, 0)]
         standings = fake_discord.message(board)["embeds"][0]["description"]
@@ -477,7 +477,7 @@ async def test_a_hinted_game_is_marked_in_its_standings_and_history(
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         hint = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio hint"))
         assert hint.ephemeral and "expected final score" in hint.content
-        (row,) = await bot.store.open_games(GUILD)
+        (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE, 1: BOB})
         assert rows(path, "SELECT hinted FROM results") == [(1,), (1,)]
         standings = fake_discord.message(board)["embeds"][0]["description"]
@@ -486,7 +486,7 @@ async def test_a_hinted_game_is_marked_in_its_standings_and_history(
         assert "💡 hinted" in history.embeds[0]["description"]
 
         plain = await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        (row,) = await bot.store.open_games(GUILD)
+        (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE, 1: BOB})
         assert "hinted" not in fake_discord.message(plain)["embeds"][0]["description"]
         history = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "history"))
@@ -523,9 +523,9 @@ async def test_settings_refuse_a_channel_the_bot_cannot_post_or_attach_in(
         assert await add(unseen) == "I cannot see that channel: give me View Channel there."
         fake_discord.app_permissions &= ~ATTACH_FILES  # Discord's word for this very channel
         assert await add(CHANNEL) == f"I cannot post in <#{CHANNEL}>: give me Attach Files there."
-        assert (await bot.settings.get(GUILD)).game_channels == ()
+        assert (await bot.orchard.settings.get(GUILD)).game_channels == ()
         assert (await add(fine)).startswith("Saved.")
-        assert (await bot.settings.get(GUILD)).game_channels == (fine,)
+        assert (await bot.orchard.settings.get(GUILD)).game_channels == (fine,)
 
 
 async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
@@ -546,8 +546,8 @@ async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
         async def broken(*args: object, **kwargs: object) -> None:
             raise RuntimeError("the disk is on fire")
 
-        monkeypatch.setattr(bot.store, "board", broken)
-        monkeypatch.setattr(bot.store, "forget_user", broken)
+        monkeypatch.setattr(bot.orchard.store, "board", broken)
+        monkeypatch.setattr(bot.orchard.store, "forget_user", broken)
         for message, label in (
             (int(shown_board.original["id"]), "Next ▶"),
             (int(asked.original["id"]), "Delete my results"),

@@ -145,3 +145,8 @@ def choose(state: CheerioState, seat: int, level: str, seed: int) -> Action:
     if level == "easy":
         return easy(state, seat, seed)
     raise ValueError(f"unknown level {level!r}")
+
+
+def tables() -> DiceTables:
+    """Orchard's exact tables for this game (built or read once, then kept)."""
+    return tables_for("cheerio")

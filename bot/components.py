@@ -1,0 +1,159 @@
+"""Orchard's persistent controls: buttons and selects whose custom_id says what they do.
+
+Every button and select carries ``game id, version, verb, argument`` in its custom_id, so any
+click on any message works after a restart without re-posting, and a click on an older version
+of a board is recognised as already played. A click is handed to the client's
+:meth:`ClickHost.on_game_click`, so this module needs nothing from the rest of the interface.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol, cast
+
+import discord
+from discord import ui
+
+_FIELDS = (
+    r"(?P<game>[0-9]{1,18}):(?P<version>[0-9]{1,9}):"
+    r"(?P<verb>[a-z_]{1,20}):(?P<arg>[A-Za-z0-9_+\-]{0,40})"
+)
+BUTTON_TEMPLATE = r"orc:" + _FIELDS
+SELECT_TEMPLATE = r"orcs:" + _FIELDS
+OURS = re.compile(r"orcs?:" + _FIELDS)
+
+
+class ClickHost(Protocol):
+    """The client a game control reports its click to."""
+
+    async def on_game_click(
+        self, interaction: discord.Interaction[Any], game_id: int, version: int, verb: str, arg: str
+    ) -> None: ...
+
+
+def custom_id(prefix: str, game_id: int, version: int, verb: str, arg: str = "") -> str:
+    return f"{prefix}:{game_id}:{version}:{verb}:{arg}"
+
+
+async def _clicked(
+    interaction: discord.Interaction[Any], game_id: int, version: int, verb: str, arg: str
+) -> None:
+    host = cast(ClickHost, interaction.client)
+    await host.on_game_click(interaction, game_id, version, verb, arg)
+
+
+class GameButton(ui.DynamicItem[ui.Button[Any]], template=BUTTON_TEMPLATE):
+    """A button on a game message; pressing it sends one action to the client."""
+
+    def __init__(
+        self,
+        game_id: int,
+        version: int,
+        verb: str,
+        arg: str = "",
+        *,
+        label: str | None = None,
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        emoji: str | None = None,
+        disabled: bool = False,
+        row: int | None = None,
+    ) -> None:
+        self.game_id, self.version, self.verb, self.arg = game_id, version, verb, arg
+        super().__init__(
+            ui.Button(
+                label=label,
+                style=style,
+                emoji=emoji,
+                disabled=disabled,
+                row=row,
+                custom_id=custom_id("orc", game_id, version, verb, arg),
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: ui.Item[Any], match: re.Match[str]
+    ) -> GameButton:
+        return cls(int(match["game"]), int(match["version"]), match["verb"], match["arg"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await _clicked(interaction, self.game_id, self.version, self.verb, self.arg)
+
+
+class GameSelect(ui.DynamicItem[ui.Select[Any]], template=SELECT_TEMPLATE):
+    """A select on a game message; the chosen value becomes the action's argument.
+
+    With several values (single-character die positions), they are joined in order: "024".
+    """
+
+    def __init__(
+        self,
+        game_id: int,
+        version: int,
+        verb: str,
+        options: Sequence[discord.SelectOption] = (),
+        *,
+        placeholder: str | None = None,
+        row: int | None = None,
+        max_values: int = 1,
+    ) -> None:
+        self.game_id, self.version, self.verb = game_id, version, verb
+        choices = list(options) or [discord.SelectOption(label="-")]
+        super().__init__(
+            ui.Select(
+                custom_id=custom_id("orcs", game_id, version, verb),
+                options=choices,
+                placeholder=placeholder,
+                row=row,
+                max_values=min(max_values, len(choices)),
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: ui.Item[Any], match: re.Match[str]
+    ) -> GameSelect:
+        return cls(int(match["game"]), int(match["version"]), match["verb"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        value = select_value(interaction)
+        await _clicked(interaction, self.game_id, self.version, self.verb, value)
+
+
+def select_value(interaction: discord.Interaction[Any]) -> str:
+    """A select's choice as an action argument; several die positions join in order: "024"."""
+    values = [str(v) for v in data_of(interaction).get("values") or [""]]
+    return ("".join(sorted(values)) if len(values) > 1 else values[0])[:100]
+
+
+def component_arg(interaction: discord.Interaction[Any], match: re.Match[str]) -> str:
+    """The action argument of a click: the button's own, or the select's chosen value."""
+    return select_value(interaction) if "values" in data_of(interaction) else match["arg"]
+
+
+def shown_as(message: discord.Message | None, custom: str) -> int | None:
+    """The component type ``custom`` has on ``message``, or None when it is not there.
+
+    discord.py runs a dynamic item only when a component of the clicked type and id is on the
+    message, so a click that fails this test is ours to answer.
+    """
+    if message is None:
+        return None
+    for row in message.components:
+        for child in getattr(row, "children", [row]):
+            if getattr(child, "custom_id", None) == custom:
+                return int(child.type.value)
+    return None
+
+
+def data_of(interaction: discord.Interaction[Any]) -> dict[str, Any]:
+    """The interaction's raw data as a plain dict (discord.py types it as a union)."""
+    return dict(interaction.data or {})
+
+
+def view_of(*items: ui.Item[Any]) -> ui.View:
+    view = ui.View(timeout=None)
+    for item in items:
+        view.add_item(item)
+    return view

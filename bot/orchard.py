@@ -1,0 +1,65 @@
+"""Orchard without Discord: the store, settings, runner, lobby, scheduler and opponents, wired once.
+
+The Discord client, the tests and the benchmarks all build their Orchard here, so none of them
+can wire it differently from the others; only how a game is displayed is theirs to give.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.lobby import Lobby
+from bot.opponents import Opponents
+from bot.runner import Display, Runner
+from bot.scheduler import Scheduler
+from bot.settings import Settings
+from bot.specs import ENGINES
+from db.store import Store
+
+
+@dataclass
+class Orchard:
+    store: Store
+    settings: Settings
+    runner: Runner
+    lobby: Lobby
+    scheduler: Scheduler
+    orchard_delay: float = 1.0
+    opponents: Opponents | None = None  # Orchard's seats play from start() on
+
+    @classmethod
+    async def open(
+        cls,
+        db_path: str | Path,
+        *,
+        board: Display | None = None,
+        clock: Callable[[], float] = time.time,
+        orchard_delay: float = 1.0,
+    ) -> Orchard:
+        """Everything but Discord on the database at ``db_path``; nothing runs until
+        :meth:`start`. ``board`` displays a game on its own message."""
+        store = await Store.open(db_path)
+        settings = Settings(store)
+        runner = Runner(store, ENGINES, settings, board=board, clock=clock)
+        lobby = Lobby(runner)
+        return cls(store, settings, runner, lobby, Scheduler(runner), orchard_delay)
+
+    async def start(self) -> None:
+        """Fire what is due and pick up every game waiting for Orchard's own move."""
+        self.scheduler.start()
+        if self.opponents is None:
+            self.opponents = Opponents(self.runner, delay=self.orchard_delay)
+        await self.opponents.resume()
+
+    async def stop(self) -> None:
+        """Stop firing deadlines and playing Orchard's seats; the store stays open."""
+        await self.scheduler.stop()
+        if self.opponents is not None:
+            await self.opponents.stop()
+
+    async def close(self) -> None:
+        await self.stop()
+        await self.store.close()
