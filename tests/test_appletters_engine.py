@@ -17,6 +17,7 @@ from bot.games.appletters import (
     MAX_WORD,
     SCORE_ENGINE,
     TURNOVER_ENGINE,
+    VARIANTS,
     AppLettersEngine,
     AppState,
     board,
@@ -339,6 +340,28 @@ def test_forfeit_sets_tiles_aside_and_the_last_player_wins() -> None:
     state = ENGINE.forfeit(state, 2)
     assert ENGINE.is_over(state)
     assert [r.won for r in ENGINE.results(state)] == [False, True, False]
+
+
+# The variants, as data.
+
+
+def test_the_variants_differ_only_by_their_rules() -> None:
+    rules = {
+        name: (r.hand_size, r.turnovers, r.bad_apple, r.challenges, r.scored_by_default)
+        for name, r in VARIANTS.items()
+    }
+    assert rules == {
+        "appletters": (9, False, False, False, False),
+        "applescore": (9, False, False, False, True),
+        "appleturnover": (21, True, True, True, False),
+    }
+    assert [e.kind for e in (ENGINE, SCORE_ENGINE, TURNOVER_ENGINE)] == list(VARIANTS)
+    for engine in (ENGINE, SCORE_ENGINE, TURNOVER_ENGINE):
+        state = engine.new(2, 3, {"words": WORDS, "check_words": False})
+        assert engine.rules is VARIANTS[engine.kind] is state.rules is public_view(state).rules
+        assert state.scored == engine.rules.scored_by_default
+        assert state.check_words == (not engine.rules.challenges)  # the option needs challenges
+    assert SCORE_ENGINE.new(2, 2, {"words": WORDS, "scored": False}).scored is False
 
 
 # Applescore.

@@ -160,7 +160,7 @@ def stand_in(view: View, seat: int, word_list: str) -> AppState:
     return AppState(
         seed=0,
         draws=0,
-        variant="appleturnover" if view.kind == "appleturnover" else "appletters",
+        variant=view.rules.name,
         word_list=word_list,
         check_words=False,
         scored=view.scores is not None,
@@ -211,7 +211,7 @@ def _turnover_end(snake: tuple[Word, ...], end: str) -> tuple[Word, str]:
 def turnovers(table: Table) -> list[Candidate]:
     """Every listed word that could replace an opponent's end word (Apple Turnover)."""
     snake = table.view.snake
-    if table.view.kind != "appleturnover" or len(snake) < 2:
+    if not table.view.rules.turnovers or len(snake) < 2:
         return []
     found = []
     for end in ("start", "end"):
@@ -268,7 +268,7 @@ def pick_move(table: Table, level: str, rand: random.Random) -> tuple[Candidate,
 
 def bad_apple(view: View, seat: int, hand: str) -> str | None:
     """Hard's one throw when stuck: a hard letter, or any letter once the core is empty."""
-    if view.kind != "appleturnover" or view.bad_apple_used[seat] or len(hand) < 2:
+    if not view.rules.bad_apple or view.bad_apple_used[seat] or len(hand) < 2:
         return None
     ranked = sorted(hand, key=THROW_ORDER.index)
     if ranked[0] in HARD_LETTERS or view.core_count == 0:
@@ -281,7 +281,7 @@ def bad_apple(view: View, seat: int, hand: str) -> str | None:
 
 def should_challenge(view: View, seat: int, level: str, word_list: str | None) -> bool:
     """Only a word that is surely not in the list (see the module notes), never one's own."""
-    if level == "easy" or view.challengeable is None or view.kind != "appleturnover":
+    if level == "easy" or view.challengeable is None or not view.rules.challenges:
         return False
     owner, text = view.challengeable
     return owner != seat and text.lower() not in word_set(word_list or WIDEST_LIST)

@@ -25,7 +25,6 @@ DISTRIBUTION: Mapping[str, int] = {
 """The 110 tiles, as the shared Appletters notes give them: the one place each count lives."""
 
 EASY_REMOVED = "QXZ"
-HAND_SIZES: Mapping[str, int] = {"appletters": 9, "applescore": 9, "appleturnover": 21}
 PICK = 3
 LONG_WORD = 8
 MAX_WORD = 40
@@ -41,6 +40,34 @@ Mode = Literal["begins", "ends"]
 ENDS: tuple[End, ...] = ("start", "end")
 MODES: tuple[Mode, ...] = ("begins", "ends")
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class VariantRules:
+    """What sets a variant apart. The engine and its views read these, never the name;
+    a state names its variant, and :data:`VARIANTS` gives the rules back by that name.
+
+    ``challenges``: words go unchecked unless the game's ``check_words`` option is on, and
+    the last one may be challenged (without the flag every word is checked as it is laid).
+    ``scored_by_default``: points count unless the ``scored`` option says otherwise.
+    """
+
+    name: Variant
+    hand_size: int
+    turnovers: bool
+    bad_apple: bool
+    challenges: bool
+    scored_by_default: bool
+
+
+VARIANTS: Mapping[str, VariantRules] = {
+    rules.name: rules
+    for rules in (
+        VariantRules("appletters", 9, False, False, False, False),
+        VariantRules("applescore", 9, False, False, False, True),
+        VariantRules("appleturnover", 21, True, True, True, False),
+    )
+}
 
 _CUSTOM_WORDS: dict[str, frozenset[str]] = {}
 
@@ -131,6 +158,10 @@ class AppState:
     out_seat: int | None = None
     log: tuple[Event, ...] = ()
 
+    @property
+    def rules(self) -> VariantRules:
+        return VARIANTS[self.variant]
+
 
 @dataclass(frozen=True)
 class Placement:
@@ -155,6 +186,7 @@ class View:
     """What one seat (or, with ``hand`` None, anyone) may see: no other seat's tiles."""
 
     kind: str
+    rules: VariantRules
     word_list: str
     seat: int | None
     hand: str | None
@@ -475,7 +507,7 @@ def placements_for(state: AppState, seat: int, word: str) -> list[Placement]:
 def turnovers_for(state: AppState, seat: int, word: str) -> list[Placement]:
     """Every legal way ``seat`` could turn over an end word with ``word`` (Apple Turnover)."""
     text = word.strip().upper()
-    if state.variant != "appleturnover" or not _spelled(text):
+    if not state.rules.turnovers or not _spelled(text):
         return []
     if state.check_words and not _listed(state, text):
         return []
@@ -494,6 +526,7 @@ def _view(state: AppState, seat: int | None) -> View:
     letters = board(state.snake)
     return View(
         kind=state.variant,
+        rules=state.rules,
         word_list=state.word_list,
         seat=seat,
         hand=None if seat is None else state.hands[seat],
@@ -534,7 +567,7 @@ class AppLettersEngine:
 
     def __init__(self, variant: Variant) -> None:
         self.kind: str = variant
-        self.variant: Variant = variant
+        self.rules = VARIANTS[variant]
 
     def view_for(self, state: AppState, seat: int) -> View:
         """What ``seat`` sees: all Orchard's strategy is ever given (see bot/opponents.py)."""
@@ -543,17 +576,17 @@ class AppLettersEngine:
     def new(self, seed: int, players: int, options: Options) -> AppState:
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"Appletters needs 2 to 6 players, not {players}")
-        turnover = self.variant == "appleturnover"
+        rules = self.rules
         bag = list(tile_bag(bool(options.get("easy_letters", False))))
         rng(seed, 0).shuffle(bag)
-        hands, core, starter = deal("".join(bag), players, HAND_SIZES[self.variant])
+        hands, core, starter = deal("".join(bag), players, rules.hand_size)
         return AppState(
             seed=seed,
             draws=1,
-            variant=self.variant,
+            variant=rules.name,
             word_list=_word_list_option(options),
-            check_words=bool(options.get("check_words", False)) if turnover else True,
-            scored=bool(options.get("scored", self.variant == "applescore")),
+            check_words=bool(options.get("check_words", False)) if rules.challenges else True,
+            scored=bool(options.get("scored", rules.scored_by_default)),
             total_tiles=len(bag),
             hands=hands,
             core=core,
@@ -644,7 +677,7 @@ class AppLettersEngine:
         return self._lay(state, seat, p, None)
 
     def _turnover(self, state: AppState, seat: int, arg: str) -> AppState:
-        if state.variant != "appleturnover":
+        if not state.rules.turnovers:
             raise IllegalMove("Turning over words is only allowed in Apple Turnover.")
         text, end, mode = _parse(arg)
         _check_spelling(text)
@@ -673,7 +706,7 @@ class AppLettersEngine:
 
     def _bad_apple(self, state: AppState, seat: int, arg: str) -> AppState:
         letter = arg.strip().upper()
-        if state.variant != "appleturnover":
+        if not state.rules.bad_apple:
             raise IllegalMove("Bad Apples are only thrown in Apple Turnover.")
         if state.bad_apple_used[seat]:
             raise IllegalMove("You have already thrown your one Bad Apple this game.")
@@ -703,7 +736,7 @@ class AppLettersEngine:
 
     def _challenge(self, state: AppState, seat: int) -> AppState:
         pending = state.pending
-        if state.variant != "appleturnover":
+        if not state.rules.challenges:
             raise IllegalMove("Challenges are only part of Apple Turnover.")
         if state.check_words:
             raise IllegalMove("Words are checked as they are played here: nothing to challenge.")
