@@ -46,7 +46,6 @@ from bot.games.appletters import (  # noqa: E402
     public_view,
     word_set,
 )
-from bot.games.base import Action  # noqa: E402
 from bot.games.registry import ENGINES  # noqa: E402
 from bot.interface import LOBBY_ACTIONS  # noqa: E402
 from bot.model import GameRow  # noqa: E402
@@ -763,7 +762,7 @@ async def every_hand(runner: Runner, row: GameRow, moves: list[Any]) -> set[str]
         if move.verb == "forfeit":
             state = engine.forfeit(state, move.seat)
         else:
-            state = engine.apply(state, Action(move.seat, move.verb, move.arg))
+            state = engine.apply(state, engine.parse(move.seat, move.verb, move.arg))
         held |= set(state.hands)
     return held
 

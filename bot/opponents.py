@@ -11,8 +11,7 @@ import asyncio
 import logging
 from typing import Any
 
-from bot.ai.registry import STRATEGIES
-from bot.games.base import Action
+from bot.ai.registry import STRATEGIES, GameAction
 from bot.runner import Live, Runner
 
 log = logging.getLogger(__name__)
@@ -59,9 +58,8 @@ class Opponents:
             self._pending.discard((game_id, version, seat))
 
     def _decider(self, seat: int) -> Any:
-        def decide(live: Live) -> Action:
-            engine: Any = self.runner.engine(live.row.kind)
-            seen = engine.view_for(live.state, seat) if hasattr(engine, "view_for") else live.state
+        def decide(live: Live) -> GameAction:
+            seen = self.runner.engine(live.row.kind).view_for(live.state, seat)
             level = live.row.players[seat].level or "normal"
             choose = STRATEGIES[live.row.kind]
             return choose(seen, seat, level, live.row.seed + live.row.version)

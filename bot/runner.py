@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.ai.registry import LEVELS
-from bot.games.base import Action, Engine, IllegalMove, SeatResult
+from bot.games.base import Engine, MoveError, SeatResult
 from bot.model import (
     FORFEIT_VERB,
     Commit,
@@ -65,7 +65,7 @@ class Runner:
     def __init__(
         self,
         store: Store,
-        engines: Mapping[str, Engine[Any]],
+        engines: Mapping[str, Engine[Any, Any]],
         settings: Settings,
         *,
         publish: Show | None = None,
@@ -84,7 +84,7 @@ class Runner:
     def lock(self, game_id: int) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
-    def engine(self, kind: str) -> Engine[Any]:
+    def engine(self, kind: str) -> Engine[Any, Any]:
         return self.engines[kind]
 
     async def load(self, game_id: int) -> Live:
@@ -118,18 +118,19 @@ class Runner:
             if version is not None and version != live.row.version:
                 await self._check_side_by_side(live, seat, version)
             player = live.row.players[seat]
-            action = Action(seat, kind, arg)
+            engine = self.engine(live.row.kind)
             try:
-                state = self.engine(live.row.kind).apply(live.state, action)
-            except IllegalMove as err:
+                action = engine.parse(seat, kind, arg)
+                state = engine.apply(live.state, action)
+            except MoveError as err:
                 raise Refusal(str(err)) from err
             source = MoveSource.BOT if player.is_bot else MoveSource.PLAYER
-            moves = [Move(seat, kind, arg, None if player.is_bot else user_id, source)]
+            moves = [Move(seat, *engine.format(action), None if player.is_bot else user_id, source)]
             reset = {seat: 0} if player.timeouts else {}
             return await self._commit(live, state, moves, reset, present)
 
     async def act_for_seat(
-        self, game_id: int, seat: int, version: int, decide: Callable[[Live], Action]
+        self, game_id: int, seat: int, version: int, decide: Callable[[Live], Any]
     ) -> Live | None:
         """Play an Orchard seat's move, decided on the state inside the lock.
 
@@ -146,10 +147,10 @@ class Runner:
             action = await asyncio.to_thread(decide, live)  # a word search can take 50 ms
             try:
                 state = engine.apply(live.state, action)
-            except IllegalMove:
+            except MoveError:
                 log.exception("game %s: Orchard chose an illegal move %s", game_id, action)
                 return None
-            moves = [Move(seat, action.kind, action.arg, None, MoveSource.BOT)]
+            moves = [Move(seat, *engine.format(action), None, MoveSource.BOT)]
             return await self._commit(live, state, moves, {}, None)
 
     async def forfeit(self, game_id: int, user_id: int, *, present: Show | None = None) -> Live:
@@ -183,7 +184,7 @@ class Runner:
             if move.verb == FORFEIT_VERB:
                 state = engine.forfeit(state, move.seat)
             else:
-                state = engine.apply(state, Action(move.seat, move.verb, move.arg))
+                state = engine.apply(state, engine.parse(move.seat, move.verb, move.arg))
         return state
 
     async def show(self, live: Live, present: Show | None = None) -> None:
@@ -241,7 +242,7 @@ class Runner:
             if action.seat not in engine.to_act(state):
                 continue  # an earlier timeout in this batch ended the game or their turn
             state = engine.apply(state, action)
-            moves.append(Move(action.seat, action.kind, action.arg, None, MoveSource.TIMEOUT))
+            moves.append(Move(action.seat, *engine.format(action), None, MoveSource.TIMEOUT))
             counts[action.seat] = live.row.players[action.seat].timeouts + 1
             if counts[action.seat] >= TIMEOUTS_TO_FORFEIT:
                 state = engine.forfeit(state, action.seat)

@@ -40,8 +40,15 @@ from typing import Any
 
 from bot.games.appletters import (
     BONUS,
+    Accept,
+    AppLettersAction,
     AppState,
+    BadApple,
+    Challenge,
+    Pick,
     Placement,
+    Play,
+    Turnover,
     View,
     Word,
     board,
@@ -52,7 +59,6 @@ from bot.games.appletters import (
     word_points,
     word_set,
 )
-from bot.games.base import Action
 
 COMMON_LIST = "family"
 """Easy's "common" words, and the list played when the view does not name one."""
@@ -307,15 +313,15 @@ def decision_rng(view: View, seat: int, level: str, seed: int) -> random.Random:
     return random.Random(f"appletters:{level}:{seed}:{seat}:{len(view.log)}:{view.hand}")
 
 
-def choose(seen: View | AppState, seat: int, level: str, seed: int) -> Action:
+def choose(seen: View | AppState, seat: int, level: str, seed: int) -> AppLettersAction:
     """The registry's entry point (``bot.ai.registry.Strategy``)."""
     if level not in ("easy", "normal", "hard"):
         raise ValueError(f"unknown level {level!r}")
     view, name = as_view(seen, seat)
     if should_challenge(view, seat, level, name):
-        return Action(seat, "challenge")
+        return Challenge(seat)
     if view.phase == "claim":
-        return Action(seat, "accept")
+        return Accept(seat)
     hand = view.hand or ""
     index = word_index(name or COMMON_LIST)
     table = Table(
@@ -323,7 +329,8 @@ def choose(seen: View | AppState, seat: int, level: str, seed: int) -> Action:
     )
     move = pick_move(table, level, decision_rng(view, seat, level, seed)) if hand else None
     if move is not None:
-        candidate, placement = move
-        return Action(seat, candidate.kind, placement.arg)
+        candidate, p = move
+        laid = Turnover if candidate.kind == "turnover" else Play
+        return laid(seat, p.word, p.end, p.mode)
     throw = bad_apple(view, seat, hand) if level == "hard" else None
-    return Action(seat, "badapple", throw) if throw else Action(seat, "pick")
+    return BadApple(seat, throw) if throw else Pick(seat)

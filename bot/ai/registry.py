@@ -11,11 +11,15 @@ from typing import Any
 
 from bot.ai import applejack_players, appletters_players, cheerio_players, hotscore_players
 from bot.ai.dice_optimal import tables_for
-from bot.games.base import Action
+from bot.games.applejack import ApplejackAction
+from bot.games.appletters import AppLettersAction
+from bot.games.cheerio import CheerioAction
+from bot.games.hotscore import HotscoreAction
 
 LEVELS = ("easy", "normal", "hard")
 
-Strategy = Callable[[Any, int, str, int], Action]
+GameAction = CheerioAction | ApplejackAction | HotscoreAction | AppLettersAction
+Strategy = Callable[[Any, int, str, int], GameAction]
 
 STRATEGIES: Mapping[str, Strategy] = {
     "cheerio": cheerio_players.choose,

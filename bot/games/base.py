@@ -102,19 +102,6 @@ class Written(Generic[AnyAct]):
 
 
 @dataclass(frozen=True)
-class Action:
-    """One thing a seat does. ``kind`` names it; ``arg`` carries its detail as text.
-
-    Text keeps actions small enough for a Discord custom_id and trivially JSON-serialisable
-    for the move log.
-    """
-
-    seat: int
-    kind: str
-    arg: str = ""
-
-
-@dataclass(frozen=True)
 class SeatResult:
     """How one seat finished: its score, its place (1 is best, ties share) and a win flag."""
 
@@ -126,10 +113,15 @@ class SeatResult:
 
 Options = Mapping[str, Any]
 S = TypeVar("S")
+A = TypeVar("A")
 
 
-class Engine(Protocol[S]):
-    """What the runner needs from a game. One module in ``bot/games`` implements it."""
+class Engine(Protocol[S, A]):
+    """What the runner needs from a game. One module in ``bot/games`` implements it.
+
+    ``A`` is the game's union of typed actions; text only exists at the edge, in
+    :meth:`parse` and :meth:`format`.
+    """
 
     kind: str
     min_players: int
@@ -137,7 +129,21 @@ class Engine(Protocol[S]):
 
     def new(self, seed: int, players: int, options: Options) -> S: ...
 
-    def apply(self, state: S, action: Action) -> S: ...
+    def parse(self, seat: int, verb: str, arg: str) -> A:
+        """The action a button, a command or a move log names; raises :class:`BadInput`."""
+        ...
+
+    def format(self, action: A) -> tuple[str, str]:
+        """``(verb, arg)`` for :meth:`parse`; ``arg`` fits a custom_id (``[A-Za-z0-9_+-]``)."""
+        ...
+
+    def apply(self, state: S, action: A) -> S:
+        """The state after ``action``; raises :class:`IllegalMove` or :class:`Ambiguous`."""
+        ...
+
+    def view_for(self, state: S, seat: int) -> Any:
+        """What ``seat`` may see: all a strategy is ever given (the state, where all is public)."""
+        ...
 
     def to_act(self, state: S) -> frozenset[int]:
         """Seats whose move the game is waiting for (empty when the game is over).
@@ -147,7 +153,7 @@ class Engine(Protocol[S]):
         """
         ...
 
-    def timeout_actions(self, state: S) -> list[Action]:
+    def timeout_actions(self, state: S) -> list[A]:
         """What each awaited seat does when its turn deadline passes."""
         ...
 

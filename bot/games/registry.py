@@ -8,7 +8,7 @@ from typing import Any
 from bot.games import applejack, appletters, cheerio, hotscore
 from bot.games.base import Engine
 
-ENGINES: Mapping[str, Engine[Any]] = {
+ENGINES: Mapping[str, Engine[Any, Any]] = {
     cheerio.ENGINE.kind: cheerio.ENGINE,
     applejack.ENGINE.kind: applejack.ENGINE,
     hotscore.ENGINE.kind: hotscore.ENGINE,
