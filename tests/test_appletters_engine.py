@@ -25,6 +25,7 @@ from bot.games.appletters import (
     BadApple,
     Challenge,
     Pick,
+    Placement,
     Play,
     Turnover,
     board,
@@ -37,7 +38,7 @@ from bot.games.appletters import (
     view_for,
     word_points,
 )
-from bot.games.base import BadInput, IllegalMove
+from bot.games.base import Ambiguous, BadInput, IllegalMove, Option
 from bot.games.words import load_words
 
 _WORD_TEXT = """apple apples eat eats eaten the ant tea toot ten net at pa ta dog god pear
@@ -163,14 +164,68 @@ def test_a_word_that_fits_several_ways_must_say_which() -> None:
     state = play(table(ENGINE, [BIG, BIG]), "TOOT")
     ways = {(p.end, p.mode) for p in placements_for(state, 1, "TOOT")}
     assert ways == {("start", "begins"), ("start", "ends"), ("end", "begins"), ("end", "ends")}
-    with pytest.raises(IllegalMove, match="more than one way"):
+    with pytest.raises(Ambiguous, match="more than one way"):
         play(state, "TEN")
-    with pytest.raises(IllegalMove, match="more than one way"):
+    with pytest.raises(Ambiguous, match="more than one way"):
         play(state, "TOOT:end")
     after = play(state, "TEN:end:begins")
     assert after.snake[-1].cells == col(3, 0, 3)
     after = play(state, "NET:start")
     assert after.snake[0].cells == col(0, -2, 3)
+
+
+def each_way(
+    state: AppState, seat: int, kind: str, word: str
+) -> tuple[tuple[Option, ...], list[AppState]]:
+    """The options of a word that fits several ways, and the state after each one."""
+    with pytest.raises(Ambiguous) as asked:
+        act(state, seat, kind, word)
+    options = asked.value.options
+    return options, [act(state, seat, o.verb, o.arg) for o in options]
+
+
+def test_a_word_that_fits_both_ends_offers_each_way() -> None:
+    """TOOT lies on row 0, columns 0 to 3: both open ends are a T. TEN begins with T and ends
+    with N, so it can only go down from (0,0) or down from (0,3), and nothing is near either
+    column: two ways, one option each, and each option plays exactly its own way."""
+    state = play(table(ENGINE, [BIG, BIG]), "TOOT")
+    options, (at_start, at_end) = each_way(state, 1, "play", "TEN")
+    assert options == (
+        Option("At the start: TEN begins with T", "play", "TEN-sb"),
+        Option("At the end: TEN begins with T", "play", "TEN-eb"),
+    )
+    with pytest.raises(Ambiguous) as asked:
+        play(state, "TEN")
+    assert str(asked.value) == (
+        "TEN fits more than one way. Choose one: "
+        "At the start: TEN begins with T; At the end: TEN begins with T."
+    )
+    assert [w.text for w in at_start.snake] == ["TEN", "TOOT"]
+    assert at_start.snake[0].cells == col(0, 0, 3)
+    assert [w.text for w in at_end.snake] == ["TOOT", "TEN"]
+    assert at_end.snake[-1].cells == col(3, 0, 3)
+
+
+def test_a_turnover_that_fits_both_ends_offers_each_way() -> None:
+    """TEA (seat 0) on row 0, then ANT (seat 1) down from its A at (0,2): seat 2 may turn
+    over either. ANTS begins with A (and does not end with it): across from ANT's A in
+    place of TEA, or down from TEA's A in place of ANT. Both are longer and touch nothing."""
+    state = play(table(TURNOVER_ENGINE, [BIG, BIG, BIG]), "TEA")
+    state = play(state, "ANT:end")
+    options, (at_start, at_end) = each_way(state, 2, "turnover", "ANTS")
+    assert options == (
+        Option("Turn over the start word: ANTS begins with A", "turnover", "ANTS-sb"),
+        Option("Turn over the end word: ANTS begins with A", "turnover", "ANTS-eb"),
+    )
+    assert [w.text for w in at_start.snake] == ["ANTS", "ANT"]
+    assert at_start.snake[0].cells == row(0, 2, 4)
+    assert [w.text for w in at_end.snake] == ["TEA", "ANTS"]
+    assert at_end.snake[-1].cells == col(2, 0, 4)
+
+
+def test_a_way_label_fits_a_button() -> None:
+    longest = Placement("W" * MAX_WORD, "start", "begins", (), True)
+    assert len(longest.label(turnover=True)) == 80
 
 
 def test_the_new_end_is_the_far_end_of_the_new_word() -> None:

@@ -17,8 +17,10 @@ from typing import Any, Literal, Self, TypeVar, assert_never
 from bot.games import codec
 from bot.games.base import (
     Act,
+    Ambiguous,
     BadInput,
     IllegalMove,
+    Option,
     Options,
     SeatResult,
     Verbs,
@@ -190,6 +192,12 @@ class Placement:
     @property
     def arg(self) -> str:
         return _written(self.word, self.end, self.mode)
+
+    def label(self, turnover: bool) -> str:
+        """This way in words, for a button (at most 80 characters)."""
+        shared = self.word[0] if self.mode == "begins" else self.word[-1]
+        where = f"Turn over the {self.end} word" if turnover else f"At the {self.end}"
+        return f"{where}: {self.word} {self.mode} with {shared}"
 
 
 @dataclass(frozen=True)
@@ -547,10 +555,13 @@ def _choose(
 
 
 def _only_one(text: str, ways: Sequence[Placement], laid: type[Laid]) -> None:
-    """Several ways to lay ``text`` are refused, naming each one."""
-    if len(ways) > 1:
-        choices = ", ".join(p.arg for p in ways)
-        raise IllegalMove(f"{text} fits more than one way: choose one of {choices}.")
+    """Several ways to lay ``text`` are :class:`Ambiguous`, offering each one as a choice."""
+    if len(ways) < 2:
+        return
+    turnover = laid is Turnover
+    options = [Option(p.label(turnover), laid.verb, p.arg) for p in ways]
+    choices = "; ".join(option.label for option in options)
+    raise Ambiguous(f"{text} fits more than one way. Choose one: {choices}.", options)
 
 
 def _no_match(snake: tuple[Word, ...], text: str, end: End | None) -> str:
