@@ -31,11 +31,11 @@ from bot.games.appletters import (
     ENGINES,
     AppLettersEngine,
     AppState,
+    Play,
     board,
     tile_bag,
     view_for,
 )
-from bot.games.base import Action
 
 MAX_STEPS = 2_000
 
@@ -55,7 +55,7 @@ def long_snake(seed: int, word_list: str, tiles: int = 60) -> AppState:
         hands = tuple(random_hand(rnd, 9) for _ in range(2))
         state = replace(state, hands=hands, core="E" * 30)
         action = choose(state, seat, "hard", rnd.randrange(1 << 30))
-        if action.kind == "play":
+        if isinstance(action, Play):
             after = ENGINE.apply(state, action)
             state = state if ENGINE.is_over(after) else after
         state = replace(state, turn=1 - seat)
@@ -108,8 +108,7 @@ def play(engine: AppLettersEngine, seed: int, levels: tuple[str, str], word_list
         if engine.is_over(state):
             break
         (seat,) = engine.to_act(state)
-        action: Action = choose(state, seat, levels[seat], seed)
-        state = engine.apply(state, action)
+        state = engine.apply(state, choose(engine.view_for(state, seat), seat, levels[seat], seed))
     results = engine.results(state)
     if results[0].won:
         return 0.5 if results[1].won else 1.0

@@ -24,8 +24,7 @@ from pathlib import Path
 from bot.ai import cheerio_players as players
 from bot.ai.dice_optimal import DiceTables, load_or_build
 from bot.games import cheerio
-from bot.games.base import Action
-from bot.games.cheerio import CATEGORIES, ENGINE, CheerioState, score
+from bot.games.cheerio import CATEGORIES, ENGINE, CheerioAction, CheerioState, score
 
 Policy = Callable[[frozenset[str], tuple[int, ...], int, random.Random], tuple[int, ...] | str]
 
@@ -83,7 +82,7 @@ def simulate(policy: Policy, games: int, seed: int) -> list[float]:
 
 
 def engine_games(
-    strategy: Callable[[CheerioState, int], Action], games: int, seed: int
+    strategy: Callable[[CheerioState, int], CheerioAction], games: int, seed: int
 ) -> tuple[list[float], list[float]]:
     """Whole solitaire games through ENGINE.apply; returns final scores and seconds per move."""
     scores: list[float] = []
@@ -157,7 +156,7 @@ def main() -> None:
     print()
     print(f"Through the engine and the real strategies, {args.engine_games} games each:")
     fresh = DiceTables(CATEGORIES, score, tables.values)  # as loaded: no turn computed yet
-    strategies: list[tuple[str, Callable[[CheerioState, int], Action]]] = [
+    strategies: list[tuple[str, Callable[[CheerioState, int], CheerioAction]]] = [
         ("hard", lambda s, seat: players.hard(s, seat, tables=fresh)),
         ("normal", lambda s, seat: players.normal(s, seat, tables=tables)),
         ("easy", lambda s, seat: players.easy(s, seat)),

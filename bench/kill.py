@@ -38,8 +38,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bot.specs import ENGINES  # noqa: E402
-
 from bot.boards import LOBBY_VERBS  # noqa: E402
 from bot.games import appletters  # noqa: E402
 from bot.games.appletters import (  # noqa: E402
@@ -49,10 +47,10 @@ from bot.games.appletters import (  # noqa: E402
     public_view,
     word_set,
 )
-from bot.games.base import Action  # noqa: E402
 from bot.model import GameRow  # noqa: E402
 from bot.runner import Runner  # noqa: E402
 from bot.settings import Settings  # noqa: E402
+from bot.specs import ENGINES  # noqa: E402
 from cogs.appletters import MODAL, tiles_text  # noqa: E402
 from db.store import Store  # noqa: E402
 from tests.fakediscord import (  # noqa: E402
@@ -764,7 +762,7 @@ async def every_hand(runner: Runner, row: GameRow, moves: list[Any]) -> set[str]
         if move.verb == "forfeit":
             state = engine.forfeit(state, move.seat)
         else:
-            state = engine.apply(state, Action(move.seat, move.verb, move.arg))
+            state = engine.apply(state, engine.parse(move.seat, move.verb, move.arg))
         held |= set(state.hands)
     return held
 

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bot.games.base import Action  # noqa: E402
 from bot.games.cheerio import ENGINE as CHEERIO  # noqa: E402
+from bot.games.cheerio import Hold, Roll, Score  # noqa: E402
 from bot.model import GameRow, Player  # noqa: E402
 from bot.runner import Snapshot  # noqa: E402
 
@@ -42,9 +42,9 @@ def timed(draw: Callable[[], Any], n: int) -> str:
 def cheerio_live(players: int = 6) -> Snapshot:
     state = CHEERIO.new(42, players, {})
     for _ in range(players * 3):  # a few turns in: scores on every card
-        state = CHEERIO.apply(state, Action(state.turn, "score", _first_open(state)))
-    state = CHEERIO.apply(state, Action(state.turn, "hold", "0"))
-    state = CHEERIO.apply(state, Action(state.turn, "roll"))
+        state = CHEERIO.apply(state, Score(state.turn, _first_open(state)))
+    state = CHEERIO.apply(state, Hold(state.turn, 0))
+    state = CHEERIO.apply(state, Roll(state.turn))
     seats = tuple(Player(i, 7000 + i, f"Player {i + 1}") for i in range(players))
     row = GameRow(
         id=12345,

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from collections.abc import Callable
 
-from bot.games.base import Action
 from bot.model import GameStatus
 from bot.runner import Runner, Snapshot
-from bot.specs import DEFAULT_LEVEL, SPEC_OF
+from bot.specs import DEFAULT_LEVEL, SPEC_OF, GameAction
 
 log = logging.getLogger(__name__)
 
@@ -59,14 +58,12 @@ class Opponents:
         finally:
             self._pending.discard((game_id, version, seat))
 
-    def _decider(self, seat: int) -> Any:
-        def decide(snapshot: Snapshot) -> Action:
-            engine: Any = self.runner.engine(snapshot.row.kind)
-            seen = engine.view_for(snapshot.state, seat)
+    def _decider(self, seat: int) -> Callable[[Snapshot], GameAction]:
+        def decide(snapshot: Snapshot) -> GameAction:
+            seen = self.runner.engine(snapshot.row.kind).view_for(snapshot.state, seat)
             level = snapshot.row.players[seat].level or DEFAULT_LEVEL
             choose = SPEC_OF[snapshot.row.kind].strategy
             assert choose is not None, "only games Orchard plays seat it"
-            action: Action = choose(seen, seat, level, snapshot.row.seed + snapshot.row.version)
-            return action
+            return choose(seen, seat, level, snapshot.row.seed + snapshot.row.version)
 
         return decide

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.games.base import Action, Engine, IllegalMove, SeatResult
+from bot.games.base import Ambiguous, Engine, MoveError, SeatResult
 from bot.model import (
     FORFEIT_VERB,
     KEEP,
@@ -82,7 +82,7 @@ class Runner:
     def __init__(
         self,
         store: Store,
-        engines: Mapping[str, Engine[Any]],
+        engines: Mapping[str, Engine[Any, Any]],
         settings: Settings,
         *,
         board: Display | None = None,
@@ -101,7 +101,7 @@ class Runner:
     def lock(self, game_id: int) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
-    def engine(self, kind: str) -> Engine[Any]:
+    def engine(self, kind: str) -> Engine[Any, Any]:
         return self.engines[kind]
 
     async def load(self, game_id: int) -> Snapshot:
@@ -200,15 +200,16 @@ class Runner:
             if version is not None and version != snapshot.row.version:
                 await self._check_side_by_side(snapshot, seat, version)
             player = snapshot.row.players[seat]
-            action = Action(seat, verb, arg)
-            state = self._apply(snapshot, action)
+            engine = self.engine(snapshot.row.kind)
+            action, state = self._apply(snapshot, seat, verb, arg)
             source = MoveSource.BOT if player.is_bot else MoveSource.PLAYER
-            moves = [Move(seat, verb, arg, None if player.is_bot else user_id, source)]
+            who = None if player.is_bot else user_id
+            moves = [Move(seat, *engine.format(action), who, source)]
             reset = {seat: 0} if player.timeouts else {}
             return await self._play(snapshot, state, moves, reset, display)
 
     async def act_for_seat(
-        self, game_id: int, seat: int, version: int, decide: Callable[[Snapshot], Action]
+        self, game_id: int, seat: int, version: int, decide: Callable[[Snapshot], Any]
     ) -> Snapshot | None:
         """Play an Orchard seat's move, decided on the state inside the lock.
 
@@ -229,10 +230,10 @@ class Runner:
             action = await asyncio.to_thread(decide, snapshot)  # a word search can take 50 ms
             try:
                 state = engine.apply(snapshot.state, action)
-            except IllegalMove:
+            except MoveError:
                 log.exception("game %s: Orchard chose an illegal move %s", game_id, action)
                 return None
-            moves = [Move(seat, action.kind, action.arg, None, MoveSource.BOT)]
+            moves = [Move(seat, *engine.format(action), None, MoveSource.BOT)]
             return await self._play(snapshot, state, moves, {}, None)
 
     async def forfeit(
@@ -272,7 +273,7 @@ class Runner:
             if move.verb == FORFEIT_VERB:
                 state = engine.forfeit(state, move.seat)
             else:
-                state = engine.apply(state, Action(move.seat, move.verb, move.arg))
+                state = engine.apply(state, engine.parse(move.seat, move.verb, move.arg))
         return state
 
     async def display(self, snapshot: Snapshot, display: Display | None = None) -> Snapshot:
@@ -314,10 +315,16 @@ class Runner:
             seat = bot_seats[0]
         return seat
 
-    def _apply(self, snapshot: Snapshot, action: Action) -> Any:
+    def _apply(self, snapshot: Snapshot, seat: int, verb: str, arg: str) -> tuple[Any, Any]:
+        """The typed action and the state it leads to. Bad input and illegal moves are
+        refused; an ambiguous one goes back to the player with its options."""
+        engine = self.engine(snapshot.row.kind)
         try:
-            return self.engine(snapshot.row.kind).apply(snapshot.state, action)
-        except IllegalMove as err:
+            action = engine.parse(seat, verb, arg)
+            return action, engine.apply(snapshot.state, action)
+        except Ambiguous:
+            raise
+        except MoveError as err:
             raise Refusal(str(err)) from err
 
     async def _check_side_by_side(self, snapshot: Snapshot, seat: int, version: int) -> None:
@@ -346,7 +353,8 @@ class Runner:
             if action.seat not in engine.to_act(state):
                 continue  # an earlier timeout in this batch ended the game or their turn
             state = engine.apply(state, action)
-            moves.append(Move(action.seat, action.kind, action.arg, None, MoveSource.TIMEOUT))
+            verb, arg = engine.format(action)
+            moves.append(Move(action.seat, verb, arg, None, MoveSource.TIMEOUT))
             counts[action.seat] = snapshot.row.players[action.seat].timeouts + 1
             if counts[action.seat] >= TIMEOUTS_TO_FORFEIT:
                 state = engine.forfeit(state, action.seat)

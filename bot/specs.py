@@ -14,14 +14,21 @@ from typing import Any
 
 from bot.ai import applejack_players, appletters_players, cheerio_players, hotscore_players
 from bot.games import applejack, appletters, cheerio, hotscore
+from bot.games.applejack import ApplejackAction
+from bot.games.appletters import AppLettersAction
 from bot.games.base import Engine
+from bot.games.cheerio import CheerioAction
+from bot.games.hotscore import HotscoreAction
 
 LEVELS = ("easy", "normal", "hard")
 """How well Orchard plays, weakest first; the order ranks Orchard's seats for ratings."""
 DEFAULT_LEVEL = "normal"
 """Orchard's level when none is chosen (and for seats stored before levels were)."""
 
-Strategy = Callable[[Any, int, str, int], Any]
+GameAction = CheerioAction | ApplejackAction | HotscoreAction | AppLettersAction
+"""Any game's typed action: what Orchard's strategies return."""
+
+Strategy = Callable[[Any, int, str, int], GameAction]
 """``choose(view, seat, level, seed)``: a seat's typed action from what that seat may see."""
 
 
@@ -32,7 +39,7 @@ class Variant:
     kind: str
     title: str
     blurb: str
-    engine: Engine[Any]
+    engine: Engine[Any, Any]
     lower_is_better: bool = False  # the score is what is left (tiles), not what was made
     option: str = ""  # what the game's /new command calls it; empty for the game itself
 
@@ -143,7 +150,7 @@ VARIANTS: Mapping[str, Variant] = {v.kind: v for spec in SPECS for v in spec.var
 
 SPEC_OF: Mapping[str, GameSpec] = {v.kind: spec for spec in SPECS for v in spec.variants}
 
-ENGINES: Mapping[str, Engine[Any]] = {kind: v.engine for kind, v in VARIANTS.items()}
+ENGINES: Mapping[str, Engine[Any, Any]] = {kind: v.engine for kind, v in VARIANTS.items()}
 
 
 def title(kind: str) -> str:

@@ -49,7 +49,6 @@ KINDS: dict[str, str] = {v.option: v.kind for v in APPLETTERS.variants}
 VARIANT_CHOICES = [app_commands.Choice(name=v.title, value=v.option) for v in APPLETTERS.variants]
 MODAL = re.compile(r"orcm:(?P<game>[0-9]{1,18}):(?P<version>[0-9]{1,9}):(?P<kind>play|turnover):")
 END_WORDS = {"start": "start", "s": "start", "first": "start", "end": "end", "e": "end"}
-WAY = {"start": "s", "end": "e", "begins": "b", "ends": "e"}
 
 RULES = """\
 **Appletters** (2 to 6 players): together you grow one long, thin snake of words. Use up \
@@ -85,26 +84,6 @@ def modal_values(components: list[Any]) -> dict[str, str]:
         elif c.get("custom_id"):
             found[str(c["custom_id"])] = str(c.get("value") or "")
     return found
-
-
-def encode_way(p: Placement) -> str:
-    """A placement as a button argument ("TOOT-eb"): custom_ids allow no colons."""
-    assert p.end is not None and p.mode is not None
-    return f"{p.word}-{WAY[p.end]}{WAY[p.mode]}"
-
-
-def decode_way(arg: str) -> str:
-    """The engine's ``WORD:end:mode`` for an :func:`encode_way` argument."""
-    word, _, code = arg.partition("-")
-    end = {"s": "start", "e": "end"}.get(code[:1], "")
-    mode = {"b": "begins", "e": "ends"}.get(code[1:2], "")
-    return f"{word}:{end}:{mode}"
-
-
-def way_label(p: Placement, turnover: bool) -> str:
-    shared = p.word[0] if p.mode == "begins" else p.word[-1]
-    where = f"Turn over the {p.end} word" if turnover else f"At the {p.end}"
-    return f"{where}: {p.word} {p.mode} with {shared}"
 
 
 def parse_end(text: str) -> str | None:
@@ -322,14 +301,12 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         text: str,
         ways: list[Placement],
     ) -> None:
-        args = [encode_way(p) for p in ways]
+        args = [p.arg for p in ways]
         if any(len(a) > 40 for a in args):
             raise Refusal(f"{text} fits more than one way: play it with /appletters and an end.")
         ui_kind = "ui_turnway" if kind == "turnover" else "ui_way"
         buttons = [
-            GameButton(
-                snapshot.id, snapshot.row.version, ui_kind, a, label=way_label(p, kind != "play")
-            )
+            GameButton(snapshot.id, snapshot.row.version, ui_kind, a, label=p.label(kind != "play"))
             for p, a in zip(ways, args, strict=True)
         ]
         await interaction.response.send_message(
@@ -401,18 +378,17 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     ) -> None:
         """A choice made in an ephemeral message: edit the game message, answer anew."""
         action = {"ui_way": "play", "ui_turnway": "turnover", "ui_throw": "badapple"}[kind]
-        move = arg if kind == "ui_throw" else decode_way(arg)
         await self.bot.orchard.runner.act(
             snapshot.id,
             interaction.user.id,
             action,
-            move,
+            arg,
             version=custom_version(interaction),
             guild_id=interaction.guild_id or 0,
         )
         said = {
-            "play": f"Played {move.split(':')[0]}.",
-            "turnover": f"Turned over with {move.split(':')[0]}.",
+            "play": f"Played {arg.partition('-')[0]}.",
+            "turnover": f"Turned over with {arg.partition('-')[0]}.",
             "badapple": f"You threw {arg} on the Bad Apple pile.",
         }[action]
         await interaction.response.send_message(said, ephemeral=True)

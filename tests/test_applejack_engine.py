@@ -11,7 +11,12 @@ from hypothesis import strategies as st
 from bot.games.applejack import (
     CATEGORIES,
     ENGINE,
+    ApplejackAction,
     ApplejackState,
+    Call,
+    Hold,
+    Pick,
+    Reroll,
     best_call,
     call_preview,
     decision_order,
@@ -21,7 +26,7 @@ from bot.games.applejack import (
     score,
     totals,
 )
-from bot.games.base import Action, IllegalMove
+from bot.games.base import BadInput, IllegalMove
 
 
 @pytest.mark.parametrize(
@@ -82,7 +87,8 @@ def with_dice(state: ApplejackState, *dice: tuple[int, ...]) -> ApplejackState:
 
 
 def act(state: ApplejackState, seat: int, kind: str, arg: str = "") -> ApplejackState:
-    return ENGINE.apply(state, Action(seat, kind, arg))
+    """One move as a button or a move log names it."""
+    return ENGINE.apply(state, ENGINE.parse(seat, kind, arg))
 
 
 def to_call(state: ApplejackState) -> ApplejackState:
@@ -111,28 +117,28 @@ class Playthrough:
 
     final: ApplejackState
     turns: list[tuple[int, int, int]] = field(default_factory=list)
-    log: list[Action] = field(default_factory=list)
+    log: list[ApplejackAction] = field(default_factory=list)
     early_ends: int = 0
     out_of_order: int = 0
 
 
-def roll_or_hold(rng: random.Random, seat: int) -> Action:
+def roll_or_hold(rng: random.Random, seat: int) -> ApplejackAction:
     """Hold one time in three, else reroll a random non-empty set of dice."""
     if rng.random() < 1 / 3:
-        return Action(seat, "hold")
-    chosen = [str(i) for i in range(5) if rng.random() < 0.5] or [str(rng.randrange(5))]
-    return Action(seat, "reroll", "".join(chosen))
+        return Hold(seat)
+    chosen = [i for i in range(5) if rng.random() < 0.5] or [rng.randrange(5)]
+    return Reroll(seat, frozenset(chosen))
 
 
-def next_action(state: ApplejackState, rng: random.Random, calm: bool) -> Action:
+def next_action(state: ApplejackState, rng: random.Random, calm: bool) -> ApplejackAction:
     """The varied policy: a calm turn holds in step 1; the last turn picks any waiting seat."""
     if state.phase == "call":
-        return Action(state.caller, "call", best_call(state))
+        return Call(state.caller, best_call(state))
     waiting = sorted(ENGINE.to_act(state))
     if state.phase == "solo":
         return roll_or_hold(rng, rng.choice(waiting))
     (seat,) = waiting
-    return Action(seat, "hold") if calm and state.step == 1 else roll_or_hold(rng, seat)
+    return Hold(seat) if calm and state.step == 1 else roll_or_hold(rng, seat)
 
 
 def play(seed: int, players: int) -> Playthrough:
@@ -262,9 +268,9 @@ def test_picks_toggle_and_reroll_needs_a_die() -> None:
     assert state.picked[0] == (False,) * 5
     with pytest.raises(IllegalMove, match="at least one die"):
         act(state, 0, "reroll")
-    with pytest.raises(IllegalMove, match="not one of your five dice"):
+    with pytest.raises(BadInput, match="not one of your five dice"):
         act(state, 0, "pick", "5")
-    with pytest.raises(IllegalMove, match="not one of your five dice"):
+    with pytest.raises(BadInput, match="not one of your five dice"):
         act(state, 0, "reroll", "0x")
 
 
@@ -318,7 +324,7 @@ def test_last_turn_of_a_round_is_rolled_independently() -> None:
 
 def test_timeout_in_a_step_holds_and_drops_the_picks() -> None:
     state = act(ENGINE.new(7, 2, {}), 0, "pick", "2")
-    assert ENGINE.timeout_actions(state) == [Action(0, "hold")]
+    assert ENGINE.timeout_actions(state) == [Hold(0)]
     state = ENGINE.apply(state, ENGINE.timeout_actions(state)[0])
     assert state.picked[0] == (False,) * 5 and state.decided[0]
 
@@ -328,7 +334,7 @@ def test_timeout_call_maximises_the_callers_lead() -> None:
     # Sum would give the caller most (28), but fives widens the lead most (+10).
     state = with_dice(state, (6, 6, 6, 5, 5), (6, 6, 6, 6, 2), (2, 2, 3, 3, 4))
     assert best_call(state) == "fives"
-    assert ENGINE.timeout_actions(state) == [Action(0, "call", "fives")]
+    assert ENGINE.timeout_actions(state) == [Call(0, "fives")]
     # On a tie the earliest open category wins.
     same = with_dice(state, (2, 2, 3, 3, 4), (2, 2, 3, 3, 4), (2, 2, 3, 3, 4))
     assert best_call(same) == "ones"
@@ -357,13 +363,13 @@ def test_timeout_call_counts_the_game_totals() -> None:
     state = with_dice(state, (2, 2, 3, 3, 4), (6, 6, 6, 5, 5), (6, 6, 6, 6, 2))
     assert totals(state) == (60, 40, 10)
     assert best_call(state) == "sixes"
-    assert ENGINE.timeout_actions(state) == [Action(1, "call", "sixes")]
+    assert ENGINE.timeout_actions(state) == [Call(1, "sixes")]
 
 
 def test_timeout_on_the_last_turn_holds_for_everyone_left() -> None:
     state = skip_turns(ENGINE.new(11, 3, {}), 7)
     state = act(state, 2, "hold")
-    assert ENGINE.timeout_actions(state) == [Action(0, "hold"), Action(1, "hold")]
+    assert ENGINE.timeout_actions(state) == [Hold(0), Hold(1)]
 
 
 # Leaving.
@@ -435,12 +441,12 @@ def test_refusals_are_readable() -> None:
         act(state, 1, "hold")
     with pytest.raises(IllegalMove, match="not over yet"):
         act(state, 0, "call", "sum")
-    with pytest.raises(IllegalMove, match="no move called"):
+    with pytest.raises(BadInput, match="no move called"):
         act(state, 0, "score", "sum")
     state = to_call(state)
     with pytest.raises(IllegalMove, match="rerolls are over"):
         act(state, 0, "pick", "1")
-    with pytest.raises(IllegalMove, match="no category called 'chance'"):
+    with pytest.raises(BadInput, match="no category called 'chance'"):
         act(state, 0, "call", "chance")
     state = to_call(act(state, 0, "call", "sixes"))
     assert state.caller == 1
@@ -453,15 +459,15 @@ def test_refusals_are_readable() -> None:
 # Any legal play.
 
 
-def legal_actions(state: ApplejackState) -> list[Action]:
+def legal_actions(state: ApplejackState) -> list[ApplejackAction]:
     if state.phase == "call":
-        return [Action(state.caller, "call", c) for c in open_categories(state)]
-    options: list[Action] = []
+        return [Call(state.caller, c) for c in open_categories(state)]
+    options: list[ApplejackAction] = []
     for seat in sorted(ENGINE.to_act(state)):
-        options += [Action(seat, "pick", str(i)) for i in range(5)]
-        options.append(Action(seat, "hold"))
+        options += [Pick(seat, i) for i in range(5)]
+        options.append(Hold(seat))
         if any(state.picked[seat]):
-            options.append(Action(seat, "reroll"))
+            options.append(Reroll(seat))
     return options
 
 

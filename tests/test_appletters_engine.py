@@ -17,8 +17,17 @@ from bot.games.appletters import (
     MAX_WORD,
     SCORE_ENGINE,
     TURNOVER_ENGINE,
+    VARIANTS,
+    Accept,
+    AppLettersAction,
     AppLettersEngine,
     AppState,
+    BadApple,
+    Challenge,
+    Pick,
+    Placement,
+    Play,
+    Turnover,
     board,
     deal,
     mirror_bonus,
@@ -29,7 +38,7 @@ from bot.games.appletters import (
     view_for,
     word_points,
 )
-from bot.games.base import Action, IllegalMove
+from bot.games.base import Ambiguous, BadInput, IllegalMove, Option
 from bot.games.words import load_words
 
 _WORD_TEXT = """apple apples eat eats eaten the ant tea toot ten net at pa ta dog god pear
@@ -49,7 +58,8 @@ def table(
 
 
 def act(state: AppState, seat: int, kind: str, arg: str = "") -> AppState:
-    return TURNOVER_ENGINE.apply(state, Action(seat, kind, arg))
+    """One move as a button, a form or a move log names it."""
+    return TURNOVER_ENGINE.apply(state, TURNOVER_ENGINE.parse(seat, kind, arg))
 
 
 def play(state: AppState, arg: str) -> AppState:
@@ -138,7 +148,7 @@ def test_first_word_lies_flat_and_later_words_run_across_it_each_way() -> None:
     for word, (end, mode, where) in expected.items():
         (p,) = placements_for(state, 1, word)
         assert (p.end, p.mode, p.cells, p.horizontal) == (end, mode, where, False)
-        assert p.arg == f"{word}:{end}:{mode}"
+        assert p.arg == f"{word}-{end[0]}{mode[0]}"  # TEA-sb
 
 
 def test_a_word_attached_to_a_vertical_word_runs_flat() -> None:
@@ -154,9 +164,9 @@ def test_a_word_that_fits_several_ways_must_say_which() -> None:
     state = play(table(ENGINE, [BIG, BIG]), "TOOT")
     ways = {(p.end, p.mode) for p in placements_for(state, 1, "TOOT")}
     assert ways == {("start", "begins"), ("start", "ends"), ("end", "begins"), ("end", "ends")}
-    with pytest.raises(IllegalMove, match="more than one way"):
+    with pytest.raises(Ambiguous, match="more than one way"):
         play(state, "TEN")
-    with pytest.raises(IllegalMove, match="more than one way"):
+    with pytest.raises(Ambiguous, match="more than one way"):
         play(state, "TOOT:end")
     after = play(state, "TEN:end:begins")
     assert after.snake[-1].cells == col(3, 0, 3)
@@ -164,11 +174,65 @@ def test_a_word_that_fits_several_ways_must_say_which() -> None:
     assert after.snake[0].cells == col(0, -2, 3)
 
 
+def each_way(
+    state: AppState, seat: int, kind: str, word: str
+) -> tuple[tuple[Option, ...], list[AppState]]:
+    """The options of a word that fits several ways, and the state after each one."""
+    with pytest.raises(Ambiguous) as asked:
+        act(state, seat, kind, word)
+    options = asked.value.options
+    return options, [act(state, seat, o.verb, o.arg) for o in options]
+
+
+def test_a_word_that_fits_both_ends_offers_each_way() -> None:
+    """TOOT lies on row 0, columns 0 to 3: both open ends are a T. TEN begins with T and ends
+    with N, so it can only go down from (0,0) or down from (0,3), and nothing is near either
+    column: two ways, one option each, and each option plays exactly its own way."""
+    state = play(table(ENGINE, [BIG, BIG]), "TOOT")
+    options, (at_start, at_end) = each_way(state, 1, "play", "TEN")
+    assert options == (
+        Option("At the start: TEN begins with T", "play", "TEN-sb"),
+        Option("At the end: TEN begins with T", "play", "TEN-eb"),
+    )
+    with pytest.raises(Ambiguous) as asked:
+        play(state, "TEN")
+    assert str(asked.value) == (
+        "TEN fits more than one way. Choose one: "
+        "At the start: TEN begins with T; At the end: TEN begins with T."
+    )
+    assert [w.text for w in at_start.snake] == ["TEN", "TOOT"]
+    assert at_start.snake[0].cells == col(0, 0, 3)
+    assert [w.text for w in at_end.snake] == ["TOOT", "TEN"]
+    assert at_end.snake[-1].cells == col(3, 0, 3)
+
+
+def test_a_turnover_that_fits_both_ends_offers_each_way() -> None:
+    """TEA (seat 0) on row 0, then ANT (seat 1) down from its A at (0,2): seat 2 may turn
+    over either. ANTS begins with A (and does not end with it): across from ANT's A in
+    place of TEA, or down from TEA's A in place of ANT. Both are longer and touch nothing."""
+    state = play(table(TURNOVER_ENGINE, [BIG, BIG, BIG]), "TEA")
+    state = play(state, "ANT:end")
+    options, (at_start, at_end) = each_way(state, 2, "turnover", "ANTS")
+    assert options == (
+        Option("Turn over the start word: ANTS begins with A", "turnover", "ANTS-sb"),
+        Option("Turn over the end word: ANTS begins with A", "turnover", "ANTS-eb"),
+    )
+    assert [w.text for w in at_start.snake] == ["ANTS", "ANT"]
+    assert at_start.snake[0].cells == row(0, 2, 4)
+    assert [w.text for w in at_end.snake] == ["TEA", "ANTS"]
+    assert at_end.snake[-1].cells == col(2, 0, 4)
+
+
+def test_a_way_label_fits_a_button() -> None:
+    longest = Placement("W" * MAX_WORD, "start", "begins", (), True)
+    assert len(longest.label(turnover=True)) == 80
+
+
 def test_the_new_end_is_the_far_end_of_the_new_word() -> None:
     state = play(table(ENGINE, [BIG, BIG]), "APPLE")
     state = play(state, "TEA:start:ends")  # the snake now starts at the T of TEA
     (ant,) = placements_for(state, 1, "ANT")
-    assert ant.arg == "ANT:start:ends" and ant.cells == row(-2, -2, 3)
+    assert ant.arg == "ANT-se" and ant.cells == row(-2, -2, 3)
     (p,) = placements_for(state, 1, "TEN")
     assert p.end == "start" and p.cells == row(-2, 0, 3)
 
@@ -228,9 +292,9 @@ def test_missing_letters_are_named() -> None:
 
 def test_words_need_letters_length_and_the_word_list() -> None:
     state = table(ENGINE, [BIG, BIG])
-    with pytest.raises(IllegalMove, match="at least 2 letters"):
+    with pytest.raises(BadInput, match="at least 2 letters"):
         play(state, "A")
-    with pytest.raises(IllegalMove, match="A to Z"):
+    with pytest.raises(BadInput, match="A to Z"):
         play(state, "AP-PLE")
     with pytest.raises(IllegalMove, match="PAPLE is not in the word list"):
         play(state, "PAPLE")
@@ -243,7 +307,7 @@ def test_over_long_words_are_refused_without_being_repeated() -> None:
     turnover = table(TURNOVER_ENGINE, [BIG, BIG])
     for word in ("QZ" * 300, "A" * 4000, "É" * 41, "A" * (MAX_WORD + 1) + ":end"):
         for kind, at in (("play", state), ("turnover", turnover)):
-            with pytest.raises(IllegalMove, match=f"at most {MAX_WORD} letters") as refused:
+            with pytest.raises(BadInput, match=f"at most {MAX_WORD} letters") as refused:
                 act(at, 0, kind, word)
             assert len(str(refused.value)) < 80
         assert placements_for(state, 0, word) == turnovers_for(turnover, 0, word) == []
@@ -262,8 +326,10 @@ def test_only_the_player_to_act_may_play() -> None:
     state = table(ENGINE, [BIG, BIG])
     with pytest.raises(IllegalMove, match="not your turn"):
         act(state, 1, "play", "APPLE")
-    with pytest.raises(IllegalMove, match="no move called"):
+    with pytest.raises(BadInput, match="no move called"):
         act(state, 0, "dance")
+    with pytest.raises(IllegalMove, match="nothing to accept"):
+        act(state, 0, "accept")  # only once someone has used every tile on an unchecked word
 
 
 def test_playing_uses_every_letter_but_the_shared_one() -> None:
@@ -329,7 +395,7 @@ def test_a_word_resets_the_stalemate_count() -> None:
 
 def test_timeout_picks_and_passes() -> None:
     state = table(ENGINE, [BIG, BIG], core="ABC")
-    assert ENGINE.timeout_actions(state) == [Action(0, "pick")]
+    assert ENGINE.timeout_actions(state) == [Pick(0)]
 
 
 def test_forfeit_sets_tiles_aside_and_the_last_player_wins() -> None:
@@ -339,6 +405,28 @@ def test_forfeit_sets_tiles_aside_and_the_last_player_wins() -> None:
     state = ENGINE.forfeit(state, 2)
     assert ENGINE.is_over(state)
     assert [r.won for r in ENGINE.results(state)] == [False, True, False]
+
+
+# The variants, as data.
+
+
+def test_the_variants_differ_only_by_their_rules() -> None:
+    rules = {
+        name: (r.hand_size, r.turnovers, r.bad_apple, r.challenges, r.scored_by_default)
+        for name, r in VARIANTS.items()
+    }
+    assert rules == {
+        "appletters": (9, False, False, False, False),
+        "applescore": (9, False, False, False, True),
+        "appleturnover": (21, True, True, True, False),
+    }
+    assert [e.kind for e in (ENGINE, SCORE_ENGINE, TURNOVER_ENGINE)] == list(VARIANTS)
+    for engine in (ENGINE, SCORE_ENGINE, TURNOVER_ENGINE):
+        state = engine.new(2, 3, {"words": WORDS, "check_words": False})
+        assert engine.rules is VARIANTS[engine.kind] is state.rules is public_view(state).rules
+        assert state.scored == engine.rules.scored_by_default
+        assert state.check_words == (not engine.rules.challenges)  # the option needs challenges
+    assert SCORE_ENGINE.new(2, 2, {"words": WORDS, "scored": False}).scored is False
 
 
 # Applescore.
@@ -369,12 +457,12 @@ def test_palindromes_need_three_letters_and_reversal_pairs_two() -> None:
 
 
 def test_applescore_adds_points_and_a_bonus_for_going_out() -> None:
-    toot = SCORE_ENGINE.apply(table(SCORE_ENGINE, ["TOOTX", "Q"]), Action(0, "play", "TOOT"))
+    toot = SCORE_ENGINE.apply(table(SCORE_ENGINE, ["TOOTX", "Q"]), Play(0, "TOOT"))
     assert toot.scores == (9, 0)
     state = table(SCORE_ENGINE, ["DOGX", "OD"], core="")
-    state = SCORE_ENGINE.apply(state, Action(0, "play", "DOG"))
+    state = SCORE_ENGINE.apply(state, Play(0, "DOG"))
     assert state.scores == (8, 0)  # three tiles; GOD is listed too
-    state = SCORE_ENGINE.apply(state, Action(1, "play", "GOD"))
+    state = SCORE_ENGINE.apply(state, Play(1, "GOD"))
     assert SCORE_ENGINE.is_over(state)
     assert state.scores == (8, 2 + 5 + 5)  # O, D from the hand; DOG; going out
     second, first = SCORE_ENGINE.results(state)
@@ -383,7 +471,7 @@ def test_applescore_adds_points_and_a_bonus_for_going_out() -> None:
 
 def test_applescore_highest_score_wins_even_against_the_player_going_out() -> None:
     state = replace(table(SCORE_ENGINE, ["APPLE", "ZZ"]), scores=(0, 20))
-    state = SCORE_ENGINE.apply(state, Action(0, "play", "APPLE"))
+    state = SCORE_ENGINE.apply(state, Play(0, "APPLE"))
     assert SCORE_ENGINE.is_over(state) and state.scores == (10, 20)
     assert [r.won for r in SCORE_ENGINE.results(state)] == [False, True]
 
@@ -406,7 +494,7 @@ def test_turn_over_an_end_word_with_a_longer_one() -> None:
     state = turnover_table()
     before = state.hands
     (p,) = turnovers_for(state, 0, "EATS")
-    assert p.arg == "EATS:end:begins" and p.cells == col(4, 0, 4)
+    assert p.arg == "EATS-eb" and p.cells == col(4, 0, 4)
     state = act(state, 0, "turnover", "EATS")
     assert [w.text for w in state.snake] == ["APPLE", "EATS"] and state.snake[1].seat == 0
     assert Counter(state.hands[1]) == Counter(before[1]) + Counter("AT")
@@ -435,7 +523,7 @@ def test_turnover_refusals() -> None:
     with pytest.raises(IllegalMove, match="two words or more"):
         act(lone, 1, "turnover", "STAPLE")
     with pytest.raises(IllegalMove, match="only allowed in Apple Turnover"):
-        ENGINE.apply(table(ENGINE, [BIG, BIG]), Action(0, "turnover", "EATS"))
+        ENGINE.apply(table(ENGINE, [BIG, BIG]), Turnover(0, "EATS"))
 
 
 def test_bad_apple_once_per_game_and_face_up() -> None:
@@ -453,7 +541,7 @@ def test_bad_apple_once_per_game_and_face_up() -> None:
     with pytest.raises(IllegalMove, match="last tile"):
         act(lone, 0, "badapple", "Q")
     with pytest.raises(IllegalMove, match="only thrown in Apple Turnover"):
-        ENGINE.apply(table(ENGINE, ["QA", "Z"]), Action(0, "badapple", "Q"))
+        ENGINE.apply(table(ENGINE, ["QA", "Z"]), BadApple(0, "Q"))
 
 
 def test_words_are_unchecked_in_turnover_until_challenged() -> None:
@@ -507,13 +595,13 @@ def test_checked_turnover_refuses_bad_words_and_challenges() -> None:
     with pytest.raises(IllegalMove, match="nothing to challenge"):
         act(state, 1, "challenge")
     with pytest.raises(IllegalMove, match="only part of Apple Turnover"):
-        ENGINE.apply(play(table(ENGINE, [BIG, BIG]), "APPLE"), Action(1, "challenge"))
+        ENGINE.apply(play(table(ENGINE, [BIG, BIG]), "APPLE"), Challenge(1))
 
 
 def test_going_out_on_an_unchecked_word_waits_for_a_challenge() -> None:
     state = play(table(TURNOVER_ENGINE, ["APPLE", "ZZ", "QQ"]), "APPLE")
     assert state.phase == "claim" and TURNOVER_ENGINE.to_act(state) == frozenset({1})
-    assert TURNOVER_ENGINE.timeout_actions(state) == [Action(1, "accept")]
+    assert TURNOVER_ENGINE.timeout_actions(state) == [Accept(1)]
     with pytest.raises(IllegalMove, match="challenge the last word or accept"):
         act(state, 1, "pick")
     done = act(state, 1, "accept")
@@ -603,24 +691,24 @@ def formable(word: str, hand: str) -> bool:
     return sum(n for n in short.values() if n > 0) <= 1
 
 
-def choices(engine: AppLettersEngine, state: AppState) -> list[Action]:
+def choices(engine: AppLettersEngine, state: AppState) -> list[AppLettersAction]:
     seat = state.turn
-    challengers = [
-        Action(s, "challenge")
+    challengers: list[AppLettersAction] = [
+        Challenge(s)
         for s, a in enumerate(state.active)
         if a and state.pending is not None and s != state.pending.seat
     ]
     if state.phase == "claim":
-        return [Action(seat, "accept"), *challengers]
+        return [Accept(seat), *challengers]
     hand = state.hands[seat]
     pool = RANDOM_WORDS + ([] if state.check_words else JUNK)
     words = [w for w in pool if formable(w, hand)]
-    found = [Action(seat, "pick")]
+    found: list[AppLettersAction] = [Pick(seat)]
     for w in words:
-        found += [Action(seat, "play", p.arg) for p in placements_for(state, seat, w)]
-        found += [Action(seat, "turnover", p.arg) for p in turnovers_for(state, seat, w)]
+        found += [Play(seat, p.word, p.end, p.mode) for p in placements_for(state, seat, w)]
+        found += [Turnover(seat, p.word, p.end, p.mode) for p in turnovers_for(state, seat, w)]
     if engine is TURNOVER_ENGINE and not state.bad_apple_used[seat] and len(hand) > 1:
-        found.append(Action(seat, "badapple", hand[0]))
+        found.append(BadApple(seat, hand[0]))
     return found + challengers
 
 

@@ -18,7 +18,6 @@ from bot.games.appletters import (
     view_for,
     word_set,
 )
-from bot.games.base import Action
 from cogs.appletters_picture import CELL, MAX_SIDE, draw_snake, last_word
 
 LETTERS = "ABCDEFGHIJKLMNOPRSTUVWY"
@@ -34,7 +33,7 @@ def _play(state: AppState, word: str, arg: str) -> AppState:
     """``word`` added to the game's list and the mover's hand, then played as ``arg``."""
     register_words(state.word_list, word_set(state.word_list) | {word.lower()})
     state = _give(state, state.turn, word + "EE")  # "EE": never run out, so never go out
-    return ENGINE.apply(state, Action(state.turn, "play", arg))
+    return ENGINE.apply(state, ENGINE.parse(state.turn, "play", arg))
 
 
 def snake_of(tiles: int, seed: int = 3) -> AppState:

@@ -19,15 +19,22 @@ from bot.games.appletters import (
     ENGINES,
     SCORE_ENGINE,
     TURNOVER_ENGINE,
+    Accept,
+    AppLettersAction,
     AppLettersEngine,
     AppState,
+    BadApple,
+    Challenge,
+    Laid,
+    Pick,
+    Play,
+    Turnover,
     placements_for,
     public_view,
     turnovers_for,
     view_for,
     word_set,
 )
-from bot.games.base import Action
 
 FAMILY = {"word_list": "family"}
 LEVELS = ("easy", "normal", "hard")
@@ -45,9 +52,9 @@ def play_game(engine: AppLettersEngine, seed: int, levels: tuple[str, ...]) -> A
             return state
         (seat,) = engine.to_act(state)
         action = choose(view_for(state, seat), seat, levels[seat], seed)
-        if action.kind in ("play", "turnover"):
-            assert listed(action.arg.split(":")[0]), action  # never a bluff
-        assert action.kind != "challenge"  # every word on the table is listed
+        if isinstance(action, Laid):
+            assert listed(action.word), action  # never a bluff
+        assert not isinstance(action, Challenge)  # every word on the table is listed
         state = engine.apply(state, action)  # raises IllegalMove on an illegal choice
     raise AssertionError("the game did not end")
 
@@ -68,7 +75,7 @@ def after_first_word(engine: AppLettersEngine, first: str, hand: str) -> AppStat
     state = engine.new(3, 2, FAMILY)
     hands = ("".join(sorted(first + "EEE")), "".join(sorted(hand)))
     state = replace(state, hands=hands, turn=0, core="EEEAAA")
-    return engine.apply(state, Action(0, "play", first))
+    return engine.apply(state, Play(0, first))
 
 
 def fitting_words(state: AppState, seat: int) -> list[str]:
@@ -81,15 +88,16 @@ def fitting_words(state: AppState, seat: int) -> list[str]:
     ]
 
 
-def word_of(action: Action) -> str:
-    return action.arg.split(":")[0]
+def word_of(action: AppLettersAction) -> str:
+    assert isinstance(action, Laid), action
+    return action.word
 
 
 def test_hard_plays_the_longest_fitting_word() -> None:
     state = after_first_word(ENGINE, "CAT", "AEINRSTLO")
     best = max(map(len, fitting_words(state, 1)))
     action = choose(view_for(state, 1), 1, "hard", 0)
-    assert action.kind == "play" and len(word_of(action)) == best >= 7
+    assert isinstance(action, Play) and len(word_of(action)) == best >= 7
     ENGINE.apply(state, action)
 
 
@@ -100,7 +108,7 @@ def test_hard_in_applescore_plays_the_most_points() -> None:
     points = after.scores[1]
     for word in fitting_words(state, 1):
         for p in placements_for(state, 1, word):
-            trial = SCORE_ENGINE.apply(state, Action(1, "play", p.arg))
+            trial = SCORE_ENGINE.apply(state, Play(1, p.word, p.end, p.mode))
             assert trial.scores[1] <= points
 
 
@@ -108,7 +116,7 @@ def test_easy_plays_a_short_common_word() -> None:
     state = after_first_word(ENGINE, "CAT", "AEINRSTLO")
     fitting = [w for w in fitting_words(state, 1) if len(w) >= 3]
     action = choose(view_for(state, 1), 1, "easy", 0)
-    assert action.kind == "play" and listed(word_of(action))
+    assert isinstance(action, Play) and listed(word_of(action))
     assert len(word_of(action)) == min(map(len, fitting)) == 3
     ENGINE.apply(state, action)
 
@@ -124,32 +132,32 @@ def test_normal_plays_one_of_the_longest_and_replays_the_same() -> None:
 def test_first_word_uses_the_hand_alone() -> None:
     state = replace(ENGINE.new(1, 2, FAMILY), hands=("AEINRSTLOU", "EEE"), turn=0)
     action = choose(view_for(state, 0), 0, "hard", 0)
-    assert len(action.arg) == max(map(len, fitting_words(state, 0)))
-    assert ENGINE.apply(state, action).snake[0].text == action.arg
+    assert len(word_of(action)) == max(map(len, fitting_words(state, 0)))
+    assert ENGINE.apply(state, action).snake[0].text == word_of(action)
 
 
 def test_no_fitting_word_picks_and_passes() -> None:
     state = after_first_word(ENGINE, "FIZZ", "QVX")
     for level in LEVELS:
-        assert choose(view_for(state, 1), 1, level, 0) == Action(1, "pick")
+        assert choose(view_for(state, 1), 1, level, 0) == Pick(1)
 
 
 def test_stuck_hard_throws_a_hard_letter_in_apple_turnover() -> None:
     state = TURNOVER_ENGINE.new(3, 2, {**FAMILY, "check_words": True})
     state = replace(state, hands=("EEFIZZ", "QVX"), turn=0, core="EEE")
-    state = TURNOVER_ENGINE.apply(state, Action(0, "play", "FIZZ"))
+    state = TURNOVER_ENGINE.apply(state, Play(0, "FIZZ"))
     action = choose(view_for(state, 1), 1, "hard", 0)
-    assert action == Action(1, "badapple", "Q")
+    assert action == BadApple(1, "Q")
     TURNOVER_ENGINE.apply(state, action)
-    assert choose(view_for(state, 1), 1, "normal", 0) == Action(1, "pick")
+    assert choose(view_for(state, 1), 1, "normal", 0) == Pick(1)
 
 
 def test_hard_turns_over_a_word_when_that_lays_the_most_tiles() -> None:
     state = TURNOVER_ENGINE.new(3, 2, {**FAMILY, "check_words": True})
     state = replace(state, hands=("CATSEEOO", "HIMPRU"), turn=0, core="EEE")
-    state = TURNOVER_ENGINE.apply(state, Action(0, "play", "CAT"))
+    state = TURNOVER_ENGINE.apply(state, Play(0, "CAT"))
     state = replace(state, turn=0)
-    state = TURNOVER_ENGINE.apply(state, Action(0, "play", "TEES:end:begins"))
+    state = TURNOVER_ENGINE.apply(state, Play(0, "TEES", "end", "begins"))
     plain = max(len(w) - 1 for w in fitting_words(state, 1))
     tiles = Counter(state.hands[1] + "CATEES")
     turned = [
@@ -161,7 +169,7 @@ def test_hard_turns_over_a_word_when_that_lays_the_most_tiles() -> None:
     action = choose(view_for(state, 1), 1, "hard", 0)
     after = TURNOVER_ENGINE.apply(state, action)
     assert len(word_of(action)) - 1 == max(plain, *(len(w) - 1 for w in turned))
-    assert action == Action(1, "turnover", "TRIUMPH:end:begins")
+    assert action == Turnover(1, "TRIUMPH", "end", "begins")
     assert [w.text for w in after.snake] == ["CAT", "TRIUMPH"] and after.hands[0] == "EEOOS"
 
 
@@ -187,7 +195,7 @@ def test_other_hands_and_the_core_do_not_change_the_choice() -> None:
 
 def test_a_spectator_view_is_refused_a_word_but_does_not_crash() -> None:
     state = after_first_word(ENGINE, "CAT", "AEINRSTLO")
-    assert choose(public_view(state), 1, "hard", 0) == Action(1, "pick")
+    assert choose(public_view(state), 1, "hard", 0) == Pick(1)
     with pytest.raises(ValueError):
         choose(view_for(state, 1), 1, "expert", 0)
 
@@ -198,14 +206,14 @@ def test_a_spectator_view_is_refused_a_word_but_does_not_crash() -> None:
 def laid_by_seat_0(word: str, rest: str = "EE") -> AppState:
     state = TURNOVER_ENGINE.new(3, 2, FAMILY)
     state = replace(state, hands=(word + rest, "AEINRSTLO"), turn=0, core="EEE")
-    return TURNOVER_ENGINE.apply(state, Action(0, "play", word))
+    return TURNOVER_ENGINE.apply(state, Play(0, word))
 
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_a_listed_word_is_never_challenged(level: str) -> None:
     state = laid_by_seat_0("CAT")
     assert state.pending is not None
-    assert choose(view_for(state, 1), 1, level, 0).kind == "play"
+    assert isinstance(choose(view_for(state, 1), 1, level, 0), Play)
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -213,21 +221,21 @@ def test_a_listed_winning_word_is_accepted(level: str) -> None:
     state = laid_by_seat_0("CAT", rest="")
     assert state.phase == "claim" and state.turn == 1
     action = choose(view_for(state, 1), 1, level, 0)
-    assert action == Action(1, "accept")
+    assert action == Accept(1)
     assert TURNOVER_ENGINE.is_over(TURNOVER_ENGINE.apply(state, action))
 
 
 def test_hard_challenges_only_an_unlisted_word_and_easy_lets_it_be() -> None:
     assert not listed("QATZ")
     state = laid_by_seat_0("QATZ")
-    assert choose(view_for(state, 1), 1, "easy", 0).kind == "play"
+    assert isinstance(choose(view_for(state, 1), 1, "easy", 0), Play)
     action = choose(view_for(state, 1), 1, "hard", 0)
-    assert action == Action(1, "challenge")
+    assert action == Challenge(1)
     after = TURNOVER_ENGINE.apply(state, action)
     assert not after.snake and after.turn == 1
     claim = laid_by_seat_0("QATZ", rest="")
-    assert choose(view_for(claim, 1), 1, "normal", 0) == Action(1, "challenge")
-    assert choose(view_for(claim, 1), 1, "easy", 0) == Action(1, "accept")
+    assert choose(view_for(claim, 1), 1, "normal", 0) == Challenge(1)
+    assert choose(view_for(claim, 1), 1, "easy", 0) == Accept(1)
 
 
 def test_the_index_finds_words_through_the_shared_letter() -> None:

@@ -6,8 +6,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.games.base import Action, IllegalMove
-from bot.games.cheerio import CATEGORIES, ENGINE, CheerioState, run_kind, score
+from bot.games.base import BadInput, IllegalMove
+from bot.games.cheerio import (
+    CATEGORIES,
+    ENGINE,
+    CheerioAction,
+    CheerioState,
+    Hold,
+    Roll,
+    Score,
+    run_kind,
+    score,
+)
 
 
 @pytest.mark.parametrize(
@@ -71,22 +81,22 @@ def at(state: CheerioState, dice: tuple[int, ...], rolls: int = 1) -> CheerioSta
 def test_turn_starts_rolled_and_allows_two_rerolls() -> None:
     state = ENGINE.new(seed=7, players=2, options={})
     assert len(state.dice) == 5 and state.rolls == 1 and state.turn == 0
-    state = ENGINE.apply(state, Action(0, "hold", "0"))
+    state = ENGINE.apply(state, Hold(0, 0))
     assert state.held == (True, False, False, False, False)
     kept = state.dice[0]
-    state = ENGINE.apply(state, Action(0, "roll"))
+    state = ENGINE.apply(state, Roll(0))
     assert state.dice[0] == kept and state.rolls == 2
-    state = ENGINE.apply(state, Action(0, "roll"))
+    state = ENGINE.apply(state, Roll(0))
     assert state.rolls == 3
     with pytest.raises(IllegalMove, match="No rolls are left"):
-        ENGINE.apply(state, Action(0, "roll"))
+        ENGINE.apply(state, Roll(0))
     with pytest.raises(IllegalMove, match="No rolls are left"):
-        ENGINE.apply(state, Action(0, "hold", "1"))
+        ENGINE.apply(state, Hold(0, 1))
 
 
 def test_scoring_passes_the_turn_and_records_points() -> None:
     state = at(ENGINE.new(seed=1, players=2, options={}), (5, 5, 5, 6, 6))
-    state = ENGINE.apply(state, Action(0, "score", "fives"))
+    state = ENGINE.apply(state, Score(0, "fives"))
     assert state.cards[0][CATEGORIES.index("fives")] == 15
     assert state.turn == 1 and state.rolls == 1 and state.held == (False,) * 5
     assert state.last_score == (0, "fives", 15)
@@ -95,18 +105,18 @@ def test_scoring_passes_the_turn_and_records_points() -> None:
 def test_refusals_are_readable() -> None:
     state = at(ENGINE.new(seed=1, players=2, options={}), (5, 5, 5, 6, 6))
     with pytest.raises(IllegalMove, match="not your turn"):
-        ENGINE.apply(state, Action(1, "roll"))
-    with pytest.raises(IllegalMove, match="no category"):
-        ENGINE.apply(state, Action(0, "score", "chance"))
-    with pytest.raises(IllegalMove, match="not one of your five dice"):
-        ENGINE.apply(state, Action(0, "hold", "5"))
+        ENGINE.apply(state, Roll(1))
+    with pytest.raises(BadInput, match="no category"):
+        ENGINE.parse(0, "score", "chance")
+    with pytest.raises(BadInput, match="not one of your five dice"):
+        ENGINE.parse(0, "hold", "5")
     all_held = replace(state, held=(True,) * 5)
     with pytest.raises(IllegalMove, match="Every die is held"):
-        ENGINE.apply(all_held, Action(0, "roll"))
-    scored = ENGINE.apply(state, Action(0, "score", "fives"))
-    scored = ENGINE.apply(scored, Action(1, "score", "ones"))
+        ENGINE.apply(all_held, Roll(0))
+    scored = ENGINE.apply(state, Score(0, "fives"))
+    scored = ENGINE.apply(scored, Score(1, "ones"))
     with pytest.raises(IllegalMove, match="already scored in fives"):
-        ENGINE.apply(scored, Action(0, "score", "fives"))
+        ENGINE.apply(scored, Score(0, "fives"))
 
 
 def play_out(state: CheerioState) -> CheerioState:
@@ -124,7 +134,7 @@ def test_a_two_player_game_ends_after_seven_turns_each() -> None:
     results = ENGINE.results(state)
     assert {r.seat for r in results} == {0, 1}
     with pytest.raises(IllegalMove, match="over"):
-        ENGINE.apply(state, Action(0, "roll"))
+        ENGINE.apply(state, Roll(0))
 
 
 def test_equal_totals_share_the_win() -> None:
@@ -136,7 +146,7 @@ def test_equal_totals_share_the_win() -> None:
 
 def test_timeout_scores_the_best_open_category() -> None:
     state = at(ENGINE.new(seed=3, players=1, options={}), (6, 6, 6, 1, 2))
-    assert ENGINE.timeout_actions(state) == [Action(0, "score", "sixes")]
+    assert ENGINE.timeout_actions(state) == [Score(0, "sixes")]
 
 
 def test_forfeit_passes_the_turn_and_the_leaver_cannot_win() -> None:
@@ -155,8 +165,8 @@ def test_solo_forfeit_ends_the_game_with_no_winner() -> None:
 
 
 def test_dump_load_round_trip() -> None:
-    state = ENGINE.apply(ENGINE.new(seed=11, players=3, options={}), Action(0, "hold", "2"))
-    state = ENGINE.apply(state, Action(0, "score", "cheerio"))
+    state = ENGINE.apply(ENGINE.new(seed=11, players=3, options={}), Hold(0, 2))
+    state = ENGINE.apply(state, Score(0, "cheerio"))
     assert ENGINE.load(ENGINE.dump(state)) == state
 
 
@@ -172,11 +182,11 @@ def test_random_play_is_deterministic_and_legal(seed: int, players: int, picks: 
                 break
             seat = state.turn
             open_ = [c for c, p in zip(CATEGORIES, state.cards[seat], strict=True) if p is None]
-            options = [Action(seat, "score", c) for c in open_]
+            options: list[CheerioAction] = [Score(seat, c) for c in open_]
             if state.rolls < 3:
-                options += [Action(seat, "hold", str(i)) for i in range(5)]
+                options += [Hold(seat, i) for i in range(5)]
                 if not all(state.held):
-                    options.append(Action(seat, "roll"))
+                    options.append(Roll(seat))
             state = ENGINE.apply(state, options[pick % len(options)])
         return state
 

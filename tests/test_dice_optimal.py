@@ -27,8 +27,16 @@ from bot.ai.dice_optimal import (
     load_or_build,
     tables_for,
 )
-from bot.games.base import Action
-from bot.games.cheerio import CATEGORIES, ENGINE, CheerioState, score
+from bot.games.cheerio import (
+    CATEGORIES,
+    ENGINE,
+    CheerioAction,
+    CheerioState,
+    Hold,
+    Roll,
+    Score,
+    score,
+)
 
 SMALL = ("sixes", "cheerio")
 
@@ -134,7 +142,9 @@ def test_a_stale_or_broken_cache_is_rebuilt(tmp_path: Path) -> None:
     assert json.loads(gzip.decompress(path.read_bytes()))["values"] == plain.values
 
 
-def play(state: CheerioState, seat: int, level: str, seed: int, tables: DiceTables) -> Action:
+def play(
+    state: CheerioState, seat: int, level: str, seed: int, tables: DiceTables
+) -> CheerioAction:
     if level == "hard":
         return players.hard(state, seat, seed, tables=tables)
     if level == "normal":
@@ -179,13 +189,13 @@ def at(
 
 
 def actions_until_roll(
-    state: CheerioState, choose: Callable[[CheerioState], Action]
-) -> list[Action]:
+    state: CheerioState, choose: Callable[[CheerioState], CheerioAction]
+) -> list[CheerioAction]:
     out = []
     for _ in range(6):
         action = choose(state)
         out.append(action)
-        if action.kind != "hold":
+        if not isinstance(action, Hold):
             return out
         state = ENGINE.apply(state, action)
     raise AssertionError(f"no roll after {out}")
@@ -194,33 +204,33 @@ def actions_until_roll(
 def test_easy_keeps_the_most_common_face() -> None:
     acts = actions_until_roll(at((3, 5, 3, 2, 3)), lambda s: players.easy(s, 0))
     assert acts == [
-        Action(0, "hold", "0"),
-        Action(0, "hold", "2"),
-        Action(0, "hold", "4"),
-        Action(0, "roll"),
+        Hold(0, 0),
+        Hold(0, 2),
+        Hold(0, 4),
+        Roll(0),
     ]
     # A tie goes to the higher face; dice held before but not wanted are released.
     acts = actions_until_roll(
         at((4, 2, 4, 2, 6), held=(False, True, False, False, True)), lambda s: players.easy(s, 0)
     )
     assert acts == [
-        Action(0, "hold", "0"),
-        Action(0, "hold", "1"),
-        Action(0, "hold", "2"),
-        Action(0, "hold", "4"),
-        Action(0, "roll"),
+        Hold(0, 0),
+        Hold(0, 1),
+        Hold(0, 2),
+        Hold(0, 4),
+        Roll(0),
     ]
     # No reroll left: the best category now.
-    assert players.easy(at((6, 6, 1, 2, 3), rolls=3), 0) == Action(0, "score", "sixes")
+    assert players.easy(at((6, 6, 1, 2, 3), rolls=3), 0) == Score(0, "sixes")
 
 
 def test_hard_holds_then_rolls_and_scores_a_sure_thing(full: DiceTables) -> None:
-    def hard(state: CheerioState) -> Action:
+    def hard(state: CheerioState) -> CheerioAction:
         return players.hard(state, 0, tables=full)
 
-    assert hard(at((2, 3, 4, 5, 6))) == Action(0, "score", "cheerio")
+    assert hard(at((2, 3, 4, 5, 6))) == Score(0, "cheerio")
     acts = actions_until_roll(at((2, 3, 4, 5, 5)), hard)
-    assert acts[-1] == Action(0, "roll")
+    assert acts[-1] == Roll(0)
     held = at((2, 3, 4, 5, 5))
     for a in acts[:-1]:
         held = ENGINE.apply(held, a)

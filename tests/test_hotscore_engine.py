@@ -7,11 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.games.base import Action, IllegalMove, roll_dice
+from bot.games.base import BadInput, IllegalMove, MoveError, roll_dice
 from bot.games.hotscore import (
     ENGINE,
+    Bonus,
+    HotscoreAction,
     HotscoreState,
+    Sign,
+    Stick,
     Throw,
+    ThrowDice,
     Verdict,
     bracket,
     challenge_tally,
@@ -123,7 +128,7 @@ def fresh(seed: int = 3) -> HotscoreState:
 def play(state: HotscoreState, *moves: tuple[str, str]) -> HotscoreState:
     """Apply moves for whichever seat is to act (the lowest, in a challenge)."""
     for kind, arg in moves:
-        state = ENGINE.apply(state, Action(min(ENGINE.to_act(state)), kind, arg))
+        state = ENGINE.apply(state, ENGINE.parse(min(ENGINE.to_act(state)), kind, arg))
     return state
 
 
@@ -205,17 +210,17 @@ def test_challenge_loss_floors_at_zero_unless_disabled() -> None:
             floor_zero=floor,
             challenge_dice=((1, 1, 1), ()),
         )
-        state = ENGINE.apply(rigged(state, 2, 4, 6), Action(1, "throw"))
+        state = ENGINE.apply(rigged(state, 2, 4, 6), ThrowDice(1))
         assert state.scores == (50, expected)
 
 
 def test_challenge_gain_bounces_and_exactly_100_wins() -> None:
     base = replace(fresh(), phase="challenge", level=1, parity="odd")
     state = replace(base, scores=(95, 40), challenge_dice=((1, 1, 1), ()))
-    state = ENGINE.apply(rigged(state, 2, 4, 6), Action(1, "throw"))
+    state = ENGINE.apply(rigged(state, 2, 4, 6), ThrowDice(1))
     assert state.scores == (95, 30) and not ENGINE.is_over(state)
     state = replace(base, scores=(90, 40), challenge_dice=((1, 1, 1), ()))
-    state = ENGINE.apply(rigged(state, 2, 4, 6), Action(1, "throw"))
+    state = ENGINE.apply(rigged(state, 2, 4, 6), ThrowDice(1))
     assert state.scores == (100, 30) and ENGINE.is_over(state) and state.winner == 0
     assert [r.won for r in ENGINE.results(state)] == [True, False]
 
@@ -230,7 +235,7 @@ def test_round_win_to_exactly_100_ends_the_game() -> None:
     assert state.scores[starter] == 100 and ENGINE.is_over(state)
     assert ENGINE.to_act(state) == frozenset() and ENGINE.timeout_actions(state) == []
     with pytest.raises(IllegalMove, match="over"):
-        ENGINE.apply(state, Action(starter, "throw"))
+        ENGINE.apply(state, ThrowDice(starter))
 
 
 def _with(scores: tuple[int, ...], seat: int, score: int) -> tuple[int, ...]:
@@ -238,27 +243,33 @@ def _with(scores: tuple[int, ...], seat: int, score: int) -> tuple[int, ...]:
 
 
 @pytest.mark.parametrize(
-    ("setup", "seat_offset", "kind", "arg", "message"),
+    ("setup", "seat_offset", "kind", "arg", "refusal", "message"),
     [
-        ((), 1, "throw", "", "not your turn"),
-        ((), 0, "stick", "", "Throw your dice first"),
-        ((), 0, "bonus", "", "two dice before"),
-        ((), 0, "sign", "+", "Bonus Die before"),
-        ((), 0, "roll", "", "no move called 'roll'"),
-        ((("throw", ""),), 0, "throw", "", "thrown already"),
-        ((("throw", ""),), 0, "sign", "-", "Bonus Die before"),
-        ((("throw", ""), ("bonus", "")), 0, "sign", "x", "Choose \\+ or -"),
-        ((("throw", ""), ("bonus", "")), 0, "stick", "", "choose \\+ or -"),
-        ((("throw", ""), ("bonus", "")), 0, "bonus", "", "already thrown the Bonus Die"),
+        ((), 1, "throw", "", IllegalMove, "not your turn"),
+        ((), 0, "stick", "", IllegalMove, "Throw your dice first"),
+        ((), 0, "bonus", "", IllegalMove, "two dice before"),
+        ((), 0, "sign", "+", IllegalMove, "Bonus Die before"),
+        ((), 0, "roll", "", BadInput, "no move called 'roll'"),
+        ((("throw", ""),), 0, "throw", "", IllegalMove, "thrown already"),
+        ((("throw", ""),), 0, "sign", "-", IllegalMove, "Bonus Die before"),
+        ((("throw", ""), ("bonus", "")), 0, "sign", "x", BadInput, "Choose \\+ or -"),
+        ((("throw", ""), ("bonus", "")), 0, "stick", "", IllegalMove, "choose \\+ or -"),
+        ((("throw", ""), ("bonus", "")), 0, "bonus", "", IllegalMove, "already thrown the Bonus"),
     ],
 )
 def test_illegal_moves(
-    setup: tuple[tuple[str, str], ...], seat_offset: int, kind: str, arg: str, message: str
+    setup: tuple[tuple[str, str], ...],
+    seat_offset: int,
+    kind: str,
+    arg: str,
+    refusal: type[MoveError],
+    message: str,
 ) -> None:
+    """Text that is no move is :class:`BadInput`; a move the rules forbid now is illegal."""
     state = play(rigged(fresh(), 2, 3), *setup)  # no three of a kind possible
     seat = (state.turn + seat_offset) % 2
-    with pytest.raises(IllegalMove, match=message):
-        ENGINE.apply(state, Action(seat, kind, arg))
+    with pytest.raises(refusal, match=message):
+        ENGINE.apply(state, ENGINE.parse(seat, kind, arg))
 
 
 def test_illegal_moves_in_a_challenge() -> None:
@@ -266,26 +277,26 @@ def test_illegal_moves_in_a_challenge() -> None:
         fresh(), phase="challenge", level=1, parity="odd", challenge_dice=((1, 2, 3), ())
     )
     with pytest.raises(IllegalMove, match="waiting for your opponent"):
-        ENGINE.apply(state, Action(0, "throw"))
+        ENGINE.apply(state, ThrowDice(0))
     with pytest.raises(IllegalMove, match="no Bonus Die in a challenge"):
-        ENGINE.apply(state, Action(1, "bonus"))
+        ENGINE.apply(state, Bonus(1))
     with pytest.raises(IllegalMove, match="not playing"):
-        ENGINE.apply(state, Action(2, "throw"))
+        ENGINE.apply(state, ThrowDice(2))
 
 
 def test_timeouts() -> None:
     state = fresh()
     seat = state.turn
-    assert ENGINE.timeout_actions(state) == [Action(seat, "throw"), Action(seat, "stick")]
+    assert ENGINE.timeout_actions(state) == [ThrowDice(seat), Stick(seat)]
     state = play(rigged(state, 2, 3), ("throw", ""))
-    assert ENGINE.timeout_actions(state) == [Action(seat, "stick")]
+    assert ENGINE.timeout_actions(state) == [Stick(seat)]
     state = play(rigged(state, 3), ("bonus", ""))  # 2+3: +3 is 8 (NEAR), -3 is 2 (FAR)
     assert closer_sign(state) == "+"
-    assert ENGINE.timeout_actions(state) == [Action(seat, "sign", "+")]
+    assert ENGINE.timeout_actions(state) == [Sign(seat, "+")]
     state = play(replace(state, throws=_with_throw(state, seat, Throw((5, 6, 4)))))
     assert closer_sign(state) == "-"  # 15 is 4 from 11; 7 is HOT
     challenge = replace(state, phase="challenge", level=1, parity="odd")
-    assert ENGINE.timeout_actions(challenge) == [Action(0, "throw"), Action(1, "throw")]
+    assert ENGINE.timeout_actions(challenge) == [ThrowDice(0), ThrowDice(1)]
 
 
 def _with_throw(state: HotscoreState, seat: int, throw: Throw) -> tuple[Throw | None, ...]:
@@ -308,15 +319,15 @@ def test_log_is_capped() -> None:
 # Whole games.
 
 
-def simple_policy(state: HotscoreState, seat: int) -> Action:
+def simple_policy(state: HotscoreState, seat: int) -> HotscoreAction:
     """Stick on HOT or NEAR, otherwise try the Bonus Die and take the sign nearer HOT."""
     if state.phase == "choose":
         own = state.throws[seat]
         assert own is not None
-        return Action(seat, "stick" if bracket(own) != "FAR" else "bonus")
+        return Stick(seat) if bracket(own) != "FAR" else Bonus(seat)
     if state.phase == "sign":
-        return Action(seat, "sign", closer_sign(state))
-    return Action(seat, "throw")
+        return Sign(seat, closer_sign(state))
+    return ThrowDice(seat)
 
 
 def check_invariants(state: HotscoreState) -> None:
@@ -359,7 +370,7 @@ def test_dump_load_round_trip_mid_game() -> None:
 def test_replay_is_deterministic() -> None:
     chooser = random.Random(5)
     state = ENGINE.new(77, 2, {})
-    actions: list[Action] = []
+    actions: list[HotscoreAction] = []
     while not ENGINE.is_over(state):
         seat = chooser.choice(sorted(ENGINE.to_act(state)))
         action = chooser.choice(legal_actions(state, seat))

@@ -10,8 +10,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.ai import hotscore_players as players
-from bot.games.base import Action, roll_dice
-from bot.games.hotscore import ENGINE, HotscoreState, Throw, judge, legal_actions
+from bot.games.base import roll_dice
+from bot.games.hotscore import (
+    ENGINE,
+    Bonus,
+    HotscoreState,
+    Sign,
+    Stick,
+    Throw,
+    ThrowDice,
+    judge,
+    legal_actions,
+)
 
 LEVELS = st.sampled_from(["easy", "normal", "hard"])
 
@@ -61,7 +71,7 @@ def brute_force_answer(first: Throw, dice: tuple[int, int]) -> dict[str, float]:
     faces = []
     for face in range(1, 7):
         bonus = replace(state, draws=draws_for(state, face))
-        after = ENGINE.apply(bonus, Action(1, "bonus"))
+        after = ENGINE.apply(bonus, Bonus(1))
         if after.phase != "sign":
             faces.append(engine_round_value(after))
             continue
@@ -124,9 +134,9 @@ def test_hard_starter_stick_value_matches_brute_force(dice: tuple[int, int]) -> 
 
 def test_hard_forces_a_challenge_and_takes_the_winning_sign() -> None:
     state = answering(Throw((3, 4)), (5, 5))
-    assert players.choose(state, 1, "hard", 0).kind == "bonus"
+    assert players.choose(state, 1, "hard", 0) == Bonus(1)
     signing = replace(state, throws=(Throw((3, 4)), Throw((5, 5, 1))), phase="sign")
-    assert players.choose(signing, 1, "hard", 0).arg == "+"  # 11: a forced challenge
+    assert players.choose(signing, 1, "hard", 0) == Sign(1, "+")  # 11: a forced challenge
 
 
 @pytest.mark.parametrize(("first", "dice"), [*POSITIONS, (None, (1, 1)), (None, (2, 6))])
@@ -135,28 +145,28 @@ def test_hard_takes_the_option_most_likely_to_win_the_round(
 ) -> None:
     values = players.option_values(first, dice, "win")
     state = answering(first, dice) if first is not None else starting(dice)
-    chosen = players.choose(state, state.turn, "hard", 0).kind
+    chosen = players.choose(state, state.turn, "hard", 0).verb
     assert values[chosen] == max(values.values())
 
 
 def test_hard_sticks_on_a_winning_pair() -> None:
-    assert players.choose(answering(Throw((2, 2)), (1, 5)), 1, "hard", 0).kind == "stick"
+    assert players.choose(answering(Throw((2, 2)), (1, 5)), 1, "hard", 0) == Stick(1)
 
 
 @given(seed=st.integers(0, 2**32), first=st.sampled_from([t for t, _ in POSITIONS]))
 @settings(max_examples=30, deadline=None)
 def test_easy_always_sticks(seed: int, first: Throw) -> None:
     a, b = roll_dice(seed, 0, 2)
-    assert players.choose(answering(first, (a, b)), 1, "easy", seed).kind == "stick"
+    assert players.choose(answering(first, (a, b)), 1, "easy", seed) == Stick(1)
     starting = replace(answering(first, (a, b)), turn=0, throws=(Throw((a, b)), None))
-    assert players.choose(starting, 0, "easy", seed).kind == "stick"
+    assert players.choose(starting, 0, "easy", seed) == Stick(0)
 
 
 def test_throw_phases_just_throw() -> None:
     state = ENGINE.new(5, 2, {})
-    assert players.choose(state, state.turn, "hard", 0).kind == "throw"
+    assert players.choose(state, state.turn, "hard", 0) == ThrowDice(state.turn)
     target = replace(state, phase="target", level=1)
-    assert players.choose(target, state.starter, "normal", 0).kind == "throw"
+    assert players.choose(target, state.starter, "normal", 0) == ThrowDice(state.starter)
 
 
 def test_unknown_level_is_refused() -> None:

@@ -28,13 +28,16 @@ from collections.abc import Sequence
 from bot.ai.dice_optimal import DiceTables, tables_for
 from bot.games.applejack import (
     CATEGORIES,
+    ApplejackAction,
     ApplejackState,
+    Call,
+    Hold,
+    Reroll,
     decision_order,
     open_categories,
     rerolls_left,
     score,
 )
-from bot.games.base import Action
 
 SLIP = 0.15
 SLIP_POINTS = 3.0
@@ -91,22 +94,22 @@ def easy_call(used: frozenset[str], categories: Sequence[str], dice: Sequence[in
 # From a decision to one engine action.
 
 
-def reroll_arg(dice: Sequence[int], keep: Sequence[int]) -> str:
-    """The indices of the dice to reroll so that the others show ``keep`` (leftmost kept)."""
+def reroll_dice(dice: Sequence[int], keep: Sequence[int]) -> frozenset[int]:
+    """The positions of the dice to reroll so that the others show ``keep`` (leftmost kept)."""
     need = Counter(keep)
-    out = []
+    out = set()
     for i, d in enumerate(dice):
         if need[d] > 0:
             need[d] -= 1
         else:
-            out.append(str(i))
-    return "".join(out)
+            out.add(i)
+    return frozenset(out)
 
 
-def _keep_action(state: ApplejackState, seat: int, keep: Sequence[int] | None) -> Action:
+def _keep_action(state: ApplejackState, seat: int, keep: Sequence[int] | None) -> ApplejackAction:
     if keep is None or len(keep) >= len(state.dice[seat]):
-        return Action(seat, "hold")
-    return Action(seat, "reroll", reroll_arg(state.dice[seat], keep))
+        return Hold(seat)
+    return Reroll(seat, reroll_dice(state.dice[seat], keep))
 
 
 def slip_rng(state: ApplejackState, seat: int) -> random.Random:
@@ -119,34 +122,32 @@ def _used(state: ApplejackState) -> frozenset[str]:
     return frozenset(state.called)
 
 
-def _tabled(state: ApplejackState, seat: int, slip: random.Random | None) -> Action:
+def _tabled(state: ApplejackState, seat: int, slip: random.Random | None) -> ApplejackAction:
     """Hard's move (Normal's with ``slip``)."""
     tables = tables_for("applejack")
     if state.phase == "call":
         rivals = [state.dice[s] for s in decision_order(state) if s != seat]
         margins = call_margins(_used(state), state.dice[seat], rivals)
-        return Action(seat, "call", margins[pick(margins, slip)][1])
+        return Call(seat, margins[pick(margins, slip)][1])
     options = reroll_options(tables, _used(state), state.dice[seat], rerolls_left(state, seat))
     return _keep_action(state, seat, options[pick(options, slip)][1])
 
 
-def hard(state: ApplejackState, seat: int) -> Action:
+def hard(state: ApplejackState, seat: int) -> ApplejackAction:
     return _tabled(state, seat, None)
 
 
-def normal(state: ApplejackState, seat: int) -> Action:
+def normal(state: ApplejackState, seat: int) -> ApplejackAction:
     return _tabled(state, seat, slip_rng(state, seat))
 
 
-def easy(state: ApplejackState, seat: int) -> Action:
+def easy(state: ApplejackState, seat: int) -> ApplejackAction:
     if state.phase == "call":
-        return Action(
-            seat, "call", easy_call(_used(state), open_categories(state), state.dice[seat])
-        )
+        return Call(seat, easy_call(_used(state), open_categories(state), state.dice[seat]))
     return _keep_action(state, seat, easy_keep(state.dice[seat]))
 
 
-def choose(state: ApplejackState, seat: int, level: str, seed: int) -> Action:
+def choose(state: ApplejackState, seat: int, level: str, seed: int) -> ApplejackAction:
     """The registry's entry point (``bot.ai.registry.Strategy``); ``seed`` is unused."""
     if level == "hard":
         return hard(state, seat)

@@ -40,8 +40,15 @@ from typing import Any
 
 from bot.games.appletters import (
     BONUS,
+    Accept,
+    AppLettersAction,
     AppState,
+    BadApple,
+    Challenge,
+    Pick,
     Placement,
+    Play,
+    Turnover,
     View,
     Word,
     board,
@@ -52,7 +59,6 @@ from bot.games.appletters import (
     word_points,
     word_set,
 )
-from bot.games.base import Action
 
 COMMON_LIST = "family"
 """Easy's "common" words, and the list played when the view does not name one."""
@@ -160,7 +166,7 @@ def stand_in(view: View, seat: int, word_list: str) -> AppState:
     return AppState(
         seed=0,
         draws=0,
-        variant="appleturnover" if view.kind == "appleturnover" else "appletters",
+        variant=view.rules.name,
         word_list=word_list,
         check_words=False,
         scored=view.scores is not None,
@@ -211,7 +217,7 @@ def _turnover_end(snake: tuple[Word, ...], end: str) -> tuple[Word, str]:
 def turnovers(table: Table) -> list[Candidate]:
     """Every listed word that could replace an opponent's end word (Apple Turnover)."""
     snake = table.view.snake
-    if table.view.kind != "appleturnover" or len(snake) < 2:
+    if not table.view.rules.turnovers or len(snake) < 2:
         return []
     found = []
     for end in ("start", "end"):
@@ -268,7 +274,7 @@ def pick_move(table: Table, level: str, rand: random.Random) -> tuple[Candidate,
 
 def bad_apple(view: View, seat: int, hand: str) -> str | None:
     """Hard's one throw when stuck: a hard letter, or any letter once the core is empty."""
-    if view.kind != "appleturnover" or view.bad_apple_used[seat] or len(hand) < 2:
+    if not view.rules.bad_apple or view.bad_apple_used[seat] or len(hand) < 2:
         return None
     ranked = sorted(hand, key=THROW_ORDER.index)
     if ranked[0] in HARD_LETTERS or view.core_count == 0:
@@ -281,7 +287,7 @@ def bad_apple(view: View, seat: int, hand: str) -> str | None:
 
 def should_challenge(view: View, seat: int, level: str, word_list: str | None) -> bool:
     """Only a word that is surely not in the list (see the module notes), never one's own."""
-    if level == "easy" or view.challengeable is None or view.kind != "appleturnover":
+    if level == "easy" or view.challengeable is None or not view.rules.challenges:
         return False
     owner, text = view.challengeable
     return owner != seat and text.lower() not in word_set(word_list or WIDEST_LIST)
@@ -307,15 +313,15 @@ def decision_rng(view: View, seat: int, level: str, seed: int) -> random.Random:
     return random.Random(f"appletters:{level}:{seed}:{seat}:{len(view.log)}:{view.hand}")
 
 
-def choose(seen: View | AppState, seat: int, level: str, seed: int) -> Action:
+def choose(seen: View | AppState, seat: int, level: str, seed: int) -> AppLettersAction:
     """The registry's entry point (``bot.ai.registry.Strategy``)."""
     if level not in ("easy", "normal", "hard"):
         raise ValueError(f"unknown level {level!r}")
     view, name = as_view(seen, seat)
     if should_challenge(view, seat, level, name):
-        return Action(seat, "challenge")
+        return Challenge(seat)
     if view.phase == "claim":
-        return Action(seat, "accept")
+        return Accept(seat)
     hand = view.hand or ""
     index = word_index(name or COMMON_LIST)
     table = Table(
@@ -323,7 +329,8 @@ def choose(seen: View | AppState, seat: int, level: str, seed: int) -> Action:
     )
     move = pick_move(table, level, decision_rng(view, seat, level, seed)) if hand else None
     if move is not None:
-        candidate, placement = move
-        return Action(seat, candidate.kind, placement.arg)
+        candidate, p = move
+        laid = Turnover if candidate.kind == "turnover" else Play
+        return laid(seat, p.word, p.end, p.mode)
     throw = bad_apple(view, seat, hand) if level == "hard" else None
-    return Action(seat, "badapple", throw) if throw else Action(seat, "pick")
+    return BadApple(seat, throw) if throw else Pick(seat)

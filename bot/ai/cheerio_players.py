@@ -20,8 +20,17 @@ from collections import Counter
 from collections.abc import Sequence
 
 from bot.ai.dice_optimal import Choice, DiceTables, tables_for
-from bot.games.base import Action
-from bot.games.cheerio import CATEGORIES, ROLLS_PER_TURN, CheerioState, best_category, score
+from bot.games.cheerio import (
+    CATEGORIES,
+    ROLLS_PER_TURN,
+    CheerioAction,
+    CheerioState,
+    Hold,
+    Roll,
+    Score,
+    best_category,
+    score,
+)
 
 SLIP = 0.15
 SLIP_POINTS = 3.0
@@ -83,17 +92,17 @@ def hold_target(dice: Sequence[int], held: Sequence[bool], keep: Sequence[int]) 
     return target
 
 
-def _towards(state: CheerioState, seat: int, keep: Sequence[int]) -> Action:
+def _towards(state: CheerioState, seat: int, keep: Sequence[int]) -> CheerioAction:
     target = hold_target(state.dice, state.held, keep)
     for i, (want, now) in enumerate(zip(target, state.held, strict=True)):
         if want != now:
-            return Action(seat, "hold", str(i))
-    return Action(seat, "roll")
+            return Hold(seat, i)
+    return Roll(seat)
 
 
-def _act(state: CheerioState, seat: int, choice: Choice) -> Action:
+def _act(state: CheerioState, seat: int, choice: Choice) -> CheerioAction:
     if choice.kind == "score":
-        return Action(seat, "score", choice.category)
+        return Score(seat, choice.category)
     return _towards(state, seat, choice.keep)
 
 
@@ -103,7 +112,7 @@ def _rolls_left(state: CheerioState) -> int:
 
 def hard(
     state: CheerioState, seat: int, rng_seed: int = 0, *, tables: DiceTables | None = None
-) -> Action:
+) -> CheerioAction:
     """The move that maximises the seat's expected final score."""
     t = tables if tables is not None else tables_for("cheerio")
     return _act(state, seat, decide(t, _used(state, seat), state.dice, _rolls_left(state)))
@@ -116,27 +125,27 @@ def slip_rng(state: CheerioState, seat: int) -> random.Random:
 
 def normal(
     state: CheerioState, seat: int, rng_seed: int = 0, *, tables: DiceTables | None = None
-) -> Action:
+) -> CheerioAction:
     """Hard's move, except now and then the second best when it is close."""
     t = tables if tables is not None else tables_for("cheerio")
     used, left = _used(state, seat), _rolls_left(state)
     return _act(state, seat, decide(t, used, state.dice, left, slip_rng(state, seat)))
 
 
-def easy(state: CheerioState, seat: int, rng_seed: int = 0) -> Action:
+def easy(state: CheerioState, seat: int, rng_seed: int = 0) -> CheerioAction:
     """Hold the most common face, reroll while it can, then score the best category now."""
     decision = easy_decision(_used(state, seat), state.dice, _rolls_left(state))
     if isinstance(decision, str):
-        return Action(seat, "score", decision)
+        return Score(seat, decision)
     return _towards(state, seat, decision)
 
 
-def greedy(state: CheerioState, seat: int, rng_seed: int = 0) -> Action:
+def greedy(state: CheerioState, seat: int, rng_seed: int = 0) -> CheerioAction:
     """A baseline: score the best category for the first roll, never rerolling."""
-    return Action(seat, "score", best_category(state.cards[seat], state.dice))
+    return Score(seat, best_category(state.cards[seat], state.dice))
 
 
-def choose(state: CheerioState, seat: int, level: str, seed: int) -> Action:
+def choose(state: CheerioState, seat: int, level: str, seed: int) -> CheerioAction:
     """The registry's entry point (``bot.ai.registry.Strategy``)."""
     if level == "hard":
         return hard(state, seat, seed)

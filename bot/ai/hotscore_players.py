@@ -31,16 +31,20 @@ from functools import cache
 from statistics import fmean
 from typing import Literal
 
-from bot.games.base import Action
-from bot.games.hotscore import HotscoreState as State
 from bot.games.hotscore import (
+    Bonus,
+    HotscoreAction,
+    Sign,
+    Stick,
     Throw,
+    ThrowDice,
     Verdict,
     current_throw,
     distance_to_hot,
     judge,
     throw_to_beat,
 )
+from bot.games.hotscore import HotscoreState as State
 
 Objective = Literal["points", "win"]
 Decision = Literal["stick", "bonus"]
@@ -193,9 +197,9 @@ def _other(sign: str) -> str:
 # From a decision to one engine action.
 
 
-def _act(state: State, seat: int, level: str) -> Action:
+def _act(state: State, seat: int, level: str) -> HotscoreAction:
     if state.phase not in ("choose", "sign"):
-        return Action(seat, "throw")
+        return ThrowDice(seat)
     own = current_throw(state)
     assert own is not None
     first = throw_to_beat(state)
@@ -206,11 +210,11 @@ def _act(state: State, seat: int, level: str) -> Action:
     else:
         decision = easy_decision(first, own.dice)
     if state.phase == "sign":
-        return Action(seat, "sign", decision)
-    return Action(seat, decision)
+        return Sign(seat, decision)
+    return Stick(seat) if decision == "stick" else Bonus(seat)
 
 
-def choose(state: State, seat: int, level: str, seed: int) -> Action:
+def choose(state: State, seat: int, level: str, seed: int) -> HotscoreAction:
     """The registry's entry point (``bot.ai.registry.Strategy``); ``seed`` is unused."""
     if level not in ("easy", "normal", "hard"):
         raise ValueError(f"unknown level {level!r}")

@@ -7,11 +7,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, Self, TypeVar, assert_never
 
 from bot.games import codec
-from bot.games.base import Action, IllegalMove, Options, SeatResult, placements, roll_dice
-from bot.games.cheerio import DICE, FACE, number_score, run_kind
+from bot.games.base import (
+    Act,
+    IllegalMove,
+    Options,
+    SeatResult,
+    Verbs,
+    Written,
+    placements,
+    roll_dice,
+)
+from bot.games.cheerio import (
+    DICE,
+    FACE,
+    OneCategory,
+    OneDie,
+    check_die,
+    die_index,
+    number_score,
+    run_kind,
+)
 
 CATEGORIES = ("ones", "twos", "threes", "fours", "fives", "sixes", "cheerio", "sum")
 REROLLS = 2
@@ -33,6 +51,51 @@ def score(category: str, dice: Sequence[int]) -> int:
     if category not in FACE:
         raise ValueError(f"unknown category {category!r}")
     return number_score(FACE[category], dice, bonus=False)
+
+
+# The actions: what a seat may do, and how each is written down.
+
+
+@dataclass(frozen=True)
+class Pick(OneDie, verb="pick"):
+    """Choose or unchoose one die for the next reroll (a toggle)."""
+
+
+@dataclass(frozen=True)
+class Reroll(Act, verb="reroll"):
+    """Commit a reroll of ``dice`` (positions), or of the picked dice when it is empty.
+
+    Written as one digit per die (``"024"``); repeats were always harmless."""
+
+    dice: frozenset[int] = frozenset()
+
+    def __post_init__(self) -> None:
+        for die in self.dice:
+            check_die(die)
+
+    @classmethod
+    def read(cls, seat: int, arg: str) -> Self:
+        return cls(seat, frozenset(die_index(ch) for ch in arg))
+
+    @property
+    def arg(self) -> str:
+        return "".join(str(die) for die in sorted(self.dice))
+
+
+@dataclass(frozen=True)
+class Hold(Act, verb="hold"):
+    """Keep every die this step (dropping any picks)."""
+
+
+@dataclass(frozen=True)
+class Call(OneCategory, verb="call"):
+    """The caller names the category everyone scores in."""
+
+    categories: ClassVar[tuple[str, ...]] = CATEGORIES
+
+
+ApplejackAction = Pick | Reroll | Hold | Call
+VERBS = Verbs[ApplejackAction]("Apple Jack", Pick, Reroll, Hold, Call)
 
 
 @dataclass(frozen=True)
@@ -128,9 +191,10 @@ def best_call(state: ApplejackState, seat: int | None = None) -> str:
     return max(open_categories(state), key=lead)
 
 
-class ApplejackEngine:
+class ApplejackEngine(Written[ApplejackAction]):
     """The runner's view of Apple Jack (see :class:`bot.games.base.Engine`)."""
 
+    verbs = VERBS
     kind = "applejack"
     min_players = 2
     max_players = 6
@@ -156,20 +220,27 @@ class ApplejackEngine:
         )
         return self._start_turn(state, 0)
 
-    def apply(self, state: ApplejackState, action: Action) -> ApplejackState:
+    def view_for(self, state: ApplejackState, seat: int) -> ApplejackState:
+        """Everything in Apple Jack is on the table (picks show once committed, to all)."""
+        return state
+
+    def apply(self, state: ApplejackState, action: ApplejackAction) -> ApplejackState:
+        seat = action.seat
         if state.phase == "over":
             raise IllegalMove("This game is over.")
-        if not 0 <= action.seat < len(state.active) or not state.active[action.seat]:
+        if not 0 <= seat < len(state.active) or not state.active[seat]:
             raise IllegalMove("You are no longer playing in this game.")
-        if action.kind == "pick":
-            return self._pick(state, action.seat, action.arg)
-        if action.kind == "reroll":
-            return self._reroll(state, action.seat, action.arg)
-        if action.kind == "hold":
-            return self._hold(state, action.seat)
-        if action.kind == "call":
-            return self._call(state, action.seat, action.arg)
-        raise IllegalMove(f"Apple Jack has no move called {action.kind!r}.")
+        match action:
+            case Pick(die=die):
+                return self._pick(state, seat, die)
+            case Reroll(dice=dice):
+                return self._reroll(state, seat, dice)
+            case Hold():
+                return self._hold(state, seat)
+            case Call(category=category):
+                return self._call(state, seat, category)
+            case _:
+                assert_never(action)
 
     def to_act(self, state: ApplejackState) -> frozenset[int]:
         if state.phase == "call":
@@ -181,11 +252,11 @@ class ApplejackEngine:
             return frozenset(waiting[:1])
         return frozenset()
 
-    def timeout_actions(self, state: ApplejackState) -> list[Action]:
+    def timeout_actions(self, state: ApplejackState) -> list[ApplejackAction]:
         """A late caller calls :func:`best_call`; a late roller holds (dropping any picks)."""
         if state.phase == "call":
-            return [Action(state.caller, "call", best_call(state))]
-        return [Action(seat, "hold") for seat in sorted(self.to_act(state))]
+            return [Call(state.caller, best_call(state))]
+        return [Hold(seat) for seat in sorted(self.to_act(state))]
 
     def forfeit(self, state: ApplejackState, seat: int) -> ApplejackState:
         """The seat leaves: a lone survivor wins; otherwise play goes on without the seat."""
@@ -231,16 +302,15 @@ class ApplejackEngine:
             "It is not your decision yet: the caller decides first, then each player in order."
         )
 
-    def _pick(self, state: ApplejackState, seat: int, arg: str) -> ApplejackState:
+    def _pick(self, state: ApplejackState, seat: int, i: int) -> ApplejackState:
         self._check_decider(state, seat)
-        i = _die_index(arg)
         picks = _set(state.picked[seat], i, not state.picked[seat][i])
         return replace(state, picked=_set(state.picked, seat, picks))
 
-    def _reroll(self, state: ApplejackState, seat: int, arg: str) -> ApplejackState:
-        """Commit a reroll of the picked dice, or of the dice listed in ``arg`` ("024")."""
+    def _reroll(self, state: ApplejackState, seat: int, dice: frozenset[int]) -> ApplejackState:
+        """Commit a reroll of the picked dice, or of ``dice`` when it names any."""
         self._check_decider(state, seat)
-        picks = _parse_picks(arg) if arg else state.picked[seat]
+        picks = tuple(i in dice for i in range(DICE)) if dice else state.picked[seat]
         if not any(picks):
             raise IllegalMove("Pick at least one die to reroll, or hold.")
         state = replace(state, picked=_set(state.picked, seat, picks))
@@ -266,8 +336,6 @@ class ApplejackEngine:
             raise IllegalMove("The turn is not over yet: the rerolls come first.")
         if seat != state.caller:
             raise IllegalMove("Only the caller chooses the category.")
-        if category not in CATEGORIES:
-            raise IllegalMove(f"There is no category called {category!r}.")
         if category in state.called:
             raise IllegalMove(f"{category.capitalize()} has already been scored this round.")
         return self._score(state, category)
@@ -357,18 +425,6 @@ class ApplejackEngine:
             decided=(False,) * n,
             rerolls=(0,) * n,
         )
-
-
-def _die_index(arg: str) -> int:
-    if not arg.isdigit() or not 0 <= int(arg) < DICE:
-        raise IllegalMove("That is not one of your five dice.")
-    return int(arg)
-
-
-def _parse_picks(arg: str) -> Picks:
-    """``"024"`` picks dice 0, 2 and 4 (one digit per die; repeats are harmless)."""
-    chosen = {_die_index(ch) for ch in arg}
-    return tuple(i in chosen for i in range(DICE))
 
 
 ENGINE = ApplejackEngine()

@@ -8,13 +8,26 @@ register a tiny list.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Self, TypeVar, assert_never
 
 from bot.games import codec
-from bot.games.base import Action, IllegalMove, Options, SeatResult, placements, rng
+from bot.games.base import (
+    Act,
+    Ambiguous,
+    BadInput,
+    IllegalMove,
+    Option,
+    Options,
+    SeatResult,
+    Verbs,
+    Written,
+    placements,
+    rng,
+)
 from bot.games.words import load_words
 
 DISTRIBUTION: Mapping[str, int] = {
@@ -25,7 +38,6 @@ DISTRIBUTION: Mapping[str, int] = {
 """The 110 tiles, as the shared Appletters notes give them: the one place each count lives."""
 
 EASY_REMOVED = "QXZ"
-HAND_SIZES: Mapping[str, int] = {"appletters": 9, "applescore": 9, "appleturnover": 21}
 PICK = 3
 LONG_WORD = 8
 MAX_WORD = 40
@@ -41,6 +53,34 @@ Mode = Literal["begins", "ends"]
 ENDS: tuple[End, ...] = ("start", "end")
 MODES: tuple[Mode, ...] = ("begins", "ends")
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class VariantRules:
+    """What sets a variant apart. The engine and its views read these, never the name;
+    a state names its variant, and :data:`VARIANTS` gives the rules back by that name.
+
+    ``challenges``: words go unchecked unless the game's ``check_words`` option is on, and
+    the last one may be challenged (without the flag every word is checked as it is laid).
+    ``scored_by_default``: points count unless the ``scored`` option says otherwise.
+    """
+
+    name: Variant
+    hand_size: int
+    turnovers: bool
+    bad_apple: bool
+    challenges: bool
+    scored_by_default: bool
+
+
+VARIANTS: Mapping[str, VariantRules] = {
+    rules.name: rules
+    for rules in (
+        VariantRules("appletters", 9, False, False, False, False),
+        VariantRules("applescore", 9, False, False, False, True),
+        VariantRules("appleturnover", 21, True, True, True, False),
+    )
+}
 
 _CUSTOM_WORDS: dict[str, frozenset[str]] = {}
 
@@ -131,6 +171,10 @@ class AppState:
     out_seat: int | None = None
     log: tuple[Event, ...] = ()
 
+    @property
+    def rules(self) -> VariantRules:
+        return VARIANTS[self.variant]
+
 
 @dataclass(frozen=True)
 class Placement:
@@ -147,7 +191,13 @@ class Placement:
 
     @property
     def arg(self) -> str:
-        return self.word if self.end is None else f"{self.word}:{self.end}:{self.mode}"
+        return _written(self.word, self.end, self.mode)
+
+    def label(self, turnover: bool) -> str:
+        """This way in words, for a button (at most 80 characters)."""
+        shared = self.word[0] if self.mode == "begins" else self.word[-1]
+        where = f"Turn over the {self.end} word" if turnover else f"At the {self.end}"
+        return f"{where}: {self.word} {self.mode} with {shared}"
 
 
 @dataclass(frozen=True)
@@ -155,6 +205,7 @@ class View:
     """What one seat (or, with ``hand`` None, anyone) may see: no other seat's tiles."""
 
     kind: str
+    rules: VariantRules
     word_list: str
     seat: int | None
     hand: str | None
@@ -263,35 +314,132 @@ def deal(core: str, players: int, hand_size: int) -> tuple[tuple[str, ...], str,
     return tuple("".join(sorted(h)) for h in hands), core, contenders[0]
 
 
-# Where a word can go.
+# The actions: what a seat may do, and how each is written down.
 
 
 _END_NAMES: Mapping[str, End] = {"start": "start", "s": "start", "end": "end", "e": "end"}
 _MODE_NAMES: Mapping[str, Mode] = {"begins": "begins", "b": "begins", "ends": "ends"}
+_END_CODES: Mapping[str, End] = {"s": "start", "e": "end"}
+_MODE_CODES: Mapping[str, Mode] = {"b": "begins", "e": "ends"}
+_CODES: Mapping[str, str] = {"start": "s", "end": "e", "begins": "b", "ends": "e"}
+_COMPACT = re.compile(r"\s*(?P<word>[A-Za-z]+)-(?P<end>[se])(?P<mode>[be])?\s*")
 
 
-def _parse(arg: str) -> tuple[str, End | None, Mode | None]:
-    """``WORD``, ``WORD:end`` or ``WORD:end:mode`` (end start/end, mode begins/ends)."""
+def _written(word: str, end: End | None, mode: Mode | None) -> str:
+    """``WORD``, ``WORD-e`` or ``WORD-eb`` (end s/e, then mode b/e): custom_ids take no colon.
+
+    The way adds up to three characters, so only a word of 38 to 40 letters laid a chosen
+    way outgrows a custom_id's 40 (unlisted, in an unchecked game: no listed word is that long).
+    """
+    if end is None:
+        return word
+    return f"{word}-{_CODES[end]}{_CODES[mode] if mode else ''}"
+
+
+def _read_way(arg: str) -> tuple[str, End | None, Mode | None]:
+    """What :func:`_written` writes, or the forms older move logs hold: ``WORD``,
+    ``WORD:end`` and ``WORD:end:mode`` (end start/end or s/e, mode begins/ends or b)."""
+    compact = _COMPACT.fullmatch(arg)
+    if compact is not None:
+        mode = _MODE_CODES[compact["mode"]] if compact["mode"] else None
+        return compact["word"].upper(), _END_CODES[compact["end"]], mode
     parts = [part.strip() for part in arg.split(":")]
     if len(parts) > 3:
-        raise IllegalMove("Write the word, then optionally :start or :end and :begins or :ends.")
+        raise BadInput("Write the word, then optionally :start or :end and :begins or :ends.")
     end = _END_NAMES.get(parts[1].lower()) if len(parts) > 1 else None
     mode = _MODE_NAMES.get(parts[2].lower()) if len(parts) > 2 else None
     if len(parts) > 1 and end is None:
-        raise IllegalMove("Choose the start or the end of the snake.")
+        raise BadInput("Choose the start or the end of the snake.")
     if len(parts) > 2 and mode is None:
-        raise IllegalMove("Choose whether the word begins or ends with the snake's letter.")
+        raise BadInput("Choose whether the word begins or ends with the snake's letter.")
     return parts[0].upper(), end, mode
 
 
 def _check_spelling(text: str) -> None:
-    """Length first: later refusals repeat the word, and a reply must stay short."""
+    """Capitals A to Z, 2 to ``MAX_WORD`` of them. Length first: later refusals repeat the
+    word, and a reply must stay short."""
     if len(text) > MAX_WORD:
-        raise IllegalMove(f"That is too long: a word has at most {MAX_WORD} letters.")
-    if not text.isascii() or not text.isalpha():
-        raise IllegalMove("A word may only use the letters A to Z.")
+        raise BadInput(f"That is too long: a word has at most {MAX_WORD} letters.")
+    if not (text.isascii() and text.isalpha() and text.isupper()):
+        raise BadInput("A word may only use the letters A to Z.")
     if len(text) < 2:
-        raise IllegalMove("A word needs at least 2 letters.")
+        raise BadInput("A word needs at least 2 letters.")
+
+
+@dataclass(frozen=True)
+class Laid(Act):
+    """A word laid on the snake; ``end`` and ``mode`` pick the way when it fits several
+    (a ``mode`` only ever comes with an ``end``)."""
+
+    word: str
+    end: End | None = None
+    mode: Mode | None = None
+
+    def __post_init__(self) -> None:
+        _check_spelling(self.word)
+        if self.end not in (None, *ENDS) or self.mode not in (None, *MODES):
+            raise BadInput("Choose the start or the end, and begins or ends.")
+        if self.mode is not None and self.end is None:
+            raise BadInput("Choose the start or the end of the snake.")
+
+    @classmethod
+    def read(cls, seat: int, arg: str) -> Self:
+        return cls(seat, *_read_way(arg))
+
+    @property
+    def arg(self) -> str:
+        return _written(self.word, self.end, self.mode)
+
+
+@dataclass(frozen=True)
+class Play(Laid, verb="play"):
+    """Add a word at an open end of the snake (or, first, lay it flat)."""
+
+
+@dataclass(frozen=True)
+class Turnover(Laid, verb="turnover"):
+    """Replace the word at ``end`` with a longer one (variants with ``turnovers``)."""
+
+
+@dataclass(frozen=True)
+class Pick(Act, verb="pick"):
+    """Pick and pass: take tiles from the core instead of laying a word."""
+
+
+@dataclass(frozen=True)
+class BadApple(Act, verb="badapple"):
+    """Throw ``letter`` from the hand on the Bad Apple pile (variants with ``bad_apple``)."""
+
+    letter: str
+
+    def __post_init__(self) -> None:
+        if len(self.letter) != 1 or not "A" <= self.letter <= "Z":
+            raise BadInput("Choose one tile, A to Z, to throw away.")
+
+    @classmethod
+    def read(cls, seat: int, arg: str) -> Self:
+        return cls(seat, arg.strip().upper())
+
+    @property
+    def arg(self) -> str:
+        return self.letter
+
+
+@dataclass(frozen=True)
+class Accept(Act, verb="accept"):
+    """Let a player's going out on an unchecked word stand."""
+
+
+@dataclass(frozen=True)
+class Challenge(Act, verb="challenge"):
+    """Say the last word is not in the list (variants with ``challenges``)."""
+
+
+AppLettersAction = Play | Turnover | Pick | BadApple | Accept | Challenge
+VERBS = Verbs[AppLettersAction]("Appletters", Play, Turnover, Pick, BadApple, Accept, Challenge)
+
+
+# Where a word can go.
 
 
 def _spelled(text: str) -> bool:
@@ -402,10 +550,18 @@ def _choose(
     legal = [p for p, why in zip(found, reasons, strict=True) if why is None]
     if not legal:
         raise IllegalMove(next(why for why in reasons if why))
-    if len(legal) > 1:
-        ways = ", ".join(p.arg for p in legal)
-        raise IllegalMove(f"{text} fits more than one way: choose one of {ways}.")
+    _only_one(text, legal, Play)
     return legal[0]
+
+
+def _only_one(text: str, ways: Sequence[Placement], laid: type[Laid]) -> None:
+    """Several ways to lay ``text`` are :class:`Ambiguous`, offering each one as a choice."""
+    if len(ways) < 2:
+        return
+    turnover = laid is Turnover
+    options = [Option(p.label(turnover), laid.verb, p.arg) for p in ways]
+    choices = "; ".join(option.label for option in options)
+    raise Ambiguous(f"{text} fits more than one way. Choose one: {choices}.", options)
 
 
 def _no_match(snake: tuple[Word, ...], text: str, end: End | None) -> str:
@@ -416,6 +572,12 @@ def _no_match(snake: tuple[Word, ...], text: str, end: End | None) -> str:
 
 def _listed(state: AppState, text: str) -> bool:
     return text.lower() in word_set(state.word_list)
+
+
+def _check_listed(state: AppState, text: str) -> None:
+    """Where words are checked as they are laid, an unlisted one is refused on the spot."""
+    if state.check_words and not _listed(state, text):
+        raise IllegalMove(f"{text} is not in the word list.")
 
 
 def _turnover_split(state: AppState, seat: int, end: End) -> tuple[Word, tuple[Word, ...]]:
@@ -430,15 +592,16 @@ def _turnover_split(state: AppState, seat: int, end: End) -> tuple[Word, tuple[W
     return old, rest
 
 
-Turnover = tuple[Word, tuple[Word, ...], Placement]
+Swap = tuple[Word, tuple[Word, ...], Placement]
+"""A legal turnover: the word it replaces, the snake without that word, the new word's way."""
 
 
 def _turnover_options(
     state: AppState, seat: int, text: str, end: End | None, mode: Mode | None
-) -> tuple[list[Turnover], list[str]]:
+) -> tuple[list[Swap], list[str]]:
     """Every legal turnover asked for (replaced word, snake without it, placement), and
     the reasons the other tries failed."""
-    legal: list[Turnover] = []
+    legal: list[Swap] = []
     reasons: list[str] = []
     for e in ENDS if end is None else (end,):
         try:
@@ -475,7 +638,7 @@ def placements_for(state: AppState, seat: int, word: str) -> list[Placement]:
 def turnovers_for(state: AppState, seat: int, word: str) -> list[Placement]:
     """Every legal way ``seat`` could turn over an end word with ``word`` (Apple Turnover)."""
     text = word.strip().upper()
-    if state.variant != "appleturnover" or not _spelled(text):
+    if not state.rules.turnovers or not _spelled(text):
         return []
     if state.check_words and not _listed(state, text):
         return []
@@ -494,6 +657,7 @@ def _view(state: AppState, seat: int | None) -> View:
     letters = board(state.snake)
     return View(
         kind=state.variant,
+        rules=state.rules,
         word_list=state.word_list,
         seat=seat,
         hand=None if seat is None else state.hands[seat],
@@ -526,15 +690,16 @@ def public_view(state: AppState) -> View:
 # The engine.
 
 
-class AppLettersEngine:
+class AppLettersEngine(Written[AppLettersAction]):
     """The runner's view of one variant (see :class:`bot.games.base.Engine`)."""
 
+    verbs = VERBS
     min_players = 2
     max_players = 6
 
     def __init__(self, variant: Variant) -> None:
         self.kind: str = variant
-        self.variant: Variant = variant
+        self.rules = VARIANTS[variant]
 
     def view_for(self, state: AppState, seat: int) -> View:
         """What ``seat`` sees: all Orchard's strategy is ever given (see bot/opponents.py)."""
@@ -543,17 +708,17 @@ class AppLettersEngine:
     def new(self, seed: int, players: int, options: Options) -> AppState:
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"Appletters needs 2 to 6 players, not {players}")
-        turnover = self.variant == "appleturnover"
+        rules = self.rules
         bag = list(tile_bag(bool(options.get("easy_letters", False))))
         rng(seed, 0).shuffle(bag)
-        hands, core, starter = deal("".join(bag), players, HAND_SIZES[self.variant])
+        hands, core, starter = deal("".join(bag), players, rules.hand_size)
         return AppState(
             seed=seed,
             draws=1,
-            variant=self.variant,
+            variant=rules.name,
             word_list=_word_list_option(options),
-            check_words=bool(options.get("check_words", False)) if turnover else True,
-            scored=bool(options.get("scored", self.variant == "applescore")),
+            check_words=bool(options.get("check_words", False)) if rules.challenges else True,
+            scored=bool(options.get("scored", rules.scored_by_default)),
             total_tiles=len(bag),
             hands=hands,
             core=core,
@@ -568,36 +733,40 @@ class AppLettersEngine:
             log=(Event(starter, "drew the lowest letter and starts"),),
         )
 
-    def apply(self, state: AppState, action: Action) -> AppState:
+    def apply(self, state: AppState, action: AppLettersAction) -> AppState:
         seat = action.seat
         if state.phase == "over":
             raise IllegalMove("This game is over.")
         if not 0 <= seat < len(state.active) or not state.active[seat]:
             raise IllegalMove("You are no longer playing in this game.")
-        if action.kind == "challenge":
+        if isinstance(action, Challenge):
             return self._challenge(state, seat)
         if state.phase == "claim":
             return self._claim_move(state, action)
         if seat != state.turn:
             raise IllegalMove("It is not your turn.")
-        moves = {
-            "play": self._play,
-            "pick": self._pick,
-            "turnover": self._turnover,
-            "badapple": self._bad_apple,
-        }
-        if action.kind not in moves:
-            raise IllegalMove(f"Appletters has no move called {action.kind!r}.")
-        return moves[action.kind](state, seat, action.arg)
+        match action:
+            case Play():
+                return self._play(state, action)
+            case Turnover():
+                return self._turnover(state, action)
+            case Pick():
+                return self._pick(state, seat)
+            case BadApple(letter=letter):
+                return self._bad_apple(state, seat, letter)
+            case Accept():
+                raise IllegalMove("Nobody has used every tile: there is nothing to accept.")
+            case _:
+                assert_never(action)
 
     def to_act(self, state: AppState) -> frozenset[int]:
         return frozenset() if state.phase == "over" else frozenset({state.turn})
 
-    def timeout_actions(self, state: AppState) -> list[Action]:
+    def timeout_actions(self, state: AppState) -> list[AppLettersAction]:
         """A late player picks and passes; a late claim is accepted."""
         if state.phase == "over":
             return []
-        return [Action(state.turn, "accept" if state.phase == "claim" else "pick")]
+        return [Accept(state.turn) if state.phase == "claim" else Pick(state.turn)]
 
     def forfeit(self, state: AppState, seat: int) -> AppState:
         """The seat's tiles are set aside (kept in its hand, out of play); the rest go on."""
@@ -634,35 +803,29 @@ class AppLettersEngine:
 
     # The moves.
 
-    def _play(self, state: AppState, seat: int, arg: str) -> AppState:
-        text, end, mode = _parse(arg)
-        _check_spelling(text)
-        if state.check_words and not _listed(state, text):
-            raise IllegalMove(f"{text} is not in the word list.")
-        p = _choose(state.snake, state.hands[seat], text, end, mode)
+    def _play(self, state: AppState, action: Play) -> AppState:
+        seat, text = action.seat, action.word
+        _check_listed(state, text)
+        p = _choose(state.snake, state.hands[seat], text, action.end, action.mode)
         state = replace(state, pending=None)
         return self._lay(state, seat, p, None)
 
-    def _turnover(self, state: AppState, seat: int, arg: str) -> AppState:
-        if state.variant != "appleturnover":
+    def _turnover(self, state: AppState, action: Turnover) -> AppState:
+        seat, text = action.seat, action.word
+        if not state.rules.turnovers:
             raise IllegalMove("Turning over words is only allowed in Apple Turnover.")
-        text, end, mode = _parse(arg)
-        _check_spelling(text)
-        if state.check_words and not _listed(state, text):
-            raise IllegalMove(f"{text} is not in the word list.")
-        legal, reasons = _turnover_options(state, seat, text, end, mode)
+        _check_listed(state, text)
+        legal, reasons = _turnover_options(state, seat, text, action.end, action.mode)
         if not legal:
             raise IllegalMove(reasons[0])
-        if len(legal) > 1:
-            ways = ", ".join(p.arg for _, _, p in legal)
-            raise IllegalMove(f"{text} fits more than one way: choose one of {ways}.")
+        _only_one(text, [p for _, _, p in legal], Turnover)
         old, rest, p = legal[0]
         state = _return_word(replace(state, pending=None), old, rest)
         state = replace(state, snake=rest)
         state = _log(state, seat, f"turned over {old.text} with {text}: TURN OVER!")
         return self._lay(state, seat, p, old)
 
-    def _pick(self, state: AppState, seat: int, arg: str) -> AppState:
+    def _pick(self, state: AppState, seat: int) -> AppState:
         taken, core = state.core[:PICK], state.core[PICK:]
         was_empty = not state.core
         hands = _set(state.hands, seat, _give(state.hands[seat], taken))
@@ -671,14 +834,13 @@ class AppLettersEngine:
         state = _log(state, seat, f"{said}: PICK AND PASS!")
         return self._end_turn(state, was_empty)
 
-    def _bad_apple(self, state: AppState, seat: int, arg: str) -> AppState:
-        letter = arg.strip().upper()
-        if state.variant != "appleturnover":
+    def _bad_apple(self, state: AppState, seat: int, letter: str) -> AppState:
+        if not state.rules.bad_apple:
             raise IllegalMove("Bad Apples are only thrown in Apple Turnover.")
         if state.bad_apple_used[seat]:
             raise IllegalMove("You have already thrown your one Bad Apple this game.")
-        if len(letter) != 1 or letter not in state.hands[seat]:
-            raise IllegalMove(f"You don't have a {letter or 'tile'} to throw away.")
+        if letter not in state.hands[seat]:
+            raise IllegalMove(f"You don't have a {letter} to throw away.")
         if len(state.hands[seat]) == 1:
             raise IllegalMove("You can't throw away your last tile: play it in a word instead.")
         hand = _take(state.hands[seat], letter) or ""
@@ -692,9 +854,9 @@ class AppLettersEngine:
         state = _log(state, seat, "threw a tile on the Bad Apple pile")
         return self._end_turn(state, not state.core)
 
-    def _claim_move(self, state: AppState, action: Action) -> AppState:
+    def _claim_move(self, state: AppState, action: AppLettersAction) -> AppState:
         """After an unchecked last word: the next player accepts it (or anyone challenges)."""
-        if action.kind != "accept":
+        if not isinstance(action, Accept):
             raise IllegalMove("Someone has used every tile: challenge the last word or accept it.")
         if action.seat != state.turn:
             raise IllegalMove("It is not your turn.")
@@ -703,7 +865,7 @@ class AppLettersEngine:
 
     def _challenge(self, state: AppState, seat: int) -> AppState:
         pending = state.pending
-        if state.variant != "appleturnover":
+        if not state.rules.challenges:
             raise IllegalMove("Challenges are only part of Apple Turnover.")
         if state.check_words:
             raise IllegalMove("Words are checked as they are played here: nothing to challenge.")

@@ -10,24 +10,95 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 
-class IllegalMove(Exception):
-    """A move the rules forbid; ``str(err)`` is a sentence a player can read."""
+class MoveError(Exception):
+    """A move turned away, nothing changed; ``str(err)`` is a sentence a player can read."""
+
+
+class BadInput(MoveError):
+    """Text that is no move of this game: an unknown verb or a malformed argument."""
+
+
+class IllegalMove(MoveError):
+    """A well-formed move the rules forbid now."""
 
 
 @dataclass(frozen=True)
-class Action:
-    """One thing a seat does. ``kind`` names it; ``arg`` carries its detail as text.
+class Option:
+    """One way to make an ambiguous move: a button's ``label`` (at most 80 characters) and
+    the formatted action (``verb``, ``arg``) that picks exactly this way."""
 
-    Text keeps actions small enough for a Discord custom_id and trivially JSON-serialisable
-    for the move log.
+    label: str
+    verb: str
+    arg: str
+
+
+class Ambiguous(MoveError):
+    """The move fits several ways: the player picks one of ``options``."""
+
+    def __init__(self, message: str, options: Sequence[Option]) -> None:
+        super().__init__(message)
+        self.options: tuple[Option, ...] = tuple(options)
+
+
+@dataclass(frozen=True)
+class Act:
+    """One thing a seat does. Each game subclasses it once per ``verb`` with typed fields.
+
+    ``read`` and ``arg`` are the text form a move log and a Discord custom_id carry: the verb
+    strings and the stored arguments never change, or old games would no longer replay.
     """
 
     seat: int
-    kind: str
-    arg: str = ""
+    verb: ClassVar[str] = ""
+
+    def __init_subclass__(cls, verb: str = "", **kwargs: Any) -> None:
+        """``class Roll(Act, verb="roll")`` names the verb where the action is declared."""
+        super().__init_subclass__(**kwargs)
+        if verb:
+            cls.verb = verb
+
+    @classmethod
+    def read(cls, seat: int, arg: str) -> Self:
+        """The action from its argument text. A verb that takes none ignores any it is given,
+        as the engines always did: a stored log may hold one."""
+        return cls(seat)
+
+    @property
+    def arg(self) -> str:
+        """The argument text :meth:`read` turns back into this action."""
+        return ""
+
+
+AnyAct = TypeVar("AnyAct", bound=Act)
+
+
+class Verbs(Generic[AnyAct]):
+    """A game's actions by verb: how :meth:`Engine.parse` finds the one a text names."""
+
+    def __init__(self, game: str, *actions: type[AnyAct]) -> None:
+        self.game = game
+        self.actions: Mapping[str, type[AnyAct]] = {a.verb: a for a in actions}
+
+    def parse(self, seat: int, verb: str, arg: str) -> AnyAct:
+        action = self.actions.get(verb)
+        if action is None:
+            raise BadInput(f"{self.game} has no move called {verb!r}.")
+        return action.read(seat, arg)
+
+
+class Written(Generic[AnyAct]):
+    """An engine's :meth:`Engine.parse` and :meth:`Engine.format`, by its ``verbs``."""
+
+    verbs: Verbs[AnyAct]
+
+    def parse(self, seat: int, verb: str, arg: str) -> AnyAct:
+        return self.verbs.parse(seat, verb, arg)
+
+    def format(self, action: AnyAct) -> tuple[str, str]:
+        return action.verb, action.arg
 
 
 @dataclass(frozen=True)
@@ -42,10 +113,15 @@ class SeatResult:
 
 Options = Mapping[str, Any]
 S = TypeVar("S")
+A = TypeVar("A")
 
 
-class Engine(Protocol[S]):
-    """What the runner needs from a game. One module in ``bot/games`` implements it."""
+class Engine(Protocol[S, A]):
+    """What the runner needs from a game. One module in ``bot/games`` implements it.
+
+    ``A`` is the game's union of typed actions; text only exists at the edge, in
+    :meth:`parse` and :meth:`format`.
+    """
 
     kind: str
     min_players: int
@@ -53,7 +129,21 @@ class Engine(Protocol[S]):
 
     def new(self, seed: int, players: int, options: Options) -> S: ...
 
-    def apply(self, state: S, action: Action) -> S: ...
+    def parse(self, seat: int, verb: str, arg: str) -> A:
+        """The action a button, a command or a move log names; raises :class:`BadInput`."""
+        ...
+
+    def format(self, action: A) -> tuple[str, str]:
+        """``(verb, arg)`` for :meth:`parse`; ``arg`` fits a custom_id (``[A-Za-z0-9_+-]``)."""
+        ...
+
+    def apply(self, state: S, action: A) -> S:
+        """The state after ``action``; raises :class:`IllegalMove` or :class:`Ambiguous`."""
+        ...
+
+    def view_for(self, state: S, seat: int) -> Any:
+        """What ``seat`` may see: all a strategy is ever given (the state, where all is public)."""
+        ...
 
     def to_act(self, state: S) -> frozenset[int]:
         """Seats whose move the game is waiting for (empty when the game is over).
@@ -63,7 +153,7 @@ class Engine(Protocol[S]):
         """
         ...
 
-    def timeout_actions(self, state: S) -> list[Action]:
+    def timeout_actions(self, state: S) -> list[A]:
         """What each awaited seat does when its turn deadline passes."""
         ...
 

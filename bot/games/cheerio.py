@@ -5,10 +5,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Self, assert_never
 
 from bot.games import codec
-from bot.games.base import Action, IllegalMove, Options, SeatResult, placements, roll_dice
+from bot.games.base import (
+    Act,
+    BadInput,
+    IllegalMove,
+    Options,
+    SeatResult,
+    Verbs,
+    Written,
+    placements,
+    roll_dice,
+)
 
 CATEGORIES = ("ones", "twos", "threes", "fours", "fives", "sixes", "cheerio")
 FACE = {name: face for face, name in enumerate(CATEGORIES[:6], start=1)}
@@ -56,6 +66,79 @@ def score(category: str, dice: Sequence[int]) -> int:
 Card = tuple[int | None, ...]
 
 
+# The actions: what a seat may do, and how each is written down.
+
+
+def die_index(text: str) -> int:
+    """One of the five dice by its position, ``"0"`` to ``"4"``."""
+    if not (text.isascii() and text.isdigit()):
+        raise BadInput("That is not one of your five dice.")
+    return check_die(int(text))
+
+
+def check_die(index: int) -> int:
+    if not 0 <= index < DICE:
+        raise BadInput("That is not one of your five dice.")
+    return index
+
+
+@dataclass(frozen=True)
+class OneDie(Act):
+    """An action on one die, by its position 0 to 4 (Apple Jack's picks too)."""
+
+    die: int
+
+    def __post_init__(self) -> None:
+        check_die(self.die)
+
+    @classmethod
+    def read(cls, seat: int, arg: str) -> Self:
+        return cls(seat, die_index(arg))
+
+    @property
+    def arg(self) -> str:
+        return str(self.die)
+
+
+@dataclass(frozen=True)
+class OneCategory(Act):
+    """An action naming a category of the game's ``categories`` (Apple Jack's calls too)."""
+
+    category: str
+    categories: ClassVar[tuple[str, ...]] = CATEGORIES
+
+    def __post_init__(self) -> None:
+        if self.category not in self.categories:
+            raise BadInput(f"There is no category called {self.category!r}.")
+
+    @classmethod
+    def read(cls, seat: int, arg: str) -> Self:
+        return cls(seat, arg)
+
+    @property
+    def arg(self) -> str:
+        return self.category
+
+
+@dataclass(frozen=True)
+class Hold(OneDie, verb="hold"):
+    """Hold or release one die (a toggle)."""
+
+
+@dataclass(frozen=True)
+class Roll(Act, verb="roll"):
+    """Roll every die not held."""
+
+
+@dataclass(frozen=True)
+class Score(OneCategory, verb="score"):
+    """Score the dice in an open category; the turn ends."""
+
+
+CheerioAction = Hold | Roll | Score
+VERBS = Verbs[CheerioAction]("Cheerio", Hold, Roll, Score)
+
+
 @dataclass(frozen=True)
 class CheerioState:
     """A whole game: every card, the dice of the seat to play, and the seeded draw counter."""
@@ -79,9 +162,10 @@ def open_categories(card: Card) -> list[str]:
     return [name for name, points in zip(CATEGORIES, card, strict=True) if points is None]
 
 
-class CheerioEngine:
+class CheerioEngine(Written[CheerioAction]):
     """The runner's view of Cheerio (see :class:`bot.games.base.Engine`)."""
 
+    verbs = VERBS
     kind = "cheerio"
     min_players = 1
     max_players = 6
@@ -100,26 +184,32 @@ class CheerioEngine:
         )
         return self._start_turn(state, 0)
 
-    def apply(self, state: CheerioState, action: Action) -> CheerioState:
+    def view_for(self, state: CheerioState, seat: int) -> CheerioState:
+        """Everything in Cheerio is on the table."""
+        return state
+
+    def apply(self, state: CheerioState, action: CheerioAction) -> CheerioState:
         if self.is_over(state):
             raise IllegalMove("This game is over.")
         if action.seat != state.turn:
             raise IllegalMove("It is not your turn.")
-        if action.kind == "hold":
-            return self._toggle(state, action.arg)
-        if action.kind == "roll":
-            return self._reroll(state)
-        if action.kind == "score":
-            return self._score(state, action.arg)
-        raise IllegalMove(f"Cheerio has no move called {action.kind!r}.")
+        match action:
+            case Hold(die=die):
+                return self._toggle(state, die)
+            case Roll():
+                return self._reroll(state)
+            case Score(category=category):
+                return self._score(state, category)
+            case _:
+                assert_never(action)
 
     def to_act(self, state: CheerioState) -> frozenset[int]:
         return frozenset() if self.is_over(state) else frozenset({state.turn})
 
-    def timeout_actions(self, state: CheerioState) -> list[Action]:
+    def timeout_actions(self, state: CheerioState) -> list[CheerioAction]:
         if self.is_over(state):
             return []
-        return [Action(state.turn, "score", best_category(state.cards[state.turn], state.dice))]
+        return [Score(state.turn, best_category(state.cards[state.turn], state.dice))]
 
     def forfeit(self, state: CheerioState, seat: int) -> CheerioState:
         active = tuple(a and s != seat for s, a in enumerate(state.active))
@@ -145,12 +235,9 @@ class CheerioEngine:
 
     # The moves.
 
-    def _toggle(self, state: CheerioState, arg: str) -> CheerioState:
-        if not arg.isdigit() or not 0 <= int(arg) < DICE:
-            raise IllegalMove("That is not one of your five dice.")
+    def _toggle(self, state: CheerioState, i: int) -> CheerioState:
         if state.rolls >= ROLLS_PER_TURN:
             raise IllegalMove("No rolls are left: choose a category to score in.")
-        i = int(arg)
         held = tuple(not h if j == i else h for j, h in enumerate(state.held))
         return replace(state, held=held)
 
@@ -165,8 +252,6 @@ class CheerioEngine:
 
     def _score(self, state: CheerioState, category: str) -> CheerioState:
         card = state.cards[state.turn]
-        if category not in CATEGORIES:
-            raise IllegalMove(f"There is no category called {category!r}.")
         if category not in open_categories(card):
             raise IllegalMove(f"You have already scored in {category}.")
         points = score(category, state.dice)

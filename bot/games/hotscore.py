@@ -1,17 +1,27 @@
 """Hot Score: two players race to exactly 100 with two or three dice. See seeds/hotscore.md.
 
-Pure rules: no I/O. Every throw is one Action (a Throw button in the UI); only the opening
+Pure rules: no I/O. Every throw is one action (a Throw button in the UI); only the opening
 roll-off, which nobody decides anything in, happens by itself inside :meth:`new`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar, assert_never
 
 from bot.games import codec
-from bot.games.base import Action, IllegalMove, Options, SeatResult, placements, roll_dice
+from bot.games.base import (
+    Act,
+    BadInput,
+    IllegalMove,
+    Options,
+    SeatResult,
+    Verbs,
+    Written,
+    placements,
+    roll_dice,
+)
 
 HOT = frozenset({7, 11})
 NEAR = frozenset({6, 8, 10, 12})
@@ -174,6 +184,47 @@ def challenge_winner(dice: Sequence[Sequence[int]], parity: str) -> int | None:
     return None
 
 
+# The actions: what a seat may do, and how each is written down.
+
+
+@dataclass(frozen=True)
+class ThrowDice(Act, verb="throw"):
+    """Throw the dice the phase calls for: two, the challenge's parity die, or three."""
+
+
+@dataclass(frozen=True)
+class Stick(Act, verb="stick"):
+    """Keep the two dice thrown."""
+
+
+@dataclass(frozen=True)
+class Bonus(Act, verb="bonus"):
+    """Throw the Bonus Die."""
+
+
+@dataclass(frozen=True)
+class Sign(Act, verb="sign"):
+    """Add (``"+"``) or take away (``"-"``) the Bonus Die."""
+
+    sign: str
+
+    def __post_init__(self) -> None:
+        if self.sign not in SIGNS:
+            raise BadInput("Choose + or - for the Bonus Die.")
+
+    @classmethod
+    def read(cls, seat: int, arg: str) -> Self:
+        return cls(seat, arg)
+
+    @property
+    def arg(self) -> str:
+        return self.sign
+
+
+HotscoreAction = ThrowDice | Stick | Bonus | Sign
+VERBS = Verbs[HotscoreAction]("Hot Score", ThrowDice, Stick, Bonus, Sign)
+
+
 @dataclass(frozen=True)
 class HotscoreState:
     """A whole game. ``throws`` is per seat for the current round; ``turn`` is the seat
@@ -242,15 +293,15 @@ def stakes(state: HotscoreState) -> int:
     return CHALLENGE_STAKE * state.level
 
 
-def legal_actions(state: HotscoreState, seat: int) -> list[Action]:
+def legal_actions(state: HotscoreState, seat: int) -> list[HotscoreAction]:
     """Every move ``seat`` may make now (for bots and property tests)."""
     if seat not in ENGINE.to_act(state):
         return []
     if state.phase == "choose":
-        return [Action(seat, "stick"), Action(seat, "bonus")]
+        return [Stick(seat), Bonus(seat)]
     if state.phase == "sign":
-        return [Action(seat, "sign", "+"), Action(seat, "sign", "-")]
-    return [Action(seat, "throw")]
+        return [Sign(seat, "+"), Sign(seat, "-")]
+    return [ThrowDice(seat)]
 
 
 def closer_sign(state: HotscoreState) -> str:
@@ -259,9 +310,10 @@ def closer_sign(state: HotscoreState) -> str:
     return "-" if distance_to_hot(minus) < distance_to_hot(plus) else "+"
 
 
-class HotscoreEngine:
+class HotscoreEngine(Written[HotscoreAction]):
     """The runner's view of Hot Score (see :class:`bot.games.base.Engine`)."""
 
+    verbs = VERBS
     kind = "hotscore"
     min_players = 2
     max_players = 2
@@ -282,17 +334,28 @@ class HotscoreEngine:
         )
         return self._roll_off(state)
 
-    def apply(self, state: HotscoreState, action: Action) -> HotscoreState:
+    def view_for(self, state: HotscoreState, seat: int) -> HotscoreState:
+        """Every die in Hot Score is thrown in the open."""
+        return state
+
+    def apply(self, state: HotscoreState, action: HotscoreAction) -> HotscoreState:
         if state.phase == "over":
             raise IllegalMove("This game is over.")
         if action.seat not in (0, 1):
             raise IllegalMove("You are not playing in this game.")
         if action.seat not in self.to_act(state):
             raise IllegalMove(self._not_yours(state))
-        move = self._moves().get(action.kind)
-        if move is None:
-            raise IllegalMove(f"Hot Score has no move called {action.kind!r}.")
-        return move(state, action)
+        match action:
+            case ThrowDice(seat=seat):
+                return self._throw(state, seat)
+            case Stick():
+                return self._stick(state)
+            case Bonus():
+                return self._bonus(state)
+            case Sign(sign=sign):
+                return self._sign(state, sign)
+            case _:
+                assert_never(action)
 
     def to_act(self, state: HotscoreState) -> frozenset[int]:
         if state.phase == "over":
@@ -301,17 +364,17 @@ class HotscoreEngine:
             return frozenset(s for s in (0, 1) if not state.challenge_dice[s])
         return frozenset({state.turn})
 
-    def timeout_actions(self, state: HotscoreState) -> list[Action]:
+    def timeout_actions(self, state: HotscoreState) -> list[HotscoreAction]:
         """A late player sticks (throwing first if it must); a waiting Bonus Die takes
         :func:`closer_sign`; the challenge dice are thrown for whoever is late."""
         seat = state.turn
         if state.phase == "throw":
-            return [Action(seat, "throw"), Action(seat, "stick")]
+            return [ThrowDice(seat), Stick(seat)]
         if state.phase == "choose":
-            return [Action(seat, "stick")]
+            return [Stick(seat)]
         if state.phase == "sign":
-            return [Action(seat, "sign", closer_sign(state))]
-        return [Action(s, "throw") for s in sorted(self.to_act(state))]
+            return [Sign(seat, closer_sign(state))]
+        return [ThrowDice(s) for s in sorted(self.to_act(state))]
 
     def forfeit(self, state: HotscoreState, seat: int) -> HotscoreState:
         """Two players only: whoever leaves hands the game to the other."""
@@ -335,20 +398,12 @@ class HotscoreEngine:
 
     # The moves.
 
-    def _moves(self) -> dict[str, Callable[[HotscoreState, Action], HotscoreState]]:
-        return {
-            "throw": self._throw,
-            "stick": self._stick,
-            "bonus": self._bonus,
-            "sign": self._sign,
-        }
-
     def _not_yours(self, state: HotscoreState) -> str:
         if state.phase == "challenge":
             return "You have thrown your challenge dice: waiting for your opponent."
         return "It is not your turn."
 
-    def _throw(self, state: HotscoreState, action: Action) -> HotscoreState:
+    def _throw(self, state: HotscoreState, seat: int) -> HotscoreState:
         if state.phase == "throw":
             dice = roll_dice(state.seed, state.draws, 2)
             throws = _set(state.throws, state.turn, Throw(dice))
@@ -356,19 +411,19 @@ class HotscoreEngine:
         if state.phase == "target":
             return self._throw_target(state)
         if state.phase == "challenge":
-            return self._throw_challenge(state, action.seat)
+            return self._throw_challenge(state, seat)
         if state.phase == "choose":
             raise IllegalMove("You have thrown already: stick, or throw the Bonus Die.")
         raise IllegalMove("Choose + or - for your Bonus Die first.")
 
-    def _stick(self, state: HotscoreState, action: Action) -> HotscoreState:
+    def _stick(self, state: HotscoreState) -> HotscoreState:
         if state.phase == "choose":
             return self._finish_throw(state)
         if state.phase == "sign":
             raise IllegalMove("The Bonus Die is thrown: choose + or - for it.")
         raise IllegalMove("Throw your dice first: there is nothing to stick on yet.")
 
-    def _bonus(self, state: HotscoreState, action: Action) -> HotscoreState:
+    def _bonus(self, state: HotscoreState) -> HotscoreState:
         if state.phase != "choose":
             raise IllegalMove(self._no_bonus_now(state))
         own = state.throws[state.turn]
@@ -388,12 +443,10 @@ class HotscoreEngine:
             return "You have already thrown the Bonus Die: choose + or - for it."
         return "There is no Bonus Die in a challenge: throw your dice."
 
-    def _sign(self, state: HotscoreState, action: Action) -> HotscoreState:
+    def _sign(self, state: HotscoreState, sign: str) -> HotscoreState:
         if state.phase != "sign":
             raise IllegalMove("Throw the Bonus Die before choosing + or - for it.")
-        if action.arg not in SIGNS:
-            raise IllegalMove("Choose + or - for the Bonus Die.")
-        return self._finish_throw(self._with_sign(state, SIGNS[action.arg]))
+        return self._finish_throw(self._with_sign(state, SIGNS[sign]))
 
     def _with_sign(self, state: HotscoreState, sign: int) -> HotscoreState:
         own = state.throws[state.turn]
