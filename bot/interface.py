@@ -50,6 +50,7 @@ def reply_display(interaction: discord.Interaction[Any]) -> Display:
 
     A click on any other message (an old board, since posted again) must not turn that
     message into this game: the game's own message is edited and the click answered privately.
+    A game whose message id is not recorded yet is being announced on the clicked message.
     """
 
     async def display(snapshot: Snapshot) -> None:
@@ -57,7 +58,7 @@ def reply_display(interaction: discord.Interaction[Any]) -> Display:
         if interaction.response.is_done():
             raise RuntimeError("interaction already answered")
         message = interaction.message
-        if message is None or message.id != snapshot.row.message_id:
+        if message is None or snapshot.row.message_id not in (None, message.id):
             await boards.display(snapshot)
             await interaction.response.send_message(
                 "Done: the game's message is updated.", ephemeral=True

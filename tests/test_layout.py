@@ -46,7 +46,7 @@ def test_the_purity_check_sees_nested_and_from_imports(tmp_path: Path) -> None:
     module = tmp_path / "sneaky.py"
     module.write_text(
         "import json\nfrom discord import ui\n"
-        "def late():\n    import bot.orchard.runner\n    from db import store\n",
+        "def late():\n    import bot.runner\n    from db import store\n",
         "utf-8",
     )
     assert impure_imports(module) == ["bot.runner", "db", "discord"]

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 import pytest
-from bot.games.registry import ENGINES
+from bot.specs import ENGINES
 from hypothesis import given
 from hypothesis import strategies as st
 
