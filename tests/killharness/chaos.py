@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from db.store import Store
 from tests.bot_process import BotProcess
 from tests.fakediscord import FakeDiscord
 from tests.killharness.drivers import GUILD, STRANGER, Driver, Player
@@ -49,15 +50,17 @@ async def chaos(
             fake.add_user(user, f"player{user}")
         fake.add_guild(GUILD, channels, users)
         bot = BotProcess(fake, where / "orchard.db", where / "bot.log")
+        store: Store | None = None
         try:
             report.restart_seconds.append(await bot.start())
+            store = await Store.open(bot.db)  # after the bot's first start: migrated by it
             stop = asyncio.Event()
             drivers: list[Driver] = [
                 Player(fake, report, group, channel)
                 if n < games
                 else Table(fake, report, group, channel)
                 if n < games + tables
-                else WordTable(fake, report, group, channel, bot.db)
+                else WordTable(fake, report, group, channel, store)
                 for n, (group, channel) in enumerate(zip(seats, channels, strict=True))
             ]
             tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
@@ -82,9 +85,11 @@ async def chaos(
             await asyncio.sleep(1.0)
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await verify(bot, report, drivers)
+            await verify(bot, store, report, drivers)
         finally:
             await bot.stop()
+            if store is not None:
+                await store.close()
             await fake.close()
             if folder is None and (report.lost or report.dead or report.leaks) and say:
                 say((where / "bot.log").read_text()[-4000:])

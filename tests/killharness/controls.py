@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from bot.interface import LOBBY_ACTIONS
-from tests.fakediscord import Component, components_of
+from tests.fakediscord import Component, FakeDiscord, components_of
 
 MENTION = re.compile(r"<@!?(\d+)>")
 SEATED = re.compile(r"Players \((\d+)\)")
@@ -75,3 +75,14 @@ def version_of(payload: dict[str, Any]) -> int | None:
     """The game version a board (message or edit) was drawn for, from its controls."""
     shown = [c for c in components_of(payload) if action_of(c) is not None]
     return parts(shown[0])[1] if shown else None
+
+
+def games_shown(fake: FakeDiscord) -> set[int]:
+    """The id of every game any version of any message had a control of."""
+    return {
+        parts(c)[0]
+        for versions in fake.versions.values()
+        for message in versions
+        for c in components_of(message)
+        if action_of(c) is not None
+    }

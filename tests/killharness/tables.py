@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 from bot.games.appletters import Placement
 from cogs.appletters import MODAL
+from db.store import Store
 from tests.fakediscord import Component, FakeDiscord
 from tests.killharness.controls import controls, find, is_move, mentioned, parts, seated, version_of
 from tests.killharness.drivers import Driver
@@ -89,26 +89,25 @@ class Table(Driver):
 
 class WordTable(Table):
     """Two people at one channel playing Appletters, the guest joining and the host starting
-    as at a Hot Score table. On their turn a player reads the game from the database
-    (read-only, as Discord would never show it: the hand is secret) and, if the hand can lay
-    a listed word, usually types it in the Play word form, naming the end when the word fits
-    both; otherwise presses Pick and pass."""
+    as at a Hot Score table. On their turn a player reads the game from the bot's store
+    (as Discord would never show it: the hand is secret) and, if the hand can lay a listed
+    word, usually types it in the Play word form, naming the end when the word fits both;
+    otherwise presses Pick and pass."""
 
     kind = "appletters"
 
     def __init__(
-        self, fake: FakeDiscord, report: Report, users: list[int], channel: int, db: Path
+        self, fake: FakeDiscord, report: Report, users: list[int], channel: int, store: Store
     ) -> None:
         super().__init__(fake, report, users, channel)
-        self.db = db
+        self.store = store
 
     async def turn(self, user: int, message: dict[str, Any], moves: list[Component]) -> bool:
         play = find(message, "ui_play")
         found = None
         if play is not None and self.rng.random() < WORD_CHANCE:
             game, version, _, _ = parts(play)
-            # in a thread: a read that waits on the database must not stall the fake Discord
-            found = await asyncio.to_thread(word_to_play, self.db, game, version, user, self.rng)
+            found = await word_to_play(self.store, game, version, user, self.rng)
         if play is None or found is None:
             pick = find(message, "pick")
             return await self.move(user, pick or self.rng.choice(moves), None)

@@ -1,19 +1,20 @@
-"""After the kills: every open game plays on, and (bot stopped) the database is checked against
-what was acknowledged."""
+"""After the kills: every open game plays on, and (bot stopped) the store is checked against
+what was acknowledged, through the project's ``Store`` and ``Runner``."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
-from bot.games.base import Action
+from bot.games.base import Action, Engine
 from bot.games.registry import ENGINES
 from bot.model import GameRow
 from bot.runner import Runner
 from bot.settings import Settings
 from db.store import Store
 from tests.bot_process import BotProcess
+from tests.killharness.controls import games_shown
 from tests.killharness.drivers import GUILD, Driver
 from tests.killharness.leaks import check_hands_private
 from tests.killharness.press import press_all
@@ -66,62 +67,77 @@ async def play_on(driver: Driver, store: Store, row: GameRow, report: Report) ->
         report.continued += 1
 
 
-async def verify(bot: BotProcess, report: Report, drivers: list[Driver]) -> None:
+class Witness:
+    """A game's engine as the runner uses it, keeping every state it returns: the runner's own
+    replay of a log then shows every hand held on the way, with no copy of its rules here."""
+
+    def __init__(self, engine: Engine[Any], seen: list[Any]) -> None:
+        self.engine, self.seen = engine, seen
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+    def _keep(self, state: Any) -> Any:
+        self.seen.append(state)
+        return state
+
+    def new(self, seed: int, players: int, options: Any) -> Any:
+        return self._keep(self.engine.new(seed, players, options))
+
+    def apply(self, state: Any, action: Action) -> Any:
+        return self._keep(self.engine.apply(state, action))
+
+    def forfeit(self, state: Any, seat: int) -> Any:
+        return self._keep(self.engine.forfeit(state, seat))
+
+
+async def started_games(store: Store, shown: set[int]) -> list[GameRow]:
+    """Every game that was started, by id. The store lists open games only, so ids are walked:
+    SQLite numbers a new game after the highest and nothing here deletes one; the walk goes at
+    least as far as the highest id any board showed."""
+    rows: list[GameRow] = []
+    game_id, last = 1, max(shown, default=0)
+    while (row := await store.get_game(game_id)) is not None or game_id <= last:
+        if row is not None and row.state is not None:
+            rows.append(row)
+        game_id += 1
+    return rows
+
+
+async def verify(bot: BotProcess, store: Store, report: Report, drivers: list[Driver]) -> None:
     """Play every open game on and press its controls, then (bot stopped) compare the
     acknowledged moves with the log and replay every game."""
-    store = await Store.open(bot.db)
-    try:
-        open_rows = await store.open_games(GUILD)
-        report.open_games = len(open_rows)
-        by_host = {d.host: d for d in drivers}
-        for row in open_rows:
-            await play_on(by_host[row.host_id], store, row, report)
-    finally:
-        await store.close()
+    open_rows = await store.open_games(GUILD)
+    report.open_games = len(open_rows)
+    by_host = {d.host: d for d in drivers}
+    for row in open_rows:
+        await play_on(by_host[row.host_id], store, row, report)
     await bot.stop()  # nothing may move while the log is compared with the state
-    store = await Store.open(bot.db)
-    runner = Runner(store, ENGINES, Settings(store))
-    try:
-        logs: dict[int, list[Any]] = {}
-        for ack in report.acked:
-            if ack.game_id not in logs:
-                logs[ack.game_id] = await store.moves(ack.game_id)
-            # Usually move number version + 1; where seats act side by side (Hot Score's
-            # challenge throw) the runner also takes a click drawn before another seat moved,
-            # so it is this player's first move from there on.
-            later = logs[ack.game_id][ack.version :]
-            move = next((m for m in later if m.user_id == ack.user_id), None)
-            if move is None or (move.verb, move.arg, move.user_id) != (
-                ack.kind,
-                ack.arg,
-                ack.user_id,
-            ):
-                report.lost.append(ack)
-        rows = await store._fetchall("SELECT id, status, kind FROM games WHERE state IS NOT NULL")
-        report.games = len(rows)
-        report.finished = sum(status == "finished" for _, status, _ in rows)
-        hands: set[str] = set()
-        for game_id, _, kind in rows:
-            report.kinds[kind] = report.kinds.get(kind, 0) + 1
-            live = await runner.load(game_id)
-            if await runner.replay(game_id) != live.state:
-                report.mismatched.append(game_id)
-            if kind in WORD_KINDS:
-                hands |= await every_hand(runner, live.row, await store.moves(game_id))
-    finally:
-        await store.close()
+    logs: dict[int, list[Any]] = {}
+    for ack in report.acked:
+        if ack.game_id not in logs:
+            logs[ack.game_id] = await store.moves(ack.game_id)
+        # Usually move number version + 1; where seats act side by side (Hot Score's
+        # challenge throw) the runner also takes a click drawn before another seat moved,
+        # so it is this player's first move from there on.
+        later = logs[ack.game_id][ack.version :]
+        move = next((m for m in later if m.user_id == ack.user_id), None)
+        if move is None or (move.verb, move.arg, move.user_id) != (
+            ack.kind,
+            ack.arg,
+            ack.user_id,
+        ):
+            report.lost.append(ack)
+    held: list[Any] = []  # every Appletters state the replays pass through
+    witnesses = {kind: cast(Engine[Any], Witness(ENGINES[kind], held)) for kind in WORD_KINDS}
+    runner = Runner(store, {**ENGINES, **witnesses}, Settings(store))
+    rows = await started_games(store, games_shown(bot.fake))
+    report.games = len(rows)
+    report.finished = sum(row.status == "finished" for row in rows)
+    for row in rows:
+        report.kinds[row.kind] = report.kinds.get(row.kind, 0) + 1
+        live = await runner.load(row.id)
+        if await runner.replay(row.id) != live.state:
+            report.mismatched.append(row.id)
+    hands = {hand for state in held for hand in state.hands}
     check_hands_private(bot.fake, hands, report)
-
-
-async def every_hand(runner: Runner, row: GameRow, moves: list[Any]) -> set[str]:
-    """Every hand any seat held in a word game, replaying its log move by move."""
-    engine = runner.engine(row.kind)
-    state = engine.new(row.seed, len(row.players), row.options)
-    held = set(state.hands)
-    for move in moves:
-        if move.verb == "forfeit":
-            state = engine.forfeit(state, move.seat)
-        else:
-            state = engine.apply(state, Action(move.seat, move.verb, move.arg))
-        held |= set(state.hands)
-    return held
