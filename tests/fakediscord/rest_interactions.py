@@ -94,18 +94,19 @@ class InteractionRoutes(MessageStore):
             answer["resource"] = {"type": kind, "message": message}
         return json_response(answer)
 
-    def _webhook_target(self, call: Call) -> tuple[InteractionRecord | None, JSON | None]:
+    def _webhook_target(self, call: Call) -> tuple[InteractionRecord, JSON] | web.Response:
+        """The record and the message (``@original`` or one of its follow-ups) a webhook call
+        names, or the error Discord answers."""
         record = self._record_for(call)
         if record is None or record.callback is None:
-            return None, None
+            return error(404, UNKNOWN_WEBHOOK, "Unknown Webhook")
         mid = call.params["mid"]
-        if mid == "@original":
-            target = record.original_id
-        else:
-            target = int(mid)
-            if target != record.original_id and target not in record.followup_ids:
-                return record, None
-        return record, None if target is None else self.messages.get(target)
+        target = record.original_id if mid == "@original" else int(mid)
+        known = target == record.original_id or target in record.followup_ids
+        message = self.messages.get(target) if target is not None and known else None
+        if message is None:
+            return error(404, UNKNOWN_MESSAGE, "Unknown Message")
+        return record, message
 
     async def _followup(self, call: Call) -> web.Response:
         record = self._record_for(call)
@@ -128,25 +129,20 @@ class InteractionRoutes(MessageStore):
         return no_content()
 
     async def _webhook_get(self, call: Call) -> web.Response:
-        record, message = self._webhook_target(call)
-        if record is None:
-            return error(404, UNKNOWN_WEBHOOK, "Unknown Webhook")
-        return json_response(message) if message else error(404, UNKNOWN_MESSAGE, "Unknown Message")
+        found = self._webhook_target(call)
+        return found if isinstance(found, web.Response) else json_response(found[1])
 
     async def _webhook_edit(self, call: Call) -> web.Response:
-        record, message = self._webhook_target(call)
-        if record is None:
-            return error(404, UNKNOWN_WEBHOOK, "Unknown Webhook")
-        if message is None:
-            return error(404, UNKNOWN_MESSAGE, "Unknown Message")
+        found = self._webhook_target(call)
+        if isinstance(found, web.Response):
+            return found
+        record, message = found
         record.edits.append(call.body or {})
         return json_response(self._edit_message(message, call.body or {}, call.uploads))
 
     async def _webhook_delete(self, call: Call) -> web.Response:
-        record, message = self._webhook_target(call)
-        if record is None:
-            return error(404, UNKNOWN_WEBHOOK, "Unknown Webhook")
-        if message is None:
-            return error(404, UNKNOWN_MESSAGE, "Unknown Message")
-        self._delete_message(int(message["id"]))
+        found = self._webhook_target(call)
+        if isinstance(found, web.Response):
+            return found
+        self._delete_message(int(found[1]["id"]))
         return no_content()
