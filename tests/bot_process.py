@@ -1,14 +1,18 @@
-"""``python -m tests.bot_process PORT DB``: the real bot, in its own process, on a fake Discord.
+"""The real bot in a process of its own on a fake Discord, so a test can SIGKILL it.
 
-It points discord.py at the fake on 127.0.0.1:PORT exactly as ``FakeDiscord.install`` does,
-then runs ``bot.__main__.serve`` unchanged, so the kill test can SIGKILL a real process.
+``python -m tests.bot_process PORT DB`` (the child) points discord.py at the fake on
+127.0.0.1:PORT exactly as ``FakeDiscord.install`` does, then runs ``bot.__main__.serve``
+unchanged. :class:`BotProcess` (the parent's side) starts, kills and restarts that child on
+the same database while the fake runs in the test's own event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
+import time
 from pathlib import Path
 
 import discord.gateway
@@ -18,6 +22,9 @@ import yarl
 from bot.__main__ import serve
 from bot.app import OrchardBot
 from tests.botharness import config
+from tests.fakediscord import FakeDiscord
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def point_at(port: int) -> None:
@@ -36,6 +43,58 @@ def main(argv: list[str]) -> int:
     )
     bot = OrchardBot(config(Path(argv[1])), guild_ready_timeout=0.05)
     return asyncio.run(serve(bot, "fake-token"))
+
+
+class BotProcess:
+    """The child process, restarted on the same database after every kill; output to ``log``."""
+
+    def __init__(self, fake: FakeDiscord, db: Path, log: Path) -> None:
+        self.fake, self.db, self.log = fake, db, log
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def start(self, wait: bool = True) -> float:
+        """Start the bot; with ``wait``, until it is connected. Returns the seconds taken."""
+        began = time.monotonic()
+        before = len(self.fake.identifies)
+        with self.log.open("ab") as sink:
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "tests.bot_process",
+                str(self.fake.port),
+                str(self.db),
+                cwd=ROOT,
+                stdout=sink,
+                stderr=sink,
+            )
+        if wait:
+            await self.ready(before)
+        return time.monotonic() - began
+
+    async def ready(self, identifies_before: int) -> None:
+        """Wait until a bot identified after ``identifies_before`` identifies is connected."""
+        await self.fake.wait_for(
+            lambda: len(self.fake.identifies) > identifies_before and self.fake.connected(0),
+            60.0,
+            "the bot process to connect",
+        )
+
+    async def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, as in a crash or a pulled plug."""
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGKILL)
+            await self.proc.wait()
+        await self.fake.wait_for(lambda: not self.fake.connected(0), 10.0, "the socket to close")
+
+    async def stop(self) -> None:
+        """SIGTERM (a clean shutdown), SIGKILL after 10 s."""
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.proc.wait(), 10.0)
+            except TimeoutError:
+                self.proc.send_signal(signal.SIGKILL)
+                await self.proc.wait()
 
 
 if __name__ == "__main__":

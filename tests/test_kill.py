@@ -3,7 +3,8 @@
 Three solo Cheerio players, one two-player Hot Score table and one two-player Appletters table
 (words typed in the Play word form, or Pick and pass) play through it; afterwards every open
 game plays on, every control on its board answers, and no public message ever showed a hand.
-The long version, with figures, is ``python bench/kill.py --kills 25``.
+The long version, with figures, is ``python bench/kill.py --kills 25``; the experiment itself
+is ``tests/killharness``.
 """
 
 from __future__ import annotations
@@ -11,31 +12,32 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bench.kill import Report, chaos, check_hands_private
+from bench.kill import figures
 from cogs.appletters import tiles_text
 from tests.fakediscord import FakeDiscord, Request
+from tests.killharness import Report, chaos, check_hands_private
 
 
 async def test_killed_three_times_nothing_acknowledged_is_lost(tmp_path: Path) -> None:
-    report = await chaos(kills=3, games=3, tables=1, words=1, seed=7, folder=tmp_path, quiet=True)
+    report = await chaos(kills=3, games=3, tables=1, words=1, seed=7, folder=tmp_path)
     assert report.kills == 3
     assert report.acked, "the players made no move at all"
     movers = {ack.user_id for ack in report.acked}
     assert {7004, 7005} <= movers, "both Hot Score players moved"
     assert {7006, 7007} <= movers, "both Appletters players moved"
-    assert report.kinds.get("hotscore"), report.lines()
-    assert report.kinds.get("appletters"), report.lines()
+    assert report.kinds.get("hotscore"), figures(report)
+    assert report.kinds.get("appletters"), figures(report)
     played = [a for a in report.acked if a.kind == "play"]
-    assert report.words == len(played) > 0, report.lines()
-    assert any(a.kind == "pick" for a in report.acked), report.lines()
-    assert report.lost == [], report.lines()
-    assert report.mismatched == [], report.lines()
-    assert report.continued == report.open_games, report.lines()
+    assert report.words == len(played) > 0, figures(report)
+    assert any(a.kind == "pick" for a in report.acked), figures(report)
+    assert report.lost == [], figures(report)
+    assert report.mismatched == [], figures(report)
+    assert report.continued == report.open_games, figures(report)
     assert report.open_games, "some game was still open at the end"
-    assert report.pressed, report.lines()
-    assert report.dead == [], report.lines() + report.dead
-    assert report.hands and report.public, report.lines()
-    assert report.leaks == [], report.lines() + report.leaks
+    assert report.pressed, figures(report)
+    assert report.dead == [], figures(report) + report.dead
+    assert report.hands and report.public, figures(report)
+    assert report.leaks == [], figures(report) + report.leaks
 
 
 def test_the_leak_check_finds_a_dealt_or_dmed_hand_in_public_only() -> None:

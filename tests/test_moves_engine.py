@@ -12,13 +12,13 @@ import re
 from typing import Any
 
 import pytest
-from bot.specs import ENGINES
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.games import applejack, appletters, cheerio, hotscore
 from bot.games.appletters import ENDS, MODES, Play, Turnover, View
 from bot.games.base import Act, Ambiguous, BadInput, IllegalMove, MoveError, Option
+from bot.specs import ENGINES
 
 CUSTOM_ID_ARG = re.compile(r"[A-Za-z0-9_+\-]{0,40}")
 VERBS = {  # the move kinds stored in move logs and button ids: they never change

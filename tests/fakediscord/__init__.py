@@ -1,0 +1,77 @@
+"""A fake of Discord's REST API and gateway on 127.0.0.1, for driving an unchanged discord.py bot.
+
+Why: the cogs are thin glue between discord.py and the game engine; the glue is where payload
+limits, ephemeral flags, stale buttons and rate limits bite. Running the real library against a
+fake server tests that glue end to end, with no network and in milliseconds.
+
+Typical use (see ``tests/conftest.py`` for the ``fake_discord`` fixture)::
+
+    fake.add_guild(GUILD, [CHANNEL], [ALICE, BOB])
+    async with run_bot(bot, fake):
+        reply = await fake.slash(ALICE, GUILD, CHANNEL, "cheerio", {"rounds": 3}, subcommand="new")
+        await reply.wait()
+        assert reply.ephemeral and "started" in reply.content
+
+Every message the bot posts or edits is kept in ``fake.messages`` (by message id) with all its
+versions in ``fake.versions``; every HTTP request in ``fake.requests``; routes the fake does not
+know answer 404 and are listed in ``fake.unhandled`` so missing coverage is visible.
+
+The parts, one module each: ``server`` (the app, routing, install), ``state`` (what is
+recorded), ``world`` (users, guilds, DMs), ``lookups`` (reading messages and requests back),
+``messages`` (create, edit, delete), ``waiting``, ``faults``, ``gateway``, the REST routes by
+topic (``rest_app``, ``rest_commands``, ``rest_channels``, ``rest_messages``,
+``rest_interactions``), what tests do as users (``slash``, ``clicks``, ``forms``), the records
+(``models``, ``record``), Discord's numbers and limits (``protocol``, ``limits``) and
+``run_bot``.
+"""
+
+from tests.fakediscord.limits import payload_problems
+from tests.fakediscord.models import Component, Request, Upload, components_of
+from tests.fakediscord.protocol import (
+    ADMINISTRATOR,
+    ALREADY_ACKNOWLEDGED,
+    CANNOT_DM_USER,
+    DEFAULT_APP_PERMISSIONS,
+    DEFAULT_MEMBER_PERMISSIONS,
+    DISCORD_EPOCH_MS,
+    EPHEMERAL,
+    INVALID_FORM_BODY,
+    JSON,
+    LOADING,
+    MISSING_PERMISSIONS,
+    UNKNOWN_CHANNEL,
+    UNKNOWN_INTERACTION,
+    UNKNOWN_MESSAGE,
+    UNKNOWN_USER,
+    UNKNOWN_WEBHOOK,
+)
+from tests.fakediscord.record import InteractionRecord
+from tests.fakediscord.runbot import run_bot
+from tests.fakediscord.server import FakeDiscord
+
+__all__ = [
+    "ADMINISTRATOR",
+    "ALREADY_ACKNOWLEDGED",
+    "CANNOT_DM_USER",
+    "DEFAULT_APP_PERMISSIONS",
+    "DEFAULT_MEMBER_PERMISSIONS",
+    "DISCORD_EPOCH_MS",
+    "EPHEMERAL",
+    "INVALID_FORM_BODY",
+    "JSON",
+    "LOADING",
+    "MISSING_PERMISSIONS",
+    "UNKNOWN_CHANNEL",
+    "UNKNOWN_INTERACTION",
+    "UNKNOWN_MESSAGE",
+    "UNKNOWN_USER",
+    "UNKNOWN_WEBHOOK",
+    "Component",
+    "FakeDiscord",
+    "InteractionRecord",
+    "Request",
+    "Upload",
+    "components_of",
+    "payload_problems",
+    "run_bot",
+]

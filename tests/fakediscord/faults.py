@@ -1,0 +1,101 @@
+"""Injected failures: the next requests matching a pattern get an error, as Discord may send."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from tests.fakediscord.protocol import DEFAULT_ERRORS, JSON, json_response
+from tests.fakediscord.state import State
+
+
+@dataclass
+class Fault:
+    method: str
+    pattern: re.Pattern[str]
+    status: int
+    remaining: int
+    retry_after: float
+    code: int
+    message: str
+    is_global: bool
+
+    def matches(self, method: str, path: str) -> bool:
+        return (
+            self.remaining > 0
+            and self.method in ("*", method)
+            and self.pattern.search(path) is not None
+        )
+
+    def response(self) -> web.Response:
+        body: JSON = {"code": self.code, "message": self.message}
+        headers: dict[str, str] = {}
+        if self.status == 429:
+            # discord.py treats a 429 without ``Via`` as a Cloudflare ban and gives up.
+            bucket = hashlib.sha1(f"{self.method} {self.pattern.pattern}".encode()).hexdigest()
+            body.update(retry_after=self.retry_after, **{"global": self.is_global})
+            headers = {
+                "Via": "1.1 google",
+                "Retry-After": str(max(1, round(self.retry_after))),
+                "X-RateLimit-Limit": "5",
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset": f"{time.time() + self.retry_after:.3f}",
+                "X-RateLimit-Reset-After": f"{self.retry_after:.3f}",
+                "X-RateLimit-Bucket": bucket[:16],
+                "X-RateLimit-Scope": "global" if self.is_global else "user",
+            }
+            if self.is_global:
+                headers["X-RateLimit-Global"] = "true"
+        return json_response(body, self.status, headers)
+
+
+class Faults(State):
+    """``fail`` queues errors; routing serves them before any route answers."""
+
+    def fail(
+        self,
+        method: str,
+        pattern: str,
+        status: int,
+        times: int = 1,
+        *,
+        retry_after: float = 0.01,
+        code: int | None = None,
+        message: str | None = None,
+        is_global: bool = False,
+    ) -> None:
+        """Answer the next ``times`` requests matching (method or ``*``, path regex) with an error.
+
+        429 comes with ``retry_after`` and the headers discord.py needs to retry; 403 defaults
+        to code 50013, 404 to 10008. Note discord.py sleeps 1 s, 3 s, ... before retrying a 500.
+        """
+        default_code, default_message = DEFAULT_ERRORS.get(status, (0, f"{status}: error"))
+        self._faults.append(
+            Fault(
+                method=method.upper(),
+                pattern=re.compile(pattern),
+                status=status,
+                remaining=times,
+                retry_after=retry_after,
+                code=default_code if code is None else code,
+                message=message or default_message,
+                is_global=is_global,
+            )
+        )
+
+    @property
+    def pending_faults(self) -> int:
+        """How many injected failures have not been served yet."""
+        return sum(f.remaining for f in self._faults)
+
+    def _take_fault(self, method: str, path: str) -> web.Response | None:
+        """The error for this request if an injected failure matches it (one use spent)."""
+        for fault in self._faults:
+            if fault.matches(method, path):
+                fault.remaining -= 1
+                return fault.response()
+        return None

@@ -1,0 +1,145 @@
+"""The gateway websocket: identify, resume, heartbeats, and the events tests dispatch.
+
+Enough of it that discord.py connects, sees its guilds, and resumes after a drop.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from tests.fakediscord.protocol import JSON
+from tests.fakediscord.waiting import Waiting
+from tests.fakediscord.world import World
+
+
+@dataclass
+class Session:
+    """One gateway connection (one shard)."""
+
+    ws: web.WebSocketResponse
+    shard_id: int = 0
+    session_id: str = ""
+    seq: int = 0
+    live: bool = False
+
+
+class Gateway(World, Waiting):
+    """Serves ``/gw/`` and sends events to the shard that owns a guild."""
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        self._sockets.add(ws)
+        session = Session(ws)
+        try:
+            await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41_250}})
+            async for msg in ws:
+                if msg.type is not WSMsgType.TEXT:
+                    continue
+                frame = json.loads(msg.data)
+                await self._on_frame(session, frame["op"], frame.get("d"))
+        finally:
+            self._sockets.discard(ws)
+            session.live = False
+            self._notify()
+        return ws
+
+    async def _on_frame(self, session: Session, op: int, data: Any) -> None:
+        if op == 1:
+            await session.ws.send_json({"op": 11})
+        elif op == 2:
+            await self._identify(session, data)
+        elif op == 6:
+            await self._resume(session, data)
+        elif op == 8:
+            guild_id = int(data["guild_id"])
+            members = list(self.guild_members.get(guild_id, {}).values())
+            chunk = {"guild_id": str(guild_id), "members": members, "chunk_index": 0}
+            chunk |= {"chunk_count": 1, "nonce": data.get("nonce")}
+            await self._send(session, "GUILD_MEMBERS_CHUNK", chunk)
+
+    async def _send(self, session: Session, event: str, data: JSON) -> None:
+        session.seq += 1
+        await session.ws.send_json({"op": 0, "t": event, "s": session.seq, "d": data})
+
+    def _shard_of(self, guild_id: int | None) -> int:
+        return 0 if guild_id is None else (guild_id >> 22) % self.shard_count
+
+    async def _identify(self, session: Session, data: JSON) -> None:
+        self.identifies.append(data)
+        shard_id = int((data.get("shard") or [0, 1])[0])
+        session.shard_id = shard_id
+        session.session_id = f"session-{self.next_id()}"
+        self._known_sessions[session.session_id] = session
+        guild_ids = [g for g in self.guilds if self._shard_of(g) == shard_id]
+        ready = {
+            "v": 10,
+            "user": self.users[self.bot_id],
+            "guilds": [{"id": str(g), "unavailable": True} for g in guild_ids],
+            "session_id": session.session_id,
+            "resume_gateway_url": self.gateway_url,
+            "shard": [shard_id, self.shard_count],
+            "application": {"id": str(self.application_id), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+            "presences": [],
+            "guild_join_requests": [],
+        }
+        await self._send(session, "READY", ready)
+        for guild_id in guild_ids:
+            await self._send(session, "GUILD_CREATE", self._guild_create(guild_id))
+        session.live = True
+        self._sessions[shard_id] = session
+        self._notify()
+
+    async def _resume(self, session: Session, data: JSON) -> None:
+        old = self._known_sessions.get(data.get("session_id", ""))
+        if old is None or not self.resume_ok:
+            await session.ws.send_json({"op": 9, "d": False})
+            return
+        session.shard_id, session.session_id, session.seq = old.shard_id, old.session_id, old.seq
+        self._known_sessions[session.session_id] = session
+        self.resumes += 1
+        await self._send(session, "RESUMED", {})
+        session.live = True
+        self._sessions[session.shard_id] = session
+        self._notify()
+
+    def connected(self, shard_id: int = 0) -> bool:
+        session = self._sessions.get(shard_id)
+        return session is not None and session.live and not session.ws.closed
+
+    async def dispatch(
+        self, event: str, data: JSON, *, guild_id: int | None = None, timeout: float = 5.0
+    ) -> None:
+        """Send a gateway event to the shard owning ``guild_id`` (waits for it to be connected)."""
+        shard_id = self._shard_of(guild_id)
+        await self.wait_for(lambda: self.connected(shard_id), timeout, f"shard {shard_id} online")
+        await self._send(self._sessions[shard_id], event, data)
+
+    async def drop_gateway(
+        self, *, code: int = 4000, wait: bool = True, timeout: float = 5.0
+    ) -> None:
+        """Close the gateway connection(s) as Discord might; by default wait until back online.
+
+        discord.py resumes at once after a 4000 close; if ``resume_ok`` is False it
+        re-identifies instead, after its 5 s ``before_identify_hook`` sleep.
+        """
+        resumes, identifies = self.resumes, len(self.identifies)
+        sessions = list(self._sessions.values())
+        for session in sessions:
+            session.live = False
+            await session.ws.close(code=code)
+        if wait:
+            await self.wait_for(
+                lambda: (
+                    (self.resumes + len(self.identifies) >= resumes + identifies + len(sessions))
+                    and all(self.connected(s.shard_id) for s in sessions)
+                ),
+                timeout,
+                "the bot to reconnect",
+            )

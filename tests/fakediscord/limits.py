@@ -1,0 +1,70 @@
+"""Discord's documented size limits, so a body Discord would refuse fails here too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.fakediscord.models import walk
+from tests.fakediscord.protocol import JSON
+
+
+def _too_long(errors: list[str], where: str, text: Any, limit: int) -> int:
+    n = len(text or "")
+    if n > limit:
+        errors.append(f"{where}: {n} characters > {limit}")
+    return n
+
+
+def payload_problems(body: JSON, *, modal: bool = False) -> list[str]:
+    """Discord's documented size limits a message (or modal) body breaks; empty when fine."""
+    errors: list[str] = []
+    _too_long(errors, "content", body.get("content"), 2000)
+    embeds = body.get("embeds") or []
+    if len(embeds) > 10:
+        errors.append(f"embeds: {len(embeds)} > 10")
+    total = 0
+    for i, embed in enumerate(embeds):
+        total += _too_long(errors, f"embeds[{i}].title", embed.get("title"), 256)
+        total += _too_long(errors, f"embeds[{i}].description", embed.get("description"), 4096)
+        author, footer = embed.get("author") or {}, embed.get("footer") or {}
+        total += _too_long(errors, f"embeds[{i}].author.name", author.get("name"), 256)
+        total += _too_long(errors, f"embeds[{i}].footer.text", footer.get("text"), 2048)
+        fields = embed.get("fields") or []
+        if len(fields) > 25:
+            errors.append(f"embeds[{i}].fields: {len(fields)} > 25")
+        for j, f in enumerate(fields):
+            total += _too_long(errors, f"embeds[{i}].fields[{j}].name", f.get("name"), 256)
+            total += _too_long(errors, f"embeds[{i}].fields[{j}].value", f.get("value"), 1024)
+    if total > 6000:
+        errors.append(f"embeds: {total} characters in all > 6000")
+    components = body.get("components") or []
+    v2 = int(body.get("flags") or 0) & (1 << 15)
+    if modal:
+        _too_long(errors, "title", body.get("title"), 45)
+        if not 1 <= len(components) <= 5:
+            errors.append(f"modal components: {len(components)} not in 1..5")
+    elif not v2 and len(components) > 5:
+        errors.append(f"components: {len(components)} action rows > 5")
+    every = list(walk(components))
+    if v2 and len(every) > 40:
+        errors.append(f"components: {len(every)} in all > 40")
+    for c in every:
+        where = f"component {c.get('custom_id') or c.get('type')!r}"
+        _too_long(errors, f"{where}.custom_id", c.get("custom_id"), 100)
+        _too_long(errors, f"{where}.label", c.get("label"), 45 if c.get("type") == 4 else 80)
+        if c.get("type") == 1 and len(c.get("components") or []) > 5:
+            errors.append(f"{where}: {len(c['components'])} items in a row > 5")
+        options = c.get("options") or []
+        if len(options) > 25:
+            errors.append(f"{where}.options: {len(options)} > 25")
+        for o in options:
+            _too_long(errors, f"{where}.options.label", o.get("label"), 100)
+            _too_long(errors, f"{where}.options.value", o.get("value"), 100)
+    return errors
+
+
+def callback_problems(body: JSON) -> list[str]:
+    """An interaction response: only a message (4), an update (7) or a modal (9) has limits."""
+    data = body.get("data") or {}
+    kind = body.get("type")
+    return payload_problems(data, modal=kind == 9) if kind in (4, 7, 9) else []

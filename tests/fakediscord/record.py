@@ -1,0 +1,115 @@
+"""One interaction a test sent, with what the bot answered, read back as Discord shows it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tests.fakediscord.models import Upload
+from tests.fakediscord.protocol import EPHEMERAL, JSON
+
+if TYPE_CHECKING:
+    from tests.fakediscord.waiting import Waiting
+
+
+@dataclass(eq=False)
+class InteractionRecord:
+    """An interaction the test sent, and everything the bot answered to it.
+
+    ``callback`` is the body of the bot's ``/callback`` POST (``{"type", "data"}``);
+    ``original`` the message the response created or updated (the component's message for
+    types 6 and 7); ``followups`` the follow-up messages, all as they are now.
+    """
+
+    fake: Waiting  # the FakeDiscord it was sent through: its messages, and wait_for
+    id: int
+    token: str
+    kind: int
+    payload: JSON = field(repr=False)
+    user_id: int
+    channel_id: int
+    guild_id: int | None
+    message_id: int | None
+    callback: JSON | None = None
+    callback_uploads: list[Upload] = field(default_factory=list)
+    original_id: int | None = None
+    followup_ids: list[int] = field(default_factory=list)
+    edits: list[JSON] = field(default_factory=list, repr=False)
+
+    @property
+    def type(self) -> int | None:
+        """Callback type: 4 message, 5 deferred, 6 deferred update, 7 update, 9 modal."""
+        return None if self.callback is None else int(self.callback["type"])
+
+    @property
+    def data(self) -> JSON:
+        return (self.callback or {}).get("data") or {}
+
+    @property
+    def flags(self) -> int:
+        if self.original is not None and self.type in (4, 5):
+            return int(self.original.get("flags") or 0)
+        return int(self.data.get("flags") or 0)
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.flags & EPHEMERAL)
+
+    @property
+    def original(self) -> JSON | None:
+        return None if self.original_id is None else self.fake.messages.get(self.original_id)
+
+    @property
+    def message(self) -> JSON | None:
+        """The message the component was on, as it is now (None for slash commands)."""
+        return None if self.message_id is None else self.fake.messages.get(self.message_id)
+
+    @property
+    def content(self) -> str:
+        """Content of the response as shown now (after edits), else of the callback."""
+        shown = self.original
+        if shown is not None:
+            return str(shown.get("content") or "")
+        return str(self.data.get("content") or "")
+
+    @property
+    def embeds(self) -> list[JSON]:
+        shown = self.original
+        return list((shown if shown is not None else self.data).get("embeds") or [])
+
+    @property
+    def modal(self) -> JSON | None:
+        """The modal the bot opened (callback type 9), else None."""
+        return self.data if self.type == 9 else None
+
+    @property
+    def followups(self) -> list[JSON]:
+        return [self.fake.messages[i] for i in self.followup_ids if i in self.fake.messages]
+
+    async def wait(self, timeout: float = 5.0) -> InteractionRecord:
+        """Resolve once the bot has answered the callback."""
+        await self.fake.wait_for(
+            lambda: self.callback is not None, timeout, f"the bot to answer {self.describe()}"
+        )
+        return self
+
+    async def wait_until(
+        self, predicate: Callable[[InteractionRecord], bool], timeout: float = 5.0
+    ) -> InteractionRecord:
+        """Resolve once ``predicate(self)`` holds, e.g. after a deferred reply was edited."""
+        await self.fake.wait_for(lambda: predicate(self), timeout, f"a state of {self.describe()}")
+        return self
+
+    async def wait_followups(self, count: int = 1, timeout: float = 5.0) -> list[JSON]:
+        await self.fake.wait_for(
+            lambda: len(self.followup_ids) >= count,
+            timeout,
+            f"{count} follow-up(s) to {self.describe()}",
+        )
+        return self.followups
+
+    def describe(self) -> str:
+        data = self.payload.get("data") or {}
+        what = data.get("name") or data.get("custom_id") or "?"
+        return f"interaction {self.id} (type {self.kind}, {what!r}, user {self.user_id})"

@@ -1,0 +1,87 @@
+"""REST routes for channel messages and their reactions (emojis): history, post, edit, delete."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from tests.fakediscord.limits import payload_problems
+from tests.fakediscord.lookups import Lookups
+from tests.fakediscord.messages import MessageStore
+from tests.fakediscord.protocol import (
+    CANNOT_DM_USER,
+    JSON,
+    UNKNOWN_CHANNEL,
+    UNKNOWN_MESSAGE,
+    error,
+    json_response,
+    no_content,
+)
+from tests.fakediscord.routing import Call, Route
+
+_MESSAGE = "/channels/{channel}/messages/{mid}"
+
+
+class MessageRoutes(MessageStore, Lookups):
+    def _message_routes(self) -> list[Route]:
+        return [
+            Route("GET", "/channels/{channel}/messages", self._history),
+            Route("POST", "/channels/{channel}/messages", self._post_message, payload_problems),
+            Route("GET", _MESSAGE, self._get_message),
+            Route("PATCH", _MESSAGE, self._patch_message, payload_problems),
+            Route("DELETE", _MESSAGE, self._del_message),
+            Route("PUT", _MESSAGE + "/reactions/{emoji}/@me", self._reaction),
+            Route("DELETE", _MESSAGE + "/reactions/{emoji}/@me", self._reaction),
+        ]
+
+    async def _history(self, call: Call) -> web.Response:
+        limit = int(call.request.query.get("limit", 50))
+        newest_first = list(reversed(self.channel_messages(call.id("channel"))))
+        return json_response(newest_first[:limit])
+
+    async def _post_message(self, call: Call) -> web.Response:
+        channel_id = call.id("channel")
+        channel = self.channels.get(channel_id)
+        if channel is None:
+            return error(404, UNKNOWN_CHANNEL, "Unknown Channel")
+        if channel["type"] == 1 and int(channel["recipients"][0]["id"]) in self.dms_closed:
+            return error(403, CANNOT_DM_USER, "Cannot send messages to this user")
+        body = call.body or {}
+        if not (
+            body.get("content")
+            or body.get("embeds")
+            or body.get("components")
+            or call.uploads
+            or body.get("poll")
+            or body.get("sticker_ids")
+        ):
+            return error(400, 50006, "Cannot send an empty message")
+        return json_response(self._create_message(channel_id, body, call.uploads))
+
+    def _channel_message(self, call: Call) -> JSON | None:
+        message = self.messages.get(call.id("mid"))
+        if message is None or int(message["channel_id"]) != call.id("channel"):
+            return None
+        return message
+
+    async def _get_message(self, call: Call) -> web.Response:
+        message = self._channel_message(call)
+        return json_response(message) if message else error(404, UNKNOWN_MESSAGE, "Unknown Message")
+
+    async def _patch_message(self, call: Call) -> web.Response:
+        message = self._channel_message(call)
+        if message is None:
+            return error(404, UNKNOWN_MESSAGE, "Unknown Message")
+        return json_response(self._edit_message(message, call.body or {}, call.uploads))
+
+    async def _del_message(self, call: Call) -> web.Response:
+        if self._channel_message(call) is None:
+            return error(404, UNKNOWN_MESSAGE, "Unknown Message")
+        self._delete_message(call.id("mid"))
+        return no_content()
+
+    async def _reaction(self, call: Call) -> web.Response:
+        if self._channel_message(call) is None:
+            return error(404, UNKNOWN_MESSAGE, "Unknown Message")
+        entry = (call.request.method, call.id("channel"), call.id("mid"), call.params["emoji"])
+        self.reactions.append(entry)
+        return no_content()

@@ -1,0 +1,100 @@
+"""Everything the fake knows and records, in one object the other parts share.
+
+The REST routes, the gateway and the test helpers are mixins over this state (see
+``server.FakeDiscord``): tests read these attributes directly, so their names are the API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+import yarl
+from aiohttp import web
+
+from tests.fakediscord.models import Request, Upload
+from tests.fakediscord.protocol import DEFAULT_APP_PERMISSIONS, DISCORD_EPOCH_MS, JSON
+from tests.fakediscord.record import InteractionRecord
+
+if TYPE_CHECKING:
+    from tests.fakediscord.faults import Fault
+    from tests.fakediscord.gateway import Session
+    from tests.fakediscord.routing import Route
+
+
+class State:
+    """Users, guilds, channels, messages, requests and interactions, as Discord would hold them."""
+
+    def __init__(
+        self,
+        *,
+        application_id: int,
+        bot_id: int,
+        owner_id: int,
+        shard_count: int,
+    ) -> None:
+        self.application_id = application_id
+        self.bot_id = bot_id
+        self.owner_id = owner_id
+        self.shard_count = shard_count
+        self.port = 0
+        self.app_permissions = DEFAULT_APP_PERMISSIONS
+        self.resume_ok = True  # False: answer RESUME with op 9 (discord.py then waits 5 s)
+        self.strict = True  # refuse bodies over Discord's size limits with 400 / 50035
+
+        self.users: dict[int, JSON] = {}
+        self.guilds: dict[int, JSON] = {}
+        self.channels: dict[int, JSON] = {}
+        self.guild_members: dict[int, dict[int, JSON]] = {}
+        self.permissions: dict[int, int] = {}  # per-user member permissions override
+        self.dm_channels: dict[int, int] = {}  # user id -> DM channel id
+        self.dms_closed: set[int] = set()
+
+        self.messages: dict[int, JSON] = {}  # live messages by id
+        self.deleted: dict[int, JSON] = {}  # deleted messages by id, last version
+        self.versions: dict[int, list[JSON]] = {}  # every version of each message
+        self._channel_order: dict[int, list[int]] = {}
+        self.reactions: list[tuple[str, int, int, str]] = []  # (PUT/DELETE, channel, msg, emoji)
+
+        self.requests: list[Request] = []
+        self.unhandled: list[Request] = []
+        self.commands: list[JSON] | None = None  # last global sync
+        self.guild_commands: dict[int, list[JSON]] = {}  # last sync per guild
+        self.interactions: dict[int, InteractionRecord] = {}
+        self._by_token: dict[str, InteractionRecord] = {}
+        self.errors: list[logging.LogRecord] = []
+
+        self.identifies: list[JSON] = []
+        self.resumes = 0
+        self._sessions: dict[int, Session] = {}
+        self._known_sessions: dict[str, Session] = {}
+        self._sockets: set[web.WebSocketResponse] = set()
+
+        self._faults: list[Fault] = []
+        self._waiters: list[asyncio.Future[None]] = []
+        self._watched: list[asyncio.Task[Any]] = []
+        self._ids = itertools.count(1)
+        self._last_id = 0
+        self._runner: web.AppRunner | None = None
+        self._saved: tuple[str, yarl.URL] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._routes: list[tuple[re.Pattern[str], Route]] = []
+        self._files: dict[int, Upload] = {}
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gw/"
+
+    def next_id(self) -> int:
+        """A fresh snowflake carrying the current time, as discord.py derives times from ids."""
+        ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        self._last_id = max(self._last_id + 1, (ms << 22) | (next(self._ids) & 0x3FFFFF))
+        return self._last_id

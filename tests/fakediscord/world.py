@@ -1,0 +1,142 @@
+"""The users, guilds, channels and DMs a test sets up, as payloads the gateway and REST serve."""
+
+from __future__ import annotations
+
+from tests.fakediscord.protocol import DEFAULT_MEMBER_PERMISSIONS, JSON, now_iso
+from tests.fakediscord.state import State
+
+
+class World(State):
+    """Who and where: call these before ``start`` (DMs may also open while the bot runs)."""
+
+    def add_user(self, user_id: int, name: str | None = None, *, bot: bool = False) -> JSON:
+        """Register (or rename) a user; guilds and interactions use these payloads."""
+        name = name or f"user{user_id}"
+        user = {
+            "id": str(user_id),
+            "username": name,
+            "global_name": name,
+            "discriminator": "0",
+            "avatar": None,
+            "bot": bot,
+            "public_flags": 0,
+            "flags": 0,
+        }
+        self.users[user_id] = user
+        return user
+
+    def user(self, user_id: int) -> JSON:
+        if user_id not in self.users:
+            self.add_user(user_id)
+        return self.users[user_id]
+
+    def add_guild(
+        self,
+        guild_id: int,
+        channel_ids: list[int],
+        member_ids: list[int],
+        *,
+        name: str | None = None,
+        owner_id: int | None = None,
+    ) -> JSON:
+        """A guild with text channels and members (the bot joins it too); call before start."""
+        for position, channel_id in enumerate(channel_ids):
+            self.channels[channel_id] = {
+                "id": str(channel_id),
+                "type": 0,
+                "guild_id": str(guild_id),
+                "name": f"channel-{position}",
+                "position": position,
+                "permission_overwrites": [],
+                "nsfw": False,
+                "topic": None,
+                "last_message_id": None,
+                "rate_limit_per_user": 0,
+                "parent_id": None,
+                "flags": 0,
+            }
+        members = {uid: self._member(uid) for uid in [*member_ids, self.bot_id]}
+        self.guild_members[guild_id] = members
+        guild = {
+            "id": str(guild_id),
+            "name": name or f"guild-{guild_id}",
+            "owner_id": str(owner_id or (member_ids[0] if member_ids else self.owner_id)),
+            "channel_ids": list(channel_ids),
+        }
+        self.guilds[guild_id] = guild
+        return guild
+
+    def _member(self, user_id: int) -> JSON:
+        return {
+            "user": self.user(user_id),
+            "roles": [],
+            "flags": 0,
+            "joined_at": now_iso(),
+            "nick": None,
+            "avatar": None,
+            "premium_since": None,
+            "deaf": False,
+            "mute": False,
+            "pending": False,
+            "communication_disabled_until": None,
+        }
+
+    def _guild_create(self, guild_id: int) -> JSON:
+        guild = self.guilds[guild_id]
+        members = list(self.guild_members[guild_id].values())
+        return {
+            "id": str(guild_id),
+            "name": guild["name"],
+            "icon": None,
+            "owner_id": guild["owner_id"],
+            "unavailable": False,
+            "large": False,
+            "member_count": len(members),
+            "members": members,
+            "channels": [self.channels[c] for c in guild["channel_ids"]],
+            "threads": [],
+            "roles": [
+                {
+                    "id": str(guild_id),
+                    "name": "@everyone",
+                    "permissions": str(DEFAULT_MEMBER_PERMISSIONS),
+                    "position": 0,
+                    "color": 0,
+                    "hoist": False,
+                    "managed": False,
+                    "mentionable": False,
+                    "flags": 0,
+                }
+            ],
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "voice_states": [],
+            "presences": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "soundboard_sounds": [],
+            "joined_at": now_iso(),
+            "premium_tier": 0,
+            "preferred_locale": "en-US",
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "mfa_level": 0,
+            "nsfw_level": 0,
+            "afk_timeout": 300,
+        }
+
+    def dm_channel(self, user_id: int) -> JSON:
+        """The bot's DM channel with a user (created on first use, as Discord does)."""
+        if user_id not in self.dm_channels:
+            channel_id = self.next_id()
+            self.dm_channels[user_id] = channel_id
+            self.channels[channel_id] = {
+                "id": str(channel_id),
+                "type": 1,
+                "last_message_id": None,
+                "recipients": [self.user(user_id)],
+                "flags": 0,
+            }
+        return self.channels[self.dm_channels[user_id]]

@@ -1,0 +1,88 @@
+"""Reading the bot's boards as a player does: its controls, whose turn, who is seated.
+
+A control's custom_id is ``orc…:game:version:action:argument`` (see ``bot/components.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bot.boards import LOBBY_VERBS
+from tests.fakediscord import Component, FakeDiscord, components_of
+
+MENTION = re.compile(r"<@!?(\d+)>")
+SEATED = re.compile(r"Players \((\d+)\)")
+NOT_MOVES = (*LOBBY_VERBS, "rematch", "repost")
+DONE = ("rematch", "repost")  # controls of a game no longer in play, or of /games
+
+Key = tuple[int, str, str]  # a control by what it does: component type, action, argument
+
+
+def parts(component: Component) -> tuple[int, int, str, str]:
+    """``game id, version, action, argument`` of one of the bot's controls."""
+    _, game, version, kind, arg = (component.custom_id or "").split(":", 4)
+    return int(game), int(version), kind, arg
+
+
+def action_of(component: Component) -> str | None:
+    custom = component.custom_id or ""
+    return parts(component)[2] if custom.startswith("orc") and custom.count(":") == 4 else None
+
+
+def controls(message: dict[str, Any]) -> list[Component]:
+    """The bot's enabled buttons and selects on a message, in display order."""
+    return [
+        c
+        for c in components_of(message)
+        if (c.is_button or c.is_select) and not c.disabled and action_of(c) is not None
+    ]
+
+
+def find(message: dict[str, Any], action: str) -> Component | None:
+    for c in controls(message):
+        if action_of(c) == action:
+            return c
+    return None
+
+
+def is_move(component: Component) -> bool:
+    action = action_of(component)
+    return action is not None and action not in NOT_MOVES and not action.startswith("ui_")
+
+
+def key_of(component: Component) -> Key:
+    _, _, kind, arg = parts(component)
+    return component.type, kind, arg
+
+
+def mentioned(message: dict[str, Any]) -> list[int]:
+    """Whose turn it is: the game's message mentions the players it waits for."""
+    return [int(m) for m in MENTION.findall(str(message.get("content") or ""))]
+
+
+def seated(message: dict[str, Any]) -> int:
+    """How many players a lobby message lists."""
+    for embed in message.get("embeds") or []:
+        for item in embed.get("fields") or []:
+            found = SEATED.search(str(item.get("name") or ""))
+            if found:
+                return int(found[1])
+    return 0
+
+
+def version_of(payload: dict[str, Any]) -> int | None:
+    """The game version a board (message or edit) was drawn for, from its controls."""
+    shown = [c for c in components_of(payload) if action_of(c) is not None]
+    return parts(shown[0])[1] if shown else None
+
+
+def games_shown(fake: FakeDiscord) -> set[int]:
+    """The id of every game any version of any message had a control of."""
+    return {
+        parts(c)[0]
+        for versions in fake.versions.values()
+        for message in versions
+        for c in components_of(message)
+        if action_of(c) is not None
+    }
