@@ -496,6 +496,9 @@ class FakeDiscord:
         self.errors: list[logging.LogRecord] = []
 
         self.identifies: list[JSON] = []
+        # Each ended gateway connection's close code: the bot's own when it sent a close frame
+        # (discord.py's close() sends 1000), 1006 when the connection just dropped.
+        self.close_codes: list[int | None] = []
         self.resumes = 0
         self._sessions: dict[int, _Session] = {}
         self._known_sessions: dict[str, _Session] = {}
@@ -905,6 +908,7 @@ class FakeDiscord:
                 frame = json.loads(msg.data)
                 await self._on_frame(session, frame["op"], frame.get("d"))
         finally:
+            self.close_codes.append(ws.close_code)
             self._sockets.discard(ws)
             session.live = False
             self._notify()
