@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import discord
 
 from bot.app import OrchardBot
 from bot.config import Config, ConfigError
+
+log = logging.getLogger(__name__)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     bot = OrchardBot(config, force_sync=bool(args) and args[0] == "sync")
     try:
         return asyncio.run(serve(bot, config.token))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C where no signal handler could be installed
         return 0
 
 
@@ -50,17 +56,121 @@ def configure_logging(level: str) -> None:
 REJECTED = (
     "Discord rejected the token in DISCORD_TOKEN: reset it in the Developer Portal and update .env."
 )
+DRAIN_SECONDS = 3.0  # for the moves in flight; the cogs' DMs and the close get the rest of 10 s
+RESTARTING = "Orchard is restarting, so nothing was done: try again in a few seconds."
 
 
 async def serve(bot: OrchardBot, token: str) -> int:
-    """Run until closed; a rejected token is one clear line and exit status 1."""
+    """Run until closed, or until SIGTERM or SIGINT shut the bot down in order (exit status 0);
+    a rejected token is one clear line and exit status 1."""
+    stop = asyncio.Event()
+    with on_signals(stop.set):
+        try:
+            return await run_until(bot, token, stop)
+        except discord.LoginFailure:
+            print(REJECTED, file=sys.stderr)
+            return 1
+
+
+@contextmanager
+def on_signals(handler: Callable[[], None]) -> Iterator[None]:
+    """SIGTERM and SIGINT call ``handler``. As PID 1 (a container's `docker stop`) the kernel
+    drops a signal the process installed no handler for, so relying on the default is not enough.
+    """
+    loop = asyncio.get_running_loop()
+    installed = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, handler)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError):  # Windows, or not the main thread
+            log.debug("no handler for %s here", sig.name)
     try:
-        async with bot:
-            await bot.start(token)
-    except discord.LoginFailure:
-        print(REJECTED, file=sys.stderr)
-        return 1
+        yield
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+
+async def run_until(bot: OrchardBot, token: str, stop: asyncio.Event) -> int:
+    async with bot:
+        gate = Gate(bot)
+        running = asyncio.create_task(bot.start(token), name="orchard")
+        told = asyncio.create_task(stop.wait(), name="orchard stop")
+        try:
+            await asyncio.wait({running, told}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            told.cancel()
+        if running.done():
+            running.result()  # raises what ended it
+            return 0
+        await shut_down(bot, gate, running)
     return 0
+
+
+async def shut_down(bot: OrchardBot, gate: Gate, running: asyncio.Task[None]) -> None:
+    """Stop taking interactions and let those in flight finish; then ``bot.close()`` waits for
+    the Appletters DMs, closes the gateway with a close frame, and closes the store."""
+    log.info("stopping: finishing the moves in flight, then closing the connection")
+    if bot.is_ready():
+        await gate.close(DRAIN_SECONDS)
+    else:
+        running.cancel()  # still starting: stop where it is
+    await bot.close()
+    await asyncio.wait({running}, timeout=2.0)
+    if running.done() and not running.cancelled() and running.exception():
+        log.info("start-up ended by the shutdown: %r", running.exception())
+
+
+class Gate:
+    """The door every interaction comes in by: discord.py's INTERACTION_CREATE parser.
+
+    Open, it hands each interaction on and keeps the tasks discord.py starts for it, so a
+    shutdown can wait for them; closed, it starts nothing new and tells the player privately
+    that Orchard is restarting, rather than leave them "This interaction failed".
+    """
+
+    def __init__(self, bot: discord.Client) -> None:
+        self.bot = bot
+        self.open = True
+        self.busy: set[asyncio.Task[Any]] = set()
+        parsers = bot._connection.parsers  # the gateway reads this very dict
+        self._parse = parsers["INTERACTION_CREATE"]
+        parsers["INTERACTION_CREATE"] = self._receive
+
+    def _receive(self, data: Any) -> None:
+        if not self.open:
+            self._keep(asyncio.create_task(self._turn_away(data)))
+            return
+        before = asyncio.all_tasks()
+        self._parse(data)  # starts the handlers' tasks before it returns
+        for task in asyncio.all_tasks() - before:
+            self._keep(task)
+
+    def _keep(self, task: asyncio.Task[Any]) -> None:
+        self.busy.add(task)
+        task.add_done_callback(self.busy.discard)
+
+    async def _turn_away(self, data: Any) -> None:
+        interaction: discord.Interaction[Any] = discord.Interaction(
+            data=data, state=self.bot._connection
+        )
+        if interaction.type is discord.InteractionType.autocomplete:
+            return
+        try:
+            await interaction.response.send_message(RESTARTING, ephemeral=True)
+        except discord.HTTPException as err:
+            log.info("could not say Orchard is restarting: %s", err)
+
+    async def close(self, timeout: float) -> None:
+        """Turn new interactions away; wait up to ``timeout`` s for those being handled."""
+        self.open = False
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.busy and loop.time() < deadline:
+            await asyncio.wait(self.busy, timeout=deadline - loop.time())
+        if self.busy:
+            log.warning("%d interaction(s) still running after %.0f s", len(self.busy), timeout)
 
 
 if __name__ == "__main__":
