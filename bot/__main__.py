@@ -1,4 +1,5 @@
-"""``python -m bot`` / ``orchard``: run the bot, or ``orchard sync`` to force a command sync."""
+"""``python -m bot`` / ``orchard``: run the bot, ``orchard sync`` to force a command sync, or
+``orchard health`` to check on the running bot."""
 
 from __future__ import annotations
 
@@ -8,27 +9,35 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.app import OrchardBot
-from bot.config import Config, ConfigError
+from bot import health
+from bot.config import Config, ConfigError, db_path, load_env
+
+if TYPE_CHECKING:
+    from bot.app import OrchardBot
 
 log = logging.getLogger(__name__)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] not in ("sync", "run"):
-        print("usage: orchard [run|sync]", file=sys.stderr)
+    if args and args[0] not in ("sync", "run", "health"):
+        print("usage: orchard [run|sync|health]", file=sys.stderr)
         return 2
+    if args and args[0] == "health":
+        load_env()
+        return health.main(db_path())
     try:
         config = Config.from_env()
     except ConfigError as err:
         print(err, file=sys.stderr)
         return 2
     configure_logging(config.log_level)
+    from bot.app import OrchardBot  # not for `orchard health`, run every 30 s
+
     bot = OrchardBot(config, force_sync=bool(args) and args[0] == "sync")
     try:
         return asyncio.run(serve(bot, config.token))
@@ -96,11 +105,13 @@ async def run_until(bot: OrchardBot, token: str, stop: asyncio.Event) -> int:
     async with bot:
         gate = Gate(bot)
         running = asyncio.create_task(bot.start(token), name="orchard")
+        beating = asyncio.create_task(health.record_heartbeats(bot), name="orchard heartbeat")
         told = asyncio.create_task(stop.wait(), name="orchard stop")
         try:
             await asyncio.wait({running, told}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             told.cancel()
+            beating.cancel()
         if running.done():
             running.result()  # raises what ended it
             return 0

@@ -36,8 +36,7 @@ class Config:
 
     @classmethod
     def from_env(cls, env_file: str | None = ".env") -> Config:
-        if env_file:
-            load_dotenv(env_file)
+        load_env(env_file)
         token = os.environ.get("DISCORD_TOKEN", "").strip()
         if not token:
             raise ConfigError(NO_TOKEN_HELP)
@@ -46,10 +45,21 @@ class Config:
             raise ConfigError("DEV_GUILD_ID must be a server id (digits only).")
         return cls(
             token=token,
-            db_path=Path(os.environ.get("ORCHARD_DB", "").strip() or DEFAULT_DB),
+            db_path=db_path(),
             log_level=log_level(os.environ.get("LOG_LEVEL", "")),
             dev_guild_id=int(guild) if guild else None,
         )
+
+
+def load_env(env_file: str | None = ".env") -> None:
+    """Read ``env_file`` into the environment; variables already set win."""
+    if env_file:
+        load_dotenv(env_file)
+
+
+def db_path() -> Path:
+    """ORCHARD_DB, or the default: ``orchard health`` reads it too, without a token."""
+    return Path(os.environ.get("ORCHARD_DB", "").strip() or DEFAULT_DB)
 
 
 def log_level(raw: str) -> str:

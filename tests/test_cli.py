@@ -1,11 +1,16 @@
 """The entry point as a user meets it: no token explains itself and exits cleanly."""
 
+import asyncio
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+
+from bot.health import HEARTBEAT, STALE_AFTER
+from db.store import Store
 
 
 def run_bot(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -87,3 +92,34 @@ def test_log_level_is_read_in_any_case_and_defaults_to_info(
     assert Config.from_env(env_file=None).log_level == "DEBUG"
     monkeypatch.setenv("LOG_LEVEL", "")
     assert Config.from_env(env_file=None).log_level == "INFO"
+
+
+def heartbeat(db: Path, at: float | None) -> None:
+    """Create the store at ``db`` and record a heartbeat at ``at`` (None: none at all)."""
+
+    async def write() -> None:
+        store = await Store.open(db)
+        if at is not None:
+            await store.set_meta(HEARTBEAT, str(at))
+        await store.close()
+
+    asyncio.run(write())
+
+
+def test_health_is_0_for_a_fresh_heartbeat_and_1_with_one_line_otherwise(tmp_path: Path) -> None:
+    db = tmp_path / "orchard.db"
+
+    def unhealthy(why: str) -> None:
+        done = run_bot(tmp_path, "health", ORCHARD_DB=str(db))
+        assert done.returncode == 1 and why in done.stderr, done.stderr
+        assert len(done.stderr.splitlines()) == 1, done.stderr
+
+    unhealthy("no database")
+    assert not db.exists(), "health creates nothing"
+    heartbeat(db, None)
+    unhealthy("has not connected")
+    heartbeat(db, time.time() - STALE_AFTER - 5)
+    unhealthy(f"(more than {STALE_AFTER:.0f})")
+    heartbeat(db, time.time() - 2)
+    done = run_bot(tmp_path, "health", ORCHARD_DB=str(db))  # needs no token
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr

@@ -22,6 +22,7 @@ from bench.kill import ROOT, Bot
 from bot.__main__ import RESTARTING
 from tests.botharness import ALICE, BOB, new_game, server
 from tests.fakediscord import FakeDiscord
+from tests.test_cli import run_bot
 
 CLOSE_FRAME = 1000  # what discord.py's Client.close() sends
 CALLBACK = r"/interactions/\d+/[^/]+/callback"
@@ -49,6 +50,17 @@ async def terminate(bot: Bot, sig: int = signal.SIGTERM) -> tuple[int, float]:
     return await exit_status(bot.proc, began)
 
 
+async def healthy(db: Path, within: float = 10.0) -> subprocess.CompletedProcess[str]:
+    """``orchard health`` once it answers 0 (the first heartbeat follows ready), or its last
+    answer."""
+    deadline = time.monotonic() + within
+    while True:
+        done = await asyncio.to_thread(run_bot, db.parent, "health", ORCHARD_DB=str(db))
+        if done.returncode == 0 or time.monotonic() > deadline:
+            return done
+        await asyncio.sleep(0.2)
+
+
 async def test_sigterm_finishes_the_move_in_flight_closes_cleanly_and_the_game_goes_on(
     tmp_path: Path,
 ) -> None:
@@ -58,6 +70,7 @@ async def test_sigterm_finishes_the_move_in_flight_closes_cleanly_and_the_game_g
         await bot.start()
         try:
             board = await new_game(fake, "cheerio", ALICE, [])
+            assert (await healthy(bot.db)).returncode == 0, "a fresh heartbeat is healthy"
             # The move's answer waits 1.5 s for Discord (a 429): in flight when SIGTERM comes.
             fake.fail("POST", CALLBACK, 429, retry_after=1.5)
             move = await fake.click(ALICE, board, roll(fake, board))
