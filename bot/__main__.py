@@ -1,5 +1,4 @@
-"""``python -m bot`` / ``orchard``: run the bot, ``orchard sync`` to force a command sync, or
-``orchard health`` to check on the running bot."""
+"""``python -m bot`` / ``orchard``: run the bot, and the operator's other commands (``--help``)."""
 
 from __future__ import annotations
 
@@ -7,27 +6,66 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Callable, Iterator
+import textwrap
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 
 from bot import health
-from bot.config import Config, ConfigError, db_path, load_env
+from bot.config import SETTINGS, Config, ConfigError, db_path, load_env
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
 
 log = logging.getLogger(__name__)
 
+USAGE = "usage: orchard [run | sync | health | help]"
+COMMANDS = (
+    (
+        "run",
+        "(the default) connect to Discord and host the games; SIGTERM or Ctrl-C lets the moves "
+        "in flight finish, closes the connection and exits 0",
+    ),
+    ("sync", "run, but send the slash commands to Discord first even if they did not change"),
+    (
+        "health",
+        "exit 0 if the database answers and the running bot's gateway heartbeat is under "
+        f"{health.STALE_AFTER:.0f} s old, else 1 with one line; needs no token (Docker's "
+        "HEALTHCHECK runs it)",
+    ),
+    ("help", "this text (also -h and --help)"),
+)
+HELP_WORDS = ("help", "-h", "--help")
+
+
+def help_text() -> str:
+    def rows(pairs: tuple[tuple[str, str], ...]) -> str:
+        return "\n".join(
+            textwrap.fill(text, 96, initial_indent=f"  {name:<14}", subsequent_indent=" " * 16)
+            for name, text in pairs
+        )
+
+    return (
+        f"{USAGE}\n\nOrchard hosts dice and word games in Discord servers.\n\n"
+        f"commands:\n{rows(COMMANDS)}\n\n"
+        f"settings, from the environment or a .env file in the current folder:\n{rows(SETTINGS)}"
+    )
+
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] not in ("sync", "run", "health"):
-        print("usage: orchard [run|sync|health]", file=sys.stderr)
+    command, rest = (args[0], args[1:]) if args else ("run", [])
+    if command in HELP_WORDS:
+        print(help_text())
+        return 0
+    known = {name for name, _ in COMMANDS}
+    if command not in known or rest:
+        print(f"{USAGE}\n(`orchard --help` says what each does)", file=sys.stderr)
         return 2
-    if args and args[0] == "health":
+    if command == "health":
         load_env()
         return health.main(db_path())
     try:
@@ -36,9 +74,14 @@ def main(argv: list[str] | None = None) -> int:
         print(err, file=sys.stderr)
         return 2
     configure_logging(config.log_level)
+    quiet_voice()
+    return run(config, force_sync=command == "sync")
+
+
+def run(config: Config, *, force_sync: bool) -> int:
     from bot.app import OrchardBot  # not for `orchard health`, run every 30 s
 
-    bot = OrchardBot(config, force_sync=bool(args) and args[0] == "sync")
+    bot = OrchardBot(config, force_sync=force_sync)
     try:
         return asyncio.run(serve(bot, config.token))
     except KeyboardInterrupt:  # Ctrl-C where no signal handler could be installed
@@ -62,6 +105,12 @@ def configure_logging(level: str) -> None:
         logging.getLogger(name).setLevel(chosen)
 
 
+def quiet_voice() -> None:
+    """Orchard plays no sound: no start-up warning that voice's PyNaCl and davey are missing."""
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False
+
+
 REJECTED = (
     "Discord rejected the token in DISCORD_TOKEN: reset it in the Developer Portal and update .env."
 )
@@ -69,16 +118,31 @@ DRAIN_SECONDS = 3.0  # for the moves in flight; the cogs' DMs and the close get 
 RESTARTING = "Orchard is restarting, so nothing was done: try again in a few seconds."
 
 
+def unreachable(err: aiohttp.ClientConnectorError) -> str:
+    reason = err.os_error.strerror or str(err.os_error) or type(err.os_error).__name__
+    return (
+        f"Cannot reach Discord ({err.host}: {reason}): check this machine's network connection "
+        "and DNS, then start Orchard again."
+    )
+
+
+async def guarded(work: Awaitable[int]) -> int:
+    """``work``'s exit status; a rejected token or an unreachable Discord is one line and 1."""
+    try:
+        return await work
+    except discord.LoginFailure:
+        print(REJECTED, file=sys.stderr)
+    except aiohttp.ClientConnectorError as err:  # refused, DNS, TLS: not an 80-line traceback
+        print(unreachable(err), file=sys.stderr)
+    return 1
+
+
 async def serve(bot: OrchardBot, token: str) -> int:
     """Run until closed, or until SIGTERM or SIGINT shut the bot down in order (exit status 0);
-    a rejected token is one clear line and exit status 1."""
+    a rejected token or an unreachable Discord is one clear line and exit status 1."""
     stop = asyncio.Event()
     with on_signals(stop.set):
-        try:
-            return await run_until(bot, token, stop)
-        except discord.LoginFailure:
-            print(REJECTED, file=sys.stderr)
-            return 1
+        return await guarded(run_until(bot, token, stop))
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""The entry point as a user meets it: no token explains itself and exits cleanly."""
+"""The entry point as an operator meets it: help, mistakes, an unreachable Discord and the
+health check each answer in a line or a page, never with a traceback."""
 
 import asyncio
 import os
@@ -9,14 +10,27 @@ from pathlib import Path
 
 import pytest
 
+from bot.config import SETTINGS
 from bot.health import HEARTBEAT, STALE_AFTER
 from db.store import Store
 
+ROOT = Path(__file__).resolve().parent.parent
+# `orchard ARGS...` with discord.py's REST calls sent to the URL in argv[1].
+AT_DISCORD = (
+    "import sys, discord.http; discord.http.Route.BASE = sys.argv[1]; "
+    "from bot.__main__ import main; sys.exit(main(sys.argv[2:]))"
+)
+
 
 def run_bot(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return run_python(cwd, "-m", "bot", *args, **env)
+
+
+def run_python(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in {"DISCORD_TOKEN", "DEV_GUILD_ID"}}
+    env.setdefault("PYTHONPATH", str(ROOT))
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
+        [sys.executable, *argv],
         cwd=cwd,
         env={**clean, **env},
         capture_output=True,
@@ -92,6 +106,37 @@ def test_log_level_is_read_in_any_case_and_defaults_to_info(
     assert Config.from_env(env_file=None).log_level == "DEBUG"
     monkeypatch.setenv("LOG_LEVEL", "")
     assert Config.from_env(env_file=None).log_level == "INFO"
+
+
+def test_help_says_what_each_command_does_and_names_every_setting(tmp_path: Path) -> None:
+    for asked in ("--help", "-h", "help"):
+        done = run_bot(tmp_path, asked)
+        assert done.returncode == 0 and done.stderr == "", asked
+        for word in ("run", "sync", "health", *(name for name, _ in SETTINGS)):
+            assert word in done.stdout, (asked, word)
+    assert {name for name, _ in SETTINGS} == {
+        "DISCORD_TOKEN",
+        "ORCHARD_DB",
+        "LOG_LEVEL",
+        "DEV_GUILD_ID",
+    }
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_quoted_token_from_docker_env_file_is_one_clear_line(tmp_path: Path) -> None:
+    done = run_bot(tmp_path, DISCORD_TOKEN='"abc"')
+    assert done.returncode == 2
+    assert "--env-file" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "base", ["http://127.0.0.1:9/api/v10", "http://discord.invalid/api/v10"], ids=["refused", "dns"]
+)
+def test_an_unreachable_discord_is_one_line_and_a_failure(tmp_path: Path, base: str) -> None:
+    done = run_python(tmp_path, "-c", AT_DISCORD, base, DISCORD_TOKEN="abc", LOG_LEVEL="WARNING")
+    assert done.returncode == 1
+    assert done.stderr.startswith("Cannot reach Discord"), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # no voice warnings either
 
 
 def heartbeat(db: Path, at: float | None) -> None:
