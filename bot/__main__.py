@@ -15,14 +15,14 @@ import aiohttp
 import discord
 
 from bot import health
-from bot.config import SETTINGS, Config, ConfigError, db_path, load_env
+from bot.config import SETTINGS, Config, ConfigError, db_path, load_env, server_id
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
 
 log = logging.getLogger(__name__)
 
-USAGE = "usage: orchard [run | sync | health | help]"
+USAGE = "usage: orchard [run | sync | health | clear-guild [SERVER_ID] | help]"
 COMMANDS = (
     (
         "run",
@@ -35,6 +35,11 @@ COMMANDS = (
         "exit 0 if the database answers and the running bot's gateway heartbeat is under "
         f"{health.STALE_AFTER:.0f} s old, else 1 with one line; needs no token (Docker's "
         "HEALTHCHECK runs it)",
+    ),
+    (
+        "clear-guild",
+        "remove the copy of the slash commands that DEV_GUILD_ID put into a server (SERVER_ID, "
+        "default DEV_GUILD_ID), so that it does not list every command twice",
     ),
     ("help", "this text (also -h and --help)"),
 )
@@ -62,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         print(help_text())
         return 0
     known = {name for name, _ in COMMANDS}
-    if command not in known or rest:
+    if command not in known or len(rest) > (1 if command == "clear-guild" else 0):
         print(f"{USAGE}\n(`orchard --help` says what each does)", file=sys.stderr)
         return 2
     if command == "health":
@@ -70,11 +75,14 @@ def main(argv: list[str] | None = None) -> int:
         return health.main(db_path())
     try:
         config = Config.from_env()
+        guild = server_id(rest[0], "SERVER_ID") if rest else config.dev_guild_id
     except ConfigError as err:
         print(err, file=sys.stderr)
         return 2
     configure_logging(config.log_level)
     quiet_voice()
+    if command == "clear-guild":
+        return clear_guild_command(config, guild)
     return run(config, force_sync=command == "sync")
 
 
@@ -246,6 +254,38 @@ class Gate:
             await asyncio.wait(self.busy, timeout=deadline - loop.time())
         if self.busy:
             log.warning("%d interaction(s) still running after %.0f s", len(self.busy), timeout)
+
+
+def clear_guild_command(config: Config, guild: int | None) -> int:
+    if guild is None:
+        print("clear-guild needs a server id: orchard clear-guild SERVER_ID", file=sys.stderr)
+        return 2
+    return asyncio.run(guarded(clear_guild(config, guild)))
+
+
+async def clear_guild(config: Config, guild_id: int) -> int:
+    """Empty the server's list of Orchard's slash commands, and forget the hash of the copy,
+    so that setting DEV_GUILD_ID to that server again copies them afresh."""
+    from bot.app import command_hash_key, intents
+    from db.store import Store
+
+    client = discord.Client(intents=intents())
+    guild = discord.Object(guild_id)
+    async with client:
+        await client.login(config.token)
+        try:
+            await discord.app_commands.CommandTree(client).sync(guild=guild)  # an empty tree
+        except discord.HTTPException as err:
+            print(f"Discord refused to change server {guild_id}'s commands: {err}", file=sys.stderr)
+            return 1
+    if config.db_path.is_file():
+        store = await Store.open(config.db_path)
+        try:
+            await store.set_meta(command_hash_key(guild), "")
+        finally:
+            await store.close()
+    print(f"Removed Orchard's slash commands from server {guild_id}.")
+    return 0
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ SETTINGS = (
     (
         "DEV_GUILD_ID",
         "a server id: the slash commands are copied into that one server, where they appear at "
-        "once, and not sent to every server",
+        "once, and not sent to every server; `orchard clear-guild` removes the copy",
     ),
 )
 

@@ -8,11 +8,15 @@ import sys
 import time
 from pathlib import Path
 
+import discord
 import pytest
 
-from bot.config import SETTINGS
+from bot.config import SETTINGS, Config
 from bot.health import HEARTBEAT, STALE_AFTER
 from db.store import Store
+from tests.botharness import GUILD
+from tests.fakediscord import FakeDiscord
+from tests.fakediscord import run_bot as connected
 
 ROOT = Path(__file__).resolve().parent.parent
 # `orchard ARGS...` with discord.py's REST calls sent to the URL in argv[1].
@@ -98,8 +102,6 @@ def test_bad_log_level_is_one_clear_line(tmp_path: Path) -> None:
 def test_log_level_is_read_in_any_case_and_defaults_to_info(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from bot.config import Config
-
     monkeypatch.setenv("DISCORD_TOKEN", "abc")
     monkeypatch.delenv("DEV_GUILD_ID", raising=False)
     monkeypatch.setenv("LOG_LEVEL", " debug ")
@@ -112,7 +114,7 @@ def test_help_says_what_each_command_does_and_names_every_setting(tmp_path: Path
     for asked in ("--help", "-h", "help"):
         done = run_bot(tmp_path, asked)
         assert done.returncode == 0 and done.stderr == "", asked
-        for word in ("run", "sync", "health", *(name for name, _ in SETTINGS)):
+        for word in ("run", "sync", "health", "clear-guild", *(name for name, _ in SETTINGS)):
             assert word in done.stdout, (asked, word)
     assert {name for name, _ in SETTINGS} == {
         "DISCORD_TOKEN",
@@ -168,3 +170,36 @@ def test_health_is_0_for_a_fresh_heartbeat_and_1_with_one_line_otherwise(tmp_pat
     heartbeat(db, time.time() - 2)
     done = run_bot(tmp_path, "health", ORCHARD_DB=str(db))  # needs no token
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
+
+
+async def test_clear_guild_removes_the_dev_guild_copy_and_setting_it_again_copies_afresh(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    from bot.app import OrchardBot, command_hash_key
+
+    fake_discord.add_guild(GUILD, [6001], [7001])
+    config = Config("fake-token", tmp_path / "orchard.db", "INFO", dev_guild_id=GUILD)
+
+    async def run_once() -> None:
+        async with connected(OrchardBot(config, guild_ready_timeout=0.05), fake_discord):
+            pass
+
+    await run_once()
+    assert fake_discord.guild_commands[GUILD] and fake_discord.commands is None
+    base = f"{fake_discord.base_url}/api/v10"
+    env = {
+        "DISCORD_TOKEN": "fake-token",
+        "DEV_GUILD_ID": str(GUILD),
+        "ORCHARD_DB": str(config.db_path),
+    }
+    done = await asyncio.to_thread(
+        run_python, tmp_path, "-c", AT_DISCORD, base, "clear-guild", **env
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"server {GUILD}" in done.stdout
+    assert fake_discord.guild_commands[GUILD] == []
+    store = await Store.open(config.db_path)
+    assert await store.get_meta(command_hash_key(discord.Object(GUILD))) == ""
+    await store.close()
+    await run_once()
+    assert fake_discord.guild_commands[GUILD], "DEV_GUILD_ID set again copies them again"
