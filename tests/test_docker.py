@@ -93,3 +93,12 @@ def test_docker_checks_health_and_stops_the_bot_itself() -> None:
     check = [line for line in lines if line.startswith("HEALTHCHECK ")]
     assert len(check) == 1 and check[0].endswith('CMD ["orchard", "health"]')
     assert 'CMD ["orchard"]' in lines, "exec form: orchard is PID 1 and gets SIGTERM itself"
+
+
+def test_the_readme_runs_the_container_again_after_a_crash_and_warns_about_quotes() -> None:
+    readme = (ROOT / "README.md").read_text()
+    running = readme.split("## Running it", 1)[1].split("\n## ", 1)[0]
+    run = [line for line in running.splitlines() if line.strip().startswith("docker run ")]
+    assert run and all("--restart unless-stopped" in line for line in run)
+    assert "quotes" in running and 'DISCORD_TOKEN="' in running
+    assert "orchard clear-guild" in running and "DEV_GUILD_ID" in running
