@@ -1,32 +1,98 @@
-"""``python -m bot`` / ``orchard``: run the bot, or ``orchard sync`` to force a command sync."""
+"""``python -m bot`` / ``orchard``: run the bot, and the operator's other commands (``--help``)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
+import textwrap
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 
-from bot.app import OrchardBot
-from bot.config import Config, ConfigError
+from bot import health
+from bot.config import SETTINGS, Config, ConfigError, db_path, load_env, server_id
+
+if TYPE_CHECKING:
+    from bot.app import OrchardBot
+
+log = logging.getLogger(__name__)
+
+USAGE = "usage: orchard [run | sync | health | clear-guild [SERVER_ID] | help]"
+COMMANDS = (
+    (
+        "run",
+        "(the default) connect to Discord and host the games; SIGTERM or Ctrl-C lets the moves "
+        "in flight finish, closes the connection and exits 0",
+    ),
+    ("sync", "run, but send the slash commands to Discord first even if they did not change"),
+    (
+        "health",
+        "exit 0 if the database answers and the running bot's gateway heartbeat is under "
+        f"{health.STALE_AFTER:.0f} s old, else 1 with one line; needs no token (Docker's "
+        "HEALTHCHECK runs it)",
+    ),
+    (
+        "clear-guild",
+        "remove the copy of the slash commands that DEV_GUILD_ID put into a server (SERVER_ID, "
+        "default DEV_GUILD_ID), so that it does not list every command twice",
+    ),
+    ("help", "this text (also -h and --help)"),
+)
+HELP_WORDS = ("help", "-h", "--help")
+
+
+def help_text() -> str:
+    def rows(pairs: tuple[tuple[str, str], ...]) -> str:
+        return "\n".join(
+            textwrap.fill(text, 96, initial_indent=f"  {name:<14}", subsequent_indent=" " * 16)
+            for name, text in pairs
+        )
+
+    return (
+        f"{USAGE}\n\nOrchard hosts dice and word games in Discord servers.\n\n"
+        f"commands:\n{rows(COMMANDS)}\n\n"
+        f"settings, from the environment or a .env file in the current folder:\n{rows(SETTINGS)}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] not in ("sync", "run"):
-        print("usage: orchard [run|sync]", file=sys.stderr)
+    command, rest = (args[0], args[1:]) if args else ("run", [])
+    if command in HELP_WORDS:
+        print(help_text())
+        return 0
+    known = {name for name, _ in COMMANDS}
+    if command not in known or len(rest) > (1 if command == "clear-guild" else 0):
+        print(f"{USAGE}\n(`orchard --help` says what each does)", file=sys.stderr)
         return 2
+    if command == "health":
+        load_env()
+        return health.main(db_path())
     try:
         config = Config.from_env()
+        guild = server_id(rest[0], "SERVER_ID") if rest else config.dev_guild_id
     except ConfigError as err:
         print(err, file=sys.stderr)
         return 2
     configure_logging(config.log_level)
-    bot = OrchardBot(config, force_sync=bool(args) and args[0] == "sync")
+    quiet_voice()
+    if command == "clear-guild":
+        return clear_guild_command(config, guild)
+    return run(config, force_sync=command == "sync")
+
+
+def run(config: Config, *, force_sync: bool) -> int:
+    from bot.app import OrchardBot  # not for `orchard health`, run every 30 s
+
+    bot = OrchardBot(config, force_sync=force_sync)
     try:
         return asyncio.run(serve(bot, config.token))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C where no signal handler could be installed
         return 0
 
 
@@ -47,19 +113,178 @@ def configure_logging(level: str) -> None:
         logging.getLogger(name).setLevel(chosen)
 
 
+def quiet_voice() -> None:
+    """Orchard plays no sound: no start-up warning that voice's PyNaCl and davey are missing."""
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False
+
+
 REJECTED = (
     "Discord rejected the token in DISCORD_TOKEN: reset it in the Developer Portal and update .env."
 )
+DRAIN_SECONDS = 3.0  # for the moves in flight; the cogs' DMs and the close get the rest of 10 s
+RESTARTING = "Orchard is restarting, so nothing was done: try again in a few seconds."
+
+
+def unreachable(err: aiohttp.ClientConnectorError) -> str:
+    reason = err.os_error.strerror or str(err.os_error) or type(err.os_error).__name__
+    return (
+        f"Cannot reach Discord ({err.host}: {reason}): check this machine's network connection "
+        "and DNS, then start Orchard again."
+    )
+
+
+async def guarded(work: Awaitable[int]) -> int:
+    """``work``'s exit status; a rejected token or an unreachable Discord is one line and 1."""
+    try:
+        return await work
+    except discord.LoginFailure:
+        print(REJECTED, file=sys.stderr)
+    except aiohttp.ClientConnectorError as err:  # refused, DNS, TLS: not an 80-line traceback
+        print(unreachable(err), file=sys.stderr)
+    return 1
 
 
 async def serve(bot: OrchardBot, token: str) -> int:
-    """Run until closed; a rejected token is one clear line and exit status 1."""
+    """Run until closed, or until SIGTERM or SIGINT shut the bot down in order (exit status 0);
+    a rejected token or an unreachable Discord is one clear line and exit status 1."""
+    stop = asyncio.Event()
+    with on_signals(stop.set):
+        return await guarded(run_until(bot, token, stop))
+
+
+@contextmanager
+def on_signals(handler: Callable[[], None]) -> Iterator[None]:
+    """SIGTERM and SIGINT call ``handler``. As PID 1 (a container's `docker stop`) the kernel
+    drops a signal the process installed no handler for, so relying on the default is not enough.
+    """
+    loop = asyncio.get_running_loop()
+    installed = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, handler)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError):  # Windows, or not the main thread
+            log.debug("no handler for %s here", sig.name)
     try:
-        async with bot:
-            await bot.start(token)
-    except discord.LoginFailure:
-        print(REJECTED, file=sys.stderr)
-        return 1
+        yield
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+
+async def run_until(bot: OrchardBot, token: str, stop: asyncio.Event) -> int:
+    async with bot:
+        gate = Gate(bot)
+        running = asyncio.create_task(bot.start(token), name="orchard")
+        beating = asyncio.create_task(health.record_heartbeats(bot), name="orchard heartbeat")
+        told = asyncio.create_task(stop.wait(), name="orchard stop")
+        try:
+            await asyncio.wait({running, told}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            told.cancel()
+            beating.cancel()
+        if running.done():
+            running.result()  # raises what ended it
+            return 0
+        await shut_down(bot, gate, running)
+    return 0
+
+
+async def shut_down(bot: OrchardBot, gate: Gate, running: asyncio.Task[None]) -> None:
+    """Stop taking interactions and let those in flight finish; then ``bot.close()`` waits for
+    the Appletters DMs, closes the gateway with a close frame, and closes the store."""
+    log.info("stopping: finishing the moves in flight, then closing the connection")
+    if bot.is_ready():
+        await gate.close(DRAIN_SECONDS)
+    else:
+        running.cancel()  # still starting: stop where it is
+    await bot.close()
+    await asyncio.wait({running}, timeout=2.0)
+    if running.done() and not running.cancelled() and running.exception():
+        log.info("start-up ended by the shutdown: %r", running.exception())
+
+
+class Gate:
+    """The door every interaction comes in by: discord.py's INTERACTION_CREATE parser.
+
+    Open, it hands each interaction on and keeps the tasks discord.py starts for it, so a
+    shutdown can wait for them; closed, it starts nothing new and tells the player privately
+    that Orchard is restarting, rather than leave them "This interaction failed".
+    """
+
+    def __init__(self, bot: discord.Client) -> None:
+        self.bot = bot
+        self.open = True
+        self.busy: set[asyncio.Task[Any]] = set()
+        parsers = bot._connection.parsers  # the gateway reads this very dict
+        self._parse = parsers["INTERACTION_CREATE"]
+        parsers["INTERACTION_CREATE"] = self._receive
+
+    def _receive(self, data: Any) -> None:
+        if not self.open:
+            self._keep(asyncio.create_task(self._turn_away(data)))
+            return
+        before = asyncio.all_tasks()
+        self._parse(data)  # starts the handlers' tasks before it returns
+        for task in asyncio.all_tasks() - before:
+            self._keep(task)
+
+    def _keep(self, task: asyncio.Task[Any]) -> None:
+        self.busy.add(task)
+        task.add_done_callback(self.busy.discard)
+
+    async def _turn_away(self, data: Any) -> None:
+        interaction: discord.Interaction[Any] = discord.Interaction(
+            data=data, state=self.bot._connection
+        )
+        if interaction.type is discord.InteractionType.autocomplete:
+            return
+        try:
+            await interaction.response.send_message(RESTARTING, ephemeral=True)
+        except discord.HTTPException as err:
+            log.info("could not say Orchard is restarting: %s", err)
+
+    async def close(self, timeout: float) -> None:
+        """Turn new interactions away; wait up to ``timeout`` s for those being handled."""
+        self.open = False
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.busy and loop.time() < deadline:
+            await asyncio.wait(self.busy, timeout=deadline - loop.time())
+        if self.busy:
+            log.warning("%d interaction(s) still running after %.0f s", len(self.busy), timeout)
+
+
+def clear_guild_command(config: Config, guild: int | None) -> int:
+    if guild is None:
+        print("clear-guild needs a server id: orchard clear-guild SERVER_ID", file=sys.stderr)
+        return 2
+    return asyncio.run(guarded(clear_guild(config, guild)))
+
+
+async def clear_guild(config: Config, guild_id: int) -> int:
+    """Empty the server's list of Orchard's slash commands, and forget the hash of the copy,
+    so that setting DEV_GUILD_ID to that server again copies them afresh."""
+    from bot.app import command_hash_key, intents
+    from db.store import Store
+
+    client = discord.Client(intents=intents())
+    guild = discord.Object(guild_id)
+    async with client:
+        await client.login(config.token)
+        try:
+            await discord.app_commands.CommandTree(client).sync(guild=guild)  # an empty tree
+        except discord.HTTPException as err:
+            print(f"Discord refused to change server {guild_id}'s commands: {err}", file=sys.stderr)
+            return 1
+    if config.db_path.is_file():
+        store = await Store.open(config.db_path)
+        try:
+            await store.set_meta(command_hash_key(guild), "")
+        finally:
+            await store.close()
+    print(f"Removed Orchard's slash commands from server {guild_id}.")
     return 0
 
 

@@ -41,6 +41,11 @@ def intents() -> discord.Intents:
     return chosen
 
 
+def command_hash_key(guild: discord.abc.Snowflake | None) -> str:
+    """The meta key of the commands last synced to ``guild`` (None: to every server)."""
+    return f"command_hash:{guild.id if guild else 'global'}"
+
+
 class OrchardBot(commands.AutoShardedBot):
     orchard: Orchard
     boards: Boards
@@ -99,7 +104,7 @@ class OrchardBot(commands.AutoShardedBot):
             self.tree.copy_global_to(guild=guild)
         payload = [c.to_dict(self.tree) for c in self.tree.get_commands(guild=guild)]
         digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-        key = f"command_hash:{guild.id if guild else 'global'}"
+        key = command_hash_key(guild)
         if not self.force_sync and await self.orchard.store.get_meta(key) == digest:
             log.info("slash commands unchanged; not syncing")
             return False

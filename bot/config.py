@@ -11,16 +11,34 @@ from dotenv import load_dotenv
 DEFAULT_DB = Path("data") / "orchard.db"
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
+# Every setting Orchard reads, for ``orchard --help``: add a line here when you read a new one.
+SETTINGS = (
+    ("DISCORD_TOKEN", "required: the bot's token (Developer Portal > your application > Bot)"),
+    ("ORCHARD_DB", f"the SQLite database file (default {DEFAULT_DB}; in Docker /data/orchard.db)"),
+    ("LOG_LEVEL", f"{', '.join(LEVELS)} (default INFO); libraries never log below INFO"),
+    (
+        "DEV_GUILD_ID",
+        "a server id: the slash commands are copied into that one server, where they appear at "
+        "once, and not sent to every server; `orchard clear-guild` removes the copy",
+    ),
+)
+
 NO_TOKEN_HELP = """\
 Orchard needs a Discord bot token, and none was found (set DISCORD_TOKEN in .env).
 
 To get one: open the Discord Developer Portal (discord.com/developers/applications), create
 an application, open its "Bot" page and press "Reset Token"; copy the token into .env as
 DISCORD_TOKEN=... (see .env.example). To invite the bot, open "OAuth2" > "URL Generator",
-tick the scopes "bot" and "applications.commands" and the permissions "Send Messages",
-"Embed Links", "Attach Files" and "Read Message History", then open the generated URL and
-pick your server. Set DEV_GUILD_ID to that server's id to see slash commands at once.
+tick the scopes "bot" and "applications.commands" and the permissions "View Channels",
+"Send Messages", "Send Messages in Threads", "Embed Links", "Attach Files" and "Read Message
+History", then open the generated URL and pick your server. Set DEV_GUILD_ID to that server's
+id to see slash commands at once.
 """
+
+QUOTED_TOKEN = (
+    "DISCORD_TOKEN is wrapped in quotes, which `docker run --env-file` keeps as part of the "
+    'value: write DISCORD_TOKEN=abc, not DISCORD_TOKEN="abc".'
+)
 
 
 class ConfigError(Exception):
@@ -36,20 +54,37 @@ class Config:
 
     @classmethod
     def from_env(cls, env_file: str | None = ".env") -> Config:
-        if env_file:
-            load_dotenv(env_file)
+        load_env(env_file)
         token = os.environ.get("DISCORD_TOKEN", "").strip()
         if not token:
             raise ConfigError(NO_TOKEN_HELP)
-        guild = os.environ.get("DEV_GUILD_ID", "").strip()
-        if guild and not guild.isdigit():
-            raise ConfigError("DEV_GUILD_ID must be a server id (digits only).")
+        if len(token) > 1 and token[0] == token[-1] and token[0] in "\"'":
+            raise ConfigError(QUOTED_TOKEN)
         return cls(
             token=token,
-            db_path=Path(os.environ.get("ORCHARD_DB", "").strip() or DEFAULT_DB),
+            db_path=db_path(),
             log_level=log_level(os.environ.get("LOG_LEVEL", "")),
-            dev_guild_id=int(guild) if guild else None,
+            dev_guild_id=server_id(os.environ.get("DEV_GUILD_ID", ""), "DEV_GUILD_ID"),
         )
+
+
+def load_env(env_file: str | None = ".env") -> None:
+    """Read ``env_file`` into the environment; variables already set win."""
+    if env_file:
+        load_dotenv(env_file)
+
+
+def db_path() -> Path:
+    """ORCHARD_DB, or the default: ``orchard health`` reads it too, without a token."""
+    return Path(os.environ.get("ORCHARD_DB", "").strip() or DEFAULT_DB)
+
+
+def server_id(raw: str, name: str) -> int | None:
+    """A Discord server id given as ``name`` (None if empty); anything else is a ConfigError."""
+    raw = raw.strip()
+    if raw and not raw.isdigit():
+        raise ConfigError(f"{name} must be a server id (digits only).")
+    return int(raw) if raw else None
 
 
 def log_level(raw: str) -> str:

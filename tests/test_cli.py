@@ -1,17 +1,40 @@
-"""The entry point as a user meets it: no token explains itself and exits cleanly."""
+"""The entry point as an operator meets it: help, mistakes, an unreachable Discord and the
+health check each answer in a line or a page, never with a traceback."""
 
+import asyncio
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import discord
 import pytest
+
+from bot.config import SETTINGS, Config
+from bot.health import HEARTBEAT, STALE_AFTER
+from db.store import Store
+from tests.botharness import GUILD
+from tests.fakediscord import FakeDiscord
+from tests.fakediscord import run_bot as connected
+
+ROOT = Path(__file__).resolve().parent.parent
+# `orchard ARGS...` with discord.py's REST calls sent to the URL in argv[1].
+AT_DISCORD = (
+    "import sys, discord.http; discord.http.Route.BASE = sys.argv[1]; "
+    "from bot.__main__ import main; sys.exit(main(sys.argv[2:]))"
+)
 
 
 def run_bot(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return run_python(cwd, "-m", "bot", *args, **env)
+
+
+def run_python(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in {"DISCORD_TOKEN", "DEV_GUILD_ID"}}
+    env.setdefault("PYTHONPATH", str(ROOT))
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
+        [sys.executable, *argv],
         cwd=cwd,
         env={**clean, **env},
         capture_output=True,
@@ -79,11 +102,104 @@ def test_bad_log_level_is_one_clear_line(tmp_path: Path) -> None:
 def test_log_level_is_read_in_any_case_and_defaults_to_info(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from bot.config import Config
-
     monkeypatch.setenv("DISCORD_TOKEN", "abc")
     monkeypatch.delenv("DEV_GUILD_ID", raising=False)
     monkeypatch.setenv("LOG_LEVEL", " debug ")
     assert Config.from_env(env_file=None).log_level == "DEBUG"
     monkeypatch.setenv("LOG_LEVEL", "")
     assert Config.from_env(env_file=None).log_level == "INFO"
+
+
+def test_help_says_what_each_command_does_and_names_every_setting(tmp_path: Path) -> None:
+    for asked in ("--help", "-h", "help"):
+        done = run_bot(tmp_path, asked)
+        assert done.returncode == 0 and done.stderr == "", asked
+        for word in ("run", "sync", "health", "clear-guild", *(name for name, _ in SETTINGS)):
+            assert word in done.stdout, (asked, word)
+    assert {name for name, _ in SETTINGS} == {
+        "DISCORD_TOKEN",
+        "ORCHARD_DB",
+        "LOG_LEVEL",
+        "DEV_GUILD_ID",
+    }
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_quoted_token_from_docker_env_file_is_one_clear_line(tmp_path: Path) -> None:
+    done = run_bot(tmp_path, DISCORD_TOKEN='"abc"')
+    assert done.returncode == 2
+    assert "--env-file" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "base", ["http://127.0.0.1:9/api/v10", "http://discord.invalid/api/v10"], ids=["refused", "dns"]
+)
+def test_an_unreachable_discord_is_one_line_and_a_failure(tmp_path: Path, base: str) -> None:
+    done = run_python(tmp_path, "-c", AT_DISCORD, base, DISCORD_TOKEN="abc", LOG_LEVEL="WARNING")
+    assert done.returncode == 1
+    assert done.stderr.startswith("Cannot reach Discord"), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # no voice warnings either
+
+
+def heartbeat(db: Path, at: float | None) -> None:
+    """Create the store at ``db`` and record a heartbeat at ``at`` (None: none at all)."""
+
+    async def write() -> None:
+        store = await Store.open(db)
+        if at is not None:
+            await store.set_meta(HEARTBEAT, str(at))
+        await store.close()
+
+    asyncio.run(write())
+
+
+def test_health_is_0_for_a_fresh_heartbeat_and_1_with_one_line_otherwise(tmp_path: Path) -> None:
+    db = tmp_path / "orchard.db"
+
+    def unhealthy(why: str) -> None:
+        done = run_bot(tmp_path, "health", ORCHARD_DB=str(db))
+        assert done.returncode == 1 and why in done.stderr, done.stderr
+        assert len(done.stderr.splitlines()) == 1, done.stderr
+
+    unhealthy("no database")
+    assert not db.exists(), "health creates nothing"
+    heartbeat(db, None)
+    unhealthy("has not connected")
+    heartbeat(db, time.time() - STALE_AFTER - 5)
+    unhealthy(f"(more than {STALE_AFTER:.0f})")
+    heartbeat(db, time.time() - 2)
+    done = run_bot(tmp_path, "health", ORCHARD_DB=str(db))  # needs no token
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+
+
+async def test_clear_guild_removes_the_dev_guild_copy_and_setting_it_again_copies_afresh(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    from bot.app import OrchardBot, command_hash_key
+
+    fake_discord.add_guild(GUILD, [6001], [7001])
+    config = Config("fake-token", tmp_path / "orchard.db", "INFO", dev_guild_id=GUILD)
+
+    async def run_once() -> None:
+        async with connected(OrchardBot(config, guild_ready_timeout=0.05), fake_discord):
+            pass
+
+    await run_once()
+    assert fake_discord.guild_commands[GUILD] and fake_discord.commands is None
+    base = f"{fake_discord.base_url}/api/v10"
+    env = {
+        "DISCORD_TOKEN": "fake-token",
+        "DEV_GUILD_ID": str(GUILD),
+        "ORCHARD_DB": str(config.db_path),
+    }
+    done = await asyncio.to_thread(
+        run_python, tmp_path, "-c", AT_DISCORD, base, "clear-guild", **env
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"server {GUILD}" in done.stdout
+    assert fake_discord.guild_commands[GUILD] == []
+    store = await Store.open(config.db_path)
+    assert await store.get_meta(command_hash_key(discord.Object(GUILD))) == ""
+    await store.close()
+    await run_once()
+    assert fake_discord.guild_commands[GUILD], "DEV_GUILD_ID set again copies them again"

@@ -43,6 +43,7 @@ class Gateway(World, Waiting):
                 frame = json.loads(msg.data)
                 await self._on_frame(session, frame["op"], frame.get("d"))
         finally:
+            self.close_codes.append(ws.close_code)
             self._sockets.discard(ws)
             session.live = False
             self._notify()

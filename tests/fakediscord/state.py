@@ -69,6 +69,9 @@ class State:
         self.errors: list[logging.LogRecord] = []
 
         self.identifies: list[JSON] = []
+        # Each ended gateway connection's close code: the bot's own when it sent a close frame
+        # (discord.py's close() sends 1000), 1006 when the connection just dropped.
+        self.close_codes: list[int | None] = []
         self.resumes = 0
         self._sessions: dict[int, Session] = {}
         self._known_sessions: dict[str, Session] = {}

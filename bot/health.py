@@ -1,0 +1,77 @@
+"""``orchard health``: is the running bot alive? Exit 0, or 1 with one line saying why.
+
+Docker's HEALTHCHECK runs it beside the bot, so it asks nothing of Discord: the running bot
+records its gateway heartbeat as a row of the store's ``meta`` table (key ``HEARTBEAT``, a
+Unix time), rewritten every ``BEAT_EVERY`` seconds while it is connected. The store rather
+than a file beside it, because one read then answers both questions (does the database
+answer, is the gateway alive), and because the write queues behind every other write on the
+store's lock: a bot whose store is stuck stops beating too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.app import OrchardBot
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT = "gateway_heartbeat"
+BEAT_EVERY = 15.0  # seconds between records
+# Four missed records. discord.py itself closes a gateway that stayed silent for 60 s and
+# reconnects, so an open connection has heard from Discord within about a minute.
+STALE_AFTER = 60.0
+
+
+def connected(bot: OrchardBot) -> bool:
+    """Ready, and every shard's gateway connection open."""
+    shards = bot.shards.values()
+    return bot.is_ready() and bool(shards) and not any(s.is_closed() for s in shards)
+
+
+async def record_heartbeats(bot: OrchardBot, every: float = BEAT_EVERY) -> None:
+    """Record the time in the store while the gateway is connected, from ready until cancelled."""
+    await bot.wait_until_ready()
+    while not bot.is_closed():
+        if connected(bot):
+            try:
+                await bot.orchard.store.set_meta(HEARTBEAT, f"{time.time():.3f}")
+            except Exception:  # the record goes stale, and health says so
+                log.warning("could not record the gateway heartbeat", exc_info=True)
+        await asyncio.sleep(every)
+
+
+def problem(db: Path, now: float | None = None) -> tuple[str | None, float]:
+    """What is wrong (None if nothing) and the heartbeat's age in seconds."""
+    if not db.is_file():
+        return f"no database at {db}: has Orchard ever started with this ORCHARD_DB?", 0.0
+    try:
+        uri = f"{db.resolve().as_uri()}?mode=ro"  # read only: never creates a database
+        with closing(sqlite3.connect(uri, uri=True, timeout=5.0)) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (HEARTBEAT,)).fetchone()
+    except sqlite3.Error as err:
+        return f"the database at {db} does not answer: {err}", 0.0
+    if row is None:
+        return "no gateway heartbeat recorded: the bot has not connected to Discord yet", 0.0
+    age = (time.time() if now is None else now) - float(row[0])
+    if age > STALE_AFTER:
+        return f"the last gateway heartbeat was {age:.0f} s ago (more than {STALE_AFTER:.0f})", age
+    return None, age
+
+
+def main(db: Path) -> int:
+    """The ``orchard health`` command: 0 when healthy, else 1 and one line on stderr."""
+    wrong, age = problem(db)
+    if wrong is not None:
+        print(f"unhealthy: {wrong}", file=sys.stderr)
+        return 1
+    print(f"healthy: gateway heartbeat {age:.0f} s ago")
+    return 0

@@ -1,0 +1,158 @@
+"""SIGTERM and SIGINT to the real bot process (``tests.bot_process``, which runs ``serve``).
+
+It must finish the move in flight, turn new clicks away with a word, close the gateway with a
+close frame (the fake records the close code: 1000, not 1006 for a dropped connection), close
+the store and exit 0 within 10 s, also as PID 1, where the kernel drops any signal the process
+has no handler for. After a restart the game it was playing goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.kill import ROOT, Bot
+from bot.__main__ import RESTARTING
+from tests.botharness import ALICE, BOB, new_game, server
+from tests.fakediscord import FakeDiscord
+from tests.test_cli import run_bot
+
+CLOSE_FRAME = 1000  # what discord.py's Client.close() sends
+CALLBACK = r"/interactions/\d+/[^/]+/callback"
+
+
+def roll(fake: FakeDiscord, board: int):
+    return fake.find_button(board, lambda b: (b.label or "").startswith("Roll") and not b.disabled)
+
+
+async def exit_status(proc: asyncio.subprocess.Process, began: float) -> tuple[int, float]:
+    """The process's exit status and seconds from ``began``; killed if not gone in 10 s."""
+    try:
+        status = await asyncio.wait_for(proc.wait(), 10.0)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        raise
+    return status, time.monotonic() - began
+
+
+async def terminate(bot: Bot, sig: int = signal.SIGTERM) -> tuple[int, float]:
+    assert bot.proc is not None
+    began = time.monotonic()
+    bot.proc.send_signal(sig)
+    return await exit_status(bot.proc, began)
+
+
+async def healthy(db: Path, within: float = 10.0) -> subprocess.CompletedProcess[str]:
+    """``orchard health`` once it answers 0 (the first heartbeat follows ready), or its last
+    answer."""
+    deadline = time.monotonic() + within
+    while True:
+        done = await asyncio.to_thread(run_bot, db.parent, "health", ORCHARD_DB=str(db))
+        if done.returncode == 0 or time.monotonic() > deadline:
+            return done
+        await asyncio.sleep(0.2)
+
+
+async def test_sigterm_finishes_the_move_in_flight_closes_cleanly_and_the_game_goes_on(
+    tmp_path: Path,
+) -> None:
+    async with FakeDiscord.running() as fake:
+        server(fake)
+        bot = Bot(fake, tmp_path / "orchard.db", tmp_path / "bot.log")
+        await bot.start()
+        try:
+            board = await new_game(fake, "cheerio", ALICE, [])
+            assert (await healthy(bot.db)).returncode == 0, "a fresh heartbeat is healthy"
+            # The move's answer waits 1.5 s for Discord (a 429): in flight when SIGTERM comes.
+            fake.fail("POST", CALLBACK, 429, retry_after=1.5)
+            move = await fake.click(ALICE, board, roll(fake, board))
+            await fake.wait_for(lambda: fake.pending_faults == 0, 5.0, "the answer to wait")
+            assert bot.proc is not None
+            began = time.monotonic()
+            bot.proc.send_signal(signal.SIGTERM)
+            await asyncio.sleep(0.3)  # the move's answer is still held up for a second more
+            late = await fake.click(BOB, board, roll(fake, board))  # after SIGTERM: told
+            status, seconds = await exit_status(bot.proc, began)
+            assert status == 0, (tmp_path / "bot.log").read_text()[-2000:]
+            assert seconds < 10.0
+            assert move.type == 7, "the move in flight was finished and shown"
+            assert late.ephemeral and late.content == RESTARTING
+            assert fake.close_codes == [CLOSE_FRAME], "a close frame, not a dropped connection"
+
+            await bot.start()
+            again = await (await fake.click(ALICE, board, roll(fake, board))).wait()
+            assert again.type == 7, "the button of the game started before SIGTERM still works"
+            assert "Roll (0 left)" in str(again.data), again.data
+        finally:
+            await bot.stop()
+
+
+async def test_ctrl_c_is_a_clean_stop_too(tmp_path: Path) -> None:
+    async with FakeDiscord.running() as fake:
+        server(fake)
+        bot = Bot(fake, tmp_path / "orchard.db", tmp_path / "bot.log")
+        await bot.start()
+        try:
+            status, seconds = await terminate(bot, signal.SIGINT)
+        finally:
+            await bot.stop()
+        assert (status, fake.close_codes) == (0, [CLOSE_FRAME]), (tmp_path / "bot.log").read_text()
+        assert seconds < 10.0
+
+
+def can_unshare() -> bool:
+    probe = ["unshare", "--pid", "--fork", "--map-root-user", "--kill-child", "true"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=10, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def child_of(pid: int) -> int:
+    """The one process whose parent is ``pid`` (read from /proc)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                return int(entry.name)
+    raise LookupError(f"no child of {pid}")
+
+
+@pytest.mark.skipif(not can_unshare(), reason="needs unprivileged PID namespaces (unshare)")
+async def test_as_pid_1_docker_stop_is_a_clean_stop(tmp_path: Path) -> None:
+    """`docker stop` sends SIGTERM to PID 1 from outside its PID namespace: as here."""
+    async with FakeDiscord.running() as fake:
+        server(fake)
+        with (tmp_path / "bot.log").open("ab") as sink:
+            proc = await asyncio.create_subprocess_exec(
+                *("unshare", "--pid", "--fork", "--map-root-user", "--kill-child", sys.executable),
+                *("-m", "tests.bot_process", str(fake.port), str(tmp_path / "orchard.db")),
+                cwd=ROOT,
+                stdout=sink,
+                stderr=sink,
+            )
+        try:
+            await fake.wait_for(lambda: fake.connected(0), 60.0, "the bot to connect")
+            bot = child_of(proc.pid)
+            status = (Path("/proc") / str(bot) / "status").read_text()
+            assert status.split("NSpid:")[1].splitlines()[0].split()[-1] == "1", "PID 1 inside"
+            began = time.monotonic()
+            os.kill(bot, signal.SIGTERM)
+            status, seconds = await exit_status(proc, began)
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+        assert (status, fake.close_codes) == (0, [CLOSE_FRAME]), (tmp_path / "bot.log").read_text()
+        assert seconds < 10.0
