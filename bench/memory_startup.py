@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.kill import Bot  # noqa: E402
 from bot.games.cheerio import ENGINE  # noqa: E402
 from bot.model import Player  # noqa: E402
 from db.store import Store  # noqa: E402
+from tests.bot_process import BotProcess as Bot  # noqa: E402
 from tests.fakediscord import FakeDiscord  # noqa: E402
 
 GUILD, CHANNEL, ALICE = 5001, 6001, 7001

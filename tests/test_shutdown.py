@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.kill import ROOT, Bot
 from bot.__main__ import RESTARTING
+from tests.bot_process import ROOT
+from tests.bot_process import BotProcess as Bot
 from tests.botharness import ALICE, BOB, new_game, server
 from tests.fakediscord import FakeDiscord
 from tests.test_cli import run_bot
