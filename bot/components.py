@@ -19,6 +19,9 @@ _FIELDS = (
     r"(?P<game>[0-9]{1,18}):(?P<version>[0-9]{1,9}):"
     r"(?P<verb>[a-z_]{1,20}):(?P<arg>[A-Za-z0-9_+\-]{0,40})"
 )
+CUSTOM_ARG = re.compile(r"[A-Za-z0-9_+\-]{0,40}")
+"""What an action's argument may be to travel in a custom_id (engines format to it)."""
+MAX_BUTTONS = 25  # Discord's limit for one message
 BUTTON_TEMPLATE = r"orc:" + _FIELDS
 SELECT_TEMPLATE = r"orcs:" + _FIELDS
 OURS = re.compile(r"orcs?:" + _FIELDS)

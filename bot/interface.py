@@ -16,10 +16,10 @@ from typing import Any, Protocol, cast
 import discord
 
 from bot.boards import LOBBY_VERBS, Boards, GameUI
-from bot.components import data_of, shown_as
+from bot.components import CUSTOM_ARG, MAX_BUTTONS, GameButton, data_of, shown_as, view_of
 from bot.model import GameStatus, Player
 from bot.orchard import Orchard
-from bot.runner import Display, Refusal, Snapshot, Stale, no_display
+from bot.runner import Choose, Display, Refusal, Snapshot, Stale, no_display
 from bot.specs import SPEC_OF
 
 log = logging.getLogger(__name__)
@@ -103,9 +103,24 @@ async def answering(
     try:
         yield
     except Refusal as err:
-        await refuse(interaction, str(err))
+        await answer_refusal(interaction, err)
     except Exception:
         await apologise(interaction, game_id)
+
+
+async def answer_refusal(interaction: discord.Interaction[Any], err: Refusal) -> None:
+    """Say privately why nothing changed; a move that fits several ways offers one button
+    per way, each a move of its own at the version the player saw."""
+    options = err.options if isinstance(err, Choose) else ()
+    if not options or any(not CUSTOM_ARG.fullmatch(o.arg) for o in options):
+        await refuse(interaction, str(err))
+        return
+    assert isinstance(err, Choose)
+    buttons = [
+        GameButton(err.game_id, err.version, o.verb, o.arg, label=o.label[:80])
+        for o in options[:MAX_BUTTONS]
+    ]
+    await interaction.response.send_message(str(err), view=view_of(*buttons), ephemeral=True)
 
 
 async def dispatch(

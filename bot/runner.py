@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.games.base import Ambiguous, Engine, MoveError, SeatResult
+from bot.games.base import Ambiguous, Engine, MoveError, Option, SeatResult
 from bot.model import (
     FORFEIT_VERB,
     KEEP,
@@ -46,6 +46,14 @@ class Refusal(Exception):
 
 class Stale(Refusal):
     """The button belonged to an older version of the game: someone already moved."""
+
+
+class Choose(Refusal):
+    """The move fits several ways: each of ``options`` picks one, on the board at ``version``."""
+
+    def __init__(self, message: str, game_id: int, version: int, options: tuple[Option, ...]):
+        super().__init__(message)
+        self.game_id, self.version, self.options = game_id, version, options
 
 
 class Gone(Exception):
@@ -322,8 +330,8 @@ class Runner:
         try:
             action = engine.parse(seat, verb, arg)
             return action, engine.apply(snapshot.state, action)
-        except Ambiguous:
-            raise
+        except Ambiguous as err:
+            raise Choose(str(err), snapshot.id, snapshot.row.version, err.options) from err
         except MoveError as err:
             raise Refusal(str(err)) from err
 

@@ -24,11 +24,8 @@ from bot.components import OURS, GameButton, GameSelect, data_of, view_of
 from bot.games.appletters import (
     MAX_WORD,
     AppState,
-    Placement,
     View,
-    placements_for,
     public_view,
-    turnovers_for,
 )
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
 from bot.runner import Display, Refusal, Snapshot
@@ -253,65 +250,29 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         self,
         interaction: discord.Interaction[Any],
         snapshot: Snapshot,
-        kind: str,
+        verb: str,
         word: str,
         end_text: str,
         display: Display | None,
     ) -> None:
-        """Play (or turn over with) ``word``, asking which way when it fits several.
+        """Play (or turn over with) ``word``; the engine asks which way when it fits several.
 
         No version check: the word was typed for this player's turn, and the engine's turn
         check keeps order even if the board moved for another reason meanwhile.
         """
         end = parse_end(end_text)
         text = word.strip().upper()
-        ways = [
-            p for p in self._ways(snapshot, interaction.user.id, kind, text) if end in (None, p.end)
-        ]
-        if len(ways) > 1:
-            await self._ask_which(interaction, snapshot, kind, text, ways)
-            return
-        arg = ways[0].arg if ways else (f"{text}:{end}" if end else text)
         await self.bot.orchard.runner.act(
             snapshot.id,
             interaction.user.id,
-            kind,
-            arg,
+            verb,
+            f"{text}:{end}" if end else text,
             guild_id=interaction.guild_id or 0,
             display=display,
         )
         if not interaction.response.is_done():
-            said = "Turned over with" if kind == "turnover" else "Played"
+            said = "Turned over with" if verb == "turnover" else "Played"
             await interaction.response.send_message(f"{said} {text}.", ephemeral=True)
-
-    def _ways(self, snapshot: Snapshot, user_id: int, kind: str, text: str) -> list[Placement]:
-        """Legal placements now (empty: let the engine say why not)."""
-        seat = snapshot.row.seat_of(user_id)
-        state: AppState | None = snapshot.state
-        if seat is None or state is None or snapshot.row.status != "active" or seat != state.turn:
-            return []
-        find = turnovers_for if kind == "turnover" else placements_for
-        return find(state, seat, text)
-
-    async def _ask_which(
-        self,
-        interaction: discord.Interaction[Any],
-        snapshot: Snapshot,
-        kind: str,
-        text: str,
-        ways: list[Placement],
-    ) -> None:
-        args = [p.arg for p in ways]
-        if any(len(a) > 40 for a in args):
-            raise Refusal(f"{text} fits more than one way: play it with /appletters and an end.")
-        ui_kind = "ui_turnway" if kind == "turnover" else "ui_way"
-        buttons = [
-            GameButton(snapshot.id, snapshot.row.version, ui_kind, a, label=p.label(kind != "play"))
-            for p, a in zip(ways, args, strict=True)
-        ]
-        await interaction.response.send_message(
-            f"**{text}** fits more than one way. Which one?", view=view_of(*buttons), ephemeral=True
-        )
 
     # Buttons that only show something, or open a modal or a private choice.
 
@@ -327,8 +288,8 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             await interaction.response.send_modal(modal)
         elif kind == "ui_badapple":
             await self._offer_bad_apple(interaction, snapshot)
-        elif kind in ("ui_way", "ui_turnway", "ui_throw"):
-            await self._private_move(interaction, snapshot, kind, arg)
+        elif kind == "ui_throw":
+            await self._throw(interaction, snapshot, arg)
         else:
             raise Refusal("That button does nothing in this game.")
 
@@ -373,25 +334,21 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             ephemeral=True,
         )
 
-    async def _private_move(
-        self, interaction: discord.Interaction[Any], snapshot: Snapshot, kind: str, arg: str
+    async def _throw(
+        self, interaction: discord.Interaction[Any], snapshot: Snapshot, arg: str
     ) -> None:
-        """A choice made in an ephemeral message: edit the game message, answer anew."""
-        action = {"ui_way": "play", "ui_turnway": "turnover", "ui_throw": "badapple"}[kind]
+        """A tile chosen in a private message: the board is edited, the choice said privately."""
         await self.bot.orchard.runner.act(
             snapshot.id,
             interaction.user.id,
-            action,
+            "badapple",
             arg,
             version=custom_version(interaction),
             guild_id=interaction.guild_id or 0,
         )
-        said = {
-            "play": f"Played {arg.partition('-')[0]}.",
-            "turnover": f"Turned over with {arg.partition('-')[0]}.",
-            "badapple": f"You threw {arg} on the Bad Apple pile.",
-        }[action]
-        await interaction.response.send_message(said, ephemeral=True)
+        await interaction.response.send_message(
+            f"You threw {arg} on the Bad Apple pile.", ephemeral=True
+        )
 
     # The public message.
 

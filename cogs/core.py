@@ -11,7 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.components import GameButton, view_of
-from bot.interface import refuse
+from bot.interface import answer_refusal, refuse
 from bot.runner import Refusal
 from bot.specs import title
 
@@ -70,7 +70,7 @@ class CoreCog(commands.Cog):
     ) -> None:
         original = getattr(error, "original", error)
         if isinstance(original, Refusal):
-            await refuse(interaction, str(original))
+            await answer_refusal(interaction, original)
             return
         if unseen_channel(error):
             await refuse(interaction, "I cannot see that channel: give me View Channel there.")

@@ -318,7 +318,7 @@ async def test_a_whole_game_keeps_every_hand_private(
         assert len(labels) >= 2 and any(str(label).startswith("At the end") for label in labels)
         at_end = next(str(label) for label in labels if str(label).startswith("At the end"))
         chosen = await press(fake, USERS[other], int(both.original["id"]), at_end)
-        assert chosen.ephemeral and "Played" in chosen.content
+        assert chosen.ephemeral and "Done" in chosen.content, chosen.content
         state = await state_of(bot)
         note(hands, state)
         assert [w.text for w in state.snake] == [a + b, b + a]

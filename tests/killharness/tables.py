@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from bot.games import appletters
 from bot.games.appletters import Placement
 from cogs.appletters import MODAL
 from db.store import Store
@@ -115,8 +116,8 @@ class WordTable(Table):
 
     async def type_word(self, user: int, button: Component, way: Placement) -> bool:
         """Open the form from the board and submit ``way``'s word; a word the bot answered
-        is acknowledged as the move ``play`` with the argument the cog passes the runner
-        (the placement's ``arg``, since the end given leaves exactly this one way)."""
+        is acknowledged as the move ``play`` as the engine logs the word and end the cog
+        passes the runner (the end given leaves exactly this one way)."""
         assert self.board is not None
         game, version, _, _ = parts(button)
         opened = await self.answer(await self.fake.click(user, self.board, button))
@@ -128,6 +129,9 @@ class WordTable(Table):
             self.report.refused += 1  # not this player's turn after all, or the board moved
             return False
         fields = {"word": way.word.lower(), "end": way.end or ""}
+        logged = appletters.ENGINE.format(
+            appletters.ENGINE.parse(0, "play", f"{way.word}:{way.end}" if way.end else way.word)
+        )[1]
         sent = await self.fake.submit_modal(user, self.channel, form[0], dict(fields))
         answered = await self.answer(sent)
         if answered is None:
@@ -136,13 +140,13 @@ class WordTable(Table):
         if answered.type == 7:  # the board edited to the version the word made
             made = version_of(answered.data)
             at = version if made is None else made - 1
-            self.report.acked.append(Ack(game, at, "play", way.arg, user))
+            self.report.acked.append(Ack(game, at, "play", logged, user))
             self.report.words += 1
             return True
         if answered.ephemeral and answered.content.startswith(PLAYED_ELSEWHERE):
             # made from an older copy of the board: no version in the answer, but the form
             # was drawn at ``version`` on this player's turn, and only they can move then
-            self.report.acked.append(Ack(game, version, "play", way.arg, user))
+            self.report.acked.append(Ack(game, version, "play", logged, user))
             self.report.words += 1
             return False
         self.report.refused += 1
