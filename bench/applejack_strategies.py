@@ -19,13 +19,12 @@ import statistics
 import time
 
 from bot.ai import applejack_players as players
-from bot.ai.dice_optimal import tables_for
 from bot.games.applejack import CATEGORIES, ENGINE, REROLLS, score, totals
 
 
 def solitaire(seed: int, games: int) -> list[float]:
     """Hard's solitaire games on sorted dice: reroll by the tables, then score their best."""
-    tables = tables_for("applejack")
+    tables = players.exact_tables()
     rng = random.Random(seed)
     out: list[float] = []
     for _ in range(games):
@@ -96,7 +95,7 @@ def main() -> None:
     args = ap.parse_args()
 
     t0 = time.perf_counter()
-    tables = tables_for("applejack")
+    tables = players.exact_tables()
     print(f"Tables loaded (or built) and warmed in {time.perf_counter() - t0:.2f} s")
     print(f"Exact optimal expected solitaire score (8 categories): {tables.value(()):.4f}")
 

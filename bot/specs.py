@@ -79,7 +79,7 @@ CHEERIO = GameSpec(
         ),
     ),
     strategy=cheerio_players.choose,
-    warm=cheerio_players.tables,
+    warm=cheerio_players.exact_tables,
 )
 
 APPLEJACK = GameSpec(
@@ -94,7 +94,7 @@ APPLEJACK = GameSpec(
         ),
     ),
     strategy=applejack_players.choose,
-    warm=applejack_players.tables,
+    warm=applejack_players.exact_tables,
 )
 
 HOTSCORE = GameSpec(

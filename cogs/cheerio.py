@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.ai.dice_optimal import DiceTables, tables_for
+from bot.ai.cheerio_players import exact_tables
+from bot.ai.dice_optimal import DiceTables
 from bot.boards import Rendered, names
 from bot.components import GameButton, GameSelect, view_of
 from bot.games.cheerio import (
@@ -98,7 +99,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         state: CheerioState = snapshot.state
         if snapshot.row.seat_of(interaction.user.id) != state.turn:
             raise Refusal("Hints are for your own turn: wait until it is your go.")
-        tables = await asyncio.to_thread(tables_for, self.kind)
+        tables = await asyncio.to_thread(exact_tables)
         await self.bot.orchard.runner.mark_hinted(snapshot.id)
         await interaction.response.send_message(hint_text(state, tables), ephemeral=True)
 

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.ai import applejack_players
 from bot.ai import cheerio_players as players
 from bot.ai.dice_optimal import (
     ROLLS,
@@ -25,7 +26,6 @@ from bot.ai.dice_optimal import (
     fingerprint,
     install,
     load_or_build,
-    tables_for,
 )
 from bot.games.cheerio import (
     CATEGORIES,
@@ -270,7 +270,7 @@ def test_apple_jack_has_tables_too(tmp_path: Path) -> None:
     from bot.games import applejack
 
     install("applejack", None)  # a bot started earlier in this run may have warmed them
-    tables = tables_for("applejack", tmp_path)
+    tables = applejack_players.exact_tables(tmp_path)
     assert (tmp_path / "applejack.dp.json.gz").exists()
     assert tables.categories == applejack.CATEGORIES
     assert (

@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 from bot.ai.dice_optimal import DiceTables, tables_for
 from bot.games.applejack import (
@@ -124,7 +125,7 @@ def _used(state: ApplejackState) -> frozenset[str]:
 
 def _tabled(state: ApplejackState, seat: int, slip: random.Random | None) -> ApplejackAction:
     """Hard's move (Normal's with ``slip``)."""
-    tables = tables_for("applejack")
+    tables = exact_tables()
     if state.phase == "call":
         rivals = [state.dice[s] for s in decision_order(state) if s != seat]
         margins = call_margins(_used(state), state.dice[seat], rivals)
@@ -158,6 +159,6 @@ def choose(state: ApplejackState, seat: int, level: str, seed: int) -> Applejack
     raise ValueError(f"unknown level {level!r}")
 
 
-def tables() -> DiceTables:
+def exact_tables(cache_dir: Path | None = None) -> DiceTables:
     """Orchard's exact tables for this game (built or read once, then kept)."""
-    return tables_for("applejack")
+    return tables_for("applejack", CATEGORIES, score, cache_dir)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 from bot.ai.dice_optimal import Choice, DiceTables, tables_for
 from bot.games.cheerio import (
@@ -114,7 +115,7 @@ def hard(
     state: CheerioState, seat: int, rng_seed: int = 0, *, tables: DiceTables | None = None
 ) -> CheerioAction:
     """The move that maximises the seat's expected final score."""
-    t = tables if tables is not None else tables_for("cheerio")
+    t = tables if tables is not None else exact_tables()
     return _act(state, seat, decide(t, _used(state, seat), state.dice, _rolls_left(state)))
 
 
@@ -127,7 +128,7 @@ def normal(
     state: CheerioState, seat: int, rng_seed: int = 0, *, tables: DiceTables | None = None
 ) -> CheerioAction:
     """Hard's move, except now and then the second best when it is close."""
-    t = tables if tables is not None else tables_for("cheerio")
+    t = tables if tables is not None else exact_tables()
     used, left = _used(state, seat), _rolls_left(state)
     return _act(state, seat, decide(t, used, state.dice, left, slip_rng(state, seat)))
 
@@ -156,6 +157,6 @@ def choose(state: CheerioState, seat: int, level: str, seed: int) -> CheerioActi
     raise ValueError(f"unknown level {level!r}")
 
 
-def tables() -> DiceTables:
+def exact_tables(cache_dir: Path | None = None) -> DiceTables:
     """Orchard's exact tables for this game (built or read once, then kept)."""
-    return tables_for("cheerio")
+    return tables_for("cheerio", CATEGORIES, score, cache_dir)

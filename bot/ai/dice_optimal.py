@@ -366,32 +366,28 @@ def load_or_build(
 _GAMES: dict[str, DiceTables] = {}
 
 
-def tables_for(kind: str, cache_dir: Path | None = None) -> DiceTables:
-    """The solitaire tables of one of Orchard's dice games ("cheerio", "applejack"), memoised.
+def tables_for(
+    name: str, categories: Sequence[str], score_fn: ScoreFn, cache_dir: Path | None = None
+) -> DiceTables:
+    """The solitaire tables of the dice game ``name`` (its own module passes its categories
+    and scoring), memoised by name.
 
     The first call reads (or builds and writes) the cache file and computes every turn's keep
     values: about half a second for Cheerio, a second for Apple Jack; every decision after
     that is well under a millisecond. Call it once at start-up (off the event loop) to warm.
     """
-    if kind not in _GAMES:
-        if kind == "cheerio":
-            from bot.games import cheerio as game
-        elif kind == "applejack":
-            from bot.games import applejack as game  # type: ignore[no-redef]
-        else:
-            raise ValueError(f"no dice tables for {kind!r}")
+    if name not in _GAMES:
         folder = cache_dir if cache_dir is not None else default_cache_dir()
-        path = folder / f"{kind}.dp.json.gz"
-        tables = load_or_build(kind, game.CATEGORIES, game.score, path)
+        tables = load_or_build(name, categories, score_fn, folder / f"{name}.dp.json.gz")
         tables.warm()
-        _GAMES[kind] = tables
-    return _GAMES[kind]
+        _GAMES[name] = tables
+    return _GAMES[name]
 
 
-def install(kind: str, tables: DiceTables | None) -> None:
-    """Use ``tables`` for ``kind`` from now on (tests build theirs in a temporary folder);
+def install(name: str, tables: DiceTables | None) -> None:
+    """Use ``tables`` for game ``name`` from now on (tests build theirs in a temporary folder);
     None forgets them, so the next :func:`tables_for` loads the cached file again."""
     if tables is None:
-        _GAMES.pop(kind, None)
+        _GAMES.pop(name, None)
     else:
-        _GAMES[kind] = tables
+        _GAMES[name] = tables
