@@ -44,7 +44,7 @@ TypedWord = app_commands.Range[str, 2, MAX_WORD]
 KINDS: dict[str, str] = {v.option: v.kind for v in APPLETTERS.variants}
 """The /appletters variant option's values, and the kind each one plays."""
 VARIANT_CHOICES = [app_commands.Choice(name=v.title, value=v.option) for v in APPLETTERS.variants]
-MODAL = re.compile(r"orcm:(?P<game>[0-9]{1,18}):(?P<version>[0-9]{1,9}):(?P<kind>play|turnover):")
+MODAL = re.compile(r"orcm:(?P<game>[0-9]{1,18}):(?P<version>[0-9]{1,9}):(?P<verb>play|turnover):")
 END_WORDS = {"start": "start", "s": "start", "first": "start", "end": "end", "e": "end"}
 
 RULES = """\
@@ -101,9 +101,9 @@ def custom_version(interaction: discord.Interaction[Any]) -> int | None:
 class WordModal(ui.Modal):
     """Type a word (and which end); submitted to :meth:`AppLettersCog.on_interaction`."""
 
-    def __init__(self, game_id: int, version: int, kind: str) -> None:
-        title = "Turn over a word" if kind == "turnover" else "Play a word"
-        super().__init__(title=title, custom_id=f"orcm:{game_id}:{version}:{kind}:", timeout=None)
+    def __init__(self, game_id: int, version: int, verb: str) -> None:
+        title = "Turn over a word" if verb == "turnover" else "Play a word"
+        super().__init__(title=title, custom_id=f"orcm:{game_id}:{version}:{verb}:", timeout=None)
         word = ui.TextInput[Any](custom_id="word", min_length=2, max_length=MAX_WORD)
         end = ui.TextInput[Any](custom_id="end", required=False, placeholder="start or end")
         self.add_item(ui.Label(text="Your word", component=word))
@@ -244,7 +244,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             on_board = message is not None and message.id == snapshot.row.message_id
             display = reply_display(interaction) if on_board else None
             word, end = values.get("word", ""), values.get("end", "")
-            await self._submit(interaction, snapshot, match["kind"], word, end, display)
+            await self._submit(interaction, snapshot, match["verb"], word, end, display)
 
     async def _submit(
         self,
@@ -277,18 +277,18 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     # Buttons that only show something, or open a modal or a private choice.
 
     async def on_ui(
-        self, interaction: discord.Interaction[Any], snapshot: Snapshot, kind: str, arg: str
+        self, interaction: discord.Interaction[Any], snapshot: Snapshot, verb: str, arg: str
     ) -> None:
-        if kind == "ui_tiles":
+        if verb == "ui_tiles":
             await self._show_tiles(interaction, snapshot)
-        elif kind in ("ui_play", "ui_turnover"):
+        elif verb in ("ui_play", "ui_turnover"):
             self._check_turn(snapshot, interaction.user.id)
-            modal = WordModal(snapshot.id, snapshot.row.version, kind.removeprefix("ui_"))
+            modal = WordModal(snapshot.id, snapshot.row.version, verb.removeprefix("ui_"))
             modal.stop()  # never stored: the cog's listener answers it, even after a restart
             await interaction.response.send_modal(modal)
-        elif kind == "ui_badapple":
+        elif verb == "ui_badapple":
             await self._offer_bad_apple(interaction, snapshot)
-        elif kind == "ui_throw":
+        elif verb == "ui_throw":
             await self._throw(interaction, snapshot, arg)
         else:
             raise Refusal("That button does nothing in this game.")

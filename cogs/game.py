@@ -145,6 +145,6 @@ class GameCog(commands.GroupCog):
         return f"**{ending(snapshot)}**\n" + "\n".join(lines)
 
     async def on_ui(
-        self, interaction: discord.Interaction[Any], snapshot: Snapshot, kind: str, arg: str
+        self, interaction: discord.Interaction[Any], snapshot: Snapshot, verb: str, arg: str
     ) -> None:
         raise Refusal("That button does nothing in this game.")

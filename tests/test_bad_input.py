@@ -150,7 +150,7 @@ async def legit(table: Table, custom: str, user: int) -> bool:
     match = OURS.fullmatch(custom)
     if match is None or int(match["game"]) != table.a or user not in (ALICE, BOB):
         return False
-    return int(match["version"]) == await table.version(table.a) or match["kind"] == "repost"
+    return int(match["version"]) == await table.version(table.a) or match["verb"] == "repost"
 
 
 # --------------------------------------------------------------------------- forged clicks
