@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bot.games.cheerio import ENGINE  # noqa: E402
 from bot.model import Player  # noqa: E402
-from db.store import Store  # noqa: E402
+from bot.orchard import Orchard  # noqa: E402
+from bot.runner import no_display  # noqa: E402
 from tests.bot_process import BotProcess as Bot  # noqa: E402
 from tests.fakediscord import FakeDiscord  # noqa: E402
 
@@ -34,16 +34,22 @@ GUILD, CHANNEL, ALICE = 5001, 6001, 7001
 
 async def fill(db: Path, games: int) -> list[int]:
     """``games`` solo Cheerio games in play (written without fsync: this is only set-up)."""
-    store = await Store.open(db)
-    await store._conn.execute("PRAGMA synchronous = OFF")
+    orchard = await Orchard.open(db)
+    await orchard.store._conn.execute("PRAGMA synchronous = OFF")
     ids = []
     for n in range(games):
-        game_id = await store.create_game(
-            "cheerio", GUILD, CHANNEL, Player(0, ALICE, "Alice"), seed=n
+        lobby = await orchard.runner.create(
+            "cheerio",
+            GUILD,
+            CHANNEL,
+            Player(0, ALICE, "Alice"),
+            seed=n,
+            options=None,
+            variant="",
+            deadline=None,
         )
-        await store.start_game(game_id, ENGINE.dump(ENGINE.new(n, 1, {})), None)
-        ids.append(game_id)
-    await store.close()
+        ids.append((await orchard.lobby.start(lobby.id, ALICE, no_display)).id)
+    await orchard.close()
     return ids
 
 

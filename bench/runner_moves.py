@@ -38,11 +38,11 @@ def figures(samples: list[float]) -> str:
 
 
 async def new_game(o: Table, n: int) -> Snapshot:
-    """A solo Cheerio game in play, created directly through the store (no lobby scan)."""
-    engine = o.runner.engine("cheerio")
-    game_id = await o.store.create_game("cheerio", GUILD, 10_000 + n, player(n), seed=n)
-    await o.store.start_game(game_id, engine.dump(engine.new(n, 1, {})), None)
-    return await o.runner.load(game_id)
+    """A solo Cheerio game in play, created by the runner itself (no lobby room check)."""
+    lobby = await o.runner.create(
+        "cheerio", GUILD, 10_000 + n, player(n), seed=n, options=None, variant="", deadline=None
+    )
+    return await o.lobby.start(lobby.id, n)
 
 
 def next_action(state: CheerioState) -> tuple[str, str]:
