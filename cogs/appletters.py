@@ -8,11 +8,9 @@ handles itself (custom_id ``orcm:game:version:play|turnover:``), so they work af
 
 from __future__ import annotations
 
-import asyncio
 import io
 import logging
 import re
-import weakref
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -31,6 +29,7 @@ from bot.interface import answering, open_lobby, orchard_seat, reply_display
 from bot.runner import Display, Refusal, Snapshot
 from bot.specs import APPLETTERS, title
 from cogs.appletters_picture import draw_snake, last_word
+from cogs.appletters_tiles import TileDMs, tiles_message
 from cogs.game import GameCog, rematch
 from cogs.servers import send_board
 
@@ -62,11 +61,6 @@ the same backwards (TOOT) or spells another word (DOG/GOD), +5 for going out. Mo
 (their tiles go back to them). Once a game, throw one tile on the **Bad Apple** pile. Words \
 are not checked: **Challenge** the last word before the next move; wrong challengers miss \
 a turn, and a word not in the list goes back."""
-
-
-def tiles_text(hand: str) -> str:
-    """How a hand is shown to its owner (only ever in a DM or an ephemeral reply)."""
-    return " ".join(f"`{letter}`" for letter in hand) or "none left"
 
 
 def modal_values(components: list[Any]) -> dict[str, str]:
@@ -117,20 +111,13 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     def __init__(self, bot: OrchardBot) -> None:
         super().__init__(bot)
         bot.forms.append(MODAL)
-        self._versions: dict[int, int] = {}  # per game in play: the newest version DMed for
-        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self.tiles = TileDMs(bot, bot.orchard, self.spec.kinds)
 
     async def cog_load(self) -> None:
-        self.bot.orchard.runner.on_commit.append(self._on_commit)
+        self.tiles.start()
 
     async def cog_unload(self) -> None:
-        """Let DMs in flight finish and be recorded while the store is still open."""
-        self.bot.orchard.runner.on_commit.remove(self._on_commit)
-        if self._tasks:
-            _, late = await asyncio.wait(self._tasks, timeout=5.0)
-            for task in late:
-                task.cancel()
+        await self.tiles.stop()
 
     # Slash commands.
 
@@ -313,7 +300,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         seat = snapshot.row.seat_of(interaction.user.id)
         if seat is None or snapshot.state is None:
             raise Refusal("You are not playing in this game, so you have no tiles.")
-        text = self._tiles_message(snapshot, snapshot.state.hands[seat])
+        text = tiles_message(snapshot, snapshot.state.hands[seat])
         await interaction.response.send_message(text, ephemeral=True)
 
     async def _offer_bad_apple(
@@ -459,80 +446,6 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         words = " → ".join(w.text for w in state.snake)
         embed.description = self.standings(snapshot, unit) + f"\n\nThe snake: {words}"[:3000]
         return Rendered(embed=embed, view=rematch(snapshot), draw=draw)
-
-    # Private tiles by DM.
-
-    def _tiles_message(self, snapshot: Snapshot, hand: str) -> str:
-        row = snapshot.row
-        where = f"<#{row.channel_id}>"
-        if row.message_id is not None:
-            where = f"https://discord.com/channels/{row.guild_id}/{row.channel_id}/{row.message_id}"
-        return (
-            f"**{title(row.kind)} · game {row.id}** in <#{row.channel_id}>\n"
-            f"Your tiles ({len(hand)}): {tiles_text(hand)}\n{where}"
-        )
-
-    def _on_commit(self, snapshot: Snapshot) -> None:
-        """Runner hook (sync): DM the tiles of anyone whose hand changed, in the background."""
-        if snapshot.row.kind not in self.spec.kinds or snapshot.state is None:
-            return
-        task = asyncio.create_task(self._send_tiles(snapshot))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _send_tiles(self, snapshot: Snapshot) -> None:
-        """DM each player whose hand differs from the one they were last sent (kept in the
-        store, so a restart sends nothing twice), in version order."""
-        async with self._locks.setdefault(snapshot.id, asyncio.Lock()):  # weak: gone when idle
-            if snapshot.row.version < self._versions.get(snapshot.id, -1):
-                return  # a newer version was handled already
-            self._versions[snapshot.id] = snapshot.row.version
-            if snapshot.row.status != "active":
-                del self._versions[snapshot.id]
-                await self.bot.orchard.store.forget_tile_dms(snapshot.id)
-                return
-            state: AppState = snapshot.state
-            sent = await self.bot.orchard.store.tile_dms(snapshot.id)
-            for player in snapshot.row.players:
-                hand = state.hands[player.seat]
-                last, closed = sent.get(player.user_id, (None, False))
-                if player.is_bot or not state.active[player.seat] or closed or last == hand:
-                    continue
-                outcome = await self._dm(snapshot, player.user_id, hand)
-                if outcome == "failed":
-                    continue  # tried again at the next change
-                closed = outcome == "closed"
-                await self.bot.orchard.store.note_tile_dm(
-                    snapshot.id, player.user_id, hand, closed=closed
-                )
-                if closed:  # recorded first: a crash now loses the note, never repeats it
-                    await self._tell_dms_closed(snapshot, player.user_id)
-
-    async def _dm(self, snapshot: Snapshot, user_id: int, hand: str) -> str:
-        """Send ``hand``: "sent", "closed" (the player allows no DMs) or "failed"."""
-        try:
-            channel = await self.bot.create_dm(discord.Object(id=user_id))
-            await channel.send(self._tiles_message(snapshot, hand))
-            return "sent"
-        except discord.Forbidden:
-            return "closed"
-        except discord.HTTPException:
-            log.warning("game %s: could not DM user %s their tiles", snapshot.id, user_id)
-            return "failed"
-
-    async def _tell_dms_closed(self, snapshot: Snapshot, user_id: int) -> None:
-        """Once per game: say so in the channel, naming no tile."""
-        channel = self.bot.get_partial_messageable(
-            snapshot.row.channel_id, guild_id=snapshot.row.guild_id
-        )
-        try:
-            await channel.send(
-                f"<@{user_id}>, I can't send you direct messages, so press **My tiles** on the "
-                "game whenever you want to see your letters.",
-                allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False),
-            )
-        except discord.HTTPException:
-            log.warning("game %s: could not post the closed-DMs note", snapshot.id)
 
 
 async def setup(bot: OrchardBot) -> None:

@@ -32,7 +32,7 @@ from bot.games.appletters import (
     turnovers_for,
     word_set,
 )
-from cogs.appletters import tiles_text
+from cogs.appletters_tiles import tiles_text
 from tests.botharness import (
     ALICE,
     BOB,
@@ -676,7 +676,7 @@ async def test_a_restart_sends_no_unchanged_hand_and_no_second_closed_dms_note(
         mover = live.state.turn
         await bot.orchard.runner.act(live.id, USERS[mover], "pick", version=live.row.version)
         state = await state_of(bot)
-        await asyncio.gather(*bot.get_cog("AppLettersCog")._tasks)  # every DM of that move
+        await asyncio.gather(*bot.get_cog("AppLettersCog").tiles._tasks)  # every DM of that move
         if mover == 0:
             await got_tiles(fake, ALICE, state.hands[0])
             assert len(fake.dms(ALICE)) == before + 1

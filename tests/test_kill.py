@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.kill import figures
-from cogs.appletters import tiles_text
+from cogs.appletters_tiles import tiles_text
 from tests.fakediscord import FakeDiscord, Request
 from tests.killharness import Report, chaos, check_hands_private
 

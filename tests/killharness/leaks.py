@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from cogs.appletters import tiles_text
+from cogs.appletters_tiles import tiles_text
 from tests.fakediscord import EPHEMERAL, FakeDiscord
 from tests.killharness.report import Report
 
@@ -66,7 +66,7 @@ def public_bodies(fake: FakeDiscord) -> Iterator[tuple[str, str]]:
 
 
 def check_hands_private(fake: FakeDiscord, hands: set[str], report: Report) -> None:
-    """No public message shows a hand as :func:`cogs.appletters.tiles_text` shows it to its
+    """No public message shows a hand as :func:`cogs.appletters_tiles.tiles_text` shows it to its
     owner. The hands are every one held (replayed from the logs) and every one DMed."""
     shown = {tiles_text(hand) for hand in hands if hand}
     dm = {str(channel) for channel in fake.dm_channels.values()}

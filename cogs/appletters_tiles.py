@@ -1,0 +1,125 @@
+"""Appletters' private tiles by DM: each player is sent their hand whenever it changes.
+
+A service of its own beside the cog: it listens to every write the runner makes, and keeps in
+the store which hand each player was last sent and whose DMs are closed, so a restart sends
+nothing twice and repeats no closed-DMs note. Hands only ever travel in DMs and in replies
+only their owner sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+
+import discord
+
+from bot.games.appletters import AppState
+from bot.model import GameStatus
+from bot.orchard import Orchard
+from bot.runner import Snapshot
+from bot.specs import title
+
+log = logging.getLogger(__name__)
+
+DRAIN_SECONDS = 5.0  # how long closing waits for DMs in flight
+
+
+def tiles_text(hand: str) -> str:
+    """How a hand is shown to its owner (only ever in a DM or an ephemeral reply)."""
+    return " ".join(f"`{letter}`" for letter in hand) or "none left"
+
+
+def tiles_message(snapshot: Snapshot, hand: str) -> str:
+    """A player's hand with the game it belongs to and a link back to the board."""
+    row = snapshot.row
+    where = f"<#{row.channel_id}>"
+    if row.message_id is not None:
+        where = f"https://discord.com/channels/{row.guild_id}/{row.channel_id}/{row.message_id}"
+    return (
+        f"**{title(row.kind)} · game {row.id}** in <#{row.channel_id}>\n"
+        f"Your tiles ({len(hand)}): {tiles_text(hand)}\n{where}"
+    )
+
+
+class TileDMs:
+    """Sends each player of the word games their hand by DM after every change to it."""
+
+    def __init__(self, client: discord.Client, orchard: Orchard, kinds: tuple[str, ...]) -> None:
+        self.client = client
+        self.orchard = orchard
+        self.kinds = kinds
+        self._versions: dict[int, int] = {}  # per game in play: the newest version DMed for
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def start(self) -> None:
+        self.orchard.runner.on_commit.append(self._on_commit)
+
+    async def stop(self) -> None:
+        """Let DMs in flight finish and be recorded while the store is still open."""
+        self.orchard.runner.on_commit.remove(self._on_commit)
+        if self._tasks:
+            _, late = await asyncio.wait(self._tasks, timeout=DRAIN_SECONDS)
+            for task in late:
+                task.cancel()
+
+    def _on_commit(self, snapshot: Snapshot) -> None:
+        """Runner hook (sync): DM the tiles of anyone whose hand changed, in the background."""
+        if snapshot.row.kind not in self.kinds or snapshot.state is None:
+            return
+        task = asyncio.create_task(self._send_tiles(snapshot))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _send_tiles(self, snapshot: Snapshot) -> None:
+        """DM each player whose hand differs from the one they were last sent, in version
+        order; a finished game's notes go."""
+        store = self.orchard.store
+        async with self._locks.setdefault(snapshot.id, asyncio.Lock()):  # weak: gone when idle
+            if snapshot.row.version < self._versions.get(snapshot.id, -1):
+                return  # a newer version was handled already
+            self._versions[snapshot.id] = snapshot.row.version
+            if snapshot.row.status is not GameStatus.ACTIVE:
+                del self._versions[snapshot.id]
+                await store.forget_tile_dms(snapshot.id)
+                return
+            state: AppState = snapshot.state
+            sent = await store.tile_dms(snapshot.id)
+            for player in snapshot.row.players:
+                hand = state.hands[player.seat]
+                last, closed = sent.get(player.user_id, (None, False))
+                if player.is_bot or not state.active[player.seat] or closed or last == hand:
+                    continue
+                outcome = await self._dm(snapshot, player.user_id, hand)
+                if outcome == "failed":
+                    continue  # tried again at the next change
+                closed = outcome == "closed"
+                await store.note_tile_dm(snapshot.id, player.user_id, hand, closed=closed)
+                if closed:  # recorded first: a crash now loses the note, never repeats it
+                    await self._tell_dms_closed(snapshot, player.user_id)
+
+    async def _dm(self, snapshot: Snapshot, user_id: int, hand: str) -> str:
+        """Send ``hand``: "sent", "closed" (the player allows no DMs) or "failed"."""
+        try:
+            channel = await self.client.create_dm(discord.Object(id=user_id))
+            await channel.send(tiles_message(snapshot, hand))
+            return "sent"
+        except discord.Forbidden:
+            return "closed"
+        except discord.HTTPException:
+            log.warning("game %s: could not DM user %s their tiles", snapshot.id, user_id)
+            return "failed"
+
+    async def _tell_dms_closed(self, snapshot: Snapshot, user_id: int) -> None:
+        """Once per game: say so in the channel, naming no tile."""
+        row = snapshot.row
+        channel = self.client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        try:
+            await channel.send(
+                f"<@{user_id}>, I can't send you direct messages, so press **My tiles** on the "
+                "game whenever you want to see your letters.",
+                allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False),
+            )
+        except discord.HTTPException:
+            log.warning("game %s: could not post the closed-DMs note", snapshot.id)
