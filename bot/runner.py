@@ -289,15 +289,15 @@ class Runner:
 
         Returns the game as it now is: abandoned, if its display found it :class:`Gone`.
         """
-        for show in (display, self.board):
-            if show is None:
+        for draw in (display, self.board):
+            if draw is None:
                 continue
             try:
-                await show(snapshot)
+                await draw(snapshot)
                 return snapshot
             except Gone:
                 log.warning("game %s: its channel is gone; abandoned", snapshot.id)
-                return await self._abandon_unseen(snapshot)
+                return await self._abandon_gone(snapshot)
             except Exception:
                 log.warning(
                     "game %s: could not display version %s",
@@ -418,7 +418,7 @@ class Runner:
             hook(fresh)
         return fresh
 
-    async def _abandon_unseen(self, snapshot: Snapshot) -> Snapshot:
+    async def _abandon_gone(self, snapshot: Snapshot) -> Snapshot:
         """A game nobody can see any more ends without results (and without a display)."""
         change = _closing(snapshot, GameStatus.ABANDONED)
         if not await self.store.write(change):
