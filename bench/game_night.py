@@ -50,13 +50,14 @@ if str(ROOT) not in sys.path:
 
 from bench.loadkit import (  # noqa: E402
     LATE,
-    CpuMeter,
     Latencies,
     LoopLag,
-    Usage,
+    Window,
+    add_quiet,
     machine,
-    moves_committed,
+    measure,
     ms,
+    quiet,
     spread,
     times,
 )
@@ -228,38 +229,6 @@ def copy_games(db: Path, copies: int) -> None:
         conn.close()
 
 
-@dataclass(frozen=True)
-class Window:
-    """A measured span: its clock times, the CPU spent, and the moves the database committed."""
-
-    began: float
-    ended: float
-    usage: Usage
-    moves: dict[str, int]
-
-    @property
-    def committed(self) -> int:
-        return sum(self.moves.values())
-
-    @property
-    def per_second(self) -> float:
-        return self.committed / self.usage.seconds
-
-    @property
-    def cpu_per_move(self) -> float:
-        return self.usage.bot / max(1, self.committed)
-
-    @classmethod
-    def total(cls, windows: list[Window]) -> Window:
-        """Several windows as one: their time, CPU and moves added up."""
-        moves: dict[str, int] = {}
-        for w in windows:
-            for kind, n in w.moves.items():
-                moves[kind] = moves.get(kind, 0) + n
-        usage = Usage(*(sum(getattr(w.usage, f) for w in windows) for f in Usage.FIELDS))
-        return cls(windows[0].began, windows[-1].ended, usage, moves)
-
-
 @dataclass
 class Side:
     """One bot, in its own process on its own fake, with its own copy of the tables."""
@@ -278,12 +247,7 @@ class Side:
     async def measure(self, seconds: float) -> Window:
         """``seconds`` of this bot at work; Orchard's moves are counted by source."""
         assert self.bot.proc is not None
-        wall, began = time.time(), time.monotonic()
-        meter = CpuMeter(self.bot.proc.pid).start()
-        await asyncio.sleep(seconds)
-        usage = meter.stop()
-        moves = await moves_committed(self.db, wall, time.time(), source=self.orchard)
-        return Window(began, time.monotonic(), usage, moves)
+        return await measure(self.bot.proc.pid, self.db, seconds, by_source=self.orchard)
 
     def spans(self) -> list[Span]:
         return [(w.began, w.ended) for w in self.windows]
@@ -450,14 +414,6 @@ def logged_errors(log: Path, size: int) -> int:
     return sum(" ERROR " in line for line in text.splitlines())
 
 
-def moves_text(w: Window) -> str:
-    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(w.moves.items()))
-    return (
-        f"{w.committed} moves committed in {w.usage.seconds:.0f} s ({kinds}): "
-        f"{w.per_second:.0f} moves/s, bot CPU {w.cpu_per_move * 1e3:.2f} ms a move"
-    )
-
-
 def report(n: int, run: Run) -> None:
     def say(label: str, *lines: str) -> None:
         print(f"  {label:<14}" + f"\n  {'':<14}".join(lines))
@@ -466,13 +422,13 @@ def report(n: int, run: Run) -> None:
     say(
         "floor",
         f"clicks {run.floor_clicks.text()}",
-        moves_text(run.floor),
+        run.floor.text(),
         run.floor.usage.shares(),
     )
     say(
         "Orchard",
         f"clicks {run.clicks.text()}",
-        moves_text(run.night),
+        run.night.text(),
         run.night.usage.shares(),
         f"p99 {run.clicks.p99 / run.floor_clicks.p99:.2f}× the floor's, CPU a move "
         f"{run.night.cpu_per_move / run.floor.cpu_per_move:.2f}× the floor's; "
@@ -486,7 +442,7 @@ def report(n: int, run: Run) -> None:
     say(
         "alone",
         f"other servers' clicks {run.quiet.text()}",
-        moves_text(run.alone),
+        run.alone.text(),
         run.alone.usage.shares(),
     )
     say(
@@ -494,7 +450,7 @@ def report(n: int, run: Run) -> None:
         f"other servers' clicks {run.others.text()}",
         f"p99 {run.others.p99 / run.quiet.p99:.2f}× without it",
         f"the neighbour's commands {run.spam.text()}; {run.limited} edits answered 429",
-        moves_text(run.crowded),
+        run.crowded.text(),
         run.crowded.usage.shares(),
     )
     print(f"  the bot logged {run.errors} errors before its last stop")
@@ -568,6 +524,8 @@ async def main_async(args: argparse.Namespace) -> None:
         print(f"seeded {args.results} results in the neighbour's server in {took:.1f} s")
         runs: list[Run] = []
         for n in range(args.runs):
+            if args.quiet:
+                print(await quiet(args.quiet / 100, args.quiet_wait))
             runs.append(await game_night(night, template, folder, args, n))
             report(n + 1, runs[-1])
         summary(runs)
@@ -587,6 +545,7 @@ def main() -> None:
     parser.add_argument("--results", type=int, default=40_000, help="in the neighbour's server")
     parser.add_argument("--spam-every", type=float, default=0.1, help="the neighbour's commands")
     parser.add_argument("--dir", type=Path, default=None, help="keep databases and logs here")
+    add_quiet(parser)
     asyncio.run(main_async(parser.parse_args()))
 
 

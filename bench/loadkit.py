@@ -9,14 +9,18 @@ are reported beside it: on a shared 2-core machine they are what a figure must b
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
+import platform
 import sqlite3
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 TICK = os.sysconf("SC_CLK_TCK")
 LATE = 3.0  # seconds: Discord refuses a callback after this ("This interaction failed")
@@ -177,12 +181,12 @@ class Latencies:
         )
 
 
-def rows_between(db: Path, began: float, ended: float, sql: str) -> list[tuple[object, ...]]:
-    """Run a read-only query with the wall-clock span as its two parameters (in WAL mode a
-    reader neither waits for the bot's writes nor blocks them)."""
+def query(db: Path, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+    """A read-only query from outside the bot (in WAL mode a reader neither waits for the
+    bot's writes nor blocks them)."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
     try:
-        return list(conn.execute(sql, (began, ended)))
+        return list(conn.execute(sql, params))
     finally:
         conn.close()
 
@@ -193,8 +197,58 @@ async def moves_committed(
     """Rows of the ``moves`` table written between two wall-clock times, by source."""
     by = "source" if source else "'move'"
     sql = f"SELECT {by}, COUNT(*) FROM moves WHERE created_at >= ? AND created_at < ? GROUP BY 1"
-    rows = await asyncio.to_thread(rows_between, db, began, ended, sql)
-    return {str(kind): int(n) for kind, n in rows}  # type: ignore[call-overload]
+    rows = await asyncio.to_thread(query, db, sql, (began, ended))
+    return {str(kind): int(n) for kind, n in rows}
+
+
+@dataclass(frozen=True)
+class Window:
+    """A measured span: its clock times, the CPU spent, and the moves the database committed."""
+
+    began: float
+    ended: float
+    usage: Usage
+    moves: dict[str, int]
+
+    @property
+    def committed(self) -> int:
+        return sum(self.moves.values())
+
+    @property
+    def per_second(self) -> float:
+        return self.committed / self.usage.seconds
+
+    @property
+    def cpu_per_move(self) -> float:
+        return self.usage.bot / max(1, self.committed)
+
+    def text(self) -> str:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(self.moves.items()))
+        return (
+            f"{self.committed} moves committed in {self.usage.seconds:.0f} s ({kinds}): "
+            f"{self.per_second:.0f} moves/s, bot CPU {self.cpu_per_move * 1e3:.2f} ms a move"
+        )
+
+    @classmethod
+    def total(cls, windows: list[Window]) -> Window:
+        """Several windows as one: their time, CPU and moves added up."""
+        moves: dict[str, int] = {}
+        for w in windows:
+            for kind, n in w.moves.items():
+                moves[kind] = moves.get(kind, 0) + n
+        usage = Usage(*(sum(getattr(w.usage, f) for w in windows) for f in Usage.FIELDS))
+        return cls(windows[0].began, windows[-1].ended, usage, moves)
+
+
+async def measure(pid: int, db: Path, seconds: float, *, by_source: bool = True) -> Window:
+    """``seconds`` of a bot at work: its CPU (and the rest), and the moves its database
+    committed meanwhile (Orchard's by source; the floor's table has none)."""
+    wall, began = time.time(), time.monotonic()
+    meter = CpuMeter(pid).start()
+    await asyncio.sleep(seconds)
+    usage = meter.stop()
+    moves = await moves_committed(db, wall, time.time(), source=by_source)
+    return Window(began, time.monotonic(), usage, moves)
 
 
 def spread(values: Sequence[float], show: Callable[[float], str]) -> str:
@@ -218,9 +272,6 @@ def times(value: float) -> str:
 
 def machine() -> str:
     """One line on where the figures come from: cores, CPU model, kernel, Python, libraries."""
-    import platform
-    from importlib.metadata import version
-
     model = "unknown CPU"
     for line in Path("/proc/cpuinfo").read_text().splitlines():
         if line.startswith("model name"):
@@ -232,4 +283,33 @@ def machine() -> str:
         f"{platform.python_version()}, discord.py {version('discord.py')}, aiosqlite "
         f"{version('aiosqlite')}, aiohttp {version('aiohttp')}; load average before: "
         + " ".join(load)
+    )
+
+
+async def quiet(below: float, longest: float, sample: float = 5.0) -> str:
+    """Wait (at most ``longest`` s) until the whole machine was busy less than ``below`` (a
+    share of all cores) over ``sample`` s: on a shared machine, a run should at least start
+    when nobody else is busy. Says what it found."""
+    waited = 0.0
+    while True:
+        busy0, total0 = machine_cpu()
+        await asyncio.sleep(sample)
+        busy1, total1 = machine_cpu()
+        share = (busy1 - busy0) / max(1e-9, total1 - total0)
+        waited += sample
+        if share < below:
+            return f"machine {100 * share:.0f}% busy before the run (waited {waited:.0f} s)"
+        if waited >= longest:
+            return f"machine still {100 * share:.0f}% busy after {waited:.0f} s: run anyway"
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--quiet",
+        type=float,
+        default=30.0,
+        help="start each run once the machine is below this %% busy (0: at once)",
+    )
+    parser.add_argument(
+        "--quiet-wait", type=float, default=300.0, help="... waiting at most this many seconds"
     )
