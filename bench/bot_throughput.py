@@ -23,7 +23,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.loadkit import Latencies, Window, add_quiet, machine, measure, ms, quiet, spread  # noqa: E402
+from bench.loadkit import (  # noqa: E402
+    Latencies,
+    Window,
+    add_quiet,
+    machine,
+    measure,
+    ms,
+    no_collection,
+    quiet,
+    spread,
+)
 from bench.players import Night, Table, latencies, open_table, set_up  # noqa: E402
 from bot.app import WARM_AFTER  # noqa: E402
 from tests.bot_process import BotProcess  # noqa: E402
@@ -49,8 +59,9 @@ async def once(folder: Path, games: int, seconds: float, n: int) -> tuple[Window
         people.start()
         await asyncio.sleep(max(5.0, began + WARM_AFTER + 10.0 - time.monotonic()))
         assert bot.proc is not None
-        window = await measure(bot.proc.pid, db, seconds)
-        await people.finish()
+        with no_collection():  # this process's own pauses are not the bot's
+            window = await measure(bot.proc.pid, db, seconds)
+            await people.pause()
     finally:
         await people.finish()
         await bot.stop()

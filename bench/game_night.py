@@ -57,6 +57,7 @@ from bench.loadkit import (  # noqa: E402
     machine,
     measure,
     ms,
+    no_collection,
     quiet,
     spread,
     times,
@@ -292,6 +293,7 @@ class Run:
     night: Window  # Orchard's slices of the game night, added up
     clicks: Latencies  # ... the clicks sent in them
     lag: Latencies  # how late this process's loop woke during the game night
+    lag_later: Latencies  # ... from the first window alone to the end of the neighbour's
     down: float  # SIGTERM to connected again
     skipped: int  # clicks not sent while it was down
     first: Latencies  # clicks sent in the first seconds after it connected
@@ -354,30 +356,39 @@ async def game_night(
         for _ in range(max(1, round(args.seconds / args.slice))):
             for side in turns:
                 side.people.play()
-                side.windows.append(await side.measure(args.slice))
-                await side.people.pause()
+                with no_collection():  # collected between slices, while nobody clicks
+                    side.windows.append(await side.measure(args.slice))
+                    await side.people.pause()
         await floor.close()
 
         people = orchard.people
         people.play()
         skipped, stopped = people.skipped, time.monotonic()
-        await orchard.bot.stop()
-        await orchard.bot.start()
-        up = time.monotonic()
-        await asyncio.sleep(RESTART_WINDOW + SETTLE)
+        with no_collection():
+            await orchard.bot.stop()
+            await orchard.bot.start()
+            up = time.monotonic()
+            await asyncio.sleep(RESTART_WINDOW)
+            await people.pause()
+        people.play()
+        await asyncio.sleep(SETTLE)
 
-        alone = await orchard.measure(args.seconds)
+        with no_collection():
+            alone = await orchard.measure(args.seconds)
+            await people.pause()
         path = rf"^/channels/{night.limited}/messages/"
         edits = len(orchard.fake.requests_matching("PATCH", path))
         orchard.fake.fail("PATCH", path, 429, 10**9, retry_after=5.0)
         people.impatient = True
+        people.play()
         spammer = asyncio.create_task(spam(people, night, args.spam_every))
         await asyncio.sleep(5.0)
-        crowded = await orchard.measure(args.seconds)
-        spammer.cancel()
-        await asyncio.gather(spammer, return_exceptions=True)
+        with no_collection():
+            crowded = await orchard.measure(args.seconds)
+            spammer.cancel()
+            await asyncio.gather(spammer, return_exceptions=True)
+            await people.pause()
         limited = len(orchard.fake.requests_matching("PATCH", path)) - edits
-        await people.pause()
         running = orchard.log.stat().st_size  # what the bot logged before its last stop
     finally:
         await orchard.close()
@@ -394,7 +405,10 @@ async def game_night(
         floor_clicks=latencies(floor.people.log, floor.spans(), others),
         night=Window.total(orchard.windows),
         clicks=latencies(people.log, spans, others),
-        lag=Latencies.of(lag.between(spans[0][0], floor.spans()[-1][1])),
+        lag=Latencies.of(late for span in [*spans, *floor.spans()] for late in lag.between(*span)),
+        lag_later=Latencies.of(
+            late for w in (alone, crowded) for late in lag.between(w.began, w.ended)
+        ),
         down=up - stopped,
         skipped=people.skipped - skipped,
         first=latencies(people.log, [(up, up + RESTART_WINDOW)]),
@@ -432,7 +446,8 @@ def report(n: int, run: Run) -> None:
         run.night.usage.shares(),
         f"p99 {run.clicks.p99 / run.floor_clicks.p99:.2f}× the floor's, CPU a move "
         f"{run.night.cpu_per_move / run.floor.cpu_per_move:.2f}× the floor's; "
-        f"this process's loop was late by p99 {ms(run.lag.p99)}, max {ms(run.lag.max)}",
+        f"this process's loop was late by p99 {ms(run.lag.p99)}, max {ms(run.lag.max)} "
+        "(in the slices)",
     )
     say(
         "restart",
@@ -452,6 +467,8 @@ def report(n: int, run: Run) -> None:
         f"the neighbour's commands {run.spam.text()}; {run.limited} edits answered 429",
         run.crowded.text(),
         run.crowded.usage.shares(),
+        f"this process's loop was late by p99 {ms(run.lag_later.p99)}, max "
+        f"{ms(run.lag_later.max)} (alone and with the neighbour)",
     )
     print(f"  the bot logged {run.errors} errors before its last stop")
 
@@ -462,6 +479,9 @@ def summary(runs: list[Run]) -> None:
 
     def seconds(value: float) -> str:
         return f"{value:.2f} s"
+
+    def cores(value: float) -> str:
+        return f"{value:.2f} cores"
 
     rows: list[tuple[str, list[float], Callable[[float], str]]] = [
         ("floor: click p99", [r.floor_clicks.p99 for r in runs], ms),
@@ -500,6 +520,8 @@ def summary(runs: list[Run]) -> None:
             times,
         ),
         ("neighbour: other servers' later than 3 s", [r.others.late() for r in runs], count),
+        ("anything else running, Orchard's slices", [r.night.usage.elsewhere for r in runs], cores),
+        ("anything else running, floor's slices", [r.floor.usage.elsewhere for r in runs], cores),
     ]
     print(f"over {len(runs)} runs: median (min–max)")
     for name, values, show in rows:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import platform
 import sqlite3
 import statistics
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -68,6 +70,11 @@ class Usage:
     def other(self) -> float:
         return max(0.0, self.machine - self.bot - self.bench)
 
+    @property
+    def elsewhere(self) -> float:
+        """What else the machine ran, in cores (CPU seconds a second)."""
+        return self.other / self.seconds
+
     def shares(self) -> str:
         """Each as a share of one core, and the machine as a share of all of them."""
 
@@ -100,6 +107,21 @@ class CpuMeter:
         now = self._now()
         began = self._began
         return Usage(*(b - a for a, b in zip(began, now, strict=True)))
+
+
+@contextmanager
+def no_collection() -> Iterator[None]:
+    """This process's garbage collector is off inside (and collects, then freezes what is
+    left, on the way out). The fake keeps every request, interaction and message version: a
+    full collection of those millions of objects stops this process's loop for seconds, and
+    the clicks in flight would be timed as if the bot had been slow."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect()
+        gc.freeze()
+        gc.enable()
 
 
 class LoopLag:

@@ -39,6 +39,7 @@ from bench.loadkit import (  # noqa: E402
     machine,
     memory_mib,
     ms,
+    no_collection,
     query,
     quiet,
     spread,
@@ -180,24 +181,26 @@ async def measure(
     wall = time.time()
     began = time.monotonic()
     try:
-        before = len(fake.identifies)
-        await bot.start(wait=False)
-        await bot.ready(before)
-        connected = time.monotonic()
-        people.play()
-        caught_up = orchard_moved = None
-        left = 0
-        while time.monotonic() - began < longest:
-            if caught_up is None:
-                left = await count(db, OVERDUE, wall)
-                caught_up = None if left else time.monotonic()
-            if orchard_moved is None and not await count(db, WAITING, wall):
-                orchard_moved = time.monotonic()
-            if caught_up is not None and orchard_moved is not None:
-                break
-            await asyncio.sleep(POLL)
-        assert bot.proc is not None
-        rss, peak = memory_mib(bot.proc.pid), memory_mib(bot.proc.pid, "VmHWM")
+        with no_collection():  # this process's own pauses are not the bot's
+            before = len(fake.identifies)
+            await bot.start(wait=False)
+            await bot.ready(before)
+            connected = time.monotonic()
+            people.play()
+            caught_up = orchard_moved = None
+            left = 0
+            while time.monotonic() - began < longest:
+                if caught_up is None:
+                    left = await count(db, OVERDUE, wall)
+                    caught_up = None if left else time.monotonic()
+                if orchard_moved is None and not await count(db, WAITING, wall):
+                    orchard_moved = time.monotonic()
+                if caught_up is not None and orchard_moved is not None:
+                    break
+                await asyncio.sleep(POLL)
+            assert bot.proc is not None
+            rss, peak = memory_mib(bot.proc.pid), memory_mib(bot.proc.pid, "VmHWM")
+            await people.pause()
     finally:
         await people.finish()
         await bot.stop()
