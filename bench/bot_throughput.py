@@ -26,13 +26,14 @@ if str(ROOT) not in sys.path:
 from bench.loadkit import (  # noqa: E402
     Latencies,
     Window,
-    add_quiet,
+    add_run_options,
+    count,
     machine,
     measure,
     ms,
     no_collection,
     quiet,
-    spread,
+    summarise,
 )
 from bench.players import Night, Table, latencies, open_table, set_up  # noqa: E402
 from bot.app import WARM_AFTER  # noqa: E402
@@ -74,26 +75,31 @@ async def run(args: argparse.Namespace) -> None:
     print(f"{args.games} solo Cheerio games, every player clicking again as soon as answered")
     results: list[tuple[Window, Latencies]] = []
     with tempfile.TemporaryDirectory() as tmp:
+        folder = args.dir or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         for n in range(args.runs):
             if args.quiet:
                 print(await quiet(args.quiet / 100, args.quiet_wait))
-            window, clicks = await once(Path(tmp), args.games, args.seconds, n)
+            window, clicks = await once(folder, args.games, args.seconds, n)
             results.append((window, clicks))
             print(f"run {n + 1}: {window.text()}")
             print(f"  {window.usage.shares()}")
             print(f"  click to answer: {clicks.text()}")
-    print(f"over {len(results)} runs: median (min–max)")
-    print(f"  moves a second: {spread([w.per_second for w, _ in results], lambda v: f'{v:.0f}')}")
-    print(f"  bot CPU a move: {spread([w.cpu_per_move for w, _ in results], ms)}")
-    print(f"  click p99:      {spread([c.p99 for _, c in results], ms)}")
+    summarise(
+        len(results),
+        [
+            ("moves a second", [w.per_second for w, _ in results], count),
+            ("bot CPU a move", [w.cpu_per_move for w, _ in results], ms),
+            ("click p99", [c.p99 for _, c in results], ms),
+        ],
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--runs", type=int, default=3)
-    add_quiet(parser)
+    add_run_options(parser)
     asyncio.run(run(parser.parse_args()))
 
 

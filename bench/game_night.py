@@ -40,7 +40,6 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,14 +51,17 @@ from bench.loadkit import (  # noqa: E402
     LATE,
     Latencies,
     LoopLag,
+    Row,
     Window,
-    add_quiet,
+    add_run_options,
+    count,
     machine,
     measure,
     ms,
     no_collection,
     quiet,
-    spread,
+    seconds,
+    summarise,
     times,
 )
 from bench.players import (  # noqa: E402
@@ -432,19 +434,15 @@ def report(n: int, run: Run) -> None:
     def say(label: str, *lines: str) -> None:
         print(f"  {label:<14}" + f"\n  {'':<14}".join(lines))
 
+    def window(clicks: str, latencies: Latencies, w: Window) -> list[str]:
+        return [f"{clicks} {latencies.text()}", w.text(), w.usage.shares()]
+
     print(f"run {n}:")
-    say(
-        "floor",
-        f"clicks {run.floor_clicks.text()}",
-        run.floor.text(),
-        run.floor.usage.shares(),
-    )
+    say("floor", *window("clicks", run.floor_clicks, run.floor))
     say(
         "Orchard",
-        f"clicks {run.clicks.text()}",
-        run.night.text(),
-        run.night.usage.shares(),
-        f"p99 {run.clicks.p99 / run.floor_clicks.p99:.2f}× the floor's, CPU a move "
+        *window("clicks", run.clicks, run.night),
+        f"p99 {run.p99_ratio:.2f}× the floor's, CPU a move "
         f"{run.night.cpu_per_move / run.floor.cpu_per_move:.2f}× the floor's; "
         f"this process's loop was late by p99 {ms(run.lag.p99)}, max {ms(run.lag.max)} "
         "(in the slices)",
@@ -454,19 +452,12 @@ def report(n: int, run: Run) -> None:
         f"down {run.down:.2f} s (SIGTERM to connected), {run.skipped} clicks not sent meanwhile",
         f"first {RESTART_WINDOW:.0f} s after: {run.first.text()}",
     )
-    say(
-        "alone",
-        f"other servers' clicks {run.quiet.text()}",
-        run.alone.text(),
-        run.alone.usage.shares(),
-    )
+    say("alone", *window("other servers' clicks", run.quiet, run.alone))
     say(
         "bad neighbour",
-        f"other servers' clicks {run.others.text()}",
-        f"p99 {run.others.p99 / run.quiet.p99:.2f}× without it",
+        *window("other servers' clicks", run.others, run.crowded),
+        f"p99 {run.crowding:.2f}× without it",
         f"the neighbour's commands {run.spam.text()}; {run.limited} edits answered 429",
-        run.crowded.text(),
-        run.crowded.usage.shares(),
         f"this process's loop was late by p99 {ms(run.lag_later.p99)}, max "
         f"{ms(run.lag_later.max)} (alone and with the neighbour)",
     )
@@ -474,16 +465,10 @@ def report(n: int, run: Run) -> None:
 
 
 def summary(runs: list[Run]) -> None:
-    def count(value: float) -> str:
-        return f"{value:.0f}"
-
-    def seconds(value: float) -> str:
-        return f"{value:.2f} s"
-
     def cores(value: float) -> str:
         return f"{value:.2f} cores"
 
-    rows: list[tuple[str, list[float], Callable[[float], str]]] = [
+    rows: list[Row] = [
         ("floor: click p99", [r.floor_clicks.p99 for r in runs], ms),
         ("floor: bot CPU a move", [r.floor.cpu_per_move for r in runs], ms),
         ("Orchard: click median", [r.clicks.median for r in runs], ms),
@@ -496,11 +481,7 @@ def summary(runs: list[Run]) -> None:
         ),
         ("Orchard: moves a second", [r.night.per_second for r in runs], count),
         ("Orchard: bot CPU a move", [r.night.cpu_per_move for r in runs], ms),
-        (
-            "Orchard p99 / floor p99 (target ≤ 2)",
-            [r.clicks.p99 / r.floor_clicks.p99 for r in runs],
-            times,
-        ),
+        ("Orchard p99 / floor p99 (target ≤ 2)", [r.p99_ratio for r in runs], times),
         (
             "Orchard CPU a move / floor's (target ≤ 1.5)",
             [r.night.cpu_per_move / r.floor.cpu_per_move for r in runs],
@@ -514,18 +495,12 @@ def summary(runs: list[Run]) -> None:
         ),
         ("neighbour: other servers' p99 without it", [r.quiet.p99 for r in runs], ms),
         ("neighbour: other servers' p99 with it", [r.others.p99 for r in runs], ms),
-        (
-            "neighbour: p99 with / without (target ≤ 1.5)",
-            [r.others.p99 / r.quiet.p99 for r in runs],
-            times,
-        ),
+        ("neighbour: p99 with / without (target ≤ 1.5)", [r.crowding for r in runs], times),
         ("neighbour: other servers' later than 3 s", [r.others.late() for r in runs], count),
         ("anything else running, Orchard's slices", [r.night.usage.elsewhere for r in runs], cores),
         ("anything else running, floor's slices", [r.floor.usage.elsewhere for r in runs], cores),
     ]
-    print(f"over {len(runs)} runs: median (min–max)")
-    for name, values, show in rows:
-        print(f"  {name:<52} {spread(values, show)}")
+    summarise(len(runs), rows)
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -555,7 +530,6 @@ async def main_async(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=60.0, help="measured, for each side")
     parser.add_argument("--slice", type=float, default=10.0, help="Orchard and floor take turns")
     parser.add_argument("--warm", type=float, default=10.0, help="warm-up before measuring")
@@ -566,8 +540,7 @@ def main() -> None:
     parser.add_argument("--orchard-every", type=int, default=10, help="1 table in N seats Orchard")
     parser.add_argument("--results", type=int, default=40_000, help="in the neighbour's server")
     parser.add_argument("--spam-every", type=float, default=0.1, help="the neighbour's commands")
-    parser.add_argument("--dir", type=Path, default=None, help="keep databases and logs here")
-    add_quiet(parser)
+    add_run_options(parser)
     asyncio.run(main_async(parser.parse_args()))
 
 

@@ -284,6 +284,10 @@ def spread(values: Sequence[float], show: Callable[[float], str]) -> str:
     return f"{show(middle)} ({show(ordered[0])}–{show(ordered[-1])})"
 
 
+def seconds(value: float) -> str:
+    return "never" if value == float("inf") else f"{value:.2f} s"
+
+
 def ms(value: float) -> str:
     return "never" if value == float("inf") else f"{value * 1e3:.1f} ms"
 
@@ -325,13 +329,28 @@ async def quiet(below: float, longest: float, sample: float = 5.0) -> str:
             return f"machine still {100 * share:.0f}% busy after {waited:.0f} s: run anyway"
 
 
-def add_quiet(parser: argparse.ArgumentParser) -> None:
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """``--runs``, ``--dir`` and the options of :func:`quiet`, as every load bench has them."""
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--dir", type=Path, default=None, help="keep databases and logs here")
     parser.add_argument(
-        "--quiet",
-        type=float,
-        default=30.0,
-        help="start each run once the machine is below this %% busy (0: at once)",
+        "--quiet", type=float, default=30.0, help="start a run when the machine is below this %%"
     )
     parser.add_argument(
-        "--quiet-wait", type=float, default=300.0, help="... waiting at most this many seconds"
+        "--quiet-wait", type=float, default=300.0, help="... busy, waiting at most this long (s)"
     )
+
+
+Row = tuple[str, list[float], Callable[[float], str]]
+
+
+def summarise(runs: int, rows: list[Row]) -> None:
+    """The summary every load bench ends with: each figure over the runs, median (min–max)."""
+    print(f"over {runs} runs: median (min–max)")
+    width = max(len(name) for name, _, _ in rows)
+    for name, values, show in rows:
+        print(f"  {name:<{width}} {spread(values, show)}")
+
+
+def count(value: float) -> str:
+    return f"{value:.0f}"

@@ -35,14 +35,16 @@ if str(ROOT) not in sys.path:
 
 from bench.loadkit import (  # noqa: E402
     Latencies,
-    add_quiet,
+    Row,
+    add_run_options,
+    count,
     machine,
     memory_mib,
     ms,
     no_collection,
     query,
     quiet,
-    spread,
+    summarise,
 )
 from bench.players import Night, Table, latencies  # noqa: E402
 from bot.games.cheerio import open_categories  # noqa: E402
@@ -154,7 +156,7 @@ class Start:
     peak: float
 
 
-async def count(db: Path, sql: str, began: float) -> int:
+async def db_count(db: Path, sql: str, began: float) -> int:
     """``sql``'s one number, ``began`` (the process's start, wall clock) its parameter."""
     return int((await asyncio.to_thread(query, db, sql, (began,)))[0][0])
 
@@ -191,9 +193,9 @@ async def measure(
             left = 0
             while time.monotonic() - began < longest:
                 if caught_up is None:
-                    left = await count(db, OVERDUE, wall)
+                    left = await db_count(db, OVERDUE, wall)
                     caught_up = None if left else time.monotonic()
-                if orchard_moved is None and not await count(db, WAITING, wall):
+                if orchard_moved is None and not await db_count(db, WAITING, wall):
                     orchard_moved = time.monotonic()
                 if caught_up is not None and orchard_moved is not None:
                     break
@@ -292,10 +294,7 @@ def summary(starts: list[Start], empties: list[Start], overdue: int, longest: fl
     def mib(v: float) -> str:
         return f"{v:.1f} MiB"
 
-    def count(v: float) -> str:
-        return f"{v:.0f}"
-
-    rows: list[tuple[str, list[float], Callable[[float], str]]] = [
+    rows: list[Row] = [
         ("connected", value(lambda s: s.connected), secs),
         ("every overdue deadline committed (target ≤ 5 s)", value(lambda s: s.caught_up), secs),
         ("every Orchard seat moved", value(lambda s: s.orchard_moved), secs),
@@ -311,21 +310,17 @@ def summary(starts: list[Start], empties: list[Start], overdue: int, longest: fl
         ("peak RSS", value(lambda s: s.peak), mib),
         ("RSS, empty database", [e.rss for e in empties], mib),
     ]
-    print(f"over {len(starts)} runs: median (min–max)")
-    for name, values, show in rows:
-        print(f"  {name:<50} {spread(values, show)}")
+    summarise(len(starts), rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--overdue", type=int, default=10_000, help="of the games, at most all")
     parser.add_argument("--orchard", type=int, default=1_000, help="games waiting for Orchard")
     parser.add_argument("--clickers", type=int, default=100, help="people clicking meanwhile")
     parser.add_argument("--longest", type=float, default=120.0, help="wait for the catch-up (s)")
-    parser.add_argument("--dir", type=Path, default=None, help="keep databases and logs here")
-    add_quiet(parser)
+    add_run_options(parser)
     asyncio.run(main_async(parser.parse_args()))
 
 
