@@ -29,6 +29,7 @@ TOGGLES = ("hold", "pick")  # a die held or picked: clicked less often than a ro
 BREAK = (35.0, 45.0)  # a player who steps away, past a 30 s turn deadline
 IMPATIENT_AFTER = 5.0  # seconds a board may stand still before an impatient player clicks anyway
 FLOOR_BUTTON = "floor:"
+DEFERRED = (5, 6)  # callback types that only promise an answer (an edit or a follow-up)
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,9 @@ async def timed(
     sending: Awaitable[InteractionRecord],
     wait: float = ANSWER_WAIT,
 ) -> InteractionRecord | None:
-    """Send an interaction and wait for its answer; the time taken goes into ``log``."""
+    """Send an interaction and wait for its answer; the time taken goes into ``log``: until
+    the bot's callback reached the fake or, for a deferral, until its edit or follow-up did
+    (then as this process saw it, re-checked after every request)."""
     sent = time.monotonic()
     record = await sending
     try:
@@ -69,9 +72,20 @@ async def timed(
         if log is not None:
             log.append(Click(guild, sent, None, verb))
         return None
+    assert record.answered_at is not None
+    shown = record.answered_at
+    if record.type in DEFERRED:  # people see the answer when the deferral is completed
+        try:
+            await record.fake.wait_for(
+                lambda: bool(record.edits or record.followup_ids), wait, "a deferred answer"
+            )
+        except TimeoutError:
+            if log is not None:
+                log.append(Click(guild, sent, None, verb))
+            return None
+        shown = time.monotonic()
     if log is not None:
-        assert record.answered_at is not None
-        log.append(Click(guild, sent, record.answered_at - sent, verb))
+        log.append(Click(guild, sent, shown - sent, verb))
     return record
 
 
