@@ -35,7 +35,7 @@ GUILD, CHANNEL, ALICE = 5001, 6001, 7001
 async def fill(db: Path, games: int) -> list[int]:
     """``games`` solo Cheerio games in play (written without fsync: this is only set-up)."""
     orchard = await Orchard.open(db)
-    await orchard.store._conn.execute("PRAGMA synchronous = OFF")
+    await orchard.store.db.conn.execute("PRAGMA synchronous = OFF")
     ids = []
     for n in range(games):
         lobby = await orchard.runner.create(
