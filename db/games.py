@@ -79,7 +79,7 @@ async def games_waiting_on_bots(db: Database) -> list[int]:
 
 async def moves(db: Database, game_id: int) -> list[Move]:
     rows = await db.fetchall(
-        "SELECT seat, kind, arg, user_id, source FROM moves WHERE game_id = ? ORDER BY seq",
+        "SELECT seat, verb, arg, user_id, source FROM moves WHERE game_id = ? ORDER BY seq",
         (game_id,),
     )
     return [Move(r[0], r[1], r[2], r[3], MoveSource(r[4])) for r in rows]
@@ -222,7 +222,7 @@ async def _append_moves(
 ) -> None:
     """Add ``log`` to a game's move log, numbered on from version ``after``."""
     await conn.executemany(
-        "INSERT INTO moves (game_id, seq, seat, user_id, kind, arg, source, created_at)"
+        "INSERT INTO moves (game_id, seq, seat, user_id, verb, arg, source, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (game_id, after + i + 1, m.seat, m.user_id, m.verb, m.arg, m.source, now)

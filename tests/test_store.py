@@ -222,6 +222,23 @@ async def test_migration_7_unwins_solo_games_and_marks_games_with_orchard(tmp_pa
         ]
 
 
+async def test_migration_9_keeps_logged_moves_under_their_verb(tmp_path: Path) -> None:
+    path = tmp_path / "v8.db"
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        assert await migrate(conn, upto=8) == 8
+        await conn.execute(
+            "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
+            " created_at, updated_at) VALUES (1, 'cheerio', 1, 2, 7, 'active', 4, 0, 0)"
+        )
+        await conn.execute(
+            "INSERT INTO moves (game_id, seq, seat, user_id, kind, arg, created_at)"
+            " VALUES (1, 1, 0, 7, 'hold', '02', 0)"
+        )
+    store = await Store.open(path)
+    assert await store.moves(1) == [Move(0, "hold", "02", 7)]
+    await store.close()
+
+
 async def test_rating_history_keeps_games_and_pools_apart(tmp_path: Path) -> None:
     store = await Store.open(tmp_path / "o.db")
     for kind, pool in (
