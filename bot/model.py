@@ -176,12 +176,20 @@ class GameChange:
     hinted: bool = False
     message_id: int | None = None
 
+    def __post_init__(self) -> None:
+        """Moves are numbered on from ``expected_version``: without it, or with a ``version``
+        that does not count them, the log and the row would disagree."""
+        if self.moves and (
+            self.expected_version is None or self.version != self.expected_version + len(self.moves)
+        ):
+            raise ValueError("moves need expected_version, and version = expected + len(moves)")
+
 
 @dataclass(frozen=True)
 class RatingUpdate:
     """Rate a finished game: ``rate`` maps the players' stored ratings to their new ones.
 
-    It runs inside the commit's transaction, so two games finishing at once cannot both
+    It runs inside the write's transaction, so two games finishing at once cannot both
     start from the same old rating.
     """
 

@@ -165,7 +165,8 @@ async def write(conn: aiosqlite.Connection, change: GameChange, now: float) -> b
             [(count, change.game_id, seat) for seat, count in change.timeouts.items()],
         )
     if change.moves:
-        await _append_moves(conn, change.game_id, change.expected_version or 0, change.moves, now)
+        assert change.expected_version is not None  # GameChange checks it
+        await _append_moves(conn, change.game_id, change.expected_version, change.moves, now)
     return True
 
 

@@ -155,7 +155,9 @@ async def history(
 
 
 async def write(conn: aiosqlite.Connection, change: GameChange, now: float) -> None:
-    """The results and rating a game change brings."""
+    """The hint mark, results and rating a game change brings."""
+    if change.hinted:  # results already stored are marked too; new ones copy the game's mark
+        await conn.execute("UPDATE results SET hinted = 1 WHERE game_id = ?", (change.game_id,))
     if change.results:
         await _insert_results(conn, change.game_id, change.results, now)
     if change.rating is not None:

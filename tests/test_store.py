@@ -332,3 +332,29 @@ async def test_the_runner_shows_what_a_write_leaves(tmp_path: Path) -> None:
         assert after is not None
         assert replace(_written(before, change), updated_at=after.updated_at) == after, change
     await store.close()
+
+
+async def test_hinted_marks_the_game_and_its_results(tmp_path: Path) -> None:
+    path = tmp_path / "o.db"
+    store = await Store.open(path)
+    early = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+    late = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=2)
+    for game_id in (early, late):
+        assert await store.write(start(game_id, {}))
+    assert await store.write(GameChange(early, hinted=True))
+    for game_id in (early, late):
+        assert await store.write(finish(game_id, 0))
+    assert await store.write(GameChange(late, hinted=True))
+    assert rows(path, "SELECT DISTINCT game_id, hinted FROM results ORDER BY 1") == [
+        (early, 1),
+        (late, 1),
+    ]
+    assert [g.hinted for g in await store.history(1, 7)] == [True, True]
+    await store.close()
+
+
+def test_moves_continue_the_log_from_a_named_version() -> None:
+    with pytest.raises(ValueError, match="expected_version"):
+        GameChange(1, moves=(Move(0, "roll"),), version=1)
+    with pytest.raises(ValueError, match="expected"):
+        GameChange(1, expected_version=3, moves=(Move(0, "roll"),), version=3)
