@@ -50,6 +50,14 @@ FORFEIT_VERB = "forfeit"
 """The move-log verb of a seat leaving; it is no engine's action, so the runner owns it."""
 
 
+NOBODY = 0
+"""The user id of no one (Discord ids are never 0): a seat or hosted game of a person who used
+/forget-me, in a game that was over, carries it instead of theirs."""
+
+FORMER_PLAYER = "Former player"
+"""The name such a seat carries instead of theirs."""
+
+
 @dataclass(frozen=True)
 class Player:
     seat: int

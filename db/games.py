@@ -1,7 +1,11 @@
 """Games and moves: ``games``, their seats (``game_players``), the move log (``moves``) and
 Appletters' tile-DM notes (``tile_dms``): everything a restart needs to resume play.
 
-/forget-me (:func:`forget`) deletes nothing here yet: seats and moves keep the person.
+/forget-me (:func:`forget`), in the server's games that are over (finished, abandoned,
+cancelled): the person's seats keep their place but become a nameless "Former player" with no
+user id, their moves and the games they hosted lose their id, and their tile-DM notes are
+deleted. Open games (lobby, active) are left as they are: the caller ends the person's part in
+them first (the runner forfeits them). Engine states and options hold seats, never names or ids.
 The purge of a departed server (:func:`purge`) deletes its games, and with them (cascade) their
 seats, moves and tile-DM notes.
 """
@@ -15,7 +19,17 @@ from typing import Any
 
 import aiosqlite
 
-from bot.model import KEEP, GameChange, GameRow, GameStatus, Move, MoveSource, Player
+from bot.model import (
+    FORMER_PLAYER,
+    KEEP,
+    NOBODY,
+    GameChange,
+    GameRow,
+    GameStatus,
+    Move,
+    MoveSource,
+    Player,
+)
 from db.connection import Database
 
 STATE_FORMAT = 1
@@ -251,8 +265,24 @@ async def forget_tile_dms(conn: aiosqlite.Connection, game_id: int) -> None:
 
 
 async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
-    """Nothing yet: a person's seats and moves stay in the server's games."""
-    return 0
+    """Take the person out of the server's games that are over; returns the rows deleted."""
+    over = f"game_id IN (SELECT id FROM games WHERE guild_id = ? AND NOT {OPEN})"
+    await conn.execute(
+        "UPDATE game_players SET user_id = ?, name = ?"
+        f" WHERE user_id = ? AND is_bot = 0 AND {over}",
+        (NOBODY, FORMER_PLAYER, user_id, guild_id),
+    )
+    await conn.execute(
+        f"UPDATE moves SET user_id = NULL WHERE user_id = ? AND {over}", (user_id, guild_id)
+    )
+    await conn.execute(
+        f"UPDATE games SET host_id = ? WHERE host_id = ? AND guild_id = ? AND NOT {OPEN}",
+        (NOBODY, user_id, guild_id),
+    )
+    cur = await conn.execute(
+        f"DELETE FROM tile_dms WHERE user_id = ? AND {over}", (user_id, guild_id)
+    )
+    return cur.rowcount
 
 
 async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:

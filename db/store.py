@@ -145,9 +145,18 @@ class Store:
     # People and servers leaving.
 
     async def forget_user(self, guild_id: int, user_id: int) -> int:
-        """/forget-me: what every topic keeps of a person in one server; returns rows deleted."""
+        """/forget-me: erase a person from one server; returns the rows deleted.
+
+        Their results, ratings, rating history and tile-DM notes go; in the server's games
+        that are over their seats, moves and hosting stay without their name or id (see each
+        topic). Games still open are left to the caller, which forfeits them first. Deleted and
+        overwritten rows are zeroed (``secure_delete``) and the -wal file is emptied after, so
+        old copies do not linger there (see :meth:`Database.checkpoint` for the one limit).
+        """
         async with self.db.transaction() as conn:
-            return sum([await topic.forget(conn, guild_id, user_id) for topic in TOPICS])
+            removed = sum([await topic.forget(conn, guild_id, user_id) for topic in TOPICS])
+        await self.db.checkpoint()
+        return removed
 
     async def guild_left(self, guild_id: int, when: float) -> None:
         async with self.db.transaction() as conn:
@@ -164,6 +173,8 @@ class Store:
             for guild_id in gone:
                 for topic in TOPICS:
                     await topic.purge(conn, guild_id)
+        if gone:
+            await self.db.checkpoint()
         return gone
 
     # Settings and bookkeeping.
