@@ -190,7 +190,7 @@ def _columns(change: GameChange, now: float) -> dict[str, Any]:
     if change.status is not None:
         columns["status"] = change.status
     if change.state is not None:
-        columns["state"] = state_json(change.state)
+        columns["state"] = _state_json(change.state)
     if change.version is not None:
         columns["version"] = change.version
     if change.deadline is not KEEP:
@@ -290,7 +290,7 @@ async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
     await conn.execute("DELETE FROM games WHERE guild_id = ?", (guild_id,))
 
 
-def state_json(state: dict[str, Any]) -> str:
+def _state_json(state: dict[str, Any]) -> str:
     return json.dumps({"format": STATE_FORMAT, "state": state}, separators=(",", ":"))
 
 

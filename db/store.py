@@ -147,11 +147,12 @@ class Store:
     async def forget_user(self, guild_id: int, user_id: int) -> int:
         """/forget-me: erase a person from one server; returns the rows deleted.
 
-        Their results, ratings, rating history and tile-DM notes go; in the server's games
-        that are over their seats, moves and hosting stay without their name or id (see each
-        topic). Games still open are left to the caller, which forfeits them first. Deleted and
-        overwritten rows are zeroed (``secure_delete``) and the -wal file is emptied after, so
-        old copies do not linger there (see :meth:`Database.checkpoint` for the one limit).
+        Their results, ratings and rating history go; in the server's games that are over
+        their tile-DM notes go too, and their seats, moves and hosting stay without their name
+        or id (see each topic). Games still open are left to the caller, which forfeits them
+        first. Deleted and overwritten rows are zeroed (``secure_delete``) and the -wal file is
+        emptied after, so old copies do not linger (see :meth:`Database.checkpoint` for the
+        one limit).
         """
         async with self.db.transaction() as conn:
             removed = sum([await topic.forget(conn, guild_id, user_id) for topic in TOPICS])
