@@ -17,7 +17,7 @@ import discord
 from discord import ui
 
 from bot.components import GameButton, GameSelect, view_of
-from bot.model import GameStatus, MoveSource
+from bot.model import NOBODY, GameStatus, MoveSource
 from bot.runner import Gone, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays
 
@@ -75,7 +75,7 @@ def lobby_render(snapshot: Snapshot) -> Rendered:
     row = snapshot.row
     variant = VARIANTS[row.kind]
     seats = "\n".join(
-        f"{p.seat + 1}. {p.name}" + (" (host)" if p.user_id == row.host_id else "")
+        f"{p.seat + 1}. {p.name}" + (" (host)" if p.user_id == row.host_id != NOBODY else "")
         for p in row.players
     )
     if row.status is not GameStatus.LOBBY:

@@ -17,7 +17,7 @@ import discord
 
 from bot.boards import LOBBY_VERBS, Boards, GameUI
 from bot.components import CUSTOM_ARG, MAX_BUTTONS, GameButton, data_of, shown_as, view_of
-from bot.model import GameStatus, Player
+from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, no_display
 from bot.specs import SPEC_OF
@@ -260,7 +260,9 @@ async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
         raise Refusal("This game is still being played.")
     if row.seat_of(interaction.user.id) is None:
         raise Refusal("Only the players of this game can start a rematch.")
-    others = tuple(p for p in row.players if p.user_id != interaction.user.id)
+    others = tuple(
+        p for p in row.players if p.user_id not in (interaction.user.id, NOBODY) or p.is_bot
+    )
     await open_lobby(interaction, row.kind, row.options, row.variant, others)
 
 

@@ -183,6 +183,7 @@ class GameChange:
     rating: RatingUpdate | None = None
     hinted: bool = False
     message_id: int | None = None
+    forgotten: int | None = None  # a person (/forget-me) whose seat becomes a former player's
 
     def __post_init__(self) -> None:
         """Moves are numbered on from ``expected_version``: without it, or with a ``version``

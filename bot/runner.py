@@ -19,7 +19,9 @@ from typing import Any
 from bot.games.base import Ambiguous, Engine, MoveError, Option, SeatResult
 from bot.model import (
     FORFEIT_VERB,
+    FORMER_PLAYER,
     KEEP,
+    NOBODY,
     GameChange,
     GameRow,
     GameStatus,
@@ -255,6 +257,28 @@ class Runner:
             moves = [Move(seat, FORFEIT_VERB, "", user_id, MoveSource.FORFEIT)]
             return await self._play(snapshot, state, moves, {}, display)
 
+    async def forget_player(self, game_id: int, user_id: int) -> Snapshot | None:
+        """Take a person out of an open game before /forget-me erases them: they leave a
+        lobby (closing it, if they host it); a game in play goes on without them. Either
+        way their seat, moves and hosting there become a former player's."""
+        async with self.lock(game_id):
+            snapshot = await self.load(game_id)
+            row = snapshot.row
+            seat = row.seat_of(user_id)
+            if not row.status.is_open or (seat is None and row.host_id != user_id):
+                return None
+            if row.status is GameStatus.LOBBY:
+                change = _closing(snapshot, GameStatus.CANCELLED)
+                if row.host_id != user_id:
+                    rest = tuple(p for p in row.players if p.is_bot or p.user_id != user_id)
+                    change = GameChange(row.id, from_status=GameStatus.LOBBY, players=rest)
+                return await self._write(snapshot, replace(change, forgotten=user_id), None, None)
+            if seat is None:
+                return None  # a game in play always seats its host
+            state = self.engine(row.kind).forfeit(snapshot.state, seat)
+            moves = [Move(seat, FORFEIT_VERB, "", None, MoveSource.FORFEIT)]
+            return await self._play(snapshot, state, moves, {}, None, forgotten=user_id)
+
     async def fire_deadline(self, game_id: int) -> Snapshot | None:
         """What the clock does to a game whose deadline passed (idempotent): a lobby nobody
         started closes; in a game, the awaited seats' timeout moves are played."""
@@ -376,9 +400,13 @@ class Runner:
         moves: list[Move],
         timeouts: dict[int, int],
         display: Display | None,
+        *,
+        forgotten: int | None = None,
     ) -> Snapshot:
         """Write a state that moves reached: with the version check, its end and results."""
         row = snapshot.row
+        if forgotten is not None:
+            row = _written(row, GameChange(row.id, forgotten=forgotten))
         engine = self.engine(row.kind)
         status, deadline = GameStatus.ACTIVE, None
         results: tuple[Result, ...] = ()
@@ -403,6 +431,7 @@ class Runner:
             moves=tuple(moves),
             results=results,
             rating=rating,
+            forgotten=forgotten,
         )
         return await self._write(snapshot, change, state, display)
 
@@ -437,6 +466,15 @@ def _written(row: GameRow, change: GameChange) -> GameRow:
     if change.players is not None:
         players = tuple(replace(p, seat=i, timeouts=0) for i, p in enumerate(change.players))
     players = tuple(replace(p, timeouts=change.timeouts.get(p.seat, p.timeouts)) for p in players)
+    host = row.host_id
+    if change.forgotten is not None:
+        players = tuple(
+            replace(p, user_id=NOBODY, name=FORMER_PLAYER)
+            if p.user_id == change.forgotten and not p.is_bot
+            else p
+            for p in players
+        )
+        host = NOBODY if host == change.forgotten else host
     return replace(
         row,
         state=row.state if change.state is None else change.state,
@@ -447,6 +485,7 @@ def _written(row: GameRow, change: GameChange) -> GameRow:
         players=players,
         hinted=row.hinted or change.hinted,
         message_id=change.message_id or row.message_id,
+        host_id=host,
     )
 
 
@@ -467,6 +506,8 @@ def _rating(row: GameRow, ranked: list[SeatResult]) -> RatingUpdate | None:
     pool = RatingPool.ORCHARD if bots else RatingPool.PEOPLE
     places: dict[int, int] = {}
     for r in sorted(ranked, key=lambda r: r.placement):
+        if _forgotten(row.players[r.seat]):
+            continue  # nobody's rating: the person asked to be forgotten
         # Orchard twice at one level is one player: it is rated by its better seat.
         places.setdefault(rating_key(row.players[r.seat], row.kind), r.placement)
     if len(places) < 2:
@@ -489,3 +530,9 @@ def _results(row: GameRow, ranked: list[SeatResult]) -> tuple[Result, ...]:
         )
         for r in ranked
     )
+
+
+def _forgotten(player: Player) -> bool:
+    """A seat whose person asked to be forgotten: it keeps its place and a nameless result,
+    but is rated as nobody."""
+    return not player.is_bot and player.user_id == NOBODY

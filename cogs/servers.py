@@ -18,7 +18,7 @@ from discord.ext import commands, tasks
 
 from bot.components import view_of
 from bot.interface import answering
-from bot.model import KindStats, PastGame
+from bot.model import FORMER_PLAYER, NOBODY, KindStats, PastGame
 from bot.ratings import shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
@@ -147,7 +147,7 @@ class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,
         self.user_id = user_id
         super().__init__(
             ui.Button(
-                label="Delete my results",
+                label="Forget me here",
                 style=discord.ButtonStyle.danger,
                 custom_id=f"orcf:{user_id}",
             )
@@ -167,9 +167,16 @@ class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,
         if interaction.user.id != self.user_id or interaction.guild_id is None:
             raise Refusal("Only the person who asked can confirm.")
         bot: OrchardBot = interaction.client
-        removed = await bot.orchard.store.forget_user(interaction.guild_id, interaction.user.id)
+        guild_id, user_id = interaction.guild_id, interaction.user.id
+        for row in await bot.orchard.store.open_games(guild_id):
+            if row.seat_of(user_id) is not None or row.host_id == user_id:
+                await bot.orchard.runner.forget_player(row.id, user_id)
+        removed = await bot.orchard.store.forget_user(guild_id, user_id)
         noun = "record" if removed == 1 else "records"
-        await interaction.response.send_message(f"Done: {removed} {noun} removed.", ephemeral=True)
+        await interaction.response.send_message(
+            f"Done: {removed} {noun} removed, and your name is gone from this server's games.",
+            ephemeral=True,
+        )
 
 
 async def send_board(interaction: discord.Interaction[Any], kind: str, by: str = "wins") -> None:
@@ -376,11 +383,14 @@ class ServersCog(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
-    @app_commands.command(name="forget-me", description="Delete your results and ratings here")
+    @app_commands.command(
+        name="forget-me", description="Delete your results and ratings here, and your name"
+    )
     async def forget_me(self, interaction: discord.Interaction[Any]) -> None:
         self._guild(interaction)
         await interaction.response.send_message(
-            "This deletes every result and rating of yours in this server, for good. Sure?",
+            "This deletes every result and rating of yours in this server and takes your name "
+            "and id out of its games, for good; you leave any game you are in. Sure?",
             view=view_of(ForgetMe(interaction.user.id)),
             ephemeral=True,
         )
@@ -455,12 +465,19 @@ def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
     """One finished game: everyone's score, 🏆 for its winners (a solo game is stored unwon),
     a link."""
     scores = ", ".join(
-        ("Orchard" if is_bot else f"<@{uid}>") + f" {score}" + (" 🏆" if won else "")
+        seat_name(uid, is_bot) + f" {score}" + (" 🏆" if won else "")
         for uid, is_bot, score, _, won in past.seats
     )
     link = jump_url(guild_id, past.channel_id, past.message_id)
     hinted = " · 💡 hinted" if past.hinted else ""
     return f"**{title(past.kind)}** <t:{int(past.finished_at)}:R> · {scores}{hinted} · {link}"
+
+
+def seat_name(user_id: int, is_bot: bool) -> str:
+    """How a past seat is named: Orchard, a mention, or a person who asked to be forgotten."""
+    if is_bot:
+        return "Orchard"
+    return FORMER_PLAYER if user_id == NOBODY else f"<@{user_id}>"
 
 
 def settings_text(s: GuildSettings) -> str:

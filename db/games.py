@@ -181,6 +181,8 @@ async def write(conn: aiosqlite.Connection, change: GameChange, now: float) -> b
     if change.moves:
         assert change.expected_version is not None  # GameChange checks it
         await _append_moves(conn, change.game_id, change.expected_version, change.moves, now)
+    if change.forgotten is not None:
+        await _forget_in(conn, "?", (change.game_id,), change.forgotten)
     return True
 
 
@@ -266,21 +268,29 @@ async def forget_tile_dms(conn: aiosqlite.Connection, game_id: int) -> None:
 
 async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
     """Take the person out of the server's games that are over; returns the rows deleted."""
-    over = f"game_id IN (SELECT id FROM games WHERE guild_id = ? AND NOT {OPEN})"
+    over = f"SELECT id FROM games WHERE guild_id = ? AND NOT {OPEN}"
+    return await _forget_in(conn, over, (guild_id,), user_id)
+
+
+async def _forget_in(
+    conn: aiosqlite.Connection, games: str, params: tuple[Any, ...], user_id: int
+) -> int:
+    """The person's seats, moves, hosting and tile-DM notes in ``games`` (SQL listing game
+    ids, with its ``params``) become a former player's; returns the notes deleted."""
+    seats = "UPDATE game_players SET user_id = ?, name = ? WHERE user_id = ? AND is_bot = 0"
     await conn.execute(
-        "UPDATE game_players SET user_id = ?, name = ?"
-        f" WHERE user_id = ? AND is_bot = 0 AND {over}",
-        (NOBODY, FORMER_PLAYER, user_id, guild_id),
+        f"{seats} AND game_id IN ({games})", (NOBODY, FORMER_PLAYER, user_id, *params)
     )
     await conn.execute(
-        f"UPDATE moves SET user_id = NULL WHERE user_id = ? AND {over}", (user_id, guild_id)
+        f"UPDATE moves SET user_id = NULL WHERE user_id = ? AND game_id IN ({games})",
+        (user_id, *params),
     )
     await conn.execute(
-        f"UPDATE games SET host_id = ? WHERE host_id = ? AND guild_id = ? AND NOT {OPEN}",
-        (NOBODY, user_id, guild_id),
+        f"UPDATE games SET host_id = ? WHERE host_id = ? AND id IN ({games})",
+        (NOBODY, user_id, *params),
     )
     cur = await conn.execute(
-        f"DELETE FROM tile_dms WHERE user_id = ? AND {over}", (user_id, guild_id)
+        f"DELETE FROM tile_dms WHERE user_id = ? AND game_id IN ({games})", (user_id, *params)
     )
     return cur.rowcount
 

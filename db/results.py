@@ -13,7 +13,7 @@ from typing import Any
 
 import aiosqlite
 
-from bot.model import GameChange, KindStats, PastGame, RatingUpdate, Result
+from bot.model import NOBODY, GameChange, KindStats, PastGame, RatingUpdate, Result
 from db.connection import Database
 
 # A game between people: two or more seats and no Orchard. Only these count for wins.
@@ -57,7 +57,8 @@ async def records(
     best = "MIN(score)" if lower_is_better else "MAX(score)"
     rows = await db.fetchall(
         f"SELECT user_id, SUM({PEOPLE_WIN}), COUNT(*), {best}, AVG(score) FROM results"
-        " WHERE guild_id = ? AND kind = ? AND is_bot = 0 GROUP BY user_id",
+        f" WHERE guild_id = ? AND kind = ? AND is_bot = 0 AND user_id <> {NOBODY}"
+        " GROUP BY user_id",
         (guild_id, kind),
     )
     return {r[0]: (int(r[1]), int(r[2]), float(r[3]), float(r[4])) for r in rows}

@@ -163,3 +163,51 @@ async def test_the_purge_of_a_departed_server_leaves_nothing_of_it_in_the_files(
     assert rows(path, "SELECT DISTINCT guild_id FROM games") == [(THERE,)]
     assert (copies(path, NAME), copies(path, PERSON)) == (0, 0)
     await o.close()
+
+
+async def test_forget_me_takes_the_person_out_of_open_games_first(tmp_path: Path) -> None:
+    """What /forget-me does: the runner takes the person out of every open game (a lobby they
+    host closes, one they joined loses their seat, a game in play goes on without them), then
+    the store forgets them; the others finish, and the files hold nothing of them."""
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    hosted = await lobby(o, 4, start=False)
+    joined = (await o.lobby.open("cheerio", HERE, 6, other(BO))).id
+    await o.lobby.join(joined, me())
+    live = await o.lobby.open("cheerio", HERE, 7, other(BO))
+    for guest in (me(), other(CY)):
+        await o.lobby.join(live.id, guest)
+    in_play = (await o.lobby.start(live.id, BO)).id
+    users = (BO, PERSON, CY)
+    for _ in range(2):  # Bo scores, then the person rolls and scores: they have moves
+        live = await o.runner.load(in_play)
+        turn = live.state.turn
+        box = open_categories(live.state.cards[turn])[0]
+        await o.runner.act(in_play, users[turn], "score", box, version=live.row.version)
+
+    for row in await o.store.open_games(HERE):
+        await o.runner.forget_player(row.id, PERSON)
+    await o.store.forget_user(HERE, PERSON)
+
+    closed = await o.store.get_game(hosted)
+    assert closed is not None and closed.status is GameStatus.CANCELLED
+    assert closed.host_id == NOBODY and closed.players[0] == Player(0, NOBODY, FORMER_PLAYER)
+    still = await o.store.get_game(joined)
+    assert still is not None and still.status is GameStatus.LOBBY
+    assert [p.user_id for p in still.players] == [BO]
+    live = await o.runner.load(in_play)
+    assert live.row.players[1] == Player(1, NOBODY, FORMER_PLAYER)
+    assert live.row.status is GameStatus.ACTIVE and not live.state.active[1]
+    while live.row.status is GameStatus.ACTIVE:  # Bo and Cy play on to the end
+        turn = live.state.turn
+        box = open_categories(live.state.cards[turn])[0]
+        live = await o.runner.act(in_play, users[turn], "score", box, version=live.row.version)
+    assert live.row.status is GameStatus.FINISHED
+    assert await o.runner.replay(in_play) == live.state
+    assert (await o.store.records(HERE, "cheerio")).keys() == {BO, CY}, "no row for nobody"
+    ratings = rows(path, "SELECT user_id FROM ratings WHERE guild_id = ? ORDER BY user_id", HERE)
+    assert ratings == [(BO,), (CY,)]
+    assert set(mentions(path, HERE).values()) == {0}
+    # nothing of theirs in the files, though the game wrote on after the forget
+    assert copies(path, NAME) == 0 and copies(path, PERSON) == 0
+    await o.close()
