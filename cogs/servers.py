@@ -167,11 +167,7 @@ class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,
         if interaction.user.id != self.user_id or interaction.guild_id is None:
             raise Refusal("Only the person who asked can confirm.")
         bot: OrchardBot = interaction.client
-        guild_id, user_id = interaction.guild_id, interaction.user.id
-        for row in await bot.orchard.store.open_games(guild_id):
-            if row.seat_of(user_id) is not None or row.host_id == user_id:
-                await bot.orchard.runner.forget_player(row.id, user_id)
-        removed = await bot.orchard.store.forget_user(guild_id, user_id)
+        removed = await bot.orchard.forget(interaction.guild_id, interaction.user.id)
         noun = "record" if removed == 1 else "records"
         await interaction.response.send_message(
             f"Done: {removed} {noun} removed, and your name is gone from this server's games.",
@@ -406,7 +402,7 @@ class ServersCog(commands.Cog):
     @tasks.loop(hours=6)
     async def purge(self) -> None:
         """Forget servers the bot left more than 30 days ago."""
-        await self.bot.orchard.store.purge_departed(time.time() - KEEP_DEPARTED_DAYS * 86400)
+        await self.bot.orchard.purge_departed(time.time() - KEEP_DEPARTED_DAYS * 86400)
 
     def _guild(self, interaction: discord.Interaction[Any]) -> int:
         if interaction.guild_id is None:

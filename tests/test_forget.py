@@ -185,9 +185,7 @@ async def test_forget_me_takes_the_person_out_of_open_games_first(tmp_path: Path
         box = open_categories(live.state.cards[turn])[0]
         await o.runner.act(in_play, users[turn], "score", box, version=live.row.version)
 
-    for row in await o.store.open_games(HERE):
-        await o.runner.forget_player(row.id, PERSON)
-    await o.store.forget_user(HERE, PERSON)
+    await o.orchard.forget(HERE, PERSON)
 
     closed = await o.store.get_game(hosted)
     assert closed is not None and closed.status is GameStatus.CANCELLED
