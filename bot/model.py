@@ -91,10 +91,34 @@ class GameRow:
     hinted: bool = False  # someone asked for a hint: the standings say so
 
     def seat_of(self, user_id: int) -> int | None:
-        for player in self.players:
-            if player.user_id == user_id and not player.is_bot:
-                return player.seat
-        return None
+        return seat_of(self.players, user_id)
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """An open game as a list shows it: who plays, where, and at which version, without its
+    state or options (decoding every open game's state is what made /games slow)."""
+
+    id: int
+    kind: str
+    status: GameStatus
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    host_id: int
+    version: int
+    players: tuple[Player, ...] = ()
+
+    def seat_of(self, user_id: int) -> int | None:
+        return seat_of(self.players, user_id)
+
+
+def seat_of(players: Sequence[Player], user_id: int) -> int | None:
+    """The seat of a person (never one of Orchard's seats, which share the bot's id)."""
+    for player in players:
+        if player.user_id == user_id and not player.is_bot:
+            return player.seat
+    return None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from bot.model import (
     GameChange,
     GameRow,
     GameStatus,
+    GameSummary,
     Move,
     MoveSource,
     Player,
@@ -41,6 +42,7 @@ _COLUMNS = (
 )
 _COLUMNS_OF_G = ", ".join(f"g.{c.strip()}" for c in _COLUMNS.split(","))
 _WIDTH = len(_COLUMNS.split(","))
+_SUMMARY = "id, kind, status, guild_id, channel_id, message_id, host_id, version"
 
 
 # Reads.
@@ -62,23 +64,24 @@ async def get_game(db: Database, game_id: int) -> GameRow | None:
 
 async def open_games(
     db: Database, guild_id: int | None, channel_id: int | None, kind: str | None
-) -> list[GameRow]:
-    """Lobbies and games in play, optionally narrowed to a server, channel and game."""
+) -> list[GameSummary]:
+    """Lobbies and games in play, optionally narrowed to a server, channel and game: two
+    indexed reads, and no state decoded."""
     where = OPEN
     params: list[Any] = []
     for column, value in (("guild_id", guild_id), ("channel_id", channel_id), ("kind", kind)):
         if value is not None:
             where += f" AND {column} = ?"
             params.append(value)
-    rows = await db.fetchall(f"SELECT {_COLUMNS} FROM games WHERE {where} ORDER BY id", params)
+    rows = await db.fetchall(f"SELECT {_SUMMARY} FROM games WHERE {where} ORDER BY id", params)
     seats: dict[int, list[Player]] = {}
-    for r in await db.fetchall(  # every seat in one query: start-up reads 10,000 games
+    for r in await db.fetchall(  # every seat in one query
         "SELECT game_id, seat, user_id, name, is_bot, timeouts, level FROM game_players"
         f" WHERE game_id IN (SELECT id FROM games WHERE {where}) ORDER BY game_id, seat",
         params,
     ):
         seats.setdefault(r[0], []).append(_player(r[1:]))
-    return [_game(row, tuple(seats.get(row[0], ()))) for row in rows]
+    return [_summary(r, tuple(seats.get(r[0], ()))) for r in rows]
 
 
 async def games_waiting_on_bots(db: Database) -> list[int]:
@@ -306,6 +309,10 @@ def _state_json(state: dict[str, Any]) -> str:
 
 def _player(r: Sequence[Any]) -> Player:
     return Player(r[0], r[1], r[2], bool(r[3]), r[4], r[5])
+
+
+def _summary(r: Sequence[Any], players: tuple[Player, ...]) -> GameSummary:
+    return GameSummary(r[0], r[1], GameStatus(r[2]), r[3], r[4], r[5], r[6], r[7], players)
 
 
 def _game(row: Sequence[Any], players: tuple[Player, ...]) -> GameRow:

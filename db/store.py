@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import aiosqlite
 
-from bot.model import GameChange, GameRow, KindStats, Move, PastGame, Player
+from bot.model import GameChange, GameRow, GameSummary, KindStats, Move, PastGame, Player
 from db import games, meta, results, settings
 from db.connection import Database
 
@@ -75,7 +75,7 @@ class Store:
 
     async def open_games(
         self, guild_id: int | None = None, channel_id: int | None = None, kind: str | None = None
-    ) -> list[GameRow]:
+    ) -> list[GameSummary]:
         return await games.open_games(self.db, guild_id, channel_id, kind)
 
     async def games_waiting_on_bots(self) -> list[int]:
