@@ -87,7 +87,7 @@ async def open_games(
 async def games_waiting_on_bots(db: Database) -> list[int]:
     """Games in play with an Orchard seat: the ones Orchard must pick up after a restart."""
     rows = await db.fetchall(
-        "SELECT id FROM games WHERE status = 'active' AND EXISTS"
+        f"SELECT id FROM games WHERE {OPEN} AND status = 'active' AND EXISTS"
         " (SELECT 1 FROM game_players p WHERE p.game_id = games.id AND p.is_bot = 1)"
         " ORDER BY id"
     )

@@ -25,6 +25,10 @@ TABLES = ("results", "ratings", "rating_history")
 # Reads.
 
 
+Record = tuple[int, int, float, float]
+"""A person's (wins, games, best, average score) in one game here: a board line."""
+
+
 async def board(
     db: Database, guild_id: int, kind: str, by: str, lower_is_better: bool
 ) -> list[tuple[int, float, int]]:
@@ -34,25 +38,44 @@ async def board(
     playing alone or by beating Orchard), best or average score.
     """
     if by == "rating":
-        rows = await db.fetchall(
-            "SELECT user_id, mu - 3 * sigma, games FROM ratings WHERE guild_id = ?"
-            " AND kind = ? AND pool = 'people' AND user_id > 0"
-            " ORDER BY mu - 3 * sigma DESC, user_id",
-            (guild_id, kind),
-        )
-        return [(r[0], float(r[1]), r[2]) for r in rows]
+        return await _rated(db, guild_id, kind)
+    return _ranked(await records(db, guild_id, kind, lower_is_better), by, lower_is_better)
+
+
+async def board_with_records(
+    db: Database, guild_id: int, kind: str, by: str, lower_is_better: bool
+) -> tuple[list[tuple[int, float, int]], dict[int, Record]]:
+    """The board and every line's figures, from one aggregate over the server's results
+    (a page of the board shows both: computing them apart ran the aggregate twice)."""
+    found = await records(db, guild_id, kind, lower_is_better)
+    if by == "rating":
+        return await _rated(db, guild_id, kind), found
+    return _ranked(found, by, lower_is_better), found
+
+
+async def _rated(db: Database, guild_id: int, kind: str) -> list[tuple[int, float, int]]:
+    rows = await db.fetchall(
+        "SELECT user_id, mu - 3 * sigma, games FROM ratings WHERE guild_id = ?"
+        " AND kind = ? AND pool = 'people' AND user_id > 0"
+        " ORDER BY mu - 3 * sigma DESC, user_id",
+        (guild_id, kind),
+    )
+    return [(r[0], float(r[1]), r[2]) for r in rows]
+
+
+def _ranked(
+    found: dict[int, Record], by: str, lower_is_better: bool
+) -> list[tuple[int, float, int]]:
+    """Best value first, then more games, then the older account."""
     column = {"wins": 0, "best": 2, "average": 3}[by]
     sign = 1 if lower_is_better and by in ("best", "average") else -1
-    ranked = sorted(  # best value first, then more games, then the older account
-        (await records(db, guild_id, kind, lower_is_better)).items(),
-        key=lambda item: (sign * item[1][column], -item[1][1], item[0]),
-    )
+    ranked = sorted(found.items(), key=lambda item: (sign * item[1][column], -item[1][1], item[0]))
     return [(user, float(record[column]), record[1]) for user, record in ranked]
 
 
 async def records(
     db: Database, guild_id: int, kind: str, lower_is_better: bool
-) -> dict[int, tuple[int, int, float, float]]:
+) -> dict[int, Record]:
     """Each person's (wins, games, best, average score) here in one game: a board line."""
     best = "MIN(score)" if lower_is_better else "MAX(score)"
     rows = await db.fetchall(

@@ -124,6 +124,11 @@ class Store:
     ) -> list[tuple[int, float, int]]:
         return await results.board(self.db, guild_id, kind, by, lower_is_better)
 
+    async def board_with_records(
+        self, guild_id: int, kind: str, by: str, *, lower_is_better: bool = False
+    ) -> tuple[list[tuple[int, float, int]], dict[int, tuple[int, int, float, float]]]:
+        return await results.board_with_records(self.db, guild_id, kind, by, lower_is_better)
+
     async def records(
         self, guild_id: int, kind: str, *, lower_is_better: bool = False
     ) -> dict[int, tuple[int, int, float, float]]:

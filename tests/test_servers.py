@@ -546,7 +546,7 @@ async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
         async def broken(*args: object, **kwargs: object) -> None:
             raise RuntimeError("the disk is on fire")
 
-        monkeypatch.setattr(bot.orchard.store, "board", broken)
+        monkeypatch.setattr(bot.orchard.store, "board_with_records", broken)
         monkeypatch.setattr(bot.orchard.store, "forget_user", broken)
         for message, label in (
             (int(shown_board.original["id"]), "Next ▶"),
