@@ -365,3 +365,35 @@ async def test_a_board_from_before_side_by_side_play_is_still_stale(tmp_path: Pa
     with pytest.raises(Stale, match="already played"):
         await o.runner.act(live.id, 2, "reroll", "0", version=live.row.version - 1)
     await o.close()
+
+
+async def test_a_game_stuck_showing_its_board_holds_up_no_other_deadline(tmp_path: Path) -> None:
+    """Due games fire side by side: while one game's board hangs (a rate-limited channel),
+    another server's timeout is committed and shown at once."""
+    clock = Clock()
+    o = await orchard(tmp_path / "o.db", clock)
+    stuck = await started(o, "cheerio", [1, 2])
+    other = await o.lobby.open("cheerio", GUILD + 1, CHANNEL, player(3))
+    other = await o.lobby.start(other.id, 3)
+    release = asyncio.Event()
+    shown: list[int] = []
+
+    async def board(snapshot) -> None:
+        if snapshot.id == stuck.id:
+            await release.wait()
+        shown.append(snapshot.id)
+
+    o.runner.board = board
+    clock.now += 301
+    firing = asyncio.create_task(o.scheduler.run_due())
+    await asyncio.wait_for(_until(lambda: other.id in shown), 5)
+    assert stuck.id not in shown and not firing.done()
+    assert (await o.runner.load(other.id)).row.version == 1, "the other timeout is committed"
+    release.set()
+    assert await firing == 2
+    await o.close()
+
+
+async def _until(predicate) -> None:
+    while not predicate():
+        await asyncio.sleep(0.01)
