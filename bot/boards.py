@@ -141,10 +141,12 @@ class Boards:
         """Edit a game's message, or post it anew if it was deleted (the move is already safe).
 
         Discord's own failures (a 503, which discord.py does not retry) get one more try
-        shortly, so a board does not wait for the next click to catch up.
+        shortly, so a board does not wait for the next click to catch up. A version already
+        overtaken by a newer write is not drawn at all: the newer display draws the board.
         """
         try:
-            await self._edit_or_post(snapshot)
+            if not self.runner.outdated(snapshot):
+                await self._edit_or_post(snapshot)
         except discord.DiscordServerError:
             task = asyncio.create_task(self._redraw(snapshot.id))
             self._redraws.add(task)
@@ -190,7 +192,7 @@ class Boards:
 
     async def _redraw(self, game_id: int) -> None:
         await asyncio.sleep(self.redraw_delay)
-        async with self.runner.lock(game_id):
+        async with self.runner.showing(game_id):  # after any display in flight
             snapshot = await self.runner.load(game_id)
             try:
                 await self._edit_or_post(snapshot)

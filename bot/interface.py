@@ -155,7 +155,7 @@ async def _heal(interaction: discord.Interaction[Any], game_id: int) -> None:
     if message is None or shown_as(message, custom) is None:
         return  # the message was already redrawn; the player's client had an older copy
     runner = host(interaction).orchard.runner
-    async with runner.lock(game_id):
+    async with runner.showing(game_id):  # after any display in flight
         snapshot = await runner.load(game_id)
         if snapshot.row.message_id == message.id:
             await runner.display(snapshot)
@@ -205,7 +205,7 @@ async def _repost(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     if not snapshot.row.status.is_open:
         raise Refusal("This game is over.")
     bot = host(interaction)
-    async with bot.orchard.runner.lock(snapshot.id):
+    async with bot.orchard.runner.showing(snapshot.id):  # between two displays
         message = await bot.boards.post(await bot.orchard.runner.load(snapshot.id))
     await interaction.response.send_message(f"Posted again: {message.jump_url}", ephemeral=True)
 

@@ -169,7 +169,8 @@ async def test_429_on_the_answer_is_retried_and_applied_once(game: Game) -> None
 async def test_429_on_message_edits_is_retried(versus: Game) -> None:
     versus.fake.fail("PATCH", EDIT, 429, times=3, retry_after=0.05)
     await my_turn_again(versus)
-    assert versus.fake.pending_faults == 0
+    # Orchard's board edits are shown after its moves commit: wait for them to be retried
+    await versus.fake.wait_for(lambda: versus.fake.pending_faults == 0, 5.0, "the retried edits")
     await versus.check()
     assert not versus.fake.errors
 
