@@ -25,6 +25,14 @@ def server(fake: FakeDiscord, *users: int) -> None:
     fake.add_guild(GUILD, [CHANNEL], list(users or (ALICE, BOB, CAROL)))
 
 
+def unpaced(fake: FakeDiscord) -> None:
+    """Lift Discord's per-channel limits (5 messages or edits per 5 s) for a test that moves
+    faster than any table can: Orchard without its 1 s pause, moves made by calling the runner
+    (a player's click is answered through its interaction, which those limits spare), or a
+    whole game of tiles DMs in a second. The global limit and the 3 s deadline stay."""
+    fake.route_limits = ()
+
+
 @asynccontextmanager
 async def orchard_bot(
     fake: FakeDiscord, db_path: Path, delay: float = 0.0

@@ -44,6 +44,7 @@ from tests.botharness import (
     orchard_bot,
     press,
     server,
+    unpaced,
 )
 from tests.fakediscord import EPHEMERAL, FakeDiscord, InteractionRecord, components_of
 
@@ -415,6 +416,7 @@ async def test_a_modal_opened_before_a_restart_still_plays(
 async def test_apple_turnover_bad_apple_challenge_and_turn_over(
     fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    unpaced(fake_discord)
     caplog.set_level(logging.DEBUG)
     fake = fake_discord
     server(fake)

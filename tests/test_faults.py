@@ -18,7 +18,17 @@ import pytest
 from bot.app import OrchardBot
 from bot.games.cheerio import ROLLS_PER_TURN, open_categories
 from bot.runner import Snapshot
-from tests.botharness import ALICE, BOB, CHANNEL, GUILD, answered, new_game, orchard_bot, server
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CHANNEL,
+    GUILD,
+    answered,
+    new_game,
+    orchard_bot,
+    server,
+    unpaced,
+)
 from tests.fakediscord import FakeDiscord, InteractionRecord
 
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
@@ -111,8 +121,10 @@ async def game(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Game]
 
 @pytest.fixture
 async def versus(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Game]:
-    """Alice against Orchard: Orchard's moves reach Discord as message edits (PATCH)."""
+    """Alice against Orchard: Orchard's moves reach Discord as message edits (PATCH). Orchard
+    plays here without its 1 s pause, faster than Discord's limits allow (see unpaced)."""
     server(fake_discord)
+    unpaced(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         await answered(
             await fake_discord.slash(
