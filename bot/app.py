@@ -16,6 +16,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
+from bot.answers import watch
 from bot.boards import Boards, GameUI
 from bot.components import OURS, GameButton, GameSelect, component_arg, data_of, shown_as
 from bot.config import Config
@@ -112,6 +113,13 @@ class OrchardBot(commands.AutoShardedBot):
         await self.orchard.store.set_meta(key, digest)
         log.info("slash commands synced (%s)", key)
         return True
+
+    def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        """Every interaction is watched as it arrives, before any handler of it runs, so one
+        still unanswered near Discord's 3 s is acknowledged (see :func:`bot.interface.watch`)."""
+        if event_name == "interaction":
+            watch(args[0])
+        super().dispatch(event_name, *args, **kwargs)
 
     async def on_game_click(
         self, interaction: discord.Interaction[Any], game_id: int, version: int, verb: str, arg: str

@@ -102,8 +102,9 @@ async def snapshot(bot: OrchardBot, *game_ids: int) -> list[Any]:
 
 
 def private(reply: InteractionRecord) -> None:
-    """A clear private answer: a new ephemeral message (type 4) with text Discord accepts."""
-    assert reply.type == 4 and reply.ephemeral, reply.describe()
+    """A clear private answer: a new ephemeral message with text Discord accepts, sent at once
+    (type 4) or completing a deferral (a word play is acknowledged first)."""
+    assert reply.type in (4, 5, 6) and reply.ephemeral, reply.describe()
     assert reply.content.strip(), reply.describe()
     assert len(reply.content) <= 2000, len(reply.content)
 

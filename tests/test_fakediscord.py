@@ -305,6 +305,8 @@ async def test_a_second_answer_in_time_is_already_acknowledged(fake: FakeDiscord
     assert said["content"] == f"codes [None, {ALREADY_ACKNOWLEDGED}]"
     assert [c.status for c in fake.requests_matching("POST", r"/callback$")] == [200, 400]
     assert reply.content == "one"
+    assert fake.double_answers == [reply]
+    fake.double_answers.clear()  # seen: any other test answering twice fails
 
 
 async def test_a_deferred_token_works_past_3_seconds_until_it_expires(fake: FakeDiscord) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -184,6 +184,35 @@ async def test_429_on_message_edits_is_retried(versus: Game) -> None:
     assert versus.fake.pending_faults == 0
     await versus.check()
     assert not versus.fake.errors
+
+
+async def test_a_rate_limited_channel_still_ends_with_the_board_right(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Discord's own pacing (5 edits per window per channel, the window shortened here) and
+    429s on top: Orchard, with no pause, edits faster than allowed; its edits wait their
+    turn, Alice's moves are answered in time, and the board ends on the last version."""
+    fake = fake_discord
+    server(fake)
+    fake.route_limits = tuple(replace(r, per=1.0) for r in fake.route_limits)
+    fake.fail("PATCH", EDIT, 429, times=3, retry_after=0.3)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        await answered(
+            await fake.slash(
+                ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard", "level": "hard"}
+            )
+        )
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        g = Game(fake, bot, row.id)
+        await g.refresh()
+        for _ in range(2):
+            await my_turn_again(g)
+        await g.check()
+        assert fake.pending_faults == 0
+        paced = [r for r in fake.requests_matching("PATCH", EDIT) if r.status == 200]
+        assert len(paced) > 5  # more than one window's worth
+        late = [r for r in fake.requests_matching("POST", CALLBACK) if r.status != 200]
+        assert late == [] and not fake.errors
 
 
 async def test_500_once_is_retried_after_a_second(game: Game) -> None:

@@ -57,6 +57,7 @@ class InteractionRoutes(MessageStore):
         if record is None or record.id != call.id("iid") or self._late(record):
             return error(404, UNKNOWN_INTERACTION, "Unknown interaction")
         if record.callback is not None:
+            self.double_answers.append(record)
             return error(400, ALREADY_ACKNOWLEDGED, "Interaction has already been acknowledged.")
         body = call.body or {}
         kind = int(body["type"])

@@ -117,12 +117,15 @@ class FakeDiscord(
     @classmethod
     @asynccontextmanager
     async def running(cls, **options: Any) -> AsyncIterator[FakeDiscord]:
-        """Start, install, yield, then uninstall and close, even on failure."""
+        """Start, install, yield, then uninstall and close, even on failure. A test that
+        passed fails if the bot answered an interaction twice: Discord refuses that (40060)."""
         fake = cls(**options)
         await fake.start()
         fake.install()
         try:
             yield fake
+            doubled = [r.describe() for r in fake.double_answers]
+            assert not doubled, f"answered twice: {doubled}"
         finally:
             fake.uninstall()
             await fake.close()

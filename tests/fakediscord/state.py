@@ -81,6 +81,7 @@ class State:
         self.commands: list[JSON] | None = None  # last global sync
         self.guild_commands: dict[int, list[JSON]] = {}  # last sync per guild
         self.interactions: dict[int, InteractionRecord] = {}
+        self.double_answers: list[InteractionRecord] = []  # answered twice (Discord: 40060)
         self._by_token: dict[str, InteractionRecord] = {}
         self.errors: list[logging.LogRecord] = []
 
