@@ -224,10 +224,17 @@ async def open_lobby(
     *,
     start: bool = False,
 ) -> Snapshot:
-    """Post a new lobby for ``kind`` in the interaction's channel (the caller hosts)."""
+    """Post a new lobby for ``kind`` in the interaction's channel (the caller hosts).
+
+    A lobby or game of the caller's here whose first message was lost (its answer came too
+    late) is shown again instead: the lobby would refuse a second one, and nobody could see it.
+    """
     if interaction.guild_id is None or interaction.channel_id is None:
         raise Refusal("Games are played in a server channel, not in direct messages.")
     answer_publicly(interaction)
+    unshown = await _unshown(interaction, kind)
+    if unshown is not None:
+        return await _show_again(interaction, unshown)
     lobby = host(interaction).orchard.lobby
     user = interaction.user
     host_seat = Player(0, user.id, user.display_name)
@@ -260,6 +267,25 @@ def _announcer(interaction: discord.Interaction[Any]) -> Display:
         await bot.orchard.runner.record_message(fresh.id, message_id)
 
     return announce
+
+
+async def _unshown(interaction: discord.Interaction[Any], kind: str) -> int | None:
+    """The caller's open game of ``kind`` in this channel that has no message, if any."""
+    rows = await host(interaction).orchard.store.open_games(
+        interaction.guild_id or 0, interaction.channel_id or 0, kind
+    )
+    user = interaction.user.id
+    return next((r.id for r in rows if r.message_id is None and r.seat_of(user) is not None), None)
+
+
+async def _show_again(interaction: discord.Interaction[Any], game_id: int) -> Snapshot:
+    runner = host(interaction).orchard.runner
+    async with runner.lock(game_id):  # a display posting it meanwhile has recorded its id
+        snapshot = await runner.load(game_id)
+        if snapshot.row.message_id is not None or not snapshot.row.status.is_open:
+            raise Refusal("You already have a game of this kind open in this channel.")
+        await _announcer(interaction)(snapshot)
+        return snapshot
 
 
 async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:

@@ -34,7 +34,7 @@ from tests.botharness import (
     press,
     server,
 )
-from tests.fakediscord import FakeDiscord, InteractionRecord
+from tests.fakediscord import EPHEMERAL, FakeDiscord, InteractionRecord
 from tests.test_discord_appletters import SEED, WORDS, add_word, appletters_bot, state_of
 
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
@@ -238,9 +238,12 @@ async def test_a_slow_refusal_of_a_public_command_stays_private(
         no_errors(fake)
 
 
-async def test_a_late_new_posts_its_lobby_through_the_channel(
+async def test_new_after_a_lost_first_message_shows_the_lobby_again(
     fake_discord: FakeDiscord, tmp_path: Path, task_errors: list[dict[str, Any]]
 ) -> None:
+    """A late /new posts its lobby through the channel; a lobby whose message was lost
+    altogether (late, and the bot may not post there) is shown again by the next /new, as its
+    answer, instead of being refused."""
     fake = fake_discord
     server(fake)
     async with orchard_bot(fake, tmp_path / "o.db") as bot:
@@ -250,5 +253,27 @@ async def test_a_late_new_posts_its_lobby_through_the_channel(
         assert late.callback is None and "who is playing" in lobby["embeds"][0]["title"]
         (row,) = await bot.orchard.store.open_games(GUILD)
         assert await recorded(bot, row.id) == int(lobby["id"])
+        fake.interaction_age = 0.0
+
+        fake.interaction_age = 3.5  # late again, and the bot may not post in the channel
+        fake.fail("POST", rf"^/channels/{CHANNEL}/messages$", 403)
+        lost = await fake.slash(BOB, GUILD, CHANNEL, "hotscore new")
+        await fake.wait_for(lambda: fake.pending_faults == 0, what="the post to be refused")
+        await fake.wait_for(lambda: bool(fake.errors), what="the failure to be logged")
+        assert lost.callback is None
+        fake.errors.clear()  # seen: the lobby could be shown nowhere
+        fake.interaction_age = 0.0
+        (lost_row,) = [r for r in await bot.orchard.store.open_games(GUILD) if r.id != row.id]
+        assert lost_row.message_id is None
+
+        shown = await answered(await fake.slash(BOB, GUILD, CHANNEL, "hotscore new"))
+        assert shown.type == 4 and not shown.ephemeral, shown.describe()
+        assert "who is playing" in shown.embeds[0]["title"]
+        assert shown.original is not None and not shown.original["flags"] & EPHEMERAL
+        assert await recorded(bot, lost_row.id) == shown.original_id
+        joined = await press(fake, ALICE, int(shown.original["id"]), "Join")
+        assert joined.type == 7 and "Alice" in str(joined.data)
+        again = await answered(await fake.slash(BOB, GUILD, CHANNEL, "hotscore new"))
+        assert again.ephemeral and "already have a game" in again.content
         no_errors(fake)
     no_task_errors(task_errors)
