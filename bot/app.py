@@ -1,12 +1,13 @@
 """The Discord client: Orchard's wiring, the game boards and the cogs, joined to discord.py.
 
 Everything long-lived is created in ``setup_hook`` (inside the event loop); buttons are
-registered as dynamic items, so messages posted before a restart keep working.
+registered as dynamic items, so messages posted before a restart keep working. Nothing is
+warmed up: Orchard's dice tables ship in the package, so a first hint or move after a
+restart costs milliseconds (see :func:`bot.ai.dice_optimal.tables_for`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -22,11 +23,10 @@ from bot.components import OURS, GameButton, GameSelect, component_arg, data_of,
 from bot.config import Config
 from bot.interface import dispatch, refuse
 from bot.orchard import Orchard
-from bot.specs import SPECS, warm
+from bot.specs import SPECS
 
 log = logging.getLogger(__name__)
 
-WARM_AFTER = 5.0  # seconds
 SHARED_EXTENSIONS = ("cogs.core", "cogs.servers")
 
 
@@ -78,18 +78,9 @@ class OrchardBot(commands.AutoShardedBot):
         for extension in extensions():
             await self.load_extension(extension)
         await self.sync_commands()
-        self._warm = asyncio.create_task(self._warm_up())
         await self.orchard.start()
 
-    async def _warm_up(self) -> None:
-        """Build Orchard's tables a little after start-up: the thread holds the interpreter
-        for a second or so, and the first clicks after a restart should not wait for it."""
-        await asyncio.sleep(WARM_AFTER)
-        await asyncio.to_thread(warm)
-
     async def close(self) -> None:
-        if hasattr(self, "_warm"):
-            self._warm.cancel()
         if hasattr(self, "boards"):
             self.boards.stop()
         if hasattr(self, "orchard"):

@@ -94,6 +94,72 @@ def roll_button(fake: FakeDiscord, board: int) -> Any:
     return fake.find_button(board, lambda c: ":roll:" in (c.custom_id or ""))
 
 
+COLD_GAMES = 60
+
+
+async def test_a_cold_start_keeps_every_answer_in_time(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Restarted with 60 games against Orchard (Hard) in play and its tables forgotten, the
+    bot is hit at once with a hint and a move in every game: none is answered late, and
+    Orchard moves in every game, with tables read from the package (nothing is built)."""
+    fake = fake_discord
+    users = list(range(8000, 8000 + COLD_GAMES))
+    channels = list(range(9000, 9000 + COLD_GAMES))
+    fake.add_guild(GUILD, channels, users)
+    path = tmp_path / "o.db"
+    monkeypatch.setenv("ORCHARD_CACHE", str(tmp_path / "cache"))
+
+    async def against_orchard(user: int, channel: int) -> None:
+        options = {"opponent": "orchard", "level": "hard"}
+        await answered(await fake.slash(user, GUILD, channel, "cheerio new", options))
+
+    async with orchard_bot(fake, path) as bot:
+        await asyncio.gather(*map(against_orchard, users, channels))
+        await all_on_seat_0(bot)
+    boards = {int(m["channel_id"]): int(m["id"]) for m in fake.messages.values() if m["embeds"]}
+    dice_optimal.install("cheerio", None)  # as after a restart: nothing loaded yet
+    async with orchard_bot(fake, path) as bot:
+
+        async def hint_then_move(user: int, channel: int) -> list[InteractionRecord]:
+            hint = await (await fake.slash(user, GUILD, channel, "cheerio hint")).wait(10.0)
+            board = boards[channel]
+            select = next(c for c in fake.components(board) if c.is_select)
+            move = await fake.select(user, board, select, [select.options[0]])
+            return [hint, await move.wait(10.0)]
+
+        done = await asyncio.gather(*map(hint_then_move, users, channels))
+        for hint, move in done:
+            in_time(fake, hint)
+            in_time(fake, move)
+            assert "expected final score" in hint.content, hint.describe()
+        await orchard_moved_in_all(bot)
+        assert not (tmp_path / "cache").exists()
+        no_errors(fake)
+
+
+async def all_on_seat_0(bot: Any) -> None:
+    """Wait (bounded) until every open game waits for its person again, not for Orchard."""
+    for _ in range(1000):
+        rows = await bot.orchard.store.open_games(GUILD)
+        turns = [(await bot.orchard.runner.load(r.id)).state.turn for r in rows]
+        if turns.count(0) == len(rows):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"Orchard is still playing: turns {turns}")
+
+
+async def orchard_moved_in_all(bot: Any) -> None:
+    """Wait (bounded) until Orchard has made a move in every open game since its person's."""
+    for _ in range(1000):
+        rows = await bot.orchard.store.open_games(GUILD)
+        logs = [await bot.orchard.store.moves(r.id) for r in rows]
+        if all(log and log[-1].source == "bot" for log in logs):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("Orchard has not moved in every game")
+
+
 async def test_a_slow_hint_is_deferred_in_time_then_given(
     fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
