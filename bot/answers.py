@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 
 from bot.components import data_of
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 ACK_AFTER = 2.0
 """Seconds after an interaction's creation (its id's time) when an answer still being worked
@@ -119,12 +121,6 @@ async def acknowledge(interaction: discord.Interaction[Any]) -> None:
             log.info("could not defer %s: %s", describe(interaction), err)
 
 
-def _given(answer: Answer) -> None:
-    answer.given = True
-    if answer.timer is not None:
-        answer.timer.cancel()
-
-
 async def send(
     interaction: discord.Interaction[Any],
     content: str | None = None,
@@ -135,21 +131,31 @@ async def send(
     """Answer with a message (private unless ``ephemeral`` is False), or complete a deferred
     answer with it. Returns its id, or None if Discord has forgotten the interaction."""
     answer = answer_of(interaction)
+    if content is not None:
+        kwargs["content"] = content
     async with answer.lock:
         if answer.forgotten:
             return None
-        if content is not None:
-            kwargs["content"] = content
-        try:
-            message_id = await _send(interaction, answer, ephemeral, kwargs)
-        except discord.HTTPException as err:
-            if not forgotten(err):
-                raise
-            answer.forgotten = True
-            log.info("too late to answer %s: %s", describe(interaction), err)
-            return None
-        _given(answer)
-        return message_id
+        return await _unless_forgotten(interaction, _send(interaction, answer, ephemeral, kwargs))
+
+
+async def _unless_forgotten(
+    interaction: discord.Interaction[Any], attempt: Awaitable[T]
+) -> T | None:
+    """Await ``attempt``, the interaction's answer: None (and noted) if Discord forgot it."""
+    answer = answer_of(interaction)
+    try:
+        result = await attempt
+    except discord.HTTPException as err:
+        if not forgotten(err):
+            raise
+        answer.forgotten = True
+        log.info("too late to answer %s: %s", describe(interaction), err)
+        return None
+    answer.given = True
+    if answer.timer is not None:
+        answer.timer.cancel()
+    return result
 
 
 async def _send(
@@ -189,19 +195,15 @@ async def update(interaction: discord.Interaction[Any], **kwargs: Any) -> bool:
     async with answer.lock:
         if answer.forgotten or answer.given or answer.placeholder:
             return False
-        try:
-            if interaction.response.is_done():
-                await interaction.edit_original_response(**kwargs)
-            else:
-                await interaction.response.edit_message(**kwargs)
-        except discord.HTTPException as err:
-            if not forgotten(err):
-                raise
-            answer.forgotten = True
-            log.info("too late to update %s: %s", describe(interaction), err)
-            return False
-        _given(answer)
-        return True
+        return await _unless_forgotten(interaction, _edit(interaction, kwargs)) is not None
+
+
+async def _edit(interaction: discord.Interaction[Any], kwargs: dict[str, Any]) -> bool:
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**kwargs)
+    else:
+        await interaction.response.edit_message(**kwargs)
+    return True
 
 
 async def send_form(interaction: discord.Interaction[Any], modal: discord.ui.Modal) -> None:
@@ -209,8 +211,7 @@ async def send_form(interaction: discord.Interaction[Any], modal: discord.ui.Mod
     answer = answer_of(interaction)
     async with answer.lock:
         if not interaction.response.is_done():
-            await interaction.response.send_modal(modal)
-            _given(answer)
+            await _unless_forgotten(interaction, interaction.response.send_modal(modal))
             return
     await send(interaction, "That took too long to open: press the button again, please.")
 

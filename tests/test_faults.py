@@ -126,19 +126,21 @@ async def versus(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Gam
     server(fake_discord)
     unpaced(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        await answered(
-            await fake_discord.slash(
-                ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard", "level": "easy"}
-            )
-        )
-        (row,) = await bot.orchard.store.open_games(GUILD)
-        g = Game(fake_discord, bot, row.id)
-        for _ in range(500):  # the message id is stored just after Discord has the reply
-            await g.refresh()
-            if g._message is not None:
-                break
-            await asyncio.sleep(0.01)
-        yield g
+        yield await against_orchard(fake_discord, bot, "easy")
+
+
+async def against_orchard(fake: FakeDiscord, bot: OrchardBot, level: str) -> Game:
+    """Alice's new Cheerio game against Orchard at ``level``, once its message is recorded."""
+    options = {"opponent": "orchard", "level": level}
+    await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new", options))
+    (row,) = await bot.orchard.store.open_games(GUILD)
+    g = Game(fake, bot, row.id)
+    for _ in range(500):  # the message id is stored just after Discord has the reply
+        await g.refresh()
+        if g._message is not None:
+            break
+        await asyncio.sleep(0.01)
+    return g
 
 
 async def orchard_moves_unseen(g: Game, status: int) -> None:
@@ -197,14 +199,7 @@ async def test_a_rate_limited_channel_still_ends_with_the_board_right(
     fake.route_limits = tuple(replace(r, per=1.0) for r in fake.route_limits)
     fake.fail("PATCH", EDIT, 429, times=3, retry_after=0.3)
     async with orchard_bot(fake, tmp_path / "o.db") as bot:
-        await answered(
-            await fake.slash(
-                ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard", "level": "hard"}
-            )
-        )
-        (row,) = await bot.orchard.store.open_games(GUILD)
-        g = Game(fake, bot, row.id)
-        await g.refresh()
+        g = await against_orchard(fake, bot, "hard")
         for _ in range(2):
             await my_turn_again(g)
         await g.check()
