@@ -86,6 +86,12 @@ class CoreCog(commands.Cog):
         if unseen_channel(error):
             await refuse(interaction, "I cannot see that channel: give me View Channel there.")
             return
+        if isinstance(original, discord.InteractionResponded):
+            # A command answering through interaction.response, not bot.answers.send, after
+            # the watchdog deferred it: its answer is lost, so say so plainly.
+            log.warning("/%s answered after its deferral", _name(interaction))
+            await refuse(interaction, "That took longer than Discord allows: please try again.")
+            return
         error_id = secrets.token_hex(4)
         log.error("error %s in /%s", error_id, _name(interaction), exc_info=original)
         await refuse(interaction, f"Sorry, something went wrong (error {error_id}).")

@@ -304,6 +304,30 @@ async def test_a_slow_refusal_of_a_public_command_stays_private(
         no_errors(fake)
 
 
+async def test_a_slow_command_that_answers_the_old_way_says_it_took_too_long(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/leaderboard still answers through interaction.response: deferred by the watchdog
+    (a slow database read), its own answer is refused by discord.py, and the user is told
+    plainly instead of seeing an error id."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        store = bot.orchard.store
+        real = store.board
+
+        async def slow_board(*args: Any, **kwargs: Any) -> Any:
+            await asyncio.sleep(2.5)
+            return await real(*args, **kwargs)
+
+        monkeypatch.setattr(store, "board", slow_board)
+        board = await fake.slash(ALICE, GUILD, CHANNEL, "leaderboard", {"game": "cheerio"})
+        await board.wait(timeout=8.0)
+        in_time(fake, board)
+        assert board.ephemeral and "took longer than Discord allows" in board.content
+        no_errors(fake)
+
+
 async def test_new_after_a_lost_first_message_shows_the_lobby_again(
     fake_discord: FakeDiscord, tmp_path: Path, task_errors: list[dict[str, Any]]
 ) -> None:
