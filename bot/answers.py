@@ -119,6 +119,8 @@ async def acknowledge(interaction: discord.Interaction[Any]) -> None:
         except discord.HTTPException as err:
             answer.forgotten = forgotten(err)
             log.info("could not defer %s: %s", describe(interaction), err)
+        except Exception:  # e.g. a dropped connection: the answer still tries on its own
+            log.warning("could not defer %s", describe(interaction), exc_info=True)
 
 
 async def send(

@@ -107,7 +107,7 @@ class OrchardBot(commands.AutoShardedBot):
 
     def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
         """Every interaction is watched as it arrives, before any handler of it runs, so one
-        still unanswered near Discord's 3 s is acknowledged (see :func:`bot.interface.watch`)."""
+        still unanswered near Discord's 3 s is acknowledged (see :func:`bot.answers.watch`)."""
         if event_name == "interaction":
             watch(args[0])
         super().dispatch(event_name, *args, **kwargs)
