@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import logging
 import math
 import time
 from typing import TYPE_CHECKING, Any, Literal
@@ -16,6 +17,7 @@ import discord
 from discord import app_commands, ui
 from discord.ext import commands, tasks
 
+from bot.answers import answer_publicly, send, update
 from bot.components import view_of
 from bot.interface import answering
 from bot.model import FORMER_PLAYER, NOBODY, KindStats, PastGame
@@ -28,6 +30,8 @@ from cogs.stats_chart import describe, line_chart
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
+
+log = logging.getLogger(__name__)
 
 PAGE = 10
 KEEP_DEPARTED_DAYS = 30
@@ -135,9 +139,10 @@ class BoardPage(
         embed, view = await board_page(
             interaction.client, interaction.guild_id, self.kind, self.by, self.page, self.asker
         )
-        await interaction.response.edit_message(
-            embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
-        )
+        if not await update(
+            interaction, embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
+        ):
+            log.info("a board page was turned too late for Discord to show it")
 
 
 class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,20})"):
@@ -169,20 +174,25 @@ class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,
         bot: OrchardBot = interaction.client
         removed = await bot.orchard.forget(interaction.guild_id, interaction.user.id)
         noun = "record" if removed == 1 else "records"
-        await interaction.response.send_message(
+        await send(
+            interaction,
             f"Done: {removed} {noun} removed, and your name is gone from this server's games.",
-            ephemeral=True,
         )
 
 
 async def send_board(interaction: discord.Interaction[Any], kind: str, by: str = "wins") -> None:
+    answer_publicly(interaction)
     if interaction.guild_id is None:
         raise Refusal("Leaderboards belong to a server: ask me there.")
     embed, view = await board_page(
         interaction.client, interaction.guild_id, kind, by, 0, interaction.user.id
     )
-    await interaction.response.send_message(
-        embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
+    await send(
+        interaction,
+        ephemeral=False,
+        embed=embed,
+        view=view,
+        allowed_mentions=discord.AllowedMentions.none(),
     )
 
 
@@ -217,6 +227,7 @@ class ServersCog(commands.Cog):
         user: discord.User | None = None,
         game: Game | None = None,
     ) -> None:
+        answer_publicly(interaction)
         guild_id = self._guild(interaction)
         who = user or interaction.user
         rows = await self.bot.orchard.store.user_stats(guild_id, who.id)
@@ -226,7 +237,7 @@ class ServersCog(commands.Cog):
         embed.description = summary_text(rows)
         charted = game.value if game else most_played(rows)
         files = await self._chart(guild_id, who.id, charted, embed) if charted else []
-        await interaction.response.send_message(embed=embed, files=files)
+        await send(interaction, ephemeral=False, embed=embed, files=files)
 
     async def _chart(
         self, guild_id: int, user_id: int, kind: str, embed: discord.Embed
@@ -255,6 +266,7 @@ class ServersCog(commands.Cog):
         user: discord.User | None = None,
         game: Game | None = None,
     ) -> None:
+        answer_publicly(interaction)
         guild_id = self._guild(interaction)
         who = user or interaction.user
         lines = [
@@ -267,8 +279,11 @@ class ServersCog(commands.Cog):
             title=f"{who.display_name}'s recent games",
             description="\n".join(lines) or "No finished games yet.",
         )
-        await interaction.response.send_message(
-            embed=embed, allowed_mentions=discord.AllowedMentions.none()
+        await send(
+            interaction,
+            ephemeral=False,
+            embed=embed,
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @app_commands.command(name="settings", description="See or change how Orchard runs here")
@@ -329,7 +344,7 @@ class ServersCog(commands.Cog):
         except ValueError as err:
             raise Refusal(str(err)) from err
         said = "Saved. " if changes else ""
-        await interaction.response.send_message(said + settings_text(new), ephemeral=True)
+        await send(interaction, said + settings_text(new))
 
     def _check_postable(self, interaction: discord.Interaction[Any], channel: Any) -> None:
         """Refuse a games channel the bot cannot post (and attach pictures) in."""
@@ -360,22 +375,23 @@ class ServersCog(commands.Cog):
         if not rows:
             raise Refusal("You have no game in play in this channel.")
         snapshot = await self.bot.orchard.runner.forfeit(rows[0].id, interaction.user.id)
-        await interaction.response.send_message(
-            f"You left {title(snapshot.row.kind)} game {snapshot.id}.", ephemeral=True
-        )
+        await send(interaction, f"You left {title(snapshot.row.kind)} game {snapshot.id}.")
 
     @app_commands.command(name="end", description="End a stuck game (recorded as abandoned)")
     @app_commands.default_permissions(manage_messages=True)
     @app_commands.guild_only()
     @app_commands.describe(game_id="The game's number, as /games shows it")
     async def end(self, interaction: discord.Interaction[Any], game_id: int) -> None:
+        answer_publicly(interaction)
         guild_id = self._guild(interaction)
         row = await self.bot.orchard.store.get_game(game_id)
         if row is None or row.guild_id != guild_id or not row.status.is_open:
             raise Refusal(f"There is no open game {game_id} in this server.")
         await self.bot.orchard.runner.abandon(game_id)
-        await interaction.response.send_message(
+        await send(
+            interaction,
             f"Game {game_id} was ended by a moderator; nobody lost.",
+            ephemeral=False,
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
@@ -384,11 +400,11 @@ class ServersCog(commands.Cog):
     )
     async def forget_me(self, interaction: discord.Interaction[Any]) -> None:
         self._guild(interaction)
-        await interaction.response.send_message(
+        await send(
+            interaction,
             "This deletes every result and rating of yours in this server and takes your name "
             "and id out of its games, for good; you leave any game you are in. Sure?",
             view=view_of(ForgetMe(interaction.user.id)),
-            ephemeral=True,
         )
 
     @commands.Cog.listener()

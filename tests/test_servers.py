@@ -22,6 +22,7 @@ from tests.botharness import (
     orchard_bot,
     press,
     server,
+    unpaced,
 )
 from tests.fakediscord import FakeDiscord
 from tests.support import orchard, started
@@ -324,6 +325,7 @@ def finished_at(path: Path, game_id: int, user: int) -> int:
 async def test_stats_and_history_after_a_two_player_game(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
+    unpaced(fake_discord)
     server(fake_discord)
     path = tmp_path / "o.db"
     async with orchard_bot(fake_discord, path) as bot:
@@ -424,6 +426,7 @@ async def test_stats_charts_one_game_with_alt_text_naming_it(
 async def test_stats_show_the_rating_against_orchard(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
+    unpaced(fake_discord)
     server(fake_discord)
     path = tmp_path / "o.db"
     async with orchard_bot(fake_discord, path) as bot:
@@ -454,6 +457,7 @@ async def test_stats_show_the_rating_against_orchard(
 
 
 async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    unpaced(fake_discord)
     server(fake_discord)
     path = tmp_path / "o.db"
     async with orchard_bot(fake_discord, path) as bot:
@@ -471,6 +475,7 @@ async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, tmp_path: Pa
 async def test_a_hinted_game_is_marked_in_its_standings_and_history(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
+    unpaced(fake_discord)
     server(fake_discord)
     path = tmp_path / "o.db"
     async with orchard_bot(fake_discord, path) as bot:

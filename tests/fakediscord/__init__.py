@@ -16,13 +16,20 @@ Every message the bot posts or edits is kept in ``fake.messages`` (by message id
 versions in ``fake.versions``; every HTTP request in ``fake.requests``; routes the fake does not
 know answer 404 and are listed in ``fake.unhandled`` so missing coverage is visible.
 
+It is as unkind as Discord: an interaction answered more than 3 s after its creation is
+unknown (404, 10062) and one answered twice is refused (400, 40060); a deferred one's token
+works for 15 minutes (then 401, 50027); message posts and edits are limited per channel and
+every request but interaction callbacks to 50 a second (429 with ``retry_after``, ``Via`` and
+the ``X-RateLimit-*`` headers). ``callback_window``, ``token_lifetime``, ``route_limits`` and
+``global_limit`` hold those numbers; ``interaction_age`` makes new interactions arrive late.
+
 The parts, one module each: ``server`` (the app, routing, install), ``state`` (what is
 recorded), ``world`` (users, guilds, DMs), ``lookups`` (reading messages and requests back),
-``messages`` (create, edit, delete), ``waiting``, ``faults``, ``gateway``, the REST routes by
-topic (``rest_app``, ``rest_commands``, ``rest_channels``, ``rest_messages``,
-``rest_interactions``), what tests do as users (``slash``, ``clicks``, ``forms``), the records
-(``models``, ``record``), Discord's numbers and limits (``protocol``, ``limits``) and
-``run_bot``.
+``messages`` (create, edit, delete), ``waiting``, ``faults``, ``ratelimits``, ``gateway``,
+the REST routes by topic (``rest_app``, ``rest_commands``, ``rest_channels``,
+``rest_messages``, ``rest_interactions``), what tests do as users (``slash``, ``clicks``,
+``forms``), the records (``models``, ``record``), Discord's numbers and limits (``protocol``,
+``limits``) and ``run_bot``.
 """
 
 from tests.fakediscord.limits import payload_problems
@@ -36,6 +43,7 @@ from tests.fakediscord.protocol import (
     DISCORD_EPOCH_MS,
     EPHEMERAL,
     INVALID_FORM_BODY,
+    INVALID_WEBHOOK_TOKEN,
     JSON,
     LOADING,
     MISSING_PERMISSIONS,
@@ -58,6 +66,7 @@ __all__ = [
     "DISCORD_EPOCH_MS",
     "EPHEMERAL",
     "INVALID_FORM_BODY",
+    "INVALID_WEBHOOK_TOKEN",
     "JSON",
     "LOADING",
     "MISSING_PERMISSIONS",

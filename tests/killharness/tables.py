@@ -137,8 +137,8 @@ class WordTable(Table):
         if answered is None:
             self.board = None
             return False
-        if answered.type == 7:  # the board edited to the version the word made
-            made = version_of(answered.data)
+        if answered.updated:  # the board edited to the version the word made
+            made = version_of(answered.edits[-1] if answered.edits else answered.data)
             at = version if made is None else made - 1
             self.report.acked.append(Ack(game, at, "play", logged, user))
             self.report.words += 1
