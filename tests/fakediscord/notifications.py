@@ -16,7 +16,7 @@ from tests.fakediscord.protocol import EPHEMERAL, JSON, LOADING
 from tests.fakediscord.state import State
 
 SUPPRESS_NOTIFICATIONS = 4096
-USER_MENTION = re.compile(r"<@!?([0-9]{15,20})>")
+USER_MENTION = re.compile(r"<@!?([0-9]+)>")
 
 
 def mentioned(content: str) -> list[int]:
