@@ -3,6 +3,7 @@
 A game's UI (its cog) turns a snapshot into a :class:`Rendered` message; :class:`Boards` is
 the runner's display of a game on its own message: edit it, post it again if it was deleted,
 try once more after Discord's own failures, and tell the runner when the channel is gone.
+Its :class:`~bot.pings.TurnPings` tell people it is their turn, in messages of their own.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from discord import ui
 
 from bot.components import GameButton, GameSelect, view_of
 from bot.model import NOBODY, GameStatus, MoveSource
+from bot.pings import TurnPings
 from bot.runner import Gone, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays
 
@@ -125,6 +127,7 @@ class Boards:
         self.uis = uis
         self.redraw_delay = 2.0  # seconds before a board Discord failed to show is tried again
         self._redraws: set[asyncio.Task[None]] = set()
+        self.pings = TurnPings(client, runner)  # started and drained by the servers cog
 
     async def render(self, snapshot: Snapshot) -> Rendered:
         """A game's message; a picture is drawn in a thread so other games keep moving."""

@@ -193,9 +193,11 @@ class ServersCog(commands.Cog):
 
     async def cog_load(self) -> None:
         self.purge.start()
+        self.bot.boards.pings.start()
 
     async def cog_unload(self) -> None:
         self.purge.cancel()
+        await self.bot.boards.pings.stop()  # pings in flight are sent while the store is open
 
     @app_commands.command(name="leaderboard", description="This server's best players in a game")
     @app_commands.describe(game="Which game", by="Rank by rating, wins, best or average score")
