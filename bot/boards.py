@@ -3,7 +3,8 @@
 A game's UI (its cog) turns a snapshot into a :class:`Rendered` message; :class:`Boards` is
 the runner's display of a game on its own message: edit it, post it again if it was deleted,
 try once more after Discord's own failures, and tell the runner when the channel is gone.
-Its :class:`~bot.pings.TurnPings` tell people it is their turn, in messages of their own.
+A board names whose turn it is but mentions nobody: it is edited on every move, and an edit
+notifies no one, so its :class:`~bot.pings.TurnPings` tell people in messages of their own.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import discord
 from discord import ui
 
 from bot.components import GameButton, GameSelect, view_of
-from bot.model import NOBODY, GameStatus, MoveSource
-from bot.pings import TurnPings
+from bot.model import NOBODY, GameStatus, MoveSource, Player
+from bot.pings import TurnPings, joined
 from bot.runner import Gone, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays
 
@@ -42,7 +43,12 @@ class Rendered:
     draw: Draw | None = None  # slow files, made off the event loop by Boards.render()
 
     def send_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"content": self.content, "embed": self.embed, "files": self.files}
+        kwargs: dict[str, Any] = {
+            "content": self.content,
+            "embed": self.embed,
+            "files": self.files,
+            "allowed_mentions": discord.AllowedMentions.none(),  # turn messages ping, never this
+        }
         if self.view is not None:
             kwargs["view"] = self.view
         return kwargs
@@ -53,6 +59,7 @@ class Rendered:
             "embed": self.embed,
             "view": self.view,
             "attachments": self.files,
+            "allowed_mentions": discord.AllowedMentions.none(),
         }
 
 
@@ -70,6 +77,14 @@ class GameUI(Protocol):
 
 def names(snapshot: Snapshot) -> list[str]:
     return [p.name for p in snapshot.row.players]
+
+
+def whose_turn(players: list[Player]) -> str | None:
+    """A board's line naming, not mentioning, whom the game waits for."""
+    shown = [p.name for p in players]
+    if len(shown) < 2:
+        return f"{shown[0]}'s turn." if shown else None
+    return f"Waiting for {joined(shown)}."
 
 
 def lobby_render(snapshot: Snapshot) -> Rendered:

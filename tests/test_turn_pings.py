@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bot.app import OrchardBot
-from bot.games.cheerio import open_categories
+from bot.games.cheerio import CATEGORIES, open_categories
 from bot.model import GameStatus
 from bot.orchard import Orchard
 from bot.runner import Snapshot
@@ -173,13 +173,16 @@ async def test_every_turn_of_a_dice_game_pings_exactly_the_newly_awaited(
 ) -> None:
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        await new_game(fake_discord, kind, people[0], people[1:])
+        board = await new_game(fake_discord, kind, people[0], people[1:])
         pings = Pings(fake_discord)
         live = await the_game(bot)
         await pings.turn(set(), live)
         assert pinged(fake_discord) == [people[0]], "the first turn notifies"
+        assert fake_discord.message(board)["content"] == "Alice's turn.", "named on the board"
         live = await play(bot, pings, live)
         await pings.end(live)
+        shown = [version["content"] for version in fake_discord.versions[board]]
+        assert not any("<@" in text for text in shown), "the board never mentions anyone"
         if kind == "applejack":
             assert pings.side_by_side, "the last turn of a round awaits everyone at once"
         no_errors(fake_discord)
@@ -287,6 +290,36 @@ async def test_a_player_who_takes_no_dms_is_pinged_in_the_channel(
         await bot.orchard.settings.update(GUILD, turn_pings="dm")
         await play_cheerio(bot, fake_discord, Pings(fake_discord, by_dm={ALICE}))
         no_errors(fake_discord)
+
+
+async def test_orchards_seats_are_never_pinged(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    server(fake_discord)
+    fake = fake_discord
+
+    def over() -> bool:
+        return any("is over" in m["content"] for m in fake.channel_messages(CHANNEL))
+
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        opened = await answered(
+            await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard"})
+        )
+        turns = 0
+        while True:  # Orchard plays its own turns in between
+            await fake.wait_for(
+                lambda told=turns: len(pinged(fake)) > told or over(), what="Alice's turn"
+            )
+            if over():
+                break
+            turns += 1
+            live = await the_game(bot)
+            assert awaited(live) == {ALICE}
+            category = open_categories(live.state.cards[0])[0]
+            await bot.orchard.runner.act(live.id, ALICE, "score", category)
+        assert pinged(fake) == [ALICE] * len(CATEGORIES)
+        assert fake.bot_id not in {user for user, _ in fake.notifications}
+        first = content(fake, fake.notifications[0][1])
+        assert first.endswith(f"/{opened.original_id}"), "even a game started at once links"
+        no_errors(fake)
 
 
 async def test_a_restart_catches_up_and_leaves_one_turn_message(
