@@ -124,6 +124,17 @@ class Pings:
         return end
 
 
+async def started(
+    bot: OrchardBot, pings: Pings, kind: str, people: list[int]
+) -> tuple[int, Snapshot]:
+    """A game opened, joined and started by clicks, its first turn's pings checked: its
+    board's message id and the game."""
+    board = await new_game(pings.fake, kind, people[0], people[1:])
+    live = await the_game(bot)
+    await pings.turn(set(), live)
+    return board, live
+
+
 async def play(bot: OrchardBot, pings: Pings, live: Snapshot, moves: int = 10_000) -> Snapshot:
     """Every seat plays Orchard's easy choice through the runner (as a click does), and the
     pings are checked after each move."""
@@ -173,10 +184,8 @@ async def test_every_turn_of_a_dice_game_pings_exactly_the_newly_awaited(
 ) -> None:
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        board = await new_game(fake_discord, kind, people[0], people[1:])
         pings = Pings(fake_discord)
-        live = await the_game(bot)
-        await pings.turn(set(), live)
+        board, live = await started(bot, pings, kind, people)
         assert pinged(fake_discord) == [people[0]], "the first turn notifies"
         assert fake_discord.message(board)["content"] == "Alice's turn.", "named on the board"
         live = await play(bot, pings, live)
@@ -195,11 +204,9 @@ async def test_hot_score_pings_both_players_for_the_challenge_throw(
     monkeypatch.setattr("bot.lobby.secrets.randbits", lambda bits: seed)
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        await new_game(fake_discord, "hotscore", ALICE, [BOB])
         pings = Pings(fake_discord)
-        live = await the_game(bot)
+        _, live = await started(bot, pings, "hotscore", [ALICE, BOB])
         assert live.row.seed == seed
-        await pings.turn(set(), live)
         both = 0  # versions awaiting both players' challenge dice
         while live.row.status is GameStatus.ACTIVE:
             live = await play(bot, pings, live, moves=1)
@@ -214,10 +221,8 @@ async def test_every_appletters_turn_pings_and_the_winner_is_named(
 ) -> None:
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        await new_game(fake_discord, "appletters", ALICE, [BOB])
         pings = Pings(fake_discord)
-        live = await the_game(bot)
-        await pings.turn(set(), live)
+        _, live = await started(bot, pings, "appletters", [ALICE, BOB])
         live = await play(bot, pings, live)
         end = await pings.end(live)
         results = ENGINES["appletters"].results(live.state)
@@ -227,11 +232,9 @@ async def test_every_appletters_turn_pings_and_the_winner_is_named(
         no_errors(fake_discord)
 
 
-async def play_cheerio(bot: OrchardBot, fake: FakeDiscord, pings: Pings) -> JSON:
+async def play_cheerio(bot: OrchardBot, pings: Pings) -> JSON:
     """A two-player Cheerio game from its lobby to its end, pings checked all the way."""
-    await new_game(fake, "cheerio", ALICE, [BOB])
-    live = await the_game(bot)
-    await pings.turn(set(), live)
+    _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
     return await pings.end(await play(bot, pings, live))
 
 
@@ -246,7 +249,7 @@ async def test_dm_mode_tells_each_player_by_dm_naming_the_game_with_its_link(
         )
         assert saved.ephemeral and "Turn pings: dm" in saved.content
         pings = Pings(fake_discord, by_dm={ALICE, BOB})
-        await play_cheerio(bot, fake_discord, pings)
+        await play_cheerio(bot, pings)
         assert pings.posted == [], "no turn message in the channel"
         first = fake_discord.dms(ALICE)[0]["content"]
         assert first.startswith("Your turn in **Cheerio · game 1**")
@@ -260,7 +263,7 @@ async def test_off_mode_pings_nobody_and_still_announces_the_end(
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         await bot.orchard.settings.update(GUILD, turn_pings="off")
-        await play_cheerio(bot, fake_discord, Pings(fake_discord, off=True))
+        await play_cheerio(bot, Pings(fake_discord, off=True))
         assert fake_discord.notifications == []
         no_errors(fake_discord)
 
@@ -276,7 +279,7 @@ async def test_a_players_own_dm_choice_wins_over_the_channel(
         assert chose.ephemeral and "Saved" in chose.content and "by direct message" in chose.content
         assert await bot.orchard.settings.ping_choice(GUILD, BOB) is True
         pings = Pings(fake_discord, by_dm={BOB})
-        await play_cheerio(bot, fake_discord, pings)
+        await play_cheerio(bot, pings)
         assert pings.posted and fake_discord.dms(BOB), "Alice in the channel, Bob by DM"
         no_errors(fake_discord)
 
@@ -288,7 +291,7 @@ async def test_a_player_who_takes_no_dms_is_pinged_in_the_channel(
     fake_discord.dms_closed.add(BOB)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         await bot.orchard.settings.update(GUILD, turn_pings="dm")
-        await play_cheerio(bot, fake_discord, Pings(fake_discord, by_dm={ALICE}))
+        await play_cheerio(bot, Pings(fake_discord, by_dm={ALICE}))
         no_errors(fake_discord)
 
 
@@ -331,9 +334,7 @@ async def test_a_restart_catches_up_and_leaves_one_turn_message(
     path = tmp_path / "o.db"
     pings = Pings(fake_discord)
     async with orchard_bot(fake_discord, path) as bot:
-        await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        live = await the_game(bot)
-        await pings.turn(set(), live)
+        _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
         live = await play(bot, pings, live, moves=4)  # Alice's turn, Bob's turn, ...
     offline = await Orchard.open(path)
     before = awaited(live)
