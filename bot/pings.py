@@ -75,6 +75,18 @@ def only(users: Iterable[int]) -> discord.AllowedMentions:
     return discord.AllowedMentions(everyone=False, users=objects, roles=False, replied_user=False)
 
 
+async def send_dm(client: discord.Client, user_id: int, text: str) -> str:
+    """DM ``text``: "sent", "closed" (the person takes no DMs from Orchard) or "failed"."""
+    try:
+        channel = await client.create_dm(discord.Object(id=user_id))
+        await channel.send(text)
+        return "sent"
+    except discord.Forbidden:
+        return "closed"
+    except discord.HTTPException:
+        return "failed"
+
+
 class TurnPings:
     """Tells people it is their turn, by channel message or DM, after every commit."""
 
@@ -183,16 +195,13 @@ class TurnPings:
         return frozenset(told), in_channel
 
     async def _dm(self, row: GameRow, user_id: int) -> str:
-        """ "told"; "channel" when the person takes no DMs from Orchard; or "failed"."""
-        try:
-            channel = await self.client.create_dm(discord.Object(id=user_id))
-            await channel.send(dm_text(row, await self._link(row)))
-            return "told"
-        except discord.Forbidden:
+        """ "told"; "channel" for a person who takes no DMs from Orchard; or "failed"."""
+        sent = await send_dm(self.client, user_id, dm_text(row, await self._link(row)))
+        if sent == "closed":
             return "channel"
-        except discord.HTTPException:
+        if sent == "failed":
             log.warning("game %s: could not DM user %s their turn", row.id, user_id)
-            return "failed"
+        return "told" if sent == "sent" else "failed"
 
     async def _end(self, snapshot: Snapshot, ping: TurnPing) -> None:
         """The last turn message goes; a finished game is announced, pinging nobody."""
