@@ -388,3 +388,21 @@ async def test_a_ping_choice_is_a_persons_and_forget_me_deletes_it(tmp_path: Pat
     assert await o.store.purge_departed(1.0) == [GUILD + 1]
     assert await settings.ping_choice(GUILD + 1, ALICE) is None
     await o.close()
+
+
+async def test_a_turn_the_clock_ends_pings_the_next_player_and_no_one_else(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        pings = Pings(fake_discord)
+        _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
+        await bot.orchard.runner.postpone(live.id, 0.0)  # Alice's deadline has passed
+        runner = bot.orchard.runner
+        # Fired here, or by the scheduler if it woke first: either way the clock played.
+        timed_out = await runner.fire_deadline(live.id) or await runner.load(live.id)
+        assert timed_out.row.version > live.row.version
+        await pings.turn({ALICE}, timed_out)
+        notice = await fake_discord.wait_for_message(CHANNEL, lambda m: "ran out" in m["content"])
+        assert int(notice["id"]) not in {m for _, m in fake_discord.notifications}
+        no_errors(fake_discord)
