@@ -2,9 +2,9 @@
 
 Discord notifies a mentioned user only when a message is *created* with the mention, never
 when one is edited; every move edits the board, so the board only names whose turn it is and
-these messages do the telling. They are sent after each commit (a runner hook: a click's board
-is drawn in the interaction's reply, Orchard's and the clock's by :class:`~bot.boards.Boards`,
-and every one of them ends there), in version order per game, and never touch the game: a
+these messages do the telling. They are sent after each commit, from a runner hook rather than
+from :meth:`~bot.boards.Boards.display` (a click's board is drawn in the interaction's reply,
+but every write ends in the hooks), in version order per game, and never touch the game: a
 failure is logged and play goes on.
 
 A game keeps at most one live turn message in its channel: the previous one is deleted before
@@ -40,7 +40,7 @@ def pingable(player: Player) -> bool:
 
 
 def joined(names: list[str]) -> str:
-    """ "Alice", "Alice and Bob", "Alice, Bob and Carol"."""
+    """Names in a sentence: "Alice", "Alice and Bob", "Alice, Bob and Carol"."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
@@ -114,7 +114,7 @@ class TurnPings:
     def _on_commit(self, snapshot: Snapshot) -> None:
         """Runner hook (sync): ping in the background, after the board is shown."""
         if snapshot.state is not None:
-            self._spawn(self.handle(snapshot))
+            self._spawn(self._handle(snapshot))
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
@@ -134,9 +134,9 @@ class TurnPings:
                     snapshot = await self.runner.load(game_id)
                 except Refusal:
                     continue  # the game is gone, and its record with it
-                self._spawn(self.handle(snapshot, recorded_only=True))
+                self._spawn(self._handle(snapshot, recorded_only=True))
 
-    async def handle(self, snapshot: Snapshot, *, recorded_only: bool = False) -> None:
+    async def _handle(self, snapshot: Snapshot, *, recorded_only: bool = False) -> None:
         """Bring one game's pings up to ``snapshot``; versions are handled in order."""
         async with self._locks.setdefault(snapshot.id, asyncio.Lock()):  # weak: gone when idle
             try:
@@ -195,7 +195,7 @@ class TurnPings:
         return frozenset(told), in_channel
 
     async def _dm(self, row: GameRow, user_id: int) -> str:
-        """ "told"; "channel" for a person who takes no DMs from Orchard; or "failed"."""
+        """By DM: "told"; "channel" for a person who takes no DMs from Orchard; or "failed"."""
         sent = await send_dm(self.client, user_id, dm_text(row, await self._link(row)))
         if sent == "closed":
             return "channel"
