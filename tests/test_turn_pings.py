@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,14 @@ def awaited(live: Snapshot) -> set[int]:
     engine = ENGINES[live.row.kind]
     players = live.row.players
     return {players[s].user_id for s in engine.to_act(live.state) if not players[s].is_bot}
+
+
+@pytest.fixture
+async def bot(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[OrchardBot]:
+    """The bot on a server with Alice, Bob and Carol."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as running:
+        yield running
 
 
 async def the_game(bot: OrchardBot) -> Snapshot:
@@ -180,56 +188,50 @@ def hotscore_states(seed: int) -> Iterator[Any]:
     ],
 )
 async def test_every_turn_of_a_dice_game_pings_exactly_the_newly_awaited(
-    fake_discord: FakeDiscord, tmp_path: Path, kind: str, people: list[int]
+    fake_discord: FakeDiscord, bot: OrchardBot, kind: str, people: list[int]
 ) -> None:
-    server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        pings = Pings(fake_discord)
-        board, live = await started(bot, pings, kind, people)
-        assert pinged(fake_discord) == [people[0]], "the first turn notifies"
-        assert fake_discord.message(board)["content"] == "Alice's turn.", "named on the board"
-        live = await play(bot, pings, live)
-        await pings.end(live)
-        shown = [version["content"] for version in fake_discord.versions[board]]
-        assert not any("<@" in text for text in shown), "the board never mentions anyone"
-        if kind == "applejack":
-            assert pings.side_by_side, "the last turn of a round awaits everyone at once"
-        no_errors(fake_discord)
+    pings = Pings(fake_discord)
+    board, live = await started(bot, pings, kind, people)
+    assert pinged(fake_discord) == [people[0]], "the first turn notifies"
+    assert fake_discord.message(board)["content"] == "Alice's turn.", "named on the board"
+    live = await play(bot, pings, live)
+    await pings.end(live)
+    shown = [version["content"] for version in fake_discord.versions[board]]
+    assert not any("<@" in text for text in shown), "the board never mentions anyone"
+    if kind == "applejack":
+        assert pings.side_by_side, "the last turn of a round awaits everyone at once"
+    no_errors(fake_discord)
 
 
 async def test_hot_score_pings_both_players_for_the_challenge_throw(
-    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_discord: FakeDiscord, bot: OrchardBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seed = next(s for s in range(1, 500) if with_a_challenge(s))
     monkeypatch.setattr("bot.lobby.secrets.randbits", lambda bits: seed)
-    server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        pings = Pings(fake_discord)
-        _, live = await started(bot, pings, "hotscore", [ALICE, BOB])
-        assert live.row.seed == seed
-        both = 0  # versions awaiting both players' challenge dice
-        while live.row.status is GameStatus.ACTIVE:
-            live = await play(bot, pings, live, moves=1)
-            both += live.row.status is GameStatus.ACTIVE and awaited(live) == {ALICE, BOB}
-        await pings.end(live)
-        assert both, "a challenge was thrown"
-        no_errors(fake_discord)
+    pings = Pings(fake_discord)
+    _, live = await started(bot, pings, "hotscore", [ALICE, BOB])
+    assert live.row.seed == seed
+    both = 0  # versions awaiting both players' challenge dice
+    while live.row.status is GameStatus.ACTIVE:
+        live = await play(bot, pings, live, moves=1)
+        both += live.row.status is GameStatus.ACTIVE and awaited(live) == {ALICE, BOB}
+    await pings.end(live)
+    assert both, "a challenge was thrown"
+    no_errors(fake_discord)
 
 
 async def test_every_appletters_turn_pings_and_the_winner_is_named(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
-    server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        pings = Pings(fake_discord)
-        _, live = await started(bot, pings, "appletters", [ALICE, BOB])
-        live = await play(bot, pings, live)
-        end = await pings.end(live)
-        results = ENGINES["appletters"].results(live.state)
-        winners = [live.row.players[r.seat].name for r in results if r.won]
-        assert winners and all(name in end["content"] for name in winners), "named, not mentioned"
-        assert "<@" not in end["content"]
-        no_errors(fake_discord)
+    pings = Pings(fake_discord)
+    _, live = await started(bot, pings, "appletters", [ALICE, BOB])
+    live = await play(bot, pings, live)
+    end = await pings.end(live)
+    results = ENGINES["appletters"].results(live.state)
+    winners = [live.row.players[r.seat].name for r in results if r.won]
+    assert winners and all(name in end["content"] for name in winners), "named, not mentioned"
+    assert "<@" not in end["content"]
+    no_errors(fake_discord)
 
 
 async def play_cheerio(bot: OrchardBot, pings: Pings) -> JSON:
@@ -239,90 +241,80 @@ async def play_cheerio(bot: OrchardBot, pings: Pings) -> JSON:
 
 
 async def test_dm_mode_tells_each_player_by_dm_naming_the_game_with_its_link(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
-    server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        fake_discord.permissions[ALICE] = MANAGE_GUILD
-        saved = await answered(
-            await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings", {"turn_pings": "dm"})
-        )
-        assert saved.ephemeral and "Turn pings: dm" in saved.content
-        pings = Pings(fake_discord, by_dm={ALICE, BOB})
-        await play_cheerio(bot, pings)
-        assert pings.posted == [], "no turn message in the channel"
-        first = fake_discord.dms(ALICE)[0]["content"]
-        assert first.startswith("Your turn in **Cheerio · game 1**")
-        assert f"https://discord.com/channels/{GUILD}/{CHANNEL}/" in first
-        no_errors(fake_discord)
+    fake_discord.permissions[ALICE] = MANAGE_GUILD
+    saved = await answered(
+        await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings", {"turn_pings": "dm"})
+    )
+    assert saved.ephemeral and "Turn pings: dm" in saved.content
+    pings = Pings(fake_discord, by_dm={ALICE, BOB})
+    await play_cheerio(bot, pings)
+    assert pings.posted == [], "no turn message in the channel"
+    first = fake_discord.dms(ALICE)[0]["content"]
+    assert first.startswith("Your turn in **Cheerio · game 1**")
+    assert f"https://discord.com/channels/{GUILD}/{CHANNEL}/" in first
+    no_errors(fake_discord)
 
 
 async def test_off_mode_pings_nobody_and_still_announces_the_end(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
-    server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        await bot.orchard.settings.update(GUILD, turn_pings="off")
-        await play_cheerio(bot, Pings(fake_discord, off=True))
-        assert fake_discord.notifications == []
-        no_errors(fake_discord)
+    await bot.orchard.settings.update(GUILD, turn_pings="off")
+    await play_cheerio(bot, Pings(fake_discord, off=True))
+    assert fake_discord.notifications == []
+    no_errors(fake_discord)
 
 
 async def test_a_players_own_dm_choice_wins_over_the_channel(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
-    server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        shown = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "pings"))
-        assert shown.ephemeral and "in the game's channel" in shown.content
-        chose = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "pings", {"dm": True}))
-        assert chose.ephemeral and "Saved" in chose.content and "by direct message" in chose.content
-        assert await bot.orchard.settings.ping_choice(GUILD, BOB) is True
-        pings = Pings(fake_discord, by_dm={BOB})
-        await play_cheerio(bot, pings)
-        assert pings.posted and fake_discord.dms(BOB), "Alice in the channel, Bob by DM"
-        no_errors(fake_discord)
+    shown = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "pings"))
+    assert shown.ephemeral and "in the game's channel" in shown.content
+    chose = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "pings", {"dm": True}))
+    assert chose.ephemeral and "Saved" in chose.content and "by direct message" in chose.content
+    assert await bot.orchard.settings.ping_choice(GUILD, BOB) is True
+    pings = Pings(fake_discord, by_dm={BOB})
+    await play_cheerio(bot, pings)
+    assert pings.posted and fake_discord.dms(BOB), "Alice in the channel, Bob by DM"
+    no_errors(fake_discord)
 
 
 async def test_a_player_who_takes_no_dms_is_pinged_in_the_channel(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
-    server(fake_discord)
     fake_discord.dms_closed.add(BOB)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        await bot.orchard.settings.update(GUILD, turn_pings="dm")
-        await play_cheerio(bot, Pings(fake_discord, by_dm={ALICE}))
-        no_errors(fake_discord)
+    await bot.orchard.settings.update(GUILD, turn_pings="dm")
+    await play_cheerio(bot, Pings(fake_discord, by_dm={ALICE}))
+    no_errors(fake_discord)
 
 
-async def test_orchards_seats_are_never_pinged(fake_discord: FakeDiscord, tmp_path: Path) -> None:
-    server(fake_discord)
+async def test_orchards_seats_are_never_pinged(fake_discord: FakeDiscord, bot: OrchardBot) -> None:
     fake = fake_discord
 
     def over() -> bool:
         return any("is over" in m["content"] for m in fake.channel_messages(CHANNEL))
 
-    async with orchard_bot(fake, tmp_path / "o.db") as bot:
-        opened = await answered(
-            await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard"})
+    opened = await answered(
+        await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard"})
+    )
+    turns = 0
+    while True:  # Orchard plays its own turns in between
+        await fake.wait_for(
+            lambda told=turns: len(pinged(fake)) > told or over(), what="Alice's turn"
         )
-        turns = 0
-        while True:  # Orchard plays its own turns in between
-            await fake.wait_for(
-                lambda told=turns: len(pinged(fake)) > told or over(), what="Alice's turn"
-            )
-            if over():
-                break
-            turns += 1
-            live = await the_game(bot)
-            assert awaited(live) == {ALICE}
-            category = open_categories(live.state.cards[0])[0]
-            await bot.orchard.runner.act(live.id, ALICE, "score", category)
-        assert pinged(fake) == [ALICE] * len(CATEGORIES)
-        assert fake.bot_id not in {user for user, _ in fake.notifications}
-        first = content(fake, fake.notifications[0][1])
-        assert first.endswith(f"/{opened.original_id}"), "even a game started at once links"
-        no_errors(fake)
+        if over():
+            break
+        turns += 1
+        live = await the_game(bot)
+        assert awaited(live) == {ALICE}
+        category = open_categories(live.state.cards[0])[0]
+        await bot.orchard.runner.act(live.id, ALICE, "score", category)
+    assert pinged(fake) == [ALICE] * len(CATEGORIES)
+    assert fake.bot_id not in {user for user, _ in fake.notifications}
+    first = content(fake, fake.notifications[0][1])
+    assert first.endswith(f"/{opened.original_id}"), "even a game started at once links"
+    no_errors(fake)
 
 
 async def test_a_restart_catches_up_and_leaves_one_turn_message(
@@ -350,21 +342,19 @@ async def test_a_restart_catches_up_and_leaves_one_turn_message(
 
 
 async def test_a_failed_ping_is_logged_and_tried_again_while_the_game_goes_on(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
-    server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        live = await the_game(bot)
-        await fake_discord.wait_for(lambda: pinged(fake_discord) == [ALICE], what="Alice's ping")
-        fake_discord.fail("POST", r"^/channels/\d+/messages$", 503)  # discord.py gives up
-        score = open_categories(live.state.cards[0])[0]
-        live = await bot.orchard.runner.act(live.id, ALICE, "score", score)
-        assert awaited(live) == {BOB}, "the move stands"
-        await fake_discord.wait_for(lambda: fake_discord.pending_faults == 0, what="the 503s")
-        live = await bot.orchard.runner.act(live.id, BOB, "roll")
-        await fake_discord.wait_for(lambda: pinged(fake_discord) == [ALICE, BOB], what="retry")
-        no_errors(fake_discord)
+    await new_game(fake_discord, "cheerio", ALICE, [BOB])
+    live = await the_game(bot)
+    await fake_discord.wait_for(lambda: pinged(fake_discord) == [ALICE], what="Alice's ping")
+    fake_discord.fail("POST", r"^/channels/\d+/messages$", 503)  # discord.py gives up
+    score = open_categories(live.state.cards[0])[0]
+    live = await bot.orchard.runner.act(live.id, ALICE, "score", score)
+    assert awaited(live) == {BOB}, "the move stands"
+    await fake_discord.wait_for(lambda: fake_discord.pending_faults == 0, what="the 503s")
+    live = await bot.orchard.runner.act(live.id, BOB, "roll")
+    await fake_discord.wait_for(lambda: pinged(fake_discord) == [ALICE, BOB], what="retry")
+    no_errors(fake_discord)
 
 
 async def test_a_ping_choice_is_a_persons_and_forget_me_deletes_it(tmp_path: Path) -> None:
@@ -391,18 +381,16 @@ async def test_a_ping_choice_is_a_persons_and_forget_me_deletes_it(tmp_path: Pat
 
 
 async def test_a_turn_the_clock_ends_pings_the_next_player_and_no_one_else(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
-    server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        pings = Pings(fake_discord)
-        _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
-        await bot.orchard.runner.postpone(live.id, 0.0)  # Alice's deadline has passed
-        runner = bot.orchard.runner
-        # Fired here, or by the scheduler if it woke first: either way the clock played.
-        timed_out = await runner.fire_deadline(live.id) or await runner.load(live.id)
-        assert timed_out.row.version > live.row.version
-        await pings.turn({ALICE}, timed_out)
-        notice = await fake_discord.wait_for_message(CHANNEL, lambda m: "ran out" in m["content"])
-        assert int(notice["id"]) not in {m for _, m in fake_discord.notifications}
-        no_errors(fake_discord)
+    pings = Pings(fake_discord)
+    _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
+    await bot.orchard.runner.postpone(live.id, 0.0)  # Alice's deadline has passed
+    runner = bot.orchard.runner
+    # Fired here, or by the scheduler if it woke first: either way the clock played.
+    timed_out = await runner.fire_deadline(live.id) or await runner.load(live.id)
+    assert timed_out.row.version > live.row.version
+    await pings.turn({ALICE}, timed_out)
+    notice = await fake_discord.wait_for_message(CHANNEL, lambda m: "ran out" in m["content"])
+    assert int(notice["id"]) not in {m for _, m in fake_discord.notifications}
+    no_errors(fake_discord)
