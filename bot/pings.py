@@ -2,10 +2,11 @@
 
 Discord notifies a mentioned user only when a message is *created* with the mention, never
 when one is edited; every move edits the board, so the board only names whose turn it is and
-these messages do the telling. They are sent after each commit, from a runner hook rather than
-from :meth:`~bot.boards.Boards.display` (a click's board is drawn in the interaction's reply,
-but every write ends in the hooks), in version order per game, and never touch the game: a
-failure is logged and play goes on.
+these messages do the telling. They are sent after each commit, once the board of that version
+is shown, in version order per game: from a runner hook rather than from
+:meth:`~bot.boards.Boards.display` (a click's board is drawn in the interaction's reply, but
+every write ends in the hooks). They never touch the game: a failure is logged and play goes
+on.
 
 A game keeps at most one live turn message in its channel: the previous one is deleted before
 the next is posted (editing it could carry no new ping), and once nobody it pinged is still
@@ -139,6 +140,8 @@ class TurnPings:
     async def _handle(self, snapshot: Snapshot, *, recorded_only: bool = False) -> None:
         """Bring one game's pings up to ``snapshot``; versions are handled in order."""
         async with self._locks.setdefault(snapshot.id, asyncio.Lock()):  # weak: gone when idle
+            async with self.runner.showing(snapshot.id):
+                pass  # the board of this version is shown first (and its message id known)
             try:
                 ping = await self._stored(snapshot.id)
                 if recorded_only and ping.version < 0:
