@@ -140,7 +140,8 @@ async def turn_ping(db: Database, game_id: int) -> TurnPing | None:
 
 
 async def turn_pings_behind(db: Database) -> list[int]:
-    """Games whose turn pings fell behind: moved on since, or over (a restart catches up)."""
+    """Games whose turn pings fell behind: moved on since, or over (a restart catches up).
+    It reads every row, once at start-up: there is one per game in play."""
     rows = await db.fetchall(
         "SELECT t.game_id FROM turn_pings t JOIN games g ON g.id = t.game_id"
         " WHERE g.status <> 'active' OR g.version > t.version ORDER BY t.game_id"
