@@ -3,6 +3,8 @@
 A game's UI (its cog) turns a snapshot into a :class:`Rendered` message; :class:`Boards` is
 the runner's display of a game on its own message: edit it, post it again if it was deleted,
 try once more after Discord's own failures, and tell the runner when the channel is gone.
+A board names whose turn it is but mentions nobody: it is edited on every move, and an edit
+notifies no one, so its :class:`~bot.pings.TurnPings` tell people in messages of their own.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import discord
 from discord import ui
 
 from bot.components import GameButton, GameSelect, view_of
-from bot.model import NOBODY, GameStatus, MoveSource
+from bot.model import NOBODY, GameStatus, MoveSource, Player
+from bot.pings import TurnPings, joined
 from bot.runner import Gone, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays
 
@@ -40,7 +43,12 @@ class Rendered:
     draw: Draw | None = None  # slow files, made off the event loop by Boards.render()
 
     def send_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"content": self.content, "embed": self.embed, "files": self.files}
+        kwargs: dict[str, Any] = {
+            "content": self.content,
+            "embed": self.embed,
+            "files": self.files,
+            "allowed_mentions": discord.AllowedMentions.none(),  # turn messages ping, never this
+        }
         if self.view is not None:
             kwargs["view"] = self.view
         return kwargs
@@ -51,6 +59,7 @@ class Rendered:
             "embed": self.embed,
             "view": self.view,
             "attachments": self.files,
+            "allowed_mentions": discord.AllowedMentions.none(),
         }
 
 
@@ -68,6 +77,14 @@ class GameUI(Protocol):
 
 def names(snapshot: Snapshot) -> list[str]:
     return [p.name for p in snapshot.row.players]
+
+
+def whose_turn(players: list[Player]) -> str | None:
+    """A board's line naming, not mentioning, whom the game waits for."""
+    shown = [p.name for p in players]
+    if len(shown) < 2:
+        return f"{shown[0]}'s turn." if shown else None
+    return f"Waiting for {joined(shown)}."
 
 
 def lobby_render(snapshot: Snapshot) -> Rendered:
@@ -125,6 +142,7 @@ class Boards:
         self.uis = uis
         self.redraw_delay = 2.0  # seconds before a board Discord failed to show is tried again
         self._redraws: set[asyncio.Task[None]] = set()
+        self.pings = TurnPings(client, runner)  # started and drained by the servers cog
 
     async def render(self, snapshot: Snapshot) -> Rendered:
         """A game's message; a picture is drawn in a thread so other games keep moving."""

@@ -167,6 +167,19 @@ class PastGame:
 
 
 @dataclass(frozen=True)
+class TurnPing:
+    """Where a game's turn pings stand: the version last handled, the seats it waited for then
+    (each told once per turn), and the live turn message with the seats it pinged. Seats, not
+    user ids: the record names nobody."""
+
+    game_id: int
+    version: int = -1
+    awaited: frozenset[int] = frozenset()
+    message_id: int | None = None
+    mentioned: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
 class Result:
     seat: int
     user_id: int

@@ -18,7 +18,7 @@ from discord import app_commands, ui
 from discord.ext import commands
 
 from bot.answers import acknowledge, answered, send, send_form
-from bot.boards import Draw, Rendered, names
+from bot.boards import Draw, Rendered, names, whose_turn
 from bot.components import OURS, GameButton, GameSelect, data_of, view_of
 from bot.games.appletters import (
     MAX_WORD,
@@ -356,9 +356,8 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         if snapshot.row.status != "active":
             return self._finished(snapshot, embed, draw)
         turn = snapshot.row.players[view.turn]
-        content = None if turn.is_bot else f"<@{turn.user_id}>, your turn."
         return Rendered(
-            embed=embed, view=self._controls(snapshot, view), content=content, draw=draw
+            embed=embed, view=self._controls(snapshot, view), content=whose_turn([turn]), draw=draw
         )
 
     def _describe(self, view: View, players: list[str]) -> str:

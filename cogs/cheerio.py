@@ -11,7 +11,7 @@ from discord import app_commands
 from bot.ai.cheerio_players import exact_tables
 from bot.ai.dice_optimal import DiceTables
 from bot.answers import send
-from bot.boards import Rendered, names
+from bot.boards import Rendered, names, whose_turn
 from bot.components import GameButton, GameSelect, view_of
 from bot.games.cheerio import (
     CATEGORIES,
@@ -122,7 +122,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         return Rendered(
             embed=embed,
             view=self._controls(snapshot, state),
-            content=f"<@{turn.user_id}>, your turn." if not turn.is_bot else None,
+            content=whose_turn([turn]),
         )
 
     def _controls(self, snapshot: Snapshot, state: CheerioState) -> discord.ui.View:

@@ -203,9 +203,11 @@ class ServersCog(commands.Cog):
 
     async def cog_load(self) -> None:
         self.purge.start()
+        self.bot.boards.pings.start()
 
     async def cog_unload(self) -> None:
         self.purge.cancel()
+        await self.bot.boards.pings.stop()  # pings in flight are sent while the store is open
 
     @app_commands.command(name="leaderboard", description="This server's best players in a game")
     @app_commands.describe(game="Which game", by="Rank by rating, wins, best or average score")
@@ -299,6 +301,7 @@ class ServersCog(commands.Cog):
         easy_letters="Appletters without Q, X and Z",
         word_list="Appletters word list: full, or family (common words)",
         hotscore_floor="Hot Score: scores never go below 0",
+        turn_pings="Tell players it is their turn: in the channel, by DM, or not at all",
     )
     async def settings(
         self,
@@ -312,6 +315,7 @@ class ServersCog(commands.Cog):
         easy_letters: bool | None = None,
         word_list: Literal["full", "family"] | None = None,
         hotscore_floor: bool | None = None,
+        turn_pings: Literal["channel", "dm", "off"] | None = None,
     ) -> None:
         guild_id = self._guild(interaction)
         current = await self.bot.orchard.settings.get(guild_id)
@@ -324,6 +328,7 @@ class ServersCog(commands.Cog):
                 ("easy_letters", easy_letters),
                 ("word_list", word_list),
                 ("hotscore_floor", hotscore_floor),
+                ("turn_pings", turn_pings),
             )
             if value is not None
         }
@@ -357,6 +362,23 @@ class ServersCog(commands.Cog):
         missing = [label for name, label in POSTING.items() if not getattr(perms, name)]
         if missing:
             raise Refusal(f"I cannot post in <#{channel.id}>: give me {', '.join(missing)} there.")
+
+    @app_commands.command(
+        name="pings", description="Be told it is your turn by DM instead of in the channel"
+    )
+    @app_commands.guild_only()
+    @app_commands.describe(
+        dm="True: your turn pings in this server come by DM; false: in the game's channel"
+    )
+    async def pings(self, interaction: discord.Interaction[Any], dm: bool | None = None) -> None:
+        guild_id = self._guild(interaction)
+        settings = self.bot.orchard.settings
+        if dm is not None:
+            await settings.set_ping_choice(guild_id, interaction.user.id, dm)
+        server = (await settings.get(guild_id)).turn_pings
+        mode = await settings.ping_mode(guild_id, interaction.user.id)
+        said = "Saved. " if dm is not None else ""
+        await interaction.response.send_message(said + pings_text(mode, server), ephemeral=True)
 
     @app_commands.command(name="forfeit", description="Give up your game in this channel")
     @app_commands.describe(game="Which game, if you play more than one here")
@@ -492,6 +514,21 @@ def seat_name(user_id: int, is_bot: bool) -> str:
     return FORMER_PLAYER if user_id == NOBODY else f"<@{user_id}>"
 
 
+PING_PLACES = {
+    "channel": "in the game's channel, in a new message that mentions you",
+    "dm": "by direct message, naming the game with a link to it",
+    "off": "nowhere: this server has turned turn pings off",
+}
+
+
+def pings_text(mode: str, server: str) -> str:
+    """Where a person's turn pings go here, and how to change it."""
+    text = f"When it is your turn here, Orchard tells you {PING_PLACES[mode]}."
+    if server == "off":
+        return text
+    return text + " Change it with `/pings dm:true` or `/pings dm:false` (this server only)."
+
+
 def settings_text(s: GuildSettings) -> str:
     channels = ", ".join(f"<#{c}>" for c in s.game_channels) or "every channel"
     return (
@@ -499,7 +536,8 @@ def settings_text(s: GuildSettings) -> str:
         f"• Games allowed in: {channels}\n• Open games per channel: {s.open_games_per_channel}\n"
         f"• Hints: {'on' if s.hints else 'off'}\n• Apple Turnover words: {s.turnover_words}\n"
         f"• Easy letters: {'on' if s.easy_letters else 'off'}\n• Word list: {s.word_list}\n"
-        f"• Hot Score floor at 0: {'on' if s.hotscore_floor else 'off'}"
+        f"• Hot Score floor at 0: {'on' if s.hotscore_floor else 'off'}\n"
+        f"• Turn pings: {s.turn_pings} (a player's own /pings choice wins over channel or dm)"
     )
 
 

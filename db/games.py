@@ -1,13 +1,14 @@
-"""Games and moves: ``games``, their seats (``game_players``), the move log (``moves``) and
-Appletters' tile-DM notes (``tile_dms``): everything a restart needs to resume play.
+"""Games and moves: ``games``, their seats (``game_players``), the move log (``moves``),
+Appletters' tile-DM notes (``tile_dms``) and each game's turn pings (``turn_pings``: seats and a
+message id, no person): everything a restart needs to resume play.
 
 /forget-me (:func:`forget`), in the server's games that are over (finished, abandoned,
 cancelled): the person's seats keep their place but become a nameless "Former player" with no
 user id, their moves and the games they hosted lose their id, and their tile-DM notes are
 deleted. Open games (lobby, active) are left as they are: the caller ends the person's part in
-them first (the runner forfeits them). Engine states and options hold seats, never names or ids.
-The purge of a departed server (:func:`purge`) deletes its games, and with them (cascade) their
-seats, moves and tile-DM notes.
+them first (the runner forfeits them). Engine states, options and turn pings hold seats, never
+names or ids. The purge of a departed server (:func:`purge`) deletes its games, and with them
+(cascade) their seats, moves, tile-DM notes and turn pings.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from bot.model import (
     Move,
     MoveSource,
     Player,
+    TurnPing,
 )
 from db.connection import Database
 
@@ -124,6 +126,27 @@ async def tile_dms(db: Database, game_id: int) -> dict[int, tuple[str, bool]]:
         "SELECT user_id, hand, closed FROM tile_dms WHERE game_id = ?", (game_id,)
     )
     return {r[0]: (r[1], bool(r[2])) for r in rows}
+
+
+async def turn_ping(db: Database, game_id: int) -> TurnPing | None:
+    rows = await db.fetchall(
+        "SELECT version, awaited, message_id, mentioned FROM turn_pings WHERE game_id = ?",
+        (game_id,),
+    )
+    if not rows:
+        return None
+    version, awaited, message_id, mentioned = rows[0]
+    return TurnPing(game_id, version, _seats(awaited), message_id, _seats(mentioned))
+
+
+async def turn_pings_behind(db: Database) -> list[int]:
+    """Games whose turn pings fell behind: moved on since, or over (a restart catches up).
+    It reads every row, once at start-up: there is one per game in play."""
+    rows = await db.fetchall(
+        "SELECT t.game_id FROM turn_pings t JOIN games g ON g.id = t.game_id"
+        " WHERE g.status <> 'active' OR g.version > t.version ORDER BY t.game_id"
+    )
+    return [int(r[0]) for r in rows]
 
 
 # Writes, inside the caller's transaction.
@@ -266,6 +289,26 @@ async def forget_tile_dms(conn: aiosqlite.Connection, game_id: int) -> None:
     await conn.execute("DELETE FROM tile_dms WHERE game_id = ?", (game_id,))
 
 
+async def set_turn_ping(conn: aiosqlite.Connection, ping: TurnPing) -> None:
+    await conn.execute(
+        "INSERT INTO turn_pings (game_id, version, awaited, message_id, mentioned)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET version = excluded.version,"
+        " awaited = excluded.awaited, message_id = excluded.message_id,"
+        " mentioned = excluded.mentioned",
+        (
+            ping.game_id,
+            ping.version,
+            _seats_text(ping.awaited),
+            ping.message_id,
+            _seats_text(ping.mentioned),
+        ),
+    )
+
+
+async def drop_turn_ping(conn: aiosqlite.Connection, game_id: int) -> None:
+    await conn.execute("DELETE FROM turn_pings WHERE game_id = ?", (game_id,))
+
+
 # What leaves with a person or a server.
 
 
@@ -305,6 +348,14 @@ async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
 
 def _state_json(state: dict[str, Any]) -> str:
     return json.dumps({"format": STATE_FORMAT, "state": state}, separators=(",", ":"))
+
+
+def _seats(text: str) -> frozenset[int]:
+    return frozenset(int(seat) for seat in text.split(",") if seat)
+
+
+def _seats_text(seats: frozenset[int]) -> str:
+    return ",".join(str(seat) for seat in sorted(seats))
 
 
 def _player(r: Sequence[Any]) -> Player:

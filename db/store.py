@@ -13,7 +13,16 @@ from typing import Any, Protocol
 
 import aiosqlite
 
-from bot.model import GameChange, GameRow, GameSummary, KindStats, Move, PastGame, Player
+from bot.model import (
+    GameChange,
+    GameRow,
+    GameSummary,
+    KindStats,
+    Move,
+    PastGame,
+    Player,
+    TurnPing,
+)
 from db import games, meta, results, settings
 from db.connection import Database
 
@@ -117,6 +126,22 @@ class Store:
         async with self.db.transaction() as conn:
             await games.forget_tile_dms(conn, game_id)
 
+    # Turn pings.
+
+    async def turn_ping(self, game_id: int) -> TurnPing | None:
+        return await games.turn_ping(self.db, game_id)
+
+    async def turn_pings_behind(self) -> list[int]:
+        return await games.turn_pings_behind(self.db)
+
+    async def set_turn_ping(self, ping: TurnPing) -> None:
+        async with self.db.transaction() as conn:
+            await games.set_turn_ping(conn, ping)
+
+    async def drop_turn_ping(self, game_id: int) -> None:
+        async with self.db.transaction() as conn:
+            await games.drop_turn_ping(conn, game_id)
+
     # Results and boards.
 
     async def board(
@@ -152,12 +177,12 @@ class Store:
     async def forget_user(self, guild_id: int, user_id: int) -> int:
         """/forget-me: erase a person from one server; returns the rows deleted.
 
-        Their results, ratings and rating history go; in the server's games that are over
-        their tile-DM notes go too, and their seats, moves and hosting stay without their name
-        or id (see each topic). Games still open are left to the caller, which forfeits them
-        first. Deleted and overwritten rows are zeroed (``secure_delete``) and the -wal file is
-        emptied after, so old copies do not linger (see :meth:`Database.checkpoint` for the
-        one limit).
+        Their results, ratings, rating history and turn-ping choice go; in the server's games
+        that are over their tile-DM notes go too, and their seats, moves and hosting stay
+        without their name or id (see each topic). Games still open are left to the caller,
+        which forfeits them first. Deleted and overwritten rows are zeroed (``secure_delete``)
+        and the -wal file is emptied after, so old copies do not linger (see
+        :meth:`Database.checkpoint` for the one limit).
         """
         async with self.db.transaction() as conn:
             removed = sum([await topic.forget(conn, guild_id, user_id) for topic in TOPICS])
@@ -191,6 +216,13 @@ class Store:
     async def set_guild_settings(self, guild_id: int, values: dict[str, Any]) -> None:
         async with self.db.transaction() as conn:
             await settings.set_guild_settings(conn, guild_id, values, time.time())
+
+    async def ping_choice(self, guild_id: int, user_id: int) -> bool | None:
+        return await settings.ping_choice(self.db, guild_id, user_id)
+
+    async def set_ping_choice(self, guild_id: int, user_id: int, dm: bool) -> None:
+        async with self.db.transaction() as conn:
+            await settings.set_ping_choice(conn, guild_id, user_id, dm, time.time())
 
     async def get_meta(self, key: str) -> str | None:
         return await meta.get_meta(self.db, key)
