@@ -1,18 +1,19 @@
-"""Moves per second through the whole bot: discord.py and the fake Discord over loopback.
+"""How many moves a second the bot process can take: every player clicks again at once.
 
-    python bench/bot_throughput.py [--games 100]
+    python bench/bot_throughput.py [--games 100] [--seconds 20] [--runs 3]
 
-The fake runs in the same process and event loop as the bot, so its own cost (HTTP server,
-JSON, message bookkeeping) is counted in. Each game is a solo Cheerio game in its own
-channel; every player presses, waits for the answer, and presses again, all at once.
+The bot runs alone in its process (``python -m tests.bot_process``); the fake Discord and the
+players run in this one, so the bot's CPU is its own (read from /proc) and the fake's and
+driver's share is printed beside it. Each game is a solo Cheerio game in its own channel,
+opened through Discord; each player clicks as soon as the last click is answered (no think
+time), so the bot is saturated: this is its capacity, not what people see at a game night
+(``bench/game_night.py`` is that). Moves are counted in the database (players' and Orchard's).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
-import statistics
 import sys
 import tempfile
 import time
@@ -22,78 +23,78 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bot.app import OrchardBot  # noqa: E402
-from tests.botharness import config  # noqa: E402
-from tests.fakediscord import FakeDiscord, components_of, run_bot  # noqa: E402
+from bench.loadkit import (  # noqa: E402
+    Latencies,
+    Window,
+    add_quiet,
+    machine,
+    measure,
+    ms,
+    no_collection,
+    quiet,
+    spread,
+)
+from bench.players import Night, Table, latencies, open_table, set_up  # noqa: E402
+from bot.app import WARM_AFTER  # noqa: E402
+from tests.bot_process import BotProcess  # noqa: E402
+from tests.fakediscord import FakeDiscord  # noqa: E402
 
-GUILD, FIRST_CHANNEL, FIRST_USER = 5001, 6001, 7001
-
-
-async def open_game(fake: FakeDiscord, user: int, channel: int) -> int:
-    opened = await (await fake.slash(user, GUILD, channel, "cheerio new")).wait(30)
-    assert opened.original is not None
-    board = int(opened.original["id"])
-    started = await (await fake.click(user, board, fake.find_button(board, "Start"))).wait(30)
-    assert started.type == 7
-    return board
-
-
-async def play(fake: FakeDiscord, user: int, board: int, latencies: list[float]) -> None:
-    """Roll twice then score, until the game is over."""
-    while True:
-        parts = components_of(fake.message(board))
-        roll = next((c for c in parts if ":roll:" in (c.custom_id or "") and not c.disabled), None)
-        score = next((c for c in parts if c.is_select), None)
-        began = time.perf_counter()
-        if roll is not None:
-            record = await fake.click(user, board, roll)
-        elif score is not None:
-            record = await fake.select(user, board, score, [score.options[0]])
-        else:
-            return
-        await record.wait(30)
-        latencies.append(time.perf_counter() - began)
-        assert record.type == 7, record.describe()
+GUILD, CHANNEL, USER = 5_001, 600_001, 700_001
 
 
-async def run(games: int) -> None:
-    logging.disable(logging.WARNING)
+async def once(folder: Path, games: int, seconds: float, n: int) -> tuple[Window, Latencies]:
+    fake = FakeDiscord()
+    await fake.start()
+    tables = [Table("cheerio", GUILD, CHANNEL + i, (USER + i,)) for i in range(games)]
+    for table in tables:
+        fake.add_user(table.host, f"player{table.host}")
+    fake.add_guild(GUILD, [t.channel for t in tables], [t.host for t in tables])
+    db = folder / f"throughput-{n}.db"
+    bot = BotProcess(fake, db, folder / f"throughput-{n}.log")
+    people = Night(fake, tables, think=(0.0, 0.0))
+    try:
+        await bot.start()
+        began = time.monotonic()
+        await set_up(fake, tables, open_table)
+        people.start()
+        await asyncio.sleep(max(5.0, began + WARM_AFTER + 10.0 - time.monotonic()))
+        assert bot.proc is not None
+        with no_collection():  # this process's own pauses are not the bot's
+            window = await measure(bot.proc.pid, db, seconds)
+            await people.pause()
+    finally:
+        await people.finish()
+        await bot.stop()
+        await fake.close()
+    return window, latencies(people.log, [(window.began, window.ended)])
+
+
+async def run(args: argparse.Namespace) -> None:
+    print(machine())
+    print(f"{args.games} solo Cheerio games, every player clicking again as soon as answered")
+    results: list[tuple[Window, Latencies]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        async with FakeDiscord.running() as fake:
-            users = [FIRST_USER + i for i in range(games)]
-            channels = [FIRST_CHANNEL + i for i in range(games)]
-            for user in users:
-                fake.add_user(user)
-            fake.add_guild(GUILD, channels, users)
-            bot = OrchardBot(config(Path(tmp) / "o.db"), guild_ready_timeout=0.05)
-            async with run_bot(bot, fake):
-                began = time.perf_counter()
-                boards = await asyncio.gather(
-                    *(open_game(fake, u, c) for u, c in zip(users, channels, strict=True))
-                )
-                opened = time.perf_counter() - began
-                latencies: list[float] = []
-                began = time.perf_counter()
-                await asyncio.gather(
-                    *(play(fake, u, b, latencies) for u, b in zip(users, boards, strict=True))
-                )
-                took = time.perf_counter() - began
-                moves = len(latencies)
-    latencies.sort()
-    p99 = latencies[min(moves - 1, int(0.99 * moves))]
-    print(f"{games} games opened and started at once in {opened:.2f} s")
-    print(f"{moves} moves in {took:.2f} s: {moves / took:.0f} moves/s with {games} games at once")
-    print(
-        f"click to answer: median {statistics.median(latencies) * 1e3:.1f} ms, "
-        f"p99 {p99 * 1e3:.1f} ms"
-    )
+        for n in range(args.runs):
+            if args.quiet:
+                print(await quiet(args.quiet / 100, args.quiet_wait))
+            window, clicks = await once(Path(tmp), args.games, args.seconds, n)
+            results.append((window, clicks))
+            print(f"run {n + 1}: {window.text()}")
+            print(f"  {window.usage.shares()}")
+            print(f"  click to answer: {clicks.text()}")
+    print(f"over {len(results)} runs: median (min–max)")
+    print(f"  moves a second: {spread([w.per_second for w, _ in results], lambda v: f'{v:.0f}')}")
+    print(f"  bot CPU a move: {spread([w.cpu_per_move for w, _ in results], ms)}")
+    print(f"  click p99:      {spread([c.p99 for _, c in results], ms)}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=100)
-    args = parser.parse_args()
-    asyncio.run(run(args.games))
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--runs", type=int, default=3)
+    add_quiet(parser)
+    asyncio.run(run(parser.parse_args()))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import logging
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import discord.gateway
@@ -25,6 +26,7 @@ from tests.botharness import config
 from tests.fakediscord import FakeDiscord
 
 ROOT = Path(__file__).resolve().parent.parent
+PROGRAM = ("-m", "tests.bot_process")  # another bot taking PORT DB (the benches' floor) may run
 
 
 def point_at(port: int) -> None:
@@ -48,8 +50,11 @@ def main(argv: list[str]) -> int:
 class BotProcess:
     """The child process, restarted on the same database after every kill; output to ``log``."""
 
-    def __init__(self, fake: FakeDiscord, db: Path, log: Path) -> None:
+    def __init__(
+        self, fake: FakeDiscord, db: Path, log: Path, program: Sequence[str] = PROGRAM
+    ) -> None:
         self.fake, self.db, self.log = fake, db, log
+        self.program = tuple(program)  # what runs as ``python PROGRAM... PORT DB``
         self.proc: asyncio.subprocess.Process | None = None
 
     async def start(self, wait: bool = True) -> float:
@@ -59,8 +64,7 @@ class BotProcess:
         with self.log.open("ab") as sink:
             self.proc = await asyncio.create_subprocess_exec(
                 sys.executable,
-                "-m",
-                "tests.bot_process",
+                *self.program,
                 str(self.fake.port),
                 str(self.db),
                 cwd=ROOT,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -36,6 +38,8 @@ class InteractionRecord:
     original_id: int | None = None
     followup_ids: list[int] = field(default_factory=list)
     edits: list[JSON] = field(default_factory=list, repr=False)
+    answered_at: float | None = None  # time.monotonic() when the callback arrived
+    _answer: asyncio.Future[None] | None = field(default=None, repr=False)
 
     @property
     def created(self) -> float:
@@ -126,6 +130,22 @@ class InteractionRecord:
         await self.fake.wait_for(
             lambda: self.answered, timeout, f"the bot to answer {self.describe()}"
         )
+        return self
+
+    def note_answered(self) -> None:
+        """The callback route calls this once the bot's callback is recorded."""
+        self.answered_at = time.monotonic()
+        if self._answer is not None and not self._answer.done():
+            self._answer.set_result(None)
+
+    async def called_back(self, timeout: float = 5.0) -> InteractionRecord:
+        """Like :meth:`wait`, but woken by this interaction's own callback alone, not after
+        every request: a driver with hundreds of clicks waiting costs the fake nothing more.
+        Raises TimeoutError (with no report) if the bot has not answered in time."""
+        if self.callback is None:
+            if self._answer is None:
+                self._answer = asyncio.get_running_loop().create_future()
+            await asyncio.wait_for(asyncio.shield(self._answer), timeout)
         return self
 
     async def wait_until(

@@ -86,6 +86,7 @@ class InteractionRoutes(MessageStore):
             record.original_id = int(message["id"])
         record.callback = body
         record.callback_uploads = list(call.uploads)
+        record.note_answered()
         answer: JSON = {
             "interaction": {
                 "id": str(record.id),

@@ -1,0 +1,575 @@
+"""A game night: hundreds of games at once across 50 servers, against the floor no bot can beat.
+
+    python bench/game_night.py [--runs 3] [--seconds 60] [--slice 10] [--warm 10]
+
+The fake Discord and the people run in this process; each bot runs alone in its own process
+(``tests/bot_process.py``), so its CPU is read from /proc for it alone, with this process's
+and the rest of the machine's beside it. Click to answer is timed in the fake: from the
+interaction being sent to the bot's callback arriving.
+
+The people: 200 solo Cheerio, 25 Hot Score (two people) and 25 Apple Jack (three) tables in
+50 servers, one table of a kind in ten with Orchard seated instead of the other people; each
+person clicks 0.5–3 s after seeing the board, the host starts lobbies and asks for a rematch.
+Every fifth server has a 30 s turn deadline, and half of its people step away once for
+35–45 s, so timeouts fire. Each run:
+
+1. **Game night against the floor**: Orchard (on a copy of a database seeded once) and the
+   floor (``bench/floor_bot.py``: one insert and commit per click, then an edit of the
+   message) both run, each on its own fake with its own copy of the tables; after warm-up the
+   same people play ``--slice`` seconds on one, then on the other, in turn, until each has
+   had ``--seconds``. Interleaving puts whatever else the shared machine does on both sides.
+2. **Restart**: Orchard alone, SIGTERM and start again while people play on: the clicks sent
+   in the first 10 s after it is connected.
+3. **Bad neighbour**: ``--seconds`` of Orchard as it is, then ``--seconds`` with a neighbour:
+   one person sending /leaderboard and /stats in turn, one every ``--spam-every`` seconds, in
+   a server with 40,000 results, and a channel (three people against Orchard, clicking anyway
+   when their board stands still) where every message edit is answered 429, retry_after 5 s.
+
+Figures are printed, nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import itertools
+import random
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.loadkit import (  # noqa: E402
+    LATE,
+    Latencies,
+    LoopLag,
+    Window,
+    add_quiet,
+    machine,
+    measure,
+    ms,
+    no_collection,
+    quiet,
+    spread,
+    times,
+)
+from bench.players import (  # noqa: E402
+    Click,
+    Night,
+    Span,
+    Table,
+    latencies,
+    open_floor,
+    open_table,
+    set_up,
+    timed,
+)
+from bot.app import WARM_AFTER  # noqa: E402
+from bot.model import GameChange, GameStatus, Player, RatingPool, RatingUpdate, Result  # noqa: E402
+from bot.orchard import Orchard  # noqa: E402
+from bot.ratings import rate  # noqa: E402
+from db.store import Store  # noqa: E402
+from tests.bot_process import PROGRAM, BotProcess  # noqa: E402
+from tests.fakediscord import FakeDiscord  # noqa: E402
+from tests.live_db import fill_without_fsync  # noqa: E402
+
+GUILD, CHANNEL, USER = 5_001, 600_001, 700_001
+LEVELS = ("easy", "normal", "hard")
+SHORT_SECONDS = 30  # the shortest turn deadline a server may set
+RESTART_WINDOW = 10.0  # seconds after the restarted bot connects whose clicks are counted
+SETTLE = 10.0  # after that, before the neighbour arrives (Orchard's tables are built at 5 s)
+SEATS = 4  # seated in each of the neighbour's finished games
+COPIES = 10  # the finished games written through the store, then copied to make up the rest
+GAME_ROWS = [("games", "id"), ("game_players", "game_id"), ("results", "game_id")]
+GAME_ROWS += [("rating_history", "game_id")]
+FLOOR = (str(ROOT / "bench" / "floor_bot.py"),)
+SPAM: dict[str, dict[str, str]] = {"leaderboard": {"game": "applejack", "by": "wins"}, "stats": {}}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Who plays where. The neighbour's server is one more, after the game night's."""
+
+    tables: list[Table]
+    servers: int
+    neighbour: int  # its guild id
+    spammer: int
+    spam_channel: int
+    limited: int  # the channel answering every message edit with 429
+    people: list[int]  # the neighbour server's players of finished games
+    break_within: float = 20.0  # people of short-deadline servers step away this soon
+
+    def others(self, guild: int) -> bool:
+        return guild != self.neighbour
+
+    def channels(self, guild: int) -> list[int]:
+        mine = [t.channel for t in self.tables if t.guild == guild]
+        return mine + ([self.spam_channel] if guild == self.neighbour else [])
+
+    def members(self, guild: int) -> list[int]:
+        mine = [u for t in self.tables if t.guild == guild for u in t.humans]
+        return mine + ([self.spammer] if guild == self.neighbour else [])
+
+
+def plan(servers: int, cheerio: int, hotscore: int, applejack: int, orchard_every: int) -> Plan:
+    """Tables spread over the servers in turn, one channel each; every ``orchard_every``-th
+    table of a kind seats Orchard (at easy, normal, hard in turn) instead of the other people;
+    every fifth server has the shortest turn deadline."""
+    users = iter(range(USER, USER + 10**6))
+    channels = iter(range(CHANNEL, CHANNEL + 10**6))
+    tables: list[Table] = []
+    kinds = [("cheerio", 1)] * cheerio + [("hotscore", 2)] * hotscore
+    kinds += [("applejack", 3)] * applejack
+    counted: dict[str, int] = {}
+    for n, (kind, people) in enumerate(kinds):
+        index = counted[kind] = counted.get(kind, -1) + 1
+        server = n % servers
+        level = LEVELS[(index // orchard_every) % 3] if index % orchard_every == 0 else None
+        humans = tuple(next(users) for _ in range(1 if level else people))
+        tables.append(
+            Table(kind, GUILD + server, next(channels), humans, level, short=server % 5 == 0)
+        )
+    neighbour = GUILD + servers
+    limited = next(channels)
+    for level in LEVELS:  # three people against Orchard in the channel Discord throttles
+        tables.append(Table("cheerio", neighbour, limited, (next(users),), level, impatient=True))
+    spammer = next(users)
+    return Plan(
+        tables,
+        servers,
+        neighbour,
+        spammer,
+        next(channels),
+        limited,
+        [spammer] + [next(users) for _ in range(199)],
+    )
+
+
+def populate(fake: FakeDiscord, night: Plan) -> None:
+    for guild in range(GUILD, night.neighbour + 1):
+        members = night.members(guild)
+        for user in members:
+            fake.add_user(user, f"player{user}")
+        fake.add_guild(guild, night.channels(guild), members)
+
+
+async def seed(db: Path, night: Plan, results: int) -> float:
+    """The database every Orchard run copies: the servers' turn deadlines, and ``results``
+    results of finished four-player Apple Jack games in the neighbour's server.
+
+    A tenth of the games are written through the store's own write path (a game, its seats,
+    then its end with results, ratings and rating history); then their rows are copied nine
+    times over with new game ids, every column as the store wrote it (``SELECT *``), which
+    takes a second where writing them all one by one takes minutes on this machine."""
+    began = time.monotonic()
+    orchard = await Orchard.open(db)
+    await fill_without_fsync(orchard.store)
+    for guild in {t.guild for t in night.tables if t.short}:
+        await orchard.settings.update(guild, turn_seconds=SHORT_SECONDS)
+    await orchard.settings.update(
+        night.neighbour, turn_seconds=SHORT_SECONDS, open_games_per_channel=len(LEVELS)
+    )
+    games = max(1, results // SEATS // COPIES)
+    await finished_games(orchard.store, night, games)
+    await orchard.close()
+    await asyncio.to_thread(copy_games, db, COPIES)
+    return time.monotonic() - began
+
+
+async def finished_games(store: Store, night: Plan, games: int) -> None:
+    rng = random.Random(7)
+    for n in range(games):
+        seated = rng.sample(night.people, SEATS)
+        players = tuple(Player(i, user, f"player{user}") for i, user in enumerate(seated))
+        game_id = await store.create_game(
+            "applejack", night.neighbour, night.spam_channel, players[0], seed=n
+        )
+        scores = [rng.randint(80, 220) for _ in seated]
+        order = sorted(range(SEATS), key=lambda seat: -scores[seat])
+        place = {seat: rank + 1 for rank, seat in enumerate(order)}
+        done = tuple(
+            Result(s, user, False, scores[s], place[s], place[s] == 1)
+            for s, user in enumerate(seated)
+        )
+        places = [(user, place[s]) for s, user in enumerate(seated)]
+        await store.write(
+            GameChange(
+                game_id,
+                from_status=GameStatus.LOBBY,
+                status=GameStatus.FINISHED,
+                players=players,
+                results=done,
+                rating=RatingUpdate(RatingPool.PEOPLE, places, rate),
+            )
+        )
+
+
+def copy_games(db: Path, copies: int) -> None:
+    """Every game's rows (the game, its seats, results and rating history) ``copies`` times in
+    all, the copies under new game ids."""
+    conn = sqlite3.connect(db)
+    try:
+        (last,) = conn.execute("SELECT MAX(id) FROM games").fetchone()
+        for table, key in GAME_ROWS:
+            conn.execute(f"CREATE TEMP TABLE copied AS SELECT * FROM {table}")
+            for _ in range(copies - 1):
+                conn.execute(f"UPDATE copied SET {key} = {key} + ?", (last,))
+                conn.execute(f"INSERT INTO {table} SELECT * FROM copied")
+            conn.execute("DROP TABLE copied")
+        conn.commit()
+    finally:
+        conn.close()
+
+
+@dataclass
+class Side:
+    """One bot, in its own process on its own fake, with its own copy of the tables."""
+
+    fake: FakeDiscord
+    bot: BotProcess
+    db: Path
+    people: Night
+    log: Path
+    windows: list[Window] = field(default_factory=list)
+
+    @property
+    def orchard(self) -> bool:
+        return not self.people.floor
+
+    async def measure(self, seconds: float) -> Window:
+        """``seconds`` of this bot at work; Orchard's moves are counted by source."""
+        assert self.bot.proc is not None
+        return await measure(self.bot.proc.pid, self.db, seconds, by_source=self.orchard)
+
+    def spans(self) -> list[Span]:
+        return [(w.began, w.ended) for w in self.windows]
+
+    async def close(self) -> None:
+        await self.people.finish()
+        await self.bot.stop()
+        await self.fake.close()
+
+
+async def open_side(
+    night: Plan, db: Path, log: Path, program: tuple[str, ...], seed: int
+) -> tuple[Side, float]:
+    """Start the fake and the bot, open every table through Discord; the people wait.
+    Returns the side and when its bot was connected."""
+    fake = FakeDiscord()
+    await fake.start()
+    populate(fake, night)
+    floor = program == FLOOR
+    bot = BotProcess(fake, db, log, program)
+    tables = [dataclasses.replace(t) for t in night.tables]
+    people = Night(fake, tables, floor=floor, seed=seed, break_within=night.break_within)
+    people.playing.clear()
+    side = Side(fake, bot, db, people, log)
+    try:
+        await bot.start()
+        connected = time.monotonic()
+        await set_up(fake, tables, open_floor if floor else open_table)
+    except BaseException:
+        await side.close()
+        raise
+    people.start()
+    return side, connected
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run's figures: Orchard and the floor interleaved, the restart, the neighbour."""
+
+    floor: Window
+    floor_clicks: Latencies
+    night: Window  # Orchard's slices of the game night, added up
+    clicks: Latencies  # ... the clicks sent in them
+    lag: Latencies  # how late this process's loop woke during the game night
+    lag_later: Latencies  # ... from the first window alone to the end of the neighbour's
+    down: float  # SIGTERM to connected again
+    skipped: int  # clicks not sent while it was down
+    first: Latencies  # clicks sent in the first seconds after it connected
+    alone: Window  # Orchard as it is, just before the neighbour
+    quiet: Latencies  # ... the game night's servers' clicks then
+    crowded: Window  # with the neighbour at work
+    others: Latencies  # ... the game night's servers' clicks then
+    spam: Latencies  # the neighbour's own commands
+    limited: int  # message edits answered 429
+    errors: int  # lines the bot logged at ERROR before its last stop
+
+    @property
+    def p99_ratio(self) -> float:
+        return self.clicks.p99 / self.floor_clicks.p99
+
+    @property
+    def crowding(self) -> float:
+        return self.others.p99 / self.quiet.p99
+
+
+async def spam(people: Night, night: Plan, every: float) -> None:
+    """The bad neighbour: /leaderboard and /stats in turn, one every ``every`` seconds,
+    never waiting for an answer."""
+    fake, sent = people.fake, set()
+    commands = list(SPAM.items())
+    try:
+        for n in itertools.count():
+            name, options = commands[n % len(commands)]
+            slash = fake.slash(night.spammer, night.neighbour, night.spam_channel, name, options)
+            task = asyncio.create_task(timed(people.log, night.neighbour, name, slash))
+            sent.add(task)
+            task.add_done_callback(sent.discard)
+            await asyncio.sleep(every)
+    finally:
+        await asyncio.gather(*sent, return_exceptions=True)
+
+
+async def game_night(
+    night: Plan, template: Path, folder: Path, args: argparse.Namespace, n: int
+) -> Run:
+    lag = LoopLag().start()
+    shutil.copy(template, folder / "orchard.db")
+    orchard, started = await open_side(
+        night, folder / "orchard.db", folder / f"orchard-{n + 1}.log", PROGRAM, n
+    )
+    floor: Side | None = None
+    try:
+        floor, _ = await open_side(
+            night, folder / f"floor-{n + 1}.db", folder / f"floor-{n + 1}.log", FLOOR, n
+        )
+        # warm up; Orchard builds its tables WARM_AFTER s after start-up, before any window
+        orchard.people.play()
+        await asyncio.sleep(max(args.warm, started + WARM_AFTER + 10.0 - time.monotonic()))
+        await orchard.people.pause()
+        floor.people.play()
+        await asyncio.sleep(args.warm / 2)
+        await floor.people.pause()
+        orchard.people.breaks_from = time.monotonic()
+        turns = [floor, orchard] if n % 2 == 0 else [orchard, floor]
+        for _ in range(max(1, round(args.seconds / args.slice))):
+            for side in turns:
+                side.people.play()
+                with no_collection():  # collected between slices, while nobody clicks
+                    side.windows.append(await side.measure(args.slice))
+                    await side.people.pause()
+        await floor.close()
+
+        people = orchard.people
+        people.play()
+        skipped, stopped = people.skipped, time.monotonic()
+        with no_collection():
+            await orchard.bot.stop()
+            await orchard.bot.start()
+            up = time.monotonic()
+            await asyncio.sleep(RESTART_WINDOW)
+            await people.pause()
+        people.play()
+        await asyncio.sleep(SETTLE)
+
+        with no_collection():
+            alone = await orchard.measure(args.seconds)
+            await people.pause()
+        path = rf"^/channels/{night.limited}/messages/"
+        edits = len(orchard.fake.requests_matching("PATCH", path))
+        orchard.fake.fail("PATCH", path, 429, 10**9, retry_after=5.0)
+        people.impatient = True
+        people.play()
+        spammer = asyncio.create_task(spam(people, night, args.spam_every))
+        await asyncio.sleep(5.0)
+        with no_collection():
+            crowded = await orchard.measure(args.seconds)
+            spammer.cancel()
+            await asyncio.gather(spammer, return_exceptions=True)
+            await people.pause()
+        limited = len(orchard.fake.requests_matching("PATCH", path)) - edits
+        running = orchard.log.stat().st_size  # what the bot logged before its last stop
+    finally:
+        await orchard.close()
+        if floor is not None:
+            await floor.close()
+        await lag.stop()
+
+    def others(click: Click) -> bool:
+        return night.others(click.guild)
+
+    spans = orchard.spans()
+    return Run(
+        floor=Window.total(floor.windows),
+        floor_clicks=latencies(floor.people.log, floor.spans(), others),
+        night=Window.total(orchard.windows),
+        clicks=latencies(people.log, spans, others),
+        lag=Latencies.of(late for span in [*spans, *floor.spans()] for late in lag.between(*span)),
+        lag_later=Latencies.of(
+            late for w in (alone, crowded) for late in lag.between(w.began, w.ended)
+        ),
+        down=up - stopped,
+        skipped=people.skipped - skipped,
+        first=latencies(people.log, [(up, up + RESTART_WINDOW)]),
+        alone=alone,
+        quiet=latencies(people.log, [(alone.began, alone.ended)], others),
+        crowded=crowded,
+        others=latencies(people.log, [(crowded.began, crowded.ended)], others),
+        spam=latencies(people.log, [(crowded.began, crowded.ended)], lambda c: c.verb in SPAM),
+        limited=limited,
+        errors=logged_errors(orchard.log, running),
+    )
+
+
+def logged_errors(log: Path, size: int) -> int:
+    """ERROR lines in the first ``size`` bytes of the bot's log."""
+    text = log.read_bytes()[:size].decode(errors="replace")
+    return sum(" ERROR " in line for line in text.splitlines())
+
+
+def report(n: int, run: Run) -> None:
+    def say(label: str, *lines: str) -> None:
+        print(f"  {label:<14}" + f"\n  {'':<14}".join(lines))
+
+    print(f"run {n}:")
+    say(
+        "floor",
+        f"clicks {run.floor_clicks.text()}",
+        run.floor.text(),
+        run.floor.usage.shares(),
+    )
+    say(
+        "Orchard",
+        f"clicks {run.clicks.text()}",
+        run.night.text(),
+        run.night.usage.shares(),
+        f"p99 {run.clicks.p99 / run.floor_clicks.p99:.2f}× the floor's, CPU a move "
+        f"{run.night.cpu_per_move / run.floor.cpu_per_move:.2f}× the floor's; "
+        f"this process's loop was late by p99 {ms(run.lag.p99)}, max {ms(run.lag.max)} "
+        "(in the slices)",
+    )
+    say(
+        "restart",
+        f"down {run.down:.2f} s (SIGTERM to connected), {run.skipped} clicks not sent meanwhile",
+        f"first {RESTART_WINDOW:.0f} s after: {run.first.text()}",
+    )
+    say(
+        "alone",
+        f"other servers' clicks {run.quiet.text()}",
+        run.alone.text(),
+        run.alone.usage.shares(),
+    )
+    say(
+        "bad neighbour",
+        f"other servers' clicks {run.others.text()}",
+        f"p99 {run.others.p99 / run.quiet.p99:.2f}× without it",
+        f"the neighbour's commands {run.spam.text()}; {run.limited} edits answered 429",
+        run.crowded.text(),
+        run.crowded.usage.shares(),
+        f"this process's loop was late by p99 {ms(run.lag_later.p99)}, max "
+        f"{ms(run.lag_later.max)} (alone and with the neighbour)",
+    )
+    print(f"  the bot logged {run.errors} errors before its last stop")
+
+
+def summary(runs: list[Run]) -> None:
+    def count(value: float) -> str:
+        return f"{value:.0f}"
+
+    def seconds(value: float) -> str:
+        return f"{value:.2f} s"
+
+    def cores(value: float) -> str:
+        return f"{value:.2f} cores"
+
+    rows: list[tuple[str, list[float], Callable[[float], str]]] = [
+        ("floor: click p99", [r.floor_clicks.p99 for r in runs], ms),
+        ("floor: bot CPU a move", [r.floor.cpu_per_move for r in runs], ms),
+        ("Orchard: click median", [r.clicks.median for r in runs], ms),
+        ("Orchard: click p99", [r.clicks.p99 for r in runs], ms),
+        ("Orchard: click max", [r.clicks.max for r in runs], ms),
+        (
+            f"Orchard: later than {LATE:.0f} s or never (target 0)",
+            [r.clicks.late() for r in runs],
+            count,
+        ),
+        ("Orchard: moves a second", [r.night.per_second for r in runs], count),
+        ("Orchard: bot CPU a move", [r.night.cpu_per_move for r in runs], ms),
+        (
+            "Orchard p99 / floor p99 (target ≤ 2)",
+            [r.clicks.p99 / r.floor_clicks.p99 for r in runs],
+            times,
+        ),
+        (
+            "Orchard CPU a move / floor's (target ≤ 1.5)",
+            [r.night.cpu_per_move / r.floor.cpu_per_move for r in runs],
+            times,
+        ),
+        ("restart: down, SIGTERM to connected", [r.down for r in runs], seconds),
+        (
+            f"restart: later than {LATE:.0f} s in the first {RESTART_WINDOW:.0f} s (target 0)",
+            [r.first.late() for r in runs],
+            count,
+        ),
+        ("neighbour: other servers' p99 without it", [r.quiet.p99 for r in runs], ms),
+        ("neighbour: other servers' p99 with it", [r.others.p99 for r in runs], ms),
+        (
+            "neighbour: p99 with / without (target ≤ 1.5)",
+            [r.others.p99 / r.quiet.p99 for r in runs],
+            times,
+        ),
+        ("neighbour: other servers' later than 3 s", [r.others.late() for r in runs], count),
+        ("anything else running, Orchard's slices", [r.night.usage.elsewhere for r in runs], cores),
+        ("anything else running, floor's slices", [r.floor.usage.elsewhere for r in runs], cores),
+    ]
+    print(f"over {len(runs)} runs: median (min–max)")
+    for name, values, show in rows:
+        print(f"  {name:<52} {spread(values, show)}")
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    print(machine())
+    night = plan(args.servers, args.cheerio, args.hotscore, args.applejack, args.orchard_every)
+    night = dataclasses.replace(night, break_within=args.seconds)
+    people = sum(len(t.humans) for t in night.tables)
+    print(
+        f"{len(night.tables)} tables ({people} people) in {night.servers} servers and the "
+        f"neighbour's; {args.seconds:.0f} s a side in {args.slice:.0f} s slices"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.dir or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        template = folder / "template.db"
+        template.unlink(missing_ok=True)
+        took = await seed(template, night, args.results)
+        print(f"seeded {args.results} results in the neighbour's server in {took:.1f} s")
+        runs: list[Run] = []
+        for n in range(args.runs):
+            if args.quiet:
+                print(await quiet(args.quiet / 100, args.quiet_wait))
+            runs.append(await game_night(night, template, folder, args, n))
+            report(n + 1, runs[-1])
+        summary(runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=60.0, help="measured, for each side")
+    parser.add_argument("--slice", type=float, default=10.0, help="Orchard and floor take turns")
+    parser.add_argument("--warm", type=float, default=10.0, help="warm-up before measuring")
+    parser.add_argument("--servers", type=int, default=50)
+    parser.add_argument("--cheerio", type=int, default=200)
+    parser.add_argument("--hotscore", type=int, default=25)
+    parser.add_argument("--applejack", type=int, default=25)
+    parser.add_argument("--orchard-every", type=int, default=10, help="1 table in N seats Orchard")
+    parser.add_argument("--results", type=int, default=40_000, help="in the neighbour's server")
+    parser.add_argument("--spam-every", type=float, default=0.1, help="the neighbour's commands")
+    parser.add_argument("--dir", type=Path, default=None, help="keep databases and logs here")
+    add_quiet(parser)
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
