@@ -67,7 +67,7 @@ async def timed(
     sent = time.monotonic()
     record = await sending
     try:
-        await record.answered(wait)
+        await record.called_back(wait)
     except TimeoutError:
         if log is not None:
             log.append(Click(guild, sent, None, verb))

@@ -122,6 +122,7 @@ def quiet_voice() -> None:
 REJECTED = (
     "Discord rejected the token in DISCORD_TOKEN: reset it in the Developer Portal and update .env."
 )
+SHUTDOWN_SECONDS = 9.0  # Docker's stop sends SIGKILL after 10 s
 DRAIN_SECONDS = 3.0  # for the moves in flight; the cogs' DMs and the close get the rest of 10 s
 RESTARTING = "Orchard is restarting, so nothing was done: try again in a few seconds."
 
@@ -195,12 +196,17 @@ async def shut_down(bot: OrchardBot, gate: Gate, running: asyncio.Task[None]) ->
     """Stop taking interactions and let those in flight finish; then ``bot.close()`` waits for
     the Appletters DMs, closes the gateway with a close frame, and closes the store."""
     log.info("stopping: finishing the moves in flight, then closing the connection")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SHUTDOWN_SECONDS
     if bot.is_ready():
         await gate.close(DRAIN_SECONDS)
     else:
         running.cancel()  # still starting: stop where it is
-    await bot.close()
-    await asyncio.wait({running}, timeout=2.0)
+    try:  # whatever hangs (a Discord that never answers the close frame), exit in time
+        await asyncio.wait_for(bot.close(), timeout=max(deadline - loop.time() - 1.0, 0.5))
+    except TimeoutError:
+        log.warning("closing took too long; exiting anyway (every move is already committed)")
+    await asyncio.wait({running}, timeout=max(deadline - loop.time(), 0.1))
     if running.done() and not running.cancelled() and running.exception():
         log.info("start-up ended by the shutdown: %r", running.exception())
 

@@ -3,6 +3,8 @@
 A game's UI (its cog) turns a snapshot into a :class:`Rendered` message; :class:`Boards` is
 the runner's display of a game on its own message: edit it, post it again if it was deleted,
 try once more after Discord's own failures, and tell the runner when the channel is gone.
+A board names whose turn it is but mentions nobody: it is edited on every move, and an edit
+notifies no one, so its :class:`~bot.pings.TurnPings` tell people in messages of their own.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import discord
 from discord import ui
 
 from bot.components import GameButton, GameSelect, view_of
-from bot.model import GameStatus, MoveSource
+from bot.model import NOBODY, GameStatus, MoveSource, Player
+from bot.pings import TurnPings, joined
 from bot.runner import Gone, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays
 
@@ -40,7 +43,12 @@ class Rendered:
     draw: Draw | None = None  # slow files, made off the event loop by Boards.render()
 
     def send_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"content": self.content, "embed": self.embed, "files": self.files}
+        kwargs: dict[str, Any] = {
+            "content": self.content,
+            "embed": self.embed,
+            "files": self.files,
+            "allowed_mentions": discord.AllowedMentions.none(),  # turn messages ping, never this
+        }
         if self.view is not None:
             kwargs["view"] = self.view
         return kwargs
@@ -51,6 +59,7 @@ class Rendered:
             "embed": self.embed,
             "view": self.view,
             "attachments": self.files,
+            "allowed_mentions": discord.AllowedMentions.none(),
         }
 
 
@@ -70,12 +79,20 @@ def names(snapshot: Snapshot) -> list[str]:
     return [p.name for p in snapshot.row.players]
 
 
+def whose_turn(players: list[Player]) -> str | None:
+    """A board's line naming, not mentioning, whom the game waits for."""
+    shown = [p.name for p in players]
+    if len(shown) < 2:
+        return f"{shown[0]}'s turn." if shown else None
+    return f"Waiting for {joined(shown)}."
+
+
 def lobby_render(snapshot: Snapshot) -> Rendered:
     """The shared lobby message, and what is left of it once cancelled or expired."""
     row = snapshot.row
     variant = VARIANTS[row.kind]
     seats = "\n".join(
-        f"{p.seat + 1}. {p.name}" + (" (host)" if p.user_id == row.host_id else "")
+        f"{p.seat + 1}. {p.name}" + (" (host)" if p.user_id == row.host_id != NOBODY else "")
         for p in row.players
     )
     if row.status is not GameStatus.LOBBY:
@@ -125,6 +142,7 @@ class Boards:
         self.uis = uis
         self.redraw_delay = 2.0  # seconds before a board Discord failed to show is tried again
         self._redraws: set[asyncio.Task[None]] = set()
+        self.pings = TurnPings(client, runner)  # started and drained by the servers cog
 
     async def render(self, snapshot: Snapshot) -> Rendered:
         """A game's message; a picture is drawn in a thread so other games keep moving."""
@@ -141,10 +159,12 @@ class Boards:
         """Edit a game's message, or post it anew if it was deleted (the move is already safe).
 
         Discord's own failures (a 503, which discord.py does not retry) get one more try
-        shortly, so a board does not wait for the next click to catch up.
+        shortly, so a board does not wait for the next click to catch up. A version already
+        overtaken by a newer write is not drawn at all: the newer display draws the board.
         """
         try:
-            await self._edit_or_post(snapshot)
+            if not self.runner.outdated(snapshot):
+                await self._edit_or_post(snapshot)
         except discord.DiscordServerError:
             task = asyncio.create_task(self._redraw(snapshot.id))
             self._redraws.add(task)
@@ -190,7 +210,7 @@ class Boards:
 
     async def _redraw(self, game_id: int) -> None:
         await asyncio.sleep(self.redraw_delay)
-        async with self.runner.lock(game_id):
+        async with self.runner.showing(game_id):  # after any display in flight
             snapshot = await self.runner.load(game_id)
             try:
                 await self._edit_or_post(snapshot)

@@ -3,6 +3,8 @@
 Every control reports here (:func:`dispatch`); a move goes to the runner, which displays it
 by editing the clicked message in the interaction's reply (:func:`reply_display`). Anything
 refused is said privately; anything unexpected gets an apology, never "This interaction failed".
+Answers go through :mod:`bot.answers`, in time: an interaction Discord has forgotten (answered
+too late) still has its game shown, through the channel.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from typing import Any, Protocol, cast
 
 import discord
 
+from bot.answers import answer_publicly, describe, send, update
 from bot.boards import LOBBY_VERBS, Boards, GameUI
 from bot.components import CUSTOM_ARG, MAX_BUTTONS, GameButton, data_of, shown_as, view_of
-from bot.model import GameStatus, Player
+from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, no_display
 from bot.specs import SPEC_OF
@@ -51,20 +54,19 @@ def reply_display(interaction: discord.Interaction[Any]) -> Display:
     A click on any other message (an old board, since posted again) must not turn that
     message into this game: the game's own message is edited and the click answered privately.
     A game whose message id is not recorded yet is being announced on the clicked message.
+    An interaction Discord has forgotten never loses the edit: it goes through the channel.
     """
 
     async def display(snapshot: Snapshot) -> None:
         boards = host(interaction).boards
-        if interaction.response.is_done():
-            raise RuntimeError("interaction already answered")
         message = interaction.message
         if message is None or snapshot.row.message_id not in (None, message.id):
             await boards.display(snapshot)
-            await interaction.response.send_message(
-                "Done: the game's message is updated.", ephemeral=True
-            )
+            await send(interaction, "Done: the game's message is updated.")
             return
-        await interaction.response.edit_message(**(await boards.render(snapshot)).edit_kwargs())
+        payload = await boards.render(snapshot)
+        if not await update(interaction, **payload.edit_kwargs()):
+            await boards.display(snapshot)
 
     return display
 
@@ -77,16 +79,13 @@ async def refuse(interaction: discord.Interaction[Any], message: str) -> None:
     """
     if len(message) > 2000:
         message = message[:1999] + "…"
-    log.debug("refused %s for user %s: %s", _cid(interaction), interaction.user.id, message)
-    if interaction.response.is_done():
-        await interaction.followup.send(message, ephemeral=True)
-    else:
-        await interaction.response.send_message(message, ephemeral=True)
+    log.debug("refused %s for user %s: %s", describe(interaction), interaction.user.id, message)
+    await send(interaction, message)
 
 
 async def apologise(interaction: discord.Interaction[Any], game_id: int | None) -> None:
     error_id = secrets.token_hex(4)
-    log.exception("error %s in game %s (%s)", error_id, game_id, _cid(interaction))
+    log.exception("error %s in game %s (%s)", error_id, game_id, describe(interaction))
     text = f"Sorry, something went wrong on our side (error {error_id}). Nothing was lost."
     try:
         await refuse(interaction, text)
@@ -120,7 +119,7 @@ async def answer_refusal(interaction: discord.Interaction[Any], err: Refusal) ->
         GameButton(err.game_id, err.version, o.verb, o.arg, label=o.label[:80])
         for o in options[:MAX_BUTTONS]
     ]
-    await interaction.response.send_message(str(err), view=view_of(*buttons), ephemeral=True)
+    await send(interaction, str(err), view=view_of(*buttons))
 
 
 async def dispatch(
@@ -155,7 +154,7 @@ async def _heal(interaction: discord.Interaction[Any], game_id: int) -> None:
     if message is None or shown_as(message, custom) is None:
         return  # the message was already redrawn; the player's client had an older copy
     runner = host(interaction).orchard.runner
-    async with runner.lock(game_id):
+    async with runner.showing(game_id):  # after any display in flight
         snapshot = await runner.load(game_id)
         if snapshot.row.message_id == message.id:
             await runner.display(snapshot)
@@ -205,9 +204,9 @@ async def _repost(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     if not snapshot.row.status.is_open:
         raise Refusal("This game is over.")
     bot = host(interaction)
-    async with bot.orchard.runner.lock(snapshot.id):
+    async with bot.orchard.runner.showing(snapshot.id):  # between two displays
         message = await bot.boards.post(await bot.orchard.runner.load(snapshot.id))
-    await interaction.response.send_message(f"Posted again: {message.jump_url}", ephemeral=True)
+    await send(interaction, f"Posted again: {message.jump_url}")
 
 
 def orchard_seat(interaction: discord.Interaction[Any], level: str) -> Player:
@@ -225,11 +224,18 @@ async def open_lobby(
     *,
     start: bool = False,
 ) -> Snapshot:
-    """Post a new lobby for ``kind`` in the interaction's channel (the caller hosts)."""
+    """Post a new lobby for ``kind`` in the interaction's channel (the caller hosts).
+
+    A lobby or game of the caller's here whose first message was lost (its answer came too
+    late) is shown again instead: the lobby would refuse a second one, and nobody could see it.
+    """
     if interaction.guild_id is None or interaction.channel_id is None:
         raise Refusal("Games are played in a server channel, not in direct messages.")
-    bot = host(interaction)
-    lobby = bot.orchard.lobby
+    answer_publicly(interaction)
+    unshown = await _unshown(interaction, kind)
+    if unshown is not None:
+        return await _show_again(interaction, unshown)
+    lobby = host(interaction).orchard.lobby
     user = interaction.user
     host_seat = Player(0, user.id, user.display_name)
     snapshot = await lobby.open(
@@ -240,17 +246,46 @@ async def open_lobby(
             snapshot = await lobby.add_seat(snapshot.id, user.id, player, no_display)
         else:
             snapshot = await lobby.join(snapshot.id, player, no_display)
-
-    async def announce(fresh: Snapshot) -> None:
-        payload = await bot.boards.render(fresh)
-        await interaction.response.send_message(**payload.send_kwargs())
-        message = await interaction.original_response()
-        await bot.orchard.runner.record_message(fresh.id, message.id)
-
+    announce = _announcer(interaction)
     if start:  # announced inside the start's lock: Orchard may move first, onto this message
         return await lobby.start(snapshot.id, user.id, announce)
     await announce(snapshot)
     return snapshot
+
+
+def _announcer(interaction: discord.Interaction[Any]) -> Display:
+    """Show a lobby or game first as the command's public answer and record its message; if
+    Discord has forgotten the interaction, post it through the channel instead."""
+    bot = host(interaction)
+
+    async def announce(fresh: Snapshot) -> None:
+        payload = await bot.boards.render(fresh)
+        message_id = await send(interaction, ephemeral=False, **payload.send_kwargs())
+        if message_id is None:
+            await bot.boards.display(fresh)  # no message yet: posted, and recorded
+            return
+        await bot.orchard.runner.record_message(fresh.id, message_id)
+
+    return announce
+
+
+async def _unshown(interaction: discord.Interaction[Any], kind: str) -> int | None:
+    """The caller's open game of ``kind`` in this channel that has no message, if any."""
+    rows = await host(interaction).orchard.store.open_games(
+        interaction.guild_id or 0, interaction.channel_id or 0, kind
+    )
+    user = interaction.user.id
+    return next((r.id for r in rows if r.message_id is None and r.seat_of(user) is not None), None)
+
+
+async def _show_again(interaction: discord.Interaction[Any], game_id: int) -> Snapshot:
+    runner = host(interaction).orchard.runner
+    async with runner.lock(game_id):  # a display posting it meanwhile has recorded its id
+        snapshot = await runner.load(game_id)
+        if snapshot.row.message_id is not None or not snapshot.row.status.is_open:
+            raise Refusal("You already have a game of this kind open in this channel.")
+        await _announcer(interaction)(snapshot)
+        return snapshot
 
 
 async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:
@@ -260,10 +295,7 @@ async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
         raise Refusal("This game is still being played.")
     if row.seat_of(interaction.user.id) is None:
         raise Refusal("Only the players of this game can start a rematch.")
-    others = tuple(p for p in row.players if p.user_id != interaction.user.id)
+    others = tuple(
+        p for p in row.players if p.user_id not in (interaction.user.id, NOBODY) or p.is_bot
+    )
     await open_lobby(interaction, row.kind, row.options, row.variant, others)
-
-
-def _cid(interaction: discord.Interaction[Any]) -> str:
-    data = data_of(interaction)
-    return str(data.get("custom_id") or data.get("name") or "?")

@@ -50,6 +50,14 @@ FORFEIT_VERB = "forfeit"
 """The move-log verb of a seat leaving; it is no engine's action, so the runner owns it."""
 
 
+NOBODY = 0
+"""The user id of no one (Discord ids are never 0): a seat or hosted game of a person who used
+/forget-me, in a game that was over, carries it instead of theirs."""
+
+FORMER_PLAYER = "Former player"
+"""The name such a seat carries instead of theirs."""
+
+
 @dataclass(frozen=True)
 class Player:
     seat: int
@@ -83,10 +91,34 @@ class GameRow:
     hinted: bool = False  # someone asked for a hint: the standings say so
 
     def seat_of(self, user_id: int) -> int | None:
-        for player in self.players:
-            if player.user_id == user_id and not player.is_bot:
-                return player.seat
-        return None
+        return seat_of(self.players, user_id)
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """An open game as a list shows it: who plays, where, and at which version, without its
+    state or options (decoding every open game's state is what made /games slow)."""
+
+    id: int
+    kind: str
+    status: GameStatus
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    host_id: int
+    version: int
+    players: tuple[Player, ...] = ()
+
+    def seat_of(self, user_id: int) -> int | None:
+        return seat_of(self.players, user_id)
+
+
+def seat_of(players: Sequence[Player], user_id: int) -> int | None:
+    """The seat of a person (never one of Orchard's seats, which share the bot's id)."""
+    for player in players:
+        if player.user_id == user_id and not player.is_bot:
+            return player.seat
+    return None
 
 
 @dataclass(frozen=True)
@@ -135,6 +167,19 @@ class PastGame:
 
 
 @dataclass(frozen=True)
+class TurnPing:
+    """Where a game's turn pings stand: the version last handled, the seats it waited for then
+    (each told once per turn), and the live turn message with the seats it pinged. Seats, not
+    user ids: the record names nobody."""
+
+    game_id: int
+    version: int = -1
+    awaited: frozenset[int] = frozenset()
+    message_id: int | None = None
+    mentioned: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
 class Result:
     seat: int
     user_id: int
@@ -175,13 +220,22 @@ class GameChange:
     rating: RatingUpdate | None = None
     hinted: bool = False
     message_id: int | None = None
+    forgotten: int | None = None  # a person (/forget-me) whose seat becomes a former player's
+
+    def __post_init__(self) -> None:
+        """Moves are numbered on from ``expected_version``: without it, or with a ``version``
+        that does not count them, the log and the row would disagree."""
+        if self.moves and (
+            self.expected_version is None or self.version != self.expected_version + len(self.moves)
+        ):
+            raise ValueError("moves need expected_version, and version = expected + len(moves)")
 
 
 @dataclass(frozen=True)
 class RatingUpdate:
     """Rate a finished game: ``rate`` maps the players' stored ratings to their new ones.
 
-    It runs inside the commit's transaction, so two games finishing at once cannot both
+    It runs inside the write's transaction, so two games finishing at once cannot both
     start from the same old rating.
     """
 

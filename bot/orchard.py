@@ -54,6 +54,19 @@ class Orchard:
             self.opponents = Opponents(self.runner, delay=self.orchard_delay)
         await self.opponents.resume()
 
+    async def forget(self, guild_id: int, user_id: int) -> int:
+        """/forget-me: take the person out of their open games here (through the runner),
+        then erase them from this server's rows; returns the rows deleted."""
+        for row in await self.store.open_games(guild_id):
+            if row.seat_of(user_id) is not None or row.host_id == user_id:
+                await self.runner.forget_player(row.id, user_id)
+        return await self.store.forget_user(guild_id, user_id)
+
+    async def purge_departed(self, before: float) -> list[int]:
+        """Servers the bot left before ``before``: every row of theirs goes (games are over
+        for good there, so no runner is needed: nobody can click them any more)."""
+        return await self.store.purge_departed(before)
+
     async def stop(self) -> None:
         """Stop firing deadlines and playing Orchard's seats; the store stays open."""
         await self.scheduler.stop()

@@ -19,7 +19,9 @@ from typing import Any
 from bot.games.base import Ambiguous, Engine, MoveError, Option, SeatResult
 from bot.model import (
     FORFEIT_VERB,
+    FORMER_PLAYER,
     KEEP,
+    NOBODY,
     GameChange,
     GameRow,
     GameStatus,
@@ -68,6 +70,7 @@ class Snapshot:
     row: GameRow
     state: Any
     moves: tuple[Move, ...] = ()  # what the write that produced this version added
+    written: int = 0  # which of this process's writes to the game it is: displays go in order
 
     @property
     def id(self) -> int:
@@ -105,9 +108,24 @@ class Runner:
         # Weak: a game's lock lives while someone holds or awaits it, so 10,000 games touched
         # once leave no 10,000 locks behind.
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        # Displays of one game go one at a time, in the order of its writes, but apart from its
+        # lock: a slow or rate-limited channel delays its own messages, never a move.
+        self._showing: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._writes: dict[int, int] = {}  # per game: how many writes this process made
+        self._messages: dict[int, int] = {}  # per game: the message id this process recorded
 
     def lock(self, game_id: int) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
+
+    def showing(self, game_id: int) -> asyncio.Lock:
+        """The lock of a game's displays (never held with :meth:`lock` held)."""
+        return self._showing.setdefault(game_id, asyncio.Lock())
+
+    def outdated(self, snapshot: Snapshot) -> bool:
+        """A newer version of the game was written since ``snapshot``: no need to draw it."""
+        return snapshot.written < self._writes.get(snapshot.id, 0)
 
     def engine(self, kind: str) -> Engine[Any, Any]:
         return self.engines[kind]
@@ -117,7 +135,7 @@ class Runner:
         if row is None:
             raise Refusal("That game no longer exists.")
         state = None if row.state is None else self.engine(row.kind).load(row.state)
-        return Snapshot(row, state)
+        return Snapshot(row, state, written=self._writes.get(game_id, 0))
 
     # Games and lobbies are created and changed here, and only here.
 
@@ -155,7 +173,8 @@ class Runner:
             state = snapshot.state
             if change.state is not None:
                 state = self.engine(snapshot.row.kind).load(change.state)
-            return await self._write(snapshot, change, state, display)
+            fresh = await self._write(snapshot, change, state)
+        return await self.shown(fresh, display)
 
     async def abandon(self, game_id: int, display: Display | None = None) -> Snapshot:
         """End an open game or lobby without results (a moderator's /end): nobody loses."""
@@ -176,6 +195,7 @@ class Runner:
         """The game's message now has this id (posted anew). Written without the lock: a
         display that posts runs inside it, and the message id is nobody else's to change."""
         await self.store.write(GameChange(game_id, message_id=message_id))
+        self._messages[game_id] = message_id
 
     async def postpone(self, game_id: int, deadline: float) -> None:
         """Move a deadline that could not be handled, so it is retried rather than spun on."""
@@ -214,7 +234,8 @@ class Runner:
             who = None if player.is_bot else user_id
             moves = [Move(seat, *engine.format(action), who, source)]
             reset = {seat: 0} if player.timeouts else {}
-            return await self._play(snapshot, state, moves, reset, display)
+            fresh = await self._play(snapshot, state, moves, reset)
+        return await self.shown(fresh, display)
 
     async def act_for_seat(
         self, game_id: int, seat: int, version: int, decide: Callable[[Snapshot], Any]
@@ -242,7 +263,8 @@ class Runner:
                 log.exception("game %s: Orchard chose an illegal move %s", game_id, action)
                 return None
             moves = [Move(seat, *engine.format(action), None, MoveSource.BOT)]
-            return await self._play(snapshot, state, moves, {}, None)
+            fresh = await self._play(snapshot, state, moves, {})
+        return await self.shown(fresh)
 
     async def forfeit(
         self, game_id: int, user_id: int, *, display: Display | None = None
@@ -253,7 +275,32 @@ class Runner:
             seat = self._check_actor(snapshot, user_id)
             state = self.engine(snapshot.row.kind).forfeit(snapshot.state, seat)
             moves = [Move(seat, FORFEIT_VERB, "", user_id, MoveSource.FORFEIT)]
-            return await self._play(snapshot, state, moves, {}, display)
+            fresh = await self._play(snapshot, state, moves, {})
+        return await self.shown(fresh, display)
+
+    async def forget_player(self, game_id: int, user_id: int) -> Snapshot | None:
+        """Take a person out of an open game before /forget-me erases them: they leave a
+        lobby (closing it, if they host it); a game in play goes on without them. Either
+        way their seat, moves and hosting there become a former player's."""
+        async with self.lock(game_id):
+            snapshot = await self.load(game_id)
+            row = snapshot.row
+            seat = row.seat_of(user_id)
+            if not row.status.is_open or (seat is None and row.host_id != user_id):
+                return None
+            if row.status is GameStatus.LOBBY:
+                change = _closing(snapshot, GameStatus.CANCELLED)
+                if row.host_id != user_id:
+                    rest = tuple(p for p in row.players if p.is_bot or p.user_id != user_id)
+                    change = GameChange(row.id, from_status=GameStatus.LOBBY, players=rest)
+                fresh = await self._write(snapshot, replace(change, forgotten=user_id), None)
+            elif seat is None:
+                return None  # a game in play always seats its host
+            else:
+                state = self.engine(row.kind).forfeit(snapshot.state, seat)
+                moves = [Move(seat, FORFEIT_VERB, "", None, MoveSource.FORFEIT)]
+                fresh = await self._play(snapshot, state, moves, {}, forgotten=user_id)
+        return await self.shown(fresh)
 
     async def fire_deadline(self, game_id: int) -> Snapshot | None:
         """What the clock does to a game whose deadline passed (idempotent): a lobby nobody
@@ -264,10 +311,11 @@ class Runner:
             if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
                 return None
             if row.status is GameStatus.LOBBY:
-                change = _closing(snapshot, GameStatus.CANCELLED)
-                return await self._write(snapshot, change, None, None)
-            state, moves, counts = self._timeout_moves(snapshot)
-            return await self._play(snapshot, state, moves, counts, None)
+                fresh = await self._write(snapshot, _closing(snapshot, GameStatus.CANCELLED), None)
+            else:
+                state, moves, counts = self._timeout_moves(snapshot)
+                fresh = await self._play(snapshot, state, moves, counts)
+        return await self.shown(fresh)
 
     async def replay(self, game_id: int) -> Any:
         """The state rebuilt from the seed and the move log: it must equal the stored one."""
@@ -283,6 +331,15 @@ class Runner:
             else:
                 state = engine.apply(state, engine.parse(move.seat, move.verb, move.arg))
         return state
+
+    async def shown(self, snapshot: Snapshot, display: Display | None = None) -> Snapshot:
+        """Display a written game after its lock, in write order with its other displays."""
+        async with self.showing(snapshot.id):
+            recorded = self._messages.get(snapshot.id)
+            if recorded is not None and recorded != snapshot.row.message_id:
+                # posted (announced, or again) by a display since this version was written
+                snapshot = replace(snapshot, row=replace(snapshot.row, message_id=recorded))
+            return await self.display(snapshot, display)
 
     async def display(self, snapshot: Snapshot, display: Display | None = None) -> Snapshot:
         """Display a written game; a failure here is logged, never undoes the write.
@@ -375,10 +432,13 @@ class Runner:
         state: Any,
         moves: list[Move],
         timeouts: dict[int, int],
-        display: Display | None,
+        *,
+        forgotten: int | None = None,
     ) -> Snapshot:
         """Write a state that moves reached: with the version check, its end and results."""
         row = snapshot.row
+        if forgotten is not None:
+            row = _written(row, GameChange(row.id, forgotten=forgotten))
         engine = self.engine(row.kind)
         status, deadline = GameStatus.ACTIVE, None
         results: tuple[Result, ...] = ()
@@ -403,27 +463,29 @@ class Runner:
             moves=tuple(moves),
             results=results,
             rating=rating,
+            forgotten=forgotten,
         )
-        return await self._write(snapshot, change, state, display)
+        return await self._write(snapshot, change, state)
 
-    async def _write(
-        self, snapshot: Snapshot, change: GameChange, state: Any, display: Display | None
-    ) -> Snapshot:
-        """The one write: guarded, then displayed, then announced to the hooks."""
+    async def _write(self, snapshot: Snapshot, change: GameChange, state: Any) -> Snapshot:
+        """The one write (inside the game's lock): guarded, numbered, announced to the hooks.
+        Displaying it is the caller's, after the lock (:meth:`shown`)."""
         if not await self.store.write(change):
             raise Stale("That was already played: the board has moved on.")
-        fresh = Snapshot(_written(snapshot.row, change), state, change.moves)
-        fresh = await self.display(fresh, display)
+        written = self._writes.get(snapshot.id, 0) + 1
+        self._writes[snapshot.id] = written
+        fresh = Snapshot(_written(snapshot.row, change), state, change.moves, written)
         for hook in self.on_commit:
             hook(fresh)
         return fresh
 
     async def _abandon_gone(self, snapshot: Snapshot) -> Snapshot:
         """A game nobody can see any more ends without results (and without a display)."""
-        change = _closing(snapshot, GameStatus.ABANDONED)
-        if not await self.store.write(change):
-            return snapshot
-        return Snapshot(_written(snapshot.row, change), snapshot.state)
+        async with self.lock(snapshot.id):
+            now = await self.load(snapshot.id)
+            if not now.row.status.is_open:
+                return now
+            return await self._write(now, _closing(now, GameStatus.ABANDONED), now.state)
 
 
 def _closing(snapshot: Snapshot, status: GameStatus) -> GameChange:
@@ -437,6 +499,15 @@ def _written(row: GameRow, change: GameChange) -> GameRow:
     if change.players is not None:
         players = tuple(replace(p, seat=i, timeouts=0) for i, p in enumerate(change.players))
     players = tuple(replace(p, timeouts=change.timeouts.get(p.seat, p.timeouts)) for p in players)
+    host = row.host_id
+    if change.forgotten is not None:
+        players = tuple(
+            replace(p, user_id=NOBODY, name=FORMER_PLAYER)
+            if p.user_id == change.forgotten and not p.is_bot
+            else p
+            for p in players
+        )
+        host = NOBODY if host == change.forgotten else host
     return replace(
         row,
         state=row.state if change.state is None else change.state,
@@ -447,6 +518,7 @@ def _written(row: GameRow, change: GameChange) -> GameRow:
         players=players,
         hinted=row.hinted or change.hinted,
         message_id=change.message_id or row.message_id,
+        host_id=host,
     )
 
 
@@ -467,6 +539,8 @@ def _rating(row: GameRow, ranked: list[SeatResult]) -> RatingUpdate | None:
     pool = RatingPool.ORCHARD if bots else RatingPool.PEOPLE
     places: dict[int, int] = {}
     for r in sorted(ranked, key=lambda r: r.placement):
+        if _forgotten(row.players[r.seat]):
+            continue  # nobody's rating: the person asked to be forgotten
         # Orchard twice at one level is one player: it is rated by its better seat.
         places.setdefault(rating_key(row.players[r.seat], row.kind), r.placement)
     if len(places) < 2:
@@ -489,3 +563,9 @@ def _results(row: GameRow, ranked: list[SeatResult]) -> tuple[Result, ...]:
         )
         for r in ranked
     )
+
+
+def _forgotten(player: Player) -> bool:
+    """A seat whose person asked to be forgotten: it keeps its place and a nameless result,
+    but is rated as nobody."""
+    return not player.is_bot and player.user_id == NOBODY

@@ -1,4 +1,5 @@
-"""Per-server settings: documented defaults, validation, and a small read-through cache."""
+"""Per-server settings: documented defaults, validation, and a small read-through cache; and
+each person's own choice of turn pings by DM, which is theirs, not the server's."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from db.store import Store
 
 MIN_TURN_SECONDS = 30
 MAX_TURN_SECONDS = 24 * 60 * 60
+TURN_PINGS = ("channel", "dm", "off")
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,7 @@ class GuildSettings:
     word_list: str = "full"
     turnover_words: str = "challenge"
     hotscore_floor: bool = True
+    turn_pings: str = "channel"  # where a player is told it is their turn (TURN_PINGS)
 
     def validated(self) -> GuildSettings:
         """Self, or ValueError with a sentence an admin can act on."""
@@ -34,6 +37,8 @@ class GuildSettings:
             raise ValueError("The word list is either 'full' or 'family'.")
         if self.turnover_words not in ("challenge", "checked"):
             raise ValueError("Apple Turnover words are either 'challenge' or 'checked'.")
+        if self.turn_pings not in TURN_PINGS:
+            raise ValueError("Turn pings go to the 'channel', by 'dm', or are 'off'.")
         return self
 
 
@@ -67,3 +72,20 @@ class Settings:
 
     async def turn_seconds(self, guild_id: int) -> int:
         return (await self.get(guild_id)).turn_seconds
+
+    async def ping_choice(self, guild_id: int, user_id: int) -> bool | None:
+        """A person's own choice of turn pings by DM here (None: the server's way). Read, not
+        cached: /forget-me deletes it, and it must stop at once."""
+        return await self.store.ping_choice(guild_id, user_id)
+
+    async def set_ping_choice(self, guild_id: int, user_id: int, dm: bool) -> None:
+        await self.store.set_ping_choice(guild_id, user_id, dm)
+
+    async def ping_mode(self, guild_id: int, user_id: int) -> str:
+        """Where this person's turn pings go here: the server's mode, unless they chose (a
+        server that turned pings off sends none)."""
+        server = (await self.get(guild_id)).turn_pings
+        choice = await self.ping_choice(guild_id, user_id)
+        if server == "off" or choice is None:
+            return server
+        return "dm" if choice else "channel"

@@ -8,7 +8,7 @@ hand-kept list elsewhere can forget a game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,10 @@ GameAction = CheerioAction | ApplejackAction | HotscoreAction | AppLettersAction
 """Any game's typed action: what Orchard's strategies return."""
 
 Strategy = Callable[[Any, int, str, int], GameAction]
+
+DiceRules = tuple[Sequence[str], Callable[[str, Sequence[int]], int]]
+"""A dice game's categories and scoring: all its exact tables depend on (tools/build_tables.py
+builds them into the package under the game's command name)."""
 """``choose(view, seat, level, seed)``: a seat's typed action from what that seat may see."""
 
 
@@ -56,7 +60,7 @@ class GameSpec:
     variants: tuple[Variant, ...]
     strategy: Strategy | None = None  # None: Orchard does not play this game
     levels: tuple[str, ...] = LEVELS
-    warm: Callable[[], object] | None = None  # builds Orchard's tables ahead of its first move
+    tables: DiceRules | None = None  # what Orchard's exact tables (shipped) are built from
 
     @property
     def main(self) -> Variant:
@@ -79,7 +83,7 @@ CHEERIO = GameSpec(
         ),
     ),
     strategy=cheerio_players.choose,
-    warm=cheerio_players.exact_tables,
+    tables=(cheerio.CATEGORIES, cheerio.score),
 )
 
 APPLEJACK = GameSpec(
@@ -94,7 +98,7 @@ APPLEJACK = GameSpec(
         ),
     ),
     strategy=applejack_players.choose,
-    warm=applejack_players.exact_tables,
+    tables=(applejack.CATEGORIES, applejack.score),
 )
 
 HOTSCORE = GameSpec(
@@ -109,7 +113,6 @@ HOTSCORE = GameSpec(
         ),
     ),
     strategy=hotscore_players.choose,
-    warm=hotscore_players.warm,
 )
 
 APPLETTERS = GameSpec(
@@ -167,10 +170,3 @@ def lower_is_better(kind: str) -> bool:
 def orchard_plays(kind: str) -> bool:
     spec = SPEC_OF.get(kind)
     return spec is not None and spec.strategy is not None
-
-
-def warm() -> None:
-    """Build every table Orchard's strategies use (seconds; run off the event loop)."""
-    for spec in SPECS:
-        if spec.warm is not None:
-            spec.warm()

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.boards import Rendered, names
+from bot.boards import Rendered, names, whose_turn
 from bot.components import GameButton, GameSelect, view_of
 from bot.games.applejack import (
     CATEGORIES,
@@ -121,8 +121,7 @@ class ApplejackCog(
                 f"Reroll step {state.step} of 2 · **{who[0].name}** decides ({left} left)."
             )
             view = self._step_controls(snapshot, state, waiting[0])
-        mentions = " ".join(f"<@{p.user_id}>" for p in who if not p.is_bot)
-        return Rendered(embed=embed, view=view, content=mentions or None)
+        return Rendered(embed=embed, view=view, content=whose_turn(who))
 
     def _step_controls(
         self, snapshot: Snapshot, state: ApplejackState, seat: int

@@ -17,7 +17,8 @@ import discord
 from discord import app_commands, ui
 from discord.ext import commands
 
-from bot.boards import Draw, Rendered, names
+from bot.answers import acknowledge, answered, send, send_form
+from bot.boards import Draw, Rendered, names, whose_turn
 from bot.components import OURS, GameButton, GameSelect, data_of, view_of
 from bot.games.appletters import (
     MAX_WORD,
@@ -244,10 +245,13 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     ) -> None:
         """Play (or turn over with) ``word``; the engine asks which way when it fits several.
 
+        Acknowledged first: checking the word and drawing the snake can outlast Discord's 3 s
+        (and a check holds the event loop, so no later deferral could be sent meanwhile).
         No version check: the word was typed for this player's turn, and the engine's turn
         check keeps order even if the board moved for another reason meanwhile.
         """
         end = parse_end(end_text)
+        await acknowledge(interaction)
         text = word.strip().upper()
         await self.bot.orchard.runner.act(
             snapshot.id,
@@ -257,9 +261,9 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             guild_id=interaction.guild_id or 0,
             display=display,
         )
-        if not interaction.response.is_done():
+        if not answered(interaction):
             said = "Turned over with" if verb == "turnover" else "Played"
-            await interaction.response.send_message(f"{said} {text}.", ephemeral=True)
+            await send(interaction, f"{said} {text}.")
 
     # Buttons that only show something, or open a modal or a private choice.
 
@@ -272,7 +276,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             self._check_turn(snapshot, interaction.user.id)
             modal = WordModal(snapshot.id, snapshot.row.version, verb.removeprefix("ui_"))
             modal.stop()  # never stored: the cog's listener answers it, even after a restart
-            await interaction.response.send_modal(modal)
+            await send_form(interaction, modal)
         elif verb == "ui_badapple":
             await self._offer_bad_apple(interaction, snapshot)
         elif verb == "ui_throw":
@@ -300,8 +304,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         seat = snapshot.row.seat_of(interaction.user.id)
         if seat is None or snapshot.state is None:
             raise Refusal("You are not playing in this game, so you have no tiles.")
-        text = tiles_message(snapshot, snapshot.state.hands[seat])
-        await interaction.response.send_message(text, ephemeral=True)
+        await send(interaction, tiles_message(snapshot, snapshot.state.hands[seat]))
 
     async def _offer_bad_apple(
         self, interaction: discord.Interaction[Any], snapshot: Snapshot
@@ -315,10 +318,10 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         select = GameSelect(
             snapshot.id, snapshot.row.version, "ui_throw", options, placeholder="Throw…"
         )
-        await interaction.response.send_message(
+        await send(
+            interaction,
             "Which tile goes on the Bad Apple pile? It lies face down: only you know which.",
             view=view_of(select),
-            ephemeral=True,
         )
 
     async def _throw(
@@ -333,9 +336,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             version=custom_version(interaction),
             guild_id=interaction.guild_id or 0,
         )
-        await interaction.response.send_message(
-            f"You threw {arg} on the Bad Apple pile.", ephemeral=True
-        )
+        await send(interaction, f"You threw {arg} on the Bad Apple pile.")
 
     # The public message.
 
@@ -355,9 +356,8 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         if snapshot.row.status != "active":
             return self._finished(snapshot, embed, draw)
         turn = snapshot.row.players[view.turn]
-        content = None if turn.is_bot else f"<@{turn.user_id}>, your turn."
         return Rendered(
-            embed=embed, view=self._controls(snapshot, view), content=content, draw=draw
+            embed=embed, view=self._controls(snapshot, view), content=whose_turn([turn]), draw=draw
         )
 
     def _describe(self, view: View, players: list[str]) -> str:

@@ -17,6 +17,7 @@ import discord
 from bot.games.appletters import AppState
 from bot.model import GameStatus
 from bot.orchard import Orchard
+from bot.pings import send_dm
 from bot.runner import Snapshot
 from bot.specs import title
 
@@ -101,15 +102,10 @@ class TileDMs:
 
     async def _dm(self, snapshot: Snapshot, user_id: int, hand: str) -> str:
         """Send ``hand``: "sent", "closed" (the player allows no DMs) or "failed"."""
-        try:
-            channel = await self.client.create_dm(discord.Object(id=user_id))
-            await channel.send(tiles_message(snapshot, hand))
-            return "sent"
-        except discord.Forbidden:
-            return "closed"
-        except discord.HTTPException:
+        sent = await send_dm(self.client, user_id, tiles_message(snapshot, hand))
+        if sent == "failed":
             log.warning("game %s: could not DM user %s their tiles", snapshot.id, user_id)
-            return "failed"
+        return sent
 
     async def _tell_dms_closed(self, snapshot: Snapshot, user_id: int) -> None:
         """Once per game: say so in the channel, naming no tile."""

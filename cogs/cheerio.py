@@ -10,7 +10,8 @@ from discord import app_commands
 
 from bot.ai.cheerio_players import exact_tables
 from bot.ai.dice_optimal import DiceTables
-from bot.boards import Rendered, names
+from bot.answers import send
+from bot.boards import Rendered, names, whose_turn
 from bot.components import GameButton, GameSelect, view_of
 from bot.games.cheerio import (
     CATEGORIES,
@@ -101,7 +102,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
             raise Refusal("Hints are for your own turn: wait until it is your go.")
         tables = await asyncio.to_thread(exact_tables)
         await self.bot.orchard.runner.mark_hinted(snapshot.id)
-        await interaction.response.send_message(hint_text(state, tables), ephemeral=True)
+        await send(interaction, hint_text(state, tables))
 
     def render(self, snapshot: Snapshot) -> Rendered:
         state: CheerioState = snapshot.state
@@ -121,7 +122,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         return Rendered(
             embed=embed,
             view=self._controls(snapshot, state),
-            content=f"<@{turn.user_id}>, your turn." if not turn.is_bot else None,
+            content=whose_turn([turn]),
         )
 
     def _controls(self, snapshot: Snapshot, state: CheerioState) -> discord.ui.View:

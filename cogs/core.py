@@ -10,6 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.answers import send
 from bot.components import GameButton, view_of
 from bot.interface import answer_refusal, refuse
 from bot.runner import Refusal
@@ -63,9 +64,19 @@ class CoreCog(commands.Cog):
         embed = discord.Embed(title="Open games", description="\n".join(lines))
         footer = "Lost a game's message? Press its button to post it again." if buttons else None
         embed.set_footer(text=footer)
-        await interaction.response.send_message(embed=embed, view=view_of(*buttons), ephemeral=True)
+        await send(interaction, embed=embed, view=view_of(*buttons))
 
     async def on_app_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        """Say why a command did nothing. Never raises: an exception here would end the
+        command's task unhandled ("Task exception was never retrieved")."""
+        try:
+            await self._answer_error(interaction, error)
+        except discord.HTTPException as err:
+            log.warning("could not answer the error of /%s: %s", _name(interaction), err)
+
+    async def _answer_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
         original = getattr(error, "original", error)
@@ -75,14 +86,19 @@ class CoreCog(commands.Cog):
         if unseen_channel(error):
             await refuse(interaction, "I cannot see that channel: give me View Channel there.")
             return
+        if isinstance(original, discord.InteractionResponded):
+            # A command answering through interaction.response, not bot.answers.send, after
+            # the watchdog deferred it: its answer is lost, so say so plainly.
+            log.warning("/%s answered after its deferral", _name(interaction))
+            await refuse(interaction, "That took longer than Discord allows: please try again.")
+            return
         error_id = secrets.token_hex(4)
-        log.error(
-            "error %s in /%s",
-            error_id,
-            interaction.command and interaction.command.name,
-            exc_info=original,
-        )
+        log.error("error %s in /%s", error_id, _name(interaction), exc_info=original)
         await refuse(interaction, f"Sorry, something went wrong (error {error_id}).")
+
+
+def _name(interaction: discord.Interaction[Any]) -> str:
+    return interaction.command.name if interaction.command else "?"
 
 
 async def setup(bot: OrchardBot) -> None:

@@ -12,6 +12,7 @@ import discord
 from discord import app_commands, ui
 from discord.ext import commands
 
+from bot.answers import send
 from bot.boards import Rendered, names
 from bot.components import GameButton, view_of
 from bot.interface import open_lobby, orchard_seat, refuse
@@ -85,7 +86,7 @@ class GameCog(commands.GroupCog):
 
     @app_commands.command(name="rules", description="The rules in brief (only you see them)")
     async def rules(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.response.send_message(self.rules_text, ephemeral=True)
+        await send(interaction, self.rules_text)
 
     @app_commands.command(name="leaderboard", description="This server's best players")
     @app_commands.describe(by="Rank by rating, wins, best or average score")

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.boards import Rendered, names
+from bot.boards import Rendered, names, whose_turn
 from bot.components import GameButton, view_of
 from bot.games.hotscore import (
     HotscoreState,
@@ -73,8 +73,7 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
             return self.finished(snapshot, embed)
         waiting = sorted(self.bot.orchard.runner.engine(self.kind).to_act(state))
         who = [snapshot.row.players[s] for s in waiting]
-        content = " ".join(f"<@{p.user_id}>" for p in who if not p.is_bot) or None
-        return Rendered(embed=embed, view=self._controls(snapshot, state), content=content)
+        return Rendered(embed=embed, view=self._controls(snapshot, state), content=whose_turn(who))
 
     def _add_play(self, embed: discord.Embed, state: HotscoreState, players: list[str]) -> None:
         if state.level:

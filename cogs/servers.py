@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import logging
 import math
 import time
 from typing import TYPE_CHECKING, Any, Literal
@@ -16,9 +17,10 @@ import discord
 from discord import app_commands, ui
 from discord.ext import commands, tasks
 
+from bot.answers import answer_publicly, send, update
 from bot.components import view_of
 from bot.interface import answering
-from bot.model import KindStats, PastGame
+from bot.model import FORMER_PLAYER, NOBODY, KindStats, PastGame
 from bot.ratings import shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
@@ -28,6 +30,8 @@ from cogs.stats_chart import describe, line_chart
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
+
+log = logging.getLogger(__name__)
 
 PAGE = 10
 KEEP_DEPARTED_DAYS = 30
@@ -70,8 +74,8 @@ async def board_page(
     in the page buttons), never of whoever last turned the page.
     """
     lower = lower_is_better(kind)
-    rows = await bot.orchard.store.board(guild_id, kind, by, lower_is_better=lower)
-    records = await bot.orchard.store.records(guild_id, kind, lower_is_better=lower)
+    board = bot.orchard.store.board_with_records
+    rows, records = await board(guild_id, kind, by, lower_is_better=lower)
     pages = max(1, math.ceil(len(rows) / PAGE))
     page = min(max(page, 0), pages - 1)
     lines = [
@@ -135,9 +139,10 @@ class BoardPage(
         embed, view = await board_page(
             interaction.client, interaction.guild_id, self.kind, self.by, self.page, self.asker
         )
-        await interaction.response.edit_message(
-            embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
-        )
+        if not await update(
+            interaction, embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
+        ):
+            log.info("a board page was turned too late for Discord to show it")
 
 
 class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,20})"):
@@ -147,7 +152,7 @@ class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,
         self.user_id = user_id
         super().__init__(
             ui.Button(
-                label="Delete my results",
+                label="Forget me here",
                 style=discord.ButtonStyle.danger,
                 custom_id=f"orcf:{user_id}",
             )
@@ -167,19 +172,27 @@ class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,
         if interaction.user.id != self.user_id or interaction.guild_id is None:
             raise Refusal("Only the person who asked can confirm.")
         bot: OrchardBot = interaction.client
-        removed = await bot.orchard.store.forget_user(interaction.guild_id, interaction.user.id)
+        removed = await bot.orchard.forget(interaction.guild_id, interaction.user.id)
         noun = "record" if removed == 1 else "records"
-        await interaction.response.send_message(f"Done: {removed} {noun} removed.", ephemeral=True)
+        await send(
+            interaction,
+            f"Done: {removed} {noun} removed, and your name is gone from this server's games.",
+        )
 
 
 async def send_board(interaction: discord.Interaction[Any], kind: str, by: str = "wins") -> None:
+    answer_publicly(interaction)
     if interaction.guild_id is None:
         raise Refusal("Leaderboards belong to a server: ask me there.")
     embed, view = await board_page(
         interaction.client, interaction.guild_id, kind, by, 0, interaction.user.id
     )
-    await interaction.response.send_message(
-        embed=embed, view=view, allowed_mentions=discord.AllowedMentions.none()
+    await send(
+        interaction,
+        ephemeral=False,
+        embed=embed,
+        view=view,
+        allowed_mentions=discord.AllowedMentions.none(),
     )
 
 
@@ -190,9 +203,11 @@ class ServersCog(commands.Cog):
 
     async def cog_load(self) -> None:
         self.purge.start()
+        self.bot.boards.pings.start()
 
     async def cog_unload(self) -> None:
         self.purge.cancel()
+        await self.bot.boards.pings.stop()  # pings in flight are sent while the store is open
 
     @app_commands.command(name="leaderboard", description="This server's best players in a game")
     @app_commands.describe(game="Which game", by="Rank by rating, wins, best or average score")
@@ -214,6 +229,7 @@ class ServersCog(commands.Cog):
         user: discord.User | None = None,
         game: Game | None = None,
     ) -> None:
+        answer_publicly(interaction)
         guild_id = self._guild(interaction)
         who = user or interaction.user
         rows = await self.bot.orchard.store.user_stats(guild_id, who.id)
@@ -223,7 +239,7 @@ class ServersCog(commands.Cog):
         embed.description = summary_text(rows)
         charted = game.value if game else most_played(rows)
         files = await self._chart(guild_id, who.id, charted, embed) if charted else []
-        await interaction.response.send_message(embed=embed, files=files)
+        await send(interaction, ephemeral=False, embed=embed, files=files)
 
     async def _chart(
         self, guild_id: int, user_id: int, kind: str, embed: discord.Embed
@@ -252,6 +268,7 @@ class ServersCog(commands.Cog):
         user: discord.User | None = None,
         game: Game | None = None,
     ) -> None:
+        answer_publicly(interaction)
         guild_id = self._guild(interaction)
         who = user or interaction.user
         lines = [
@@ -264,8 +281,11 @@ class ServersCog(commands.Cog):
             title=f"{who.display_name}'s recent games",
             description="\n".join(lines) or "No finished games yet.",
         )
-        await interaction.response.send_message(
-            embed=embed, allowed_mentions=discord.AllowedMentions.none()
+        await send(
+            interaction,
+            ephemeral=False,
+            embed=embed,
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @app_commands.command(name="settings", description="See or change how Orchard runs here")
@@ -281,6 +301,7 @@ class ServersCog(commands.Cog):
         easy_letters="Appletters without Q, X and Z",
         word_list="Appletters word list: full, or family (common words)",
         hotscore_floor="Hot Score: scores never go below 0",
+        turn_pings="Tell players it is their turn: in the channel, by DM, or not at all",
     )
     async def settings(
         self,
@@ -294,6 +315,7 @@ class ServersCog(commands.Cog):
         easy_letters: bool | None = None,
         word_list: Literal["full", "family"] | None = None,
         hotscore_floor: bool | None = None,
+        turn_pings: Literal["channel", "dm", "off"] | None = None,
     ) -> None:
         guild_id = self._guild(interaction)
         current = await self.bot.orchard.settings.get(guild_id)
@@ -306,6 +328,7 @@ class ServersCog(commands.Cog):
                 ("easy_letters", easy_letters),
                 ("word_list", word_list),
                 ("hotscore_floor", hotscore_floor),
+                ("turn_pings", turn_pings),
             )
             if value is not None
         }
@@ -326,7 +349,7 @@ class ServersCog(commands.Cog):
         except ValueError as err:
             raise Refusal(str(err)) from err
         said = "Saved. " if changes else ""
-        await interaction.response.send_message(said + settings_text(new), ephemeral=True)
+        await send(interaction, said + settings_text(new))
 
     def _check_postable(self, interaction: discord.Interaction[Any], channel: Any) -> None:
         """Refuse a games channel the bot cannot post (and attach pictures) in."""
@@ -339,6 +362,23 @@ class ServersCog(commands.Cog):
         missing = [label for name, label in POSTING.items() if not getattr(perms, name)]
         if missing:
             raise Refusal(f"I cannot post in <#{channel.id}>: give me {', '.join(missing)} there.")
+
+    @app_commands.command(
+        name="pings", description="Be told it is your turn by DM instead of in the channel"
+    )
+    @app_commands.guild_only()
+    @app_commands.describe(
+        dm="True: your turn pings in this server come by DM; false: in the game's channel"
+    )
+    async def pings(self, interaction: discord.Interaction[Any], dm: bool | None = None) -> None:
+        guild_id = self._guild(interaction)
+        settings = self.bot.orchard.settings
+        if dm is not None:
+            await settings.set_ping_choice(guild_id, interaction.user.id, dm)
+        server = (await settings.get(guild_id)).turn_pings
+        mode = await settings.ping_mode(guild_id, interaction.user.id)
+        said = "Saved. " if dm is not None else ""
+        await interaction.response.send_message(said + pings_text(mode, server), ephemeral=True)
 
     @app_commands.command(name="forfeit", description="Give up your game in this channel")
     @app_commands.describe(game="Which game, if you play more than one here")
@@ -357,32 +397,36 @@ class ServersCog(commands.Cog):
         if not rows:
             raise Refusal("You have no game in play in this channel.")
         snapshot = await self.bot.orchard.runner.forfeit(rows[0].id, interaction.user.id)
-        await interaction.response.send_message(
-            f"You left {title(snapshot.row.kind)} game {snapshot.id}.", ephemeral=True
-        )
+        await send(interaction, f"You left {title(snapshot.row.kind)} game {snapshot.id}.")
 
     @app_commands.command(name="end", description="End a stuck game (recorded as abandoned)")
     @app_commands.default_permissions(manage_messages=True)
     @app_commands.guild_only()
     @app_commands.describe(game_id="The game's number, as /games shows it")
     async def end(self, interaction: discord.Interaction[Any], game_id: int) -> None:
+        answer_publicly(interaction)
         guild_id = self._guild(interaction)
         row = await self.bot.orchard.store.get_game(game_id)
         if row is None or row.guild_id != guild_id or not row.status.is_open:
             raise Refusal(f"There is no open game {game_id} in this server.")
         await self.bot.orchard.runner.abandon(game_id)
-        await interaction.response.send_message(
+        await send(
+            interaction,
             f"Game {game_id} was ended by a moderator; nobody lost.",
+            ephemeral=False,
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
-    @app_commands.command(name="forget-me", description="Delete your results and ratings here")
+    @app_commands.command(
+        name="forget-me", description="Delete your results and ratings here, and your name"
+    )
     async def forget_me(self, interaction: discord.Interaction[Any]) -> None:
         self._guild(interaction)
-        await interaction.response.send_message(
-            "This deletes every result and rating of yours in this server, for good. Sure?",
+        await send(
+            interaction,
+            "This deletes every result and rating of yours in this server and takes your name "
+            "and id out of its games, for good; you leave any game you are in. Sure?",
             view=view_of(ForgetMe(interaction.user.id)),
-            ephemeral=True,
         )
 
     @commands.Cog.listener()
@@ -396,7 +440,7 @@ class ServersCog(commands.Cog):
     @tasks.loop(hours=6)
     async def purge(self) -> None:
         """Forget servers the bot left more than 30 days ago."""
-        await self.bot.orchard.store.purge_departed(time.time() - KEEP_DEPARTED_DAYS * 86400)
+        await self.bot.orchard.purge_departed(time.time() - KEEP_DEPARTED_DAYS * 86400)
 
     def _guild(self, interaction: discord.Interaction[Any]) -> int:
         if interaction.guild_id is None:
@@ -455,12 +499,34 @@ def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
     """One finished game: everyone's score, 🏆 for its winners (a solo game is stored unwon),
     a link."""
     scores = ", ".join(
-        ("Orchard" if is_bot else f"<@{uid}>") + f" {score}" + (" 🏆" if won else "")
+        seat_name(uid, is_bot) + f" {score}" + (" 🏆" if won else "")
         for uid, is_bot, score, _, won in past.seats
     )
     link = jump_url(guild_id, past.channel_id, past.message_id)
     hinted = " · 💡 hinted" if past.hinted else ""
     return f"**{title(past.kind)}** <t:{int(past.finished_at)}:R> · {scores}{hinted} · {link}"
+
+
+def seat_name(user_id: int, is_bot: bool) -> str:
+    """How a past seat is named: Orchard, a mention, or a person who asked to be forgotten."""
+    if is_bot:
+        return "Orchard"
+    return FORMER_PLAYER if user_id == NOBODY else f"<@{user_id}>"
+
+
+PING_PLACES = {
+    "channel": "in the game's channel, in a new message that mentions you",
+    "dm": "by direct message, naming the game with a link to it",
+    "off": "nowhere: this server has turned turn pings off",
+}
+
+
+def pings_text(mode: str, server: str) -> str:
+    """Where a person's turn pings go here, and how to change it."""
+    text = f"When it is your turn here, Orchard tells you {PING_PLACES[mode]}."
+    if server == "off":
+        return text
+    return text + " Change it with `/pings dm:true` or `/pings dm:false` (this server only)."
 
 
 def settings_text(s: GuildSettings) -> str:
@@ -470,7 +536,8 @@ def settings_text(s: GuildSettings) -> str:
         f"• Games allowed in: {channels}\n• Open games per channel: {s.open_games_per_channel}\n"
         f"• Hints: {'on' if s.hints else 'off'}\n• Apple Turnover words: {s.turnover_words}\n"
         f"• Easy letters: {'on' if s.easy_letters else 'off'}\n• Word list: {s.word_list}\n"
-        f"• Hot Score floor at 0: {'on' if s.hotscore_floor else 'off'}"
+        f"• Hot Score floor at 0: {'on' if s.hotscore_floor else 'off'}\n"
+        f"• Turn pings: {s.turn_pings} (a player's own /pings choice wins over channel or dm)"
     )
 
 

@@ -44,6 +44,7 @@ from tests.botharness import (
     orchard_bot,
     press,
     server,
+    unpaced,
 )
 from tests.fakediscord import EPHEMERAL, FakeDiscord, InteractionRecord, components_of
 
@@ -169,7 +170,7 @@ async def until_turnable(
         word = a_word(state, state.turn, 2, "end")
         paid_from = state.hands[state.turn]
         laid = await modal_word(fake, USERS[state.turn], board, word, end)
-        assert laid.type == 7, laid.describe()
+        assert laid.updated, laid.describe()
         state = await noted(bot, hands)
     return state, paid_from
 
@@ -300,7 +301,7 @@ async def test_a_whole_game_keeps_every_hand_private(
 
         add_word(b + a)  # listed from the start: its mirror bonus for a + b must not change
         first = await modal_word(fake, USERS[mover], board, add_word(a + b))
-        assert first.type == 7 and not first.ephemeral, first.describe()
+        assert first.updated and not first.ephemeral, first.describe()
         state = await state_of(bot)
         note(hands, state)
         assert [w.text for w in state.snake] == [a + b]
@@ -342,7 +343,7 @@ async def test_a_whole_game_keeps_every_hand_private(
 
         last = add_word(end + state.hands[other][::-1])  # not the hand as sorted: no false alarm
         out = await modal_word(fake, USERS[other], board, last, "end")
-        assert out.type == 7, out.describe()
+        assert out.updated, out.describe()
         live = await bot.orchard.runner.load(game_id)
         note(hands, live.state)
         assert live.row.status == "finished"
@@ -408,13 +409,14 @@ async def test_a_modal_opened_before_a_restart_still_plays(
         played = await answered(
             await fake.submit_modal(mover, CHANNEL, opened.modal["custom_id"], {"word": word})
         )
-        assert played.type == 7 and not played.ephemeral, played.describe()
+        assert played.updated and not played.ephemeral, played.describe()
         assert [w.text for w in (await state_of(bot)).snake] == [word]
 
 
 async def test_apple_turnover_bad_apple_challenge_and_turn_over(
     fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    unpaced(fake_discord)
     caplog.set_level(logging.DEBUG)
     fake = fake_discord
     server(fake)
@@ -449,7 +451,7 @@ async def test_apple_turnover_bad_apple_challenge_and_turn_over(
         assert owner_before != paid_from  # the owner paid for the word now turned over
         longer = a_word(state, turner, len(old.text) + 2, "end", turnover=True)
         turned = await modal_word(fake, USERS[turner], board, longer, "end", "Turn over")
-        assert turned.type == 7 and not turned.ephemeral, turned.describe()
+        assert turned.updated and not turned.ephemeral, turned.describe()
         state = await noted(bot, hands)
         assert state.snake[-1].text == longer and old not in state.snake
         assert state.hands[owner] == paid_from  # every tile they paid came back
@@ -492,7 +494,7 @@ async def test_the_turn_over_button_opens_its_modal_and_turns_a_word_over(
         assert short.ephemeral and f"longer than {old.text}" in short.content, short.content
         longer = a_word(state, turner, len(old.text) + 1, "end", turnover=True)
         turned = await modal_word(fake, USERS[turner], board, longer, "end", "Turn over")
-        assert turned.type == 7 and not turned.ephemeral, turned.describe()
+        assert turned.updated and not turned.ephemeral, turned.describe()
         after = await noted(bot, hands)
         assert [w.text for w in after.snake] == [w.text for w in state.snake[:-1]] + [longer]
         assert after.hands[owner] == paid_from  # the turned-over word's tiles came back
@@ -539,7 +541,7 @@ async def test_server_settings_reach_a_new_game(fake_discord: FakeDiscord, tmp_p
             if 3 <= len(w) <= 6 and not Counter(w.upper()) - Counter(hand)
         )
         laid = await modal_word(fake, USERS[state.turn], board, listed)
-        assert laid.type == 7, laid.describe()
+        assert laid.updated, laid.describe()
         after = await state_of(bot)
         assert [w.text for w in after.snake] == [listed] and after.pending is None
         assert not any(

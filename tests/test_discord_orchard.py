@@ -15,6 +15,7 @@ from tests.botharness import (
     orchard_bot,
     press,
     server,
+    unpaced,
 )
 from tests.fakediscord import FakeDiscord, components_of
 
@@ -39,6 +40,7 @@ def _shows(fake: FakeDiscord, live: Snapshot) -> bool:
 
 
 async def test_opponent_orchard_plays_its_turns(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    unpaced(fake_discord)
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         opened = await answered(

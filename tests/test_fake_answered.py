@@ -17,10 +17,10 @@ async def test_answered_wakes_on_the_callback_and_times_it(
         began = time.monotonic()
         record = await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio rules")
         assert record.answered_at is None
-        assert await record.answered(5.0) is record
+        assert await record.called_back(5.0) is record
         assert record.callback is not None and record.answered_at is not None
         assert began <= record.answered_at <= time.monotonic()
-        assert await record.answered(0.0) is record  # already answered: returns at once
+        assert await record.called_back(0.0) is record  # already answered: returns at once
 
 
 async def test_answered_times_out_while_unanswered(fake_discord: FakeDiscord) -> None:
@@ -36,7 +36,7 @@ async def test_answered_times_out_while_unanswered(fake_discord: FakeDiscord) ->
         message_id=None,
     )
     with pytest.raises(TimeoutError):
-        await record.answered(0.05)
+        await record.called_back(0.05)
     record.callback = {"type": 6}
     record.note_answered()
-    assert await record.answered(0.05) is record
+    assert await record.called_back(0.05) is record

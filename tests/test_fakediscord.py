@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import io
+import time
 from collections.abc import AsyncIterator
 
 import discord
 import pytest
 from discord import app_commands
 from discord.ext import commands
+from discord.http import handle_message_parameters
 
-from tests.fakediscord import EPHEMERAL, FakeDiscord, components_of, run_bot
+from tests.fakediscord import (
+    ALREADY_ACKNOWLEDGED,
+    EPHEMERAL,
+    INVALID_WEBHOOK_TOKEN,
+    UNKNOWN_INTERACTION,
+    FakeDiscord,
+    Request,
+    components_of,
+    run_bot,
+)
 
 GUILD, CHANNEL, OTHER_CHANNEL = (
     111_000_000_000_000_001,
@@ -93,6 +106,48 @@ class Demo(app_commands.Group):
     @app_commands.command(description="Ask for a name")
     async def ask(self, interaction: discord.Interaction) -> None:
         await interaction.response.send_message("press", view=Ask())
+
+    @app_commands.command(description="Answer, and if that fails, try to defer")
+    async def retry(self, interaction: discord.Interaction) -> None:
+        try:
+            await interaction.response.send_message("hello")
+        except discord.NotFound:
+            await interaction.response.defer()  # discord.py allows it: nothing was answered
+
+    @app_commands.command(description="Two answers at once")
+    async def twice(self, interaction: discord.Interaction) -> None:
+        both = await asyncio.gather(
+            interaction.response.send_message("one"),
+            interaction.response.defer(),
+            return_exceptions=True,
+        )
+        codes = [getattr(r, "code", None) for r in both]
+        await interaction.followup.send(f"codes {codes}")
+
+    @app_commands.command(description="Defer, then follow up twice, a while apart")
+    async def later(self, interaction: discord.Interaction, pause: float) -> None:
+        await interaction.response.defer(ephemeral=True)
+        await asyncio.sleep(pause)
+        await interaction.edit_original_response(content="edited")
+        await interaction.followup.send("first", ephemeral=True)
+        await asyncio.sleep(pause)
+        await interaction.followup.send("second", ephemeral=True)
+
+    @app_commands.command(description="Fetch this channel many times")
+    async def fetch(self, interaction: discord.Interaction, times: int) -> None:
+        await interaction.response.defer(ephemeral=True)
+        for _ in range(times):
+            await interaction.client.fetch_channel(interaction.channel_id or 0)
+        await interaction.followup.send("done")
+
+    @app_commands.command(description="Edit one channel message many times")
+    async def edits(self, interaction: discord.Interaction, times: int) -> None:
+        await interaction.response.send_message("editing", ephemeral=True)
+        assert isinstance(interaction.channel, discord.TextChannel)
+        message = await interaction.channel.send("draft")
+        for i in range(times):
+            await message.edit(content=f"edit {i}")
+        await interaction.followup.send("done", ephemeral=True)
 
 
 def make_bot() -> commands.AutoShardedBot:
@@ -218,3 +273,115 @@ async def test_dm_slash_command_and_first_followup_replaces_thinking(fake: FakeD
     assert answer["content"] == "bob in DMChannel" and answer["id"] == str(reply.original_id)
     assert "member" not in reply.payload and reply.payload["user"]["id"] == str(BOB)
     assert fake.channels[reply.channel_id]["type"] == 1
+
+
+def codes_logged(fake: FakeDiscord) -> list[int]:
+    """The Discord error codes of the HTTP errors the bot logged (discord.py swallows them)."""
+    found = []
+    for record in fake.errors:
+        error = record.exc_info[1] if record.exc_info else None
+        error = getattr(error, "original", error)
+        if isinstance(error, discord.HTTPException):
+            found.append(error.code)
+    return found
+
+
+async def test_an_answer_after_3_seconds_is_unknown_for_good(fake: FakeDiscord) -> None:
+    """Discord forgets an interaction 3 s after it was created (its id's time): the late answer
+    is 404 / 10062, and so is any other attempt after it."""
+    fake.interaction_age = 3.2  # the user acted 3.2 s before the bot heard of it
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo retry")
+    assert time.time() - reply.created >= 3.2
+    await fake.wait_for(lambda: bool(fake.errors), what="the bot to log the late answer")
+    callbacks = fake.requests_matching("POST", r"/callback$")
+    assert [c.status for c in callbacks] == [404, 404]
+    assert codes_logged(fake) == [UNKNOWN_INTERACTION]
+    assert reply.callback is None
+
+
+async def test_a_second_answer_in_time_is_already_acknowledged(fake: FakeDiscord) -> None:
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo twice")
+    (said,) = await reply.wait_followups(1)
+    assert said["content"] == f"codes [None, {ALREADY_ACKNOWLEDGED}]"
+    assert [c.status for c in fake.requests_matching("POST", r"/callback$")] == [200, 400]
+    assert reply.content == "one"
+    assert fake.double_answers == [reply]
+    fake.double_answers.clear()  # seen: any other test answering twice fails
+
+
+async def test_a_deferred_token_works_past_3_seconds_until_it_expires(fake: FakeDiscord) -> None:
+    """Deferred in time, an interaction is completed later by edits and follow-ups; its token
+    lasts 15 minutes (shortened here), then Discord answers 401 / 50027."""
+    fake.callback_window, fake.token_lifetime = 0.5, 1.0
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo later", {"pause": 0.6})
+    await reply.wait_until(lambda r: r.content == "edited")
+    assert reply.type == 5 and reply.ephemeral
+    (first,) = await reply.wait_followups(1)
+    assert first["content"] == "first" and first["flags"] & EPHEMERAL
+    await fake.wait_for(lambda: bool(fake.errors), what="the expired token to fail")
+    assert codes_logged(fake) == [INVALID_WEBHOOK_TOKEN]
+    statuses = [r.status for r in fake.requests_matching("*", r"^/webhooks/")]
+    assert statuses == [200, 200, 401]
+
+
+def channel_edits(fake: FakeDiscord) -> list[Request]:
+    return fake.requests_matching("PATCH", r"^/channels/\d+/messages/\d+$")
+
+
+def quick(fake: FakeDiscord, per: float) -> None:
+    """Discord's per-route limits with a shorter window, so a test waits less."""
+    fake.route_limits = tuple(dataclasses.replace(r, per=per) for r in fake.route_limits)
+
+
+async def test_message_edits_are_paced_by_the_headers_per_channel(fake: FakeDiscord) -> None:
+    """5 edits per window per channel: discord.py reads the headers and waits, never 429."""
+    quick(fake, 0.6)
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo edits", {"times": 7})
+    await reply.wait_followups(1)
+    edits = channel_edits(fake)
+    assert [e.status for e in edits] == [200] * 7
+    assert [e.headers["X-RateLimit-Remaining"] for e in edits[:5]] == ["4", "3", "2", "1", "0"]
+    assert {e.headers["X-RateLimit-Limit"] for e in edits} == {"5"}
+    assert all(float(e.headers["X-RateLimit-Reset-After"]) <= 0.6 for e in edits)
+    assert "X-RateLimit-Bucket" in edits[0].headers and "X-RateLimit-Reset" in edits[0].headers
+    assert edits[5].at - edits[0].at >= 0.5  # the sixth waited for the window to end
+
+
+async def test_a_429_carries_retry_after_and_the_headers_discord_py_needs(
+    fake: FakeDiscord,
+) -> None:
+    """A second client (another process on the same token) knows nothing of the spent
+    window: Discord answers 429 with ``retry_after`` and ``Via``; discord.py waits, retries."""
+    quick(fake, 0.6)
+    await fake.slash(ALICE, GUILD, CHANNEL, "demo edits", {"times": 5})
+    await fake.wait_for(lambda: len(channel_edits(fake)) == 5, what="the window to be spent")
+    draft = next(m for m in fake.channel_messages(CHANNEL) if m["content"] == "edit 4")
+    other = discord.http.HTTPClient(asyncio.get_running_loop())
+    try:
+        await other.static_login("fake-token")
+        params = handle_message_parameters(content="from elsewhere")
+        await other.edit_message(CHANNEL, int(draft["id"]), params=params)
+    finally:
+        await other.close()
+    edits = channel_edits(fake)
+    assert [e.status for e in edits] == [200] * 5 + [429, 200]
+    limited = edits[5]
+    assert limited.headers["Via"] and limited.headers["X-RateLimit-Remaining"] == "0"
+    assert limited.headers["X-RateLimit-Scope"] == "user"
+    assert edits[6].at - limited.at >= float(limited.headers["X-RateLimit-Reset-After"]) - 0.05
+    assert fake.message(int(draft["id"]))["content"] == "from elsewhere"
+
+
+async def test_the_global_limit_spares_interaction_callbacks(fake: FakeDiscord) -> None:
+    """50 requests a second in all: the 51st is a global 429 (discord.py pauses every request,
+    then goes on); 60 slash commands answered in a burst are never limited."""
+    for _ in range(60):
+        await (await fake.slash(ALICE, GUILD, CHANNEL, "demo ping")).wait()
+    callbacks = fake.requests_matching("POST", r"/callback$")
+    assert len(callbacks) == 60 and {c.status for c in callbacks} == {200}
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo fetch", {"times": 60})
+    await reply.wait_followups(1, timeout=10.0)
+    fetched = fake.requests_matching("GET", rf"^/channels/{CHANNEL}$")
+    limited = [r for r in fetched if r.status == 429]
+    assert len(fetched) - len(limited) == 60 and limited
+    assert all(r.headers.get("X-RateLimit-Global") == "true" for r in limited)

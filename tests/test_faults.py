@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,17 @@ import pytest
 from bot.app import OrchardBot
 from bot.games.cheerio import ROLLS_PER_TURN, open_categories
 from bot.runner import Snapshot
-from tests.botharness import ALICE, BOB, CHANNEL, GUILD, answered, new_game, orchard_bot, server
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CHANNEL,
+    GUILD,
+    answered,
+    new_game,
+    orchard_bot,
+    server,
+    unpaced,
+)
 from tests.fakediscord import FakeDiscord, InteractionRecord
 
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
@@ -111,22 +121,26 @@ async def game(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Game]
 
 @pytest.fixture
 async def versus(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Game]:
-    """Alice against Orchard: Orchard's moves reach Discord as message edits (PATCH)."""
+    """Alice against Orchard: Orchard's moves reach Discord as message edits (PATCH). Orchard
+    plays here without its 1 s pause, faster than Discord's limits allow (see unpaced)."""
     server(fake_discord)
+    unpaced(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        await answered(
-            await fake_discord.slash(
-                ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard", "level": "easy"}
-            )
-        )
-        (row,) = await bot.orchard.store.open_games(GUILD)
-        g = Game(fake_discord, bot, row.id)
-        for _ in range(500):  # the message id is stored just after Discord has the reply
-            await g.refresh()
-            if g._message is not None:
-                break
-            await asyncio.sleep(0.01)
-        yield g
+        yield await against_orchard(fake_discord, bot, "easy")
+
+
+async def against_orchard(fake: FakeDiscord, bot: OrchardBot, level: str) -> Game:
+    """Alice's new Cheerio game against Orchard at ``level``, once its message is recorded."""
+    options = {"opponent": "orchard", "level": level}
+    await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new", options))
+    (row,) = await bot.orchard.store.open_games(GUILD)
+    g = Game(fake, bot, row.id)
+    for _ in range(500):  # the message id is stored just after Discord has the reply
+        await g.refresh()
+        if g._message is not None:
+            break
+        await asyncio.sleep(0.01)
+    return g
 
 
 async def orchard_moves_unseen(g: Game, status: int) -> None:
@@ -169,9 +183,32 @@ async def test_429_on_the_answer_is_retried_and_applied_once(game: Game) -> None
 async def test_429_on_message_edits_is_retried(versus: Game) -> None:
     versus.fake.fail("PATCH", EDIT, 429, times=3, retry_after=0.05)
     await my_turn_again(versus)
-    assert versus.fake.pending_faults == 0
+    # Orchard's board edits are shown after its moves commit: wait for them to be retried
+    await versus.fake.wait_for(lambda: versus.fake.pending_faults == 0, 5.0, "the retried edits")
     await versus.check()
     assert not versus.fake.errors
+
+
+async def test_a_rate_limited_channel_still_ends_with_the_board_right(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Discord's own pacing (5 edits per window per channel, the window shortened here) and
+    429s on top: Orchard, with no pause, edits faster than allowed; its edits wait their
+    turn, Alice's moves are answered in time, and the board ends on the last version."""
+    fake = fake_discord
+    server(fake)
+    fake.route_limits = tuple(replace(r, per=1.0) for r in fake.route_limits)
+    fake.fail("PATCH", EDIT, 429, times=3, retry_after=0.3)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        g = await against_orchard(fake, bot, "hard")
+        for _ in range(2):
+            await my_turn_again(g)
+        await g.check()
+        assert fake.pending_faults == 0
+        paced = [r for r in fake.requests_matching("PATCH", EDIT) if r.status == 200]
+        assert len(paced) > 5  # more than one window's worth
+        late = [r for r in fake.requests_matching("POST", CALLBACK) if r.status != 200]
+        assert late == [] and not fake.errors
 
 
 async def test_500_once_is_retried_after_a_second(game: Game) -> None:

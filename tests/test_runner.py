@@ -365,3 +365,62 @@ async def test_a_board_from_before_side_by_side_play_is_still_stale(tmp_path: Pa
     with pytest.raises(Stale, match="already played"):
         await o.runner.act(live.id, 2, "reroll", "0", version=live.row.version - 1)
     await o.close()
+
+
+async def test_a_game_stuck_showing_its_board_holds_up_no_other_deadline(tmp_path: Path) -> None:
+    """Due games fire side by side: while one game's board hangs (a rate-limited channel),
+    another server's timeout is committed and shown at once."""
+    clock = Clock()
+    o = await orchard(tmp_path / "o.db", clock)
+    stuck = await started(o, "cheerio", [1, 2])
+    other = await o.lobby.open("cheerio", GUILD + 1, CHANNEL, player(3))
+    other = await o.lobby.start(other.id, 3)
+    release = asyncio.Event()
+    shown: list[int] = []
+
+    async def board(snapshot) -> None:
+        if snapshot.id == stuck.id:
+            await release.wait()
+        shown.append(snapshot.id)
+
+    o.runner.board = board
+    clock.now += 301
+    firing = asyncio.create_task(o.scheduler.run_due())
+    await asyncio.wait_for(_until(lambda: other.id in shown), 5)
+    assert stuck.id not in shown and not firing.done()
+    assert (await o.runner.load(other.id)).row.version == 1, "the other timeout is committed"
+    release.set()
+    assert await firing == 2
+    await o.close()
+
+
+async def _until(predicate) -> None:
+    while not predicate():
+        await asyncio.sleep(0.01)
+
+
+async def test_displays_wait_for_no_lock_and_an_overtaken_version_is_known(tmp_path: Path) -> None:
+    """A game's lock covers load, apply and commit only: while its board is still being drawn
+    (a slow channel), the next changes commit. Their displays follow in write order, and each
+    knows whether a newer write has overtaken it, so a board draws only the latest."""
+    o = await orchard(tmp_path / "o.db")
+    lobby = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    release = asyncio.Event()
+    drawn: list[tuple[int, bool]] = []
+
+    async def board(snapshot) -> None:
+        if not drawn:
+            await release.wait()
+        drawn.append((len(snapshot.row.players), o.runner.outdated(snapshot)))
+
+    o.runner.board = board
+    first = asyncio.create_task(o.lobby.join(lobby.id, player(2)))
+    await _until(lambda: len(o.runner._writes) > 0)
+    later = [asyncio.create_task(o.lobby.join(lobby.id, player(u))) for u in (3, 4)]
+    await _until(lambda: o.runner._writes[lobby.id] == 3)  # committed while the board hangs
+    assert drawn == [] and not first.done()
+    release.set()
+    await asyncio.gather(first, *later)
+    assert drawn == [(2, True), (3, True), (4, False)], "in write order; only 4 seats is news"
+    assert len((await o.runner.load(lobby.id)).row.players) == 4
+    await o.close()

@@ -22,6 +22,7 @@ from tests.botharness import (
     orchard_bot,
     press,
     server,
+    unpaced,
 )
 from tests.fakediscord import FakeDiscord
 from tests.support import orchard, started
@@ -238,11 +239,11 @@ async def test_forget_me_asks_first_and_its_button_survives_a_restart(
         confirm = int(asked.original["id"])
         assert rows(path, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(1,)]
     async with orchard_bot(fake_discord, path):  # a restart between asking and confirming
-        button = fake_discord.find_button(confirm, "Delete my results")
+        button = fake_discord.find_button(confirm, "Forget me here")
         other = await answered(await fake_discord.click(BOB, confirm, button))
         assert other.ephemeral and "Only the person who asked" in other.content
         done = await answered(await fake_discord.click(ALICE, confirm, button))
-        assert done.ephemeral and done.content == "Done: 1 record removed."
+        assert done.ephemeral and done.content.startswith("Done: 1 record removed")
     assert rows(path, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(0,)]
     assert rows(path, "SELECT COUNT(*) FROM results") == [(2,)]
 
@@ -324,6 +325,7 @@ def finished_at(path: Path, game_id: int, user: int) -> int:
 async def test_stats_and_history_after_a_two_player_game(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
+    unpaced(fake_discord)
     server(fake_discord)
     path = tmp_path / "o.db"
     async with orchard_bot(fake_discord, path) as bot:
@@ -424,6 +426,7 @@ async def test_stats_charts_one_game_with_alt_text_naming_it(
 async def test_stats_show_the_rating_against_orchard(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
+    unpaced(fake_discord)
     server(fake_discord)
     path = tmp_path / "o.db"
     async with orchard_bot(fake_discord, path) as bot:
@@ -454,6 +457,7 @@ async def test_stats_show_the_rating_against_orchard(
 
 
 async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    unpaced(fake_discord)
     server(fake_discord)
     path = tmp_path / "o.db"
     async with orchard_bot(fake_discord, path) as bot:
@@ -471,6 +475,7 @@ async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, tmp_path: Pa
 async def test_a_hinted_game_is_marked_in_its_standings_and_history(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
+    unpaced(fake_discord)
     server(fake_discord)
     path = tmp_path / "o.db"
     async with orchard_bot(fake_discord, path) as bot:
@@ -546,11 +551,11 @@ async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
         async def broken(*args: object, **kwargs: object) -> None:
             raise RuntimeError("the disk is on fire")
 
-        monkeypatch.setattr(bot.orchard.store, "board", broken)
+        monkeypatch.setattr(bot.orchard.store, "board_with_records", broken)
         monkeypatch.setattr(bot.orchard.store, "forget_user", broken)
         for message, label in (
             (int(shown_board.original["id"]), "Next ▶"),
-            (int(asked.original["id"]), "Delete my results"),
+            (int(asked.original["id"]), "Forget me here"),
         ):
             sorry = await press(fake_discord, ALICE, message, label)
             assert sorry.ephemeral and "Sorry, something went wrong" in sorry.content, label

@@ -1,21 +1,89 @@
 """The SQLite store on a real file: migrations, round trips, the version check."""
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import aiosqlite
 import pytest
 
-from bot.model import Commit, Move, Player
+from bot.model import (
+    GameChange,
+    GameStatus,
+    Move,
+    MoveSource,
+    Player,
+    RatingPool,
+    RatingUpdate,
+    Result,
+)
+from bot.ratings import rate
+from bot.runner import _written
 from db.migrate import available, migrate
 from db.store import Store
 
 NEWEST = available()[-1][0]
 
 
+def start(game_id: int, state: dict[str, object], deadline: float | None = None) -> GameChange:
+    return GameChange(
+        game_id,
+        from_status=GameStatus.LOBBY,
+        status=GameStatus.ACTIVE,
+        state=state,
+        version=0,
+        deadline=deadline,
+    )
+
+
+def move(
+    game_id: int,
+    version: int,
+    state: dict[str, object],
+    *moves: Move,
+    deadline: float | None = None,
+    timeouts: dict[int, int] | None = None,
+) -> GameChange:
+    """The change an accepted action makes: the runner's, from ``version`` on."""
+    return GameChange(
+        game_id,
+        from_status=GameStatus.ACTIVE,
+        expected_version=version,
+        status=GameStatus.ACTIVE,
+        state=state,
+        version=version + len(moves),
+        deadline=deadline,
+        timeouts=timeouts or {},
+        moves=moves,
+    )
+
+
+def finish(game_id: int, version: int, *, orchard: bool = False) -> GameChange:
+    """Ann (7) beats Bo (8), or Orchard in seat 1, and both are rated."""
+    pool = RatingPool.ORCHARD if orchard else RatingPool.PEOPLE
+    other = -2 if orchard else 8
+    return GameChange(
+        game_id,
+        from_status=GameStatus.ACTIVE,
+        expected_version=version,
+        status=GameStatus.FINISHED,
+        state={},
+        version=version + 1,
+        deadline=None,
+        moves=(Move(0, "x", "", 7),),
+        results=(Result(0, 7, False, 9, 1, True), Result(1, other, orchard, 3, 2, False)),
+        rating=RatingUpdate(pool, [(7, 1), (other, 2)], rate),
+    )
+
+
 def tables(path: Path) -> set[str]:
     with sqlite3.connect(path) as conn:
         return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(sql).fetchall()
 
 
 async def test_fresh_file_gets_every_migration_and_wal(tmp_path: Path) -> None:
@@ -62,11 +130,11 @@ async def test_state_round_trip_and_version_check(tmp_path: Path) -> None:
     game_id = await store.create_game(
         "cheerio", 1, 2, Player(0, 7, "Ann"), seed=42, options={"x": 1}
     )
-    assert await store.start_game(game_id, {"a": [1, 2]}, deadline=None)
-    assert not await store.start_game(game_id, {"a": [9]}, deadline=None)
-    change = Commit(game_id, 0, {"a": [3]}, [Move(0, "roll", "", 7)], "active", 123.0)
-    assert await store.commit(change)
-    assert not await store.commit(change), "a second commit from version 0 must be refused"
+    assert await store.write(start(game_id, {"a": [1, 2]}))
+    assert not await store.write(start(game_id, {"a": [9]})), "a second Start is refused"
+    change = move(game_id, 0, {"a": [3]}, Move(0, "roll", "", 7), deadline=123.0)
+    assert await store.write(change)
+    assert not await store.write(change), "a second move from version 0 must be refused"
     game = await store.get_game(game_id)
     assert game is not None
     assert (game.state, game.version, game.deadline, game.options) == (
@@ -97,11 +165,11 @@ async def test_open_games_carry_their_own_seats_and_bot_games_are_found(tmp_path
     orchard = Player(1, 99, "Orchard (easy)", is_bot=True, level="easy")
     solo = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
     duel = await store.create_game("hotscore", 1, 3, Player(0, 8, "Bo"), seed=2)
-    await store.set_players(duel, [Player(0, 8, "Bo"), orchard])
+    assert await store.write(GameChange(duel, players=(Player(0, 8, "Bo"), orchard)))
     waiting = await store.create_game("cheerio", 1, 3, Player(0, 9, "Cy"), seed=3)
-    await store.set_players(waiting, [Player(0, 9, "Cy"), orchard])
+    assert await store.write(GameChange(waiting, players=(Player(0, 9, "Cy"), orchard)))
     for game_id in (solo, duel):
-        assert await store.start_game(game_id, {}, deadline=None)
+        assert await store.write(start(game_id, {}))
     seats = {
         g.id: [(p.seat, p.name, p.is_bot) for p in g.players] for g in await store.open_games()
     }
@@ -154,20 +222,139 @@ async def test_migration_7_unwins_solo_games_and_marks_games_with_orchard(tmp_pa
         ]
 
 
-async def test_rating_history_keeps_games_and_pools_apart(tmp_path: Path) -> None:
-    from bot.model import RatingUpdate, Result
-    from bot.ratings import rate
+async def test_migration_9_keeps_logged_moves_under_their_verb(tmp_path: Path) -> None:
+    path = tmp_path / "v8.db"
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        assert await migrate(conn, upto=8) == 8
+        await conn.execute(
+            "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
+            " created_at, updated_at) VALUES (1, 'cheerio', 1, 2, 7, 'active', 4, 0, 0)"
+        )
+        await conn.execute(
+            "INSERT INTO moves (game_id, seq, seat, user_id, kind, arg, created_at)"
+            " VALUES (1, 1, 0, 7, 'hold', '02', 0)"
+        )
+    store = await Store.open(path)
+    assert await store.moves(1) == [Move(0, "hold", "02", 7)]
+    await store.close()
 
+
+async def test_rating_history_keeps_games_and_pools_apart(tmp_path: Path) -> None:
     store = await Store.open(tmp_path / "o.db")
-    for kind, pool in (("cheerio", "people"), ("hotscore", "people"), ("cheerio", "orchard")):
+    for kind, pool in (
+        ("cheerio", RatingPool.PEOPLE),
+        ("hotscore", RatingPool.PEOPLE),
+        ("cheerio", RatingPool.ORCHARD),
+    ):
         game_id = await store.create_game(kind, 1, 2, Player(0, 7, "Ann"), seed=1)
-        await store.start_game(game_id, {}, deadline=None)
-        results = [Result(0, 7, False, 9, 1, True), Result(1, 8, pool == "orchard", 3, 2, False)]
-        rating = RatingUpdate(pool, [(7, 1), (8, 2)], rate)
-        change = Commit(game_id, 0, {}, [Move(0, "x")], "finished", None, {}, results, rating)
-        assert await store.commit(change)
+        assert await store.write(start(game_id, {}))
+        assert await store.write(finish(game_id, 0, orchard=pool is RatingPool.ORCHARD))
     assert len(await store.rating_history(1, 7, "cheerio")) == 1
     assert len(await store.rating_history(1, 7, "hotscore")) == 1
     assert len(await store.rating_history(1, 7, "cheerio", pool="orchard")) == 1
     assert await store.rating_history(1, 7, "applejack") == []
     await store.close()
+
+
+async def test_a_write_sets_what_it_names_and_keeps_the_rest(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "o.db")
+    game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+    assert await store.write(start(game_id, {"a": 1}, deadline=50.0))
+    before = await store.get_game(game_id)
+    assert await store.write(GameChange(game_id, message_id=555))
+    after = await store.get_game(game_id)
+    assert before is not None and after is not None
+    assert after.message_id == 555 and after.updated_at >= before.updated_at
+    assert (after.status, after.state, after.version, after.deadline) == (
+        "active",
+        {"a": 1},
+        0,
+        50.0,
+    )
+    assert await store.write(GameChange(game_id, deadline=None)), "None clears the deadline"
+    cleared = await store.get_game(game_id)
+    assert cleared is not None and cleared.deadline is None and cleared.message_id == 555
+    assert not await store.write(GameChange(999, deadline=1.0)), "no such game"
+    await store.close()
+
+
+async def test_a_failed_guard_writes_nothing_at_all(tmp_path: Path) -> None:
+    path = tmp_path / "o.db"
+    store = await Store.open(path)
+    game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+    lobby_only = GameChange(
+        game_id, from_status=GameStatus.LOBBY, players=(Player(0, 8, "Bo"),), hinted=True
+    )
+    assert await store.write(start(game_id, {}))
+    assert await store.write(move(game_id, 0, {"b": 1}, Move(0, "roll", "", 7)))
+    late = finish(game_id, 0)  # computed from version 0, but version 1 is stored
+    assert not await store.write(late)
+    assert not await store.write(lobby_only), "the game is no longer a lobby"
+    game = await store.get_game(game_id)
+    assert game is not None and game.state == {"b": 1} and not game.hinted
+    assert [p.name for p in game.players] == ["Ann"]
+    assert [m.verb for m in await store.moves(game_id)] == ["roll"]
+    for table in ("results", "ratings", "rating_history"):
+        assert rows(path, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
+    await store.close()
+
+
+async def test_seats_are_renumbered_and_timeouts_counted(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "o.db")
+    game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+    seats = (Player(4, 7, "Ann", timeouts=2), Player(9, 8, "Bo"))
+    assert await store.write(GameChange(game_id, players=seats))
+    assert await store.write(start(game_id, {}))
+    assert await store.write(move(game_id, 0, {}, Move(1, "roll", "", 8), timeouts={0: 1}))
+    game = await store.get_game(game_id)
+    assert game is not None
+    assert [(p.seat, p.name, p.timeouts) for p in game.players] == [(0, "Ann", 1), (1, "Bo", 0)]
+    await store.close()
+
+
+async def test_the_runner_shows_what_a_write_leaves(tmp_path: Path) -> None:
+    """The runner shows ``_written`` without reading the game back: it must be the same."""
+    store = await Store.open(tmp_path / "o.db")
+    game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+    changes = [
+        GameChange(game_id, players=(Player(3, 7, "Ann", timeouts=1), Player(0, 8, "Bo"))),
+        GameChange(game_id, message_id=42, deadline=9.0),
+        start(game_id, {"a": 1}, deadline=10.0),
+        move(game_id, 0, {"a": 2}, Move(0, "hold", "1", 7), Move(0, "roll", "", 7)),
+        GameChange(game_id, hinted=True),
+        move(game_id, 2, {"a": 3}, Move(1, "roll", "", None, MoveSource.TIMEOUT), timeouts={1: 1}),
+        finish(game_id, 3),
+    ]
+    for change in changes:
+        before = await store.get_game(game_id)
+        assert before is not None and await store.write(change)
+        after = await store.get_game(game_id)
+        assert after is not None
+        assert replace(_written(before, change), updated_at=after.updated_at) == after, change
+    await store.close()
+
+
+async def test_hinted_marks_the_game_and_its_results(tmp_path: Path) -> None:
+    path = tmp_path / "o.db"
+    store = await Store.open(path)
+    early = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+    late = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=2)
+    for game_id in (early, late):
+        assert await store.write(start(game_id, {}))
+    assert await store.write(GameChange(early, hinted=True))
+    for game_id in (early, late):
+        assert await store.write(finish(game_id, 0))
+    assert await store.write(GameChange(late, hinted=True))
+    assert rows(path, "SELECT DISTINCT game_id, hinted FROM results ORDER BY 1") == [
+        (early, 1),
+        (late, 1),
+    ]
+    assert [g.hinted for g in await store.history(1, 7)] == [True, True]
+    await store.close()
+
+
+def test_moves_continue_the_log_from_a_named_version() -> None:
+    with pytest.raises(ValueError, match="expected_version"):
+        GameChange(1, moves=(Move(0, "roll"),), version=1)
+    with pytest.raises(ValueError, match="expected"):
+        GameChange(1, expected_version=3, moves=(Move(0, "roll"),), version=3)

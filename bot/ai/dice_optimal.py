@@ -15,9 +15,11 @@ programme over ``2**len(categories)`` turn starts:
 
 Only the turn-start values are persisted (a small gzipped JSON file); a turn's keep values
 are recomputed from them on first need (a few milliseconds) and memoised, so a decision is a
-lookup over at most 31 keeps and the open categories.
+lookup over at most 31 keeps and the open categories. The files of the games Orchard plays
+ship in the package (``bot/ai/data``, built by ``tools/build_tables.py``), so no start-up
+builds them.
 
-Pure: no discord, and no I/O except the cache file of :func:`load_or_build`.
+Pure: no discord, and no I/O except reading those files and the cache of :func:`load_or_build`.
 """
 
 from __future__ import annotations
@@ -30,9 +32,12 @@ import json
 import math
 import os
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
 from itertools import combinations_with_replacement, product
 from pathlib import Path
 from typing import Literal
@@ -326,11 +331,17 @@ def save(tables: DiceTables, name: str, path: Path, stamp: str) -> None:
         raise
 
 
-def load(path: Path, categories: Sequence[str], score_fn: ScoreFn, stamp: str) -> DiceTables | None:
+def shipped_file(name: str) -> Traversable:
+    """Where the package ships game ``name``'s tables (see ``tools/build_tables.py``)."""
+    return resources.files("bot.ai").joinpath("data", f"{name}.dp.json.gz")
+
+
+def load(
+    path: Traversable, categories: Sequence[str], score_fn: ScoreFn, stamp: str
+) -> DiceTables | None:
     """The tables stored at ``path``, or None if missing, unreadable or for other rules."""
     try:
-        with gzip.open(path, "rb") as f:
-            data = json.loads(f.read())
+        data = json.loads(gzip.decompress(path.read_bytes()))
         if (
             data.get("format") != FORMAT
             or data.get("fingerprint") != stamp
@@ -364,6 +375,7 @@ def load_or_build(
 
 
 _GAMES: dict[str, DiceTables] = {}
+_LOADING = threading.Lock()
 
 
 def tables_for(
@@ -372,16 +384,21 @@ def tables_for(
     """The solitaire tables of the dice game ``name`` (its own module passes its categories
     and scoring), memoised by name.
 
-    The first call reads (or builds and writes) the cache file and computes every turn's keep
-    values: about half a second for Cheerio, a second for Apple Jack; every decision after
-    that is well under a millisecond. Call it once at start-up (off the event loop) to warm.
+    Read from the file the package ships (a few milliseconds); only if that file is missing
+    or for other rules, from the cache folder, else built (seconds) and cached. Each turn's
+    keep values are computed on its first decision and kept, so a first move costs a few
+    milliseconds more than the next ones (well under a millisecond): nothing needs warming.
+    Threads asking at once (hints, Orchard's moves) read or build them once between them.
     """
-    if name not in _GAMES:
-        folder = cache_dir if cache_dir is not None else default_cache_dir()
-        tables = load_or_build(name, categories, score_fn, folder / f"{name}.dp.json.gz")
-        tables.warm()
-        _GAMES[name] = tables
-    return _GAMES[name]
+    with _LOADING:
+        if name not in _GAMES:
+            stamp = fingerprint(categories, score_fn)
+            tables = load(shipped_file(name), categories, score_fn, stamp)
+            if tables is None:
+                folder = cache_dir if cache_dir is not None else default_cache_dir()
+                tables = load_or_build(name, categories, score_fn, folder / f"{name}.dp.json.gz")
+            _GAMES[name] = tables
+        return _GAMES[name]
 
 
 def install(name: str, tables: DiceTables | None) -> None:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from dataclasses import dataclass
 
 from aiohttp import web
 
-from tests.fakediscord.protocol import DEFAULT_ERRORS, JSON, json_response
+from tests.fakediscord.protocol import DEFAULT_ERRORS, json_response
+from tests.fakediscord.ratelimits import Window, bucket_hash, too_many
 from tests.fakediscord.state import State
 
 
@@ -32,25 +32,12 @@ class Fault:
         )
 
     def response(self) -> web.Response:
-        body: JSON = {"code": self.code, "message": self.message}
-        headers: dict[str, str] = {}
         if self.status == 429:
-            # discord.py treats a 429 without ``Via`` as a Cloudflare ban and gives up.
-            bucket = hashlib.sha1(f"{self.method} {self.pattern.pattern}".encode()).hexdigest()
-            body.update(retry_after=self.retry_after, **{"global": self.is_global})
-            headers = {
-                "Via": "1.1 google",
-                "Retry-After": str(max(1, round(self.retry_after))),
-                "X-RateLimit-Limit": "5",
-                "X-RateLimit-Remaining": "0",
-                "X-RateLimit-Reset": f"{time.time() + self.retry_after:.3f}",
-                "X-RateLimit-Reset-After": f"{self.retry_after:.3f}",
-                "X-RateLimit-Bucket": bucket[:16],
-                "X-RateLimit-Scope": "global" if self.is_global else "user",
-            }
-            if self.is_global:
-                headers["X-RateLimit-Global"] = "true"
-        return json_response(body, self.status, headers)
+            window = Window(5, self.retry_after, time.monotonic(), 5)
+            bucket = bucket_hash(f"{self.method} {self.pattern.pattern}")
+            headers = window.headers(bucket, time.monotonic())
+            return too_many(self.retry_after, headers, is_global=self.is_global, code=self.code)
+        return json_response({"code": self.code, "message": self.message}, self.status)
 
 
 class Faults(State):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import time
 
 from tests.fakediscord.gateway import Gateway
 from tests.fakediscord.protocol import DEFAULT_MEMBER_PERMISSIONS, JSON
@@ -24,7 +25,8 @@ class Interactions(Gateway):
         message: JSON | None = None,
         locale: str = "en-US",
     ) -> tuple[JSON, int]:
-        interaction_id = self.next_id()
+        # Created when the user acted: ``interaction_age`` seconds before the bot hears of it.
+        interaction_id = self.snowflake_at(time.time() - self.interaction_age)
         if guild_id is None:
             channel = self.dm_channel(user_id)
             channel_id = int(channel["id"])

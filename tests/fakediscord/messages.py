@@ -5,12 +5,13 @@ from __future__ import annotations
 import copy
 
 from tests.fakediscord.models import Upload
+from tests.fakediscord.notifications import Notifications
 from tests.fakediscord.protocol import EPHEMERAL, JSON, LOADING, now_iso
-from tests.fakediscord.state import State
 
 
-class MessageStore(State):
-    """The one place messages change, whether by REST, a callback or a webhook."""
+class MessageStore(Notifications):
+    """The one place messages change, whether by REST, a callback or a webhook; only a
+    creation notifies anyone (see ``notifications``)."""
 
     def _attachments(self, body: JSON, uploads: list[Upload], keep: list[JSON]) -> list[JSON]:
         """Discord's rule: listed existing ids stay, listed upload indexes become new files."""
@@ -89,6 +90,7 @@ class MessageStore(State):
         self.messages[message_id] = message
         self.versions[message_id] = [copy.deepcopy(message)]
         self._channel_order.setdefault(channel_id, []).append(message_id)
+        self._notify_created(message, body)
         return message
 
     def _edit_message(self, message: JSON, body: JSON, uploads: list[Upload]) -> JSON:

@@ -35,6 +35,8 @@ class Request:
     uploads: list[Upload]
     status: int = 0
     at: float = field(default_factory=time.monotonic)
+    headers: dict[str, str] = field(default_factory=dict)  # the answer's, e.g. X-RateLimit-*
+    limit: tuple[str, str] | None = None  # the rate-limit window it was counted in
 
 
 @dataclass

@@ -7,6 +7,8 @@ Kept in one place so every route answers with the same codes and the same exact
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -46,6 +48,7 @@ UNKNOWN_MESSAGE = 10008
 UNKNOWN_USER = 10013
 UNKNOWN_WEBHOOK = 10015
 UNKNOWN_INTERACTION = 10062
+INVALID_WEBHOOK_TOKEN = 50027  # 401: an interaction token past its 15 minutes
 CANNOT_DM_USER = 50007
 MISSING_PERMISSIONS = 50013
 INVALID_FORM_BODY = 50035
@@ -65,6 +68,41 @@ DEFAULT_ERRORS: dict[int, tuple[int, str]] = {
 BUTTON, TEXT_INPUT = 2, 4
 SELECTS = frozenset({3, 5, 6, 7, 8})
 INTERACTIVE = frozenset({BUTTON, TEXT_INPUT, *SELECTS})
+
+
+CALLBACK = re.compile(r"/interactions/\d+/[^/]+/callback")
+"""Interaction callbacks: exempt from the global rate limit, as on Discord."""
+
+
+@dataclass(frozen=True)
+class RouteLimit:
+    """``limit`` requests per ``per`` seconds for each resource ``pattern``'s group ``major``
+    names (a channel); ``method`` ``*`` matches any."""
+
+    name: str
+    method: str
+    pattern: re.Pattern[str]
+    limit: int
+    per: float
+
+    def major(self, method: str, path: str) -> str | None:
+        if self.method not in ("*", method):
+            return None
+        match = self.pattern.fullmatch(path)
+        return None if match is None else match["major"]
+
+
+_CHANNEL = r"/channels/(?P<major>\d+)/messages"
+
+ROUTE_LIMITS: tuple[RouteLimit, ...] = (
+    RouteLimit("message-edit", "PATCH", re.compile(_CHANNEL + r"/\d+"), 5, 5.0),
+    RouteLimit("message-create", "POST", re.compile(_CHANNEL), 5, 5.0),
+    RouteLimit("message-delete", "DELETE", re.compile(_CHANNEL + r"/\d+"), 5, 1.0),
+    RouteLimit("reaction", "*", re.compile(_CHANNEL + r"/\d+/reactions/.+"), 1, 0.25),
+)
+"""Discord's long-known per-channel limits (Discord may change them; bots read the headers)."""
+
+GLOBAL_LIMIT = (50, 1.0)  # requests per second, across every route but interaction callbacks
 
 
 def now_iso() -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tests.fakediscord.models import Upload
-from tests.fakediscord.protocol import EPHEMERAL, JSON
+from tests.fakediscord.protocol import DISCORD_EPOCH_MS, EPHEMERAL, JSON, LOADING
 
 if TYPE_CHECKING:
     from tests.fakediscord.waiting import Waiting
@@ -42,6 +42,11 @@ class InteractionRecord:
     _answer: asyncio.Future[None] | None = field(default=None, repr=False)
 
     @property
+    def created(self) -> float:
+        """When the user acted (seconds since the Unix epoch), from the id as Discord does."""
+        return ((self.id >> 22) + DISCORD_EPOCH_MS) / 1000
+
+    @property
     def type(self) -> int | None:
         """Callback type: 4 message, 5 deferred, 6 deferred update, 7 update, 9 modal."""
         return None if self.callback is None else int(self.callback["type"])
@@ -51,9 +56,25 @@ class InteractionRecord:
         return (self.callback or {}).get("data") or {}
 
     @property
+    def reply(self) -> JSON | None:
+        """The message that answers the user, as it is now: the response's own, or after a
+        deferred update (or a deleted placeholder) the first follow-up, if one was sent."""
+        followups = self.followups
+        if followups and (self.type in (6, 7) or self.original is None):
+            return followups[0]
+        return self.original
+
+    @property
+    def updated(self) -> bool:
+        """Whether the answer edited the component's message: an update (7), or a deferred
+        update (6) completed by an edit."""
+        return self.type == 7 or (self.type == 6 and bool(self.edits))
+
+    @property
     def flags(self) -> int:
-        if self.original is not None and self.type in (4, 5):
-            return int(self.original.get("flags") or 0)
+        shown = self.reply
+        if shown is not None and (self.type in (4, 5) or shown is not self.original):
+            return int(shown.get("flags") or 0)
         return int(self.data.get("flags") or 0)
 
     @property
@@ -71,15 +92,15 @@ class InteractionRecord:
 
     @property
     def content(self) -> str:
-        """Content of the response as shown now (after edits), else of the callback."""
-        shown = self.original
+        """Content of the answer as shown now (after edits), else of the callback."""
+        shown = self.reply
         if shown is not None:
             return str(shown.get("content") or "")
         return str(self.data.get("content") or "")
 
     @property
     def embeds(self) -> list[JSON]:
-        shown = self.original
+        shown = self.reply
         return list((shown if shown is not None else self.data).get("embeds") or [])
 
     @property
@@ -91,10 +112,23 @@ class InteractionRecord:
     def followups(self) -> list[JSON]:
         return [self.fake.messages[i] for i in self.followup_ids if i in self.fake.messages]
 
+    @property
+    def answered(self) -> bool:
+        """Whether the user sees the bot's answer: a message, an update or a form, or a
+        deferral once completed (its loading message replaced, or an edit or follow-up made)."""
+        if self.type == 5:
+            shown = self.original
+            return bool(shown is not None and not int(shown["flags"]) & LOADING) or bool(
+                self.followup_ids
+            )
+        if self.type == 6:
+            return bool(self.edits or self.followup_ids)
+        return self.callback is not None
+
     async def wait(self, timeout: float = 5.0) -> InteractionRecord:
-        """Resolve once the bot has answered the callback."""
+        """Resolve once the bot has answered (a deferred answer: once it was completed)."""
         await self.fake.wait_for(
-            lambda: self.callback is not None, timeout, f"the bot to answer {self.describe()}"
+            lambda: self.answered, timeout, f"the bot to answer {self.describe()}"
         )
         return self
 
@@ -104,7 +138,7 @@ class InteractionRecord:
         if self._answer is not None and not self._answer.done():
             self._answer.set_result(None)
 
-    async def answered(self, timeout: float = 5.0) -> InteractionRecord:
+    async def called_back(self, timeout: float = 5.0) -> InteractionRecord:
         """Like :meth:`wait`, but woken by this interaction's own callback alone, not after
         every request: a driver with hundreds of clicks waiting costs the fake nothing more.
         Raises TimeoutError (with no report) if the bot has not answered in time."""

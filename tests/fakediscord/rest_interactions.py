@@ -5,6 +5,8 @@ Each answer is recorded on its :class:`InteractionRecord`, so a test reads what 
 
 from __future__ import annotations
 
+import time
+
 from aiohttp import web
 
 from tests.fakediscord.limits import callback_problems, payload_problems
@@ -13,6 +15,7 @@ from tests.fakediscord.protocol import (
     ALREADY_ACKNOWLEDGED,
     EPHEMERAL,
     INVALID_FORM_BODY,
+    INVALID_WEBHOOK_TOKEN,
     JSON,
     LOADING,
     UNKNOWN_INTERACTION,
@@ -49,10 +52,12 @@ class InteractionRoutes(MessageStore):
         return record
 
     async def _callback(self, call: Call) -> web.Response:
+        """Discord's one answer to an interaction: within 3 s of its creation, and only once."""
         record = self._record_for(call)
-        if record is None or record.id != call.id("iid"):
+        if record is None or record.id != call.id("iid") or self._late(record):
             return error(404, UNKNOWN_INTERACTION, "Unknown interaction")
         if record.callback is not None:
+            self.double_answers.append(record)
             return error(400, ALREADY_ACKNOWLEDGED, "Interaction has already been acknowledged.")
         body = call.body or {}
         kind = int(body["type"])
@@ -95,12 +100,26 @@ class InteractionRoutes(MessageStore):
             answer["resource"] = {"type": kind, "message": message}
         return json_response(answer)
 
-    def _webhook_target(self, call: Call) -> tuple[InteractionRecord, JSON] | web.Response:
-        """The record and the message (``@original`` or one of its follow-ups) a webhook call
-        names, or the error Discord answers."""
+    def _late(self, record: InteractionRecord) -> bool:
+        """Past Discord's 3 s for the first answer (then the interaction is unknown for good)."""
+        return time.time() - record.created > self.callback_window
+
+    def _answered(self, call: Call) -> InteractionRecord | web.Response:
+        """The acknowledged interaction a webhook call's token names, while the token lives
+        (15 minutes), else the error Discord answers."""
         record = self._record_for(call)
         if record is None or record.callback is None:
             return error(404, UNKNOWN_WEBHOOK, "Unknown Webhook")
+        if time.time() - record.created > self.token_lifetime:
+            return error(401, INVALID_WEBHOOK_TOKEN, "Invalid Webhook Token")
+        return record
+
+    def _webhook_target(self, call: Call) -> tuple[InteractionRecord, JSON] | web.Response:
+        """The record and the message (``@original`` or one of its follow-ups) a webhook call
+        names, or the error Discord answers."""
+        record = self._answered(call)
+        if isinstance(record, web.Response):
+            return record
         mid = call.params["mid"]
         target = record.original_id if mid == "@original" else int(mid)
         known = target == record.original_id or target in record.followup_ids
@@ -110,9 +129,9 @@ class InteractionRoutes(MessageStore):
         return record, message
 
     async def _followup(self, call: Call) -> web.Response:
-        record = self._record_for(call)
-        if record is None or record.callback is None:
-            return error(404, UNKNOWN_WEBHOOK, "Unknown Webhook")
+        record = self._answered(call)
+        if isinstance(record, web.Response):
+            return record
         body = call.body or {}
         loading = record.original
         if record.type == 5 and loading is not None and int(loading["flags"]) & LOADING:

@@ -24,6 +24,7 @@ from tests.fakediscord.faults import Faults
 from tests.fakediscord.forms import Forms
 from tests.fakediscord.models import Request, Upload
 from tests.fakediscord.protocol import INVALID_FORM_BODY, UNKNOWN_MESSAGE, error, json_response
+from tests.fakediscord.ratelimits import RateLimits
 from tests.fakediscord.rest_app import AppRoutes
 from tests.fakediscord.rest_channels import ChannelRoutes
 from tests.fakediscord.rest_commands import CommandRoutes
@@ -39,6 +40,7 @@ class FakeDiscord(
     Clicks,
     Forms,
     Faults,
+    RateLimits,
     AppRoutes,
     CommandRoutes,
     InteractionRoutes,
@@ -115,12 +117,15 @@ class FakeDiscord(
     @classmethod
     @asynccontextmanager
     async def running(cls, **options: Any) -> AsyncIterator[FakeDiscord]:
-        """Start, install, yield, then uninstall and close, even on failure."""
+        """Start, install, yield, then uninstall and close, even on failure. A test that
+        passed fails if the bot answered an interaction twice: Discord refuses that (40060)."""
         fake = cls(**options)
         await fake.start()
         fake.install()
         try:
             yield fake
+            doubled = [r.describe() for r in fake.double_answers]
+            assert not doubled, f"answered twice: {doubled}"
         finally:
             fake.uninstall()
             await fake.close()
@@ -165,6 +170,9 @@ class FakeDiscord(
             )
             response = error(500, 0, f"fake Discord crashed: {exc!r}")
         record.status = response.status
+        if response.status != 429:
+            response.headers.update(self._limit_headers(record))
+        record.headers = dict(response.headers)
         self._notify()
         return response
 
@@ -172,6 +180,9 @@ class FakeDiscord(
         fault = self._take_fault(record.method, record.path)
         if fault is not None:
             return fault
+        limited = self._limited(record)
+        if limited is not None:
+            return limited
         for pattern, route in self._routes:
             if route.method != record.method:
                 continue

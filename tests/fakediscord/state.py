@@ -17,12 +17,20 @@ import yarl
 from aiohttp import web
 
 from tests.fakediscord.models import Request, Upload
-from tests.fakediscord.protocol import DEFAULT_APP_PERMISSIONS, DISCORD_EPOCH_MS, JSON
+from tests.fakediscord.protocol import (
+    DEFAULT_APP_PERMISSIONS,
+    DISCORD_EPOCH_MS,
+    GLOBAL_LIMIT,
+    JSON,
+    ROUTE_LIMITS,
+    RouteLimit,
+)
 from tests.fakediscord.record import InteractionRecord
 
 if TYPE_CHECKING:
     from tests.fakediscord.faults import Fault
     from tests.fakediscord.gateway import Session
+    from tests.fakediscord.ratelimits import Window
     from tests.fakediscord.routing import Route
 
 
@@ -45,6 +53,14 @@ class State:
         self.app_permissions = DEFAULT_APP_PERMISSIONS
         self.resume_ok = True  # False: answer RESUME with op 9 (discord.py then waits 5 s)
         self.strict = True  # refuse bodies over Discord's size limits with 400 / 50035
+        # Discord's clocks: an interaction is answered within 3 s of its creation (its id's
+        # time) or never; an acknowledged one's token works for follow-ups for 15 minutes.
+        self.callback_window = 3.0
+        self.token_lifetime = 15 * 60.0
+        self.interaction_age = 0.0  # how old a new interaction is on arrival (a gateway backlog)
+        self.route_limits: tuple[RouteLimit, ...] = ROUTE_LIMITS
+        self.global_limit = GLOBAL_LIMIT  # (requests, per seconds)
+        self._windows: dict[tuple[str, str], Window] = {}
 
         self.users: dict[int, JSON] = {}
         self.guilds: dict[int, JSON] = {}
@@ -65,6 +81,7 @@ class State:
         self.commands: list[JSON] | None = None  # last global sync
         self.guild_commands: dict[int, list[JSON]] = {}  # last sync per guild
         self.interactions: dict[int, InteractionRecord] = {}
+        self.double_answers: list[InteractionRecord] = []  # answered twice (Discord: 40060)
         self._by_token: dict[str, InteractionRecord] = {}
         self.errors: list[logging.LogRecord] = []
 
@@ -98,6 +115,10 @@ class State:
 
     def next_id(self) -> int:
         """A fresh snowflake carrying the current time, as discord.py derives times from ids."""
-        ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
-        self._last_id = max(self._last_id + 1, (ms << 22) | (next(self._ids) & 0x3FFFFF))
+        self._last_id = max(self._last_id + 1, self.snowflake_at(time.time()))
         return self._last_id
+
+    def snowflake_at(self, when: float) -> int:
+        """A unique snowflake carrying the time ``when`` (seconds since the Unix epoch)."""
+        ms = int(when * 1000) - DISCORD_EPOCH_MS
+        return (ms << 22) | (next(self._ids) & 0x3FFFFF)

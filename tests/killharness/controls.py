@@ -11,7 +11,6 @@ from typing import Any
 from bot.boards import LOBBY_VERBS
 from tests.fakediscord import Component, FakeDiscord, components_of
 
-MENTION = re.compile(r"<@!?(\d+)>")
 SEATED = re.compile(r"Players \((\d+)\)")
 NOT_MOVES = (*LOBBY_VERBS, "rematch", "repost")
 DONE = ("rematch", "repost")  # controls of a game no longer in play, or of /games
@@ -56,9 +55,15 @@ def key_of(component: Component) -> Key:
     return component.type, kind, arg
 
 
-def mentioned(message: dict[str, Any]) -> list[int]:
-    """Whose turn it is: the game's message mentions the players it waits for."""
-    return [int(m) for m in MENTION.findall(str(message.get("content") or ""))]
+def named(fake: FakeDiscord, message: dict[str, Any]) -> list[int]:
+    """Whose turn it is: the game's message names the players it waits for (it mentions
+    nobody: an edit would notify no one, so turn pings are messages of their own)."""
+    content = str(message.get("content") or "")
+    return [
+        user_id
+        for user_id, user in fake.users.items()
+        if re.search(rf"\b{re.escape(user['global_name'])}\b", content)
+    ]
 
 
 def seated(message: dict[str, Any]) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 
 from cogs.appletters import MODAL
 from tests.fakediscord import Component
-from tests.killharness.controls import DONE, Key, action_of, controls, is_move, key_of, mentioned
+from tests.killharness.controls import DONE, Key, action_of, controls, is_move, key_of, named
 from tests.killharness.drivers import STRANGER, Driver
 from tests.killharness.report import Report
 from tests.killharness.tables import WordTable
@@ -55,7 +55,7 @@ async def press_all(
     quiet = 0
     while quiet <= idle:
         message = fake.messages.get(board) or {}
-        waiting = [u for u in mentioned(message) if u in driver.users]
+        waiting = [u for u in named(fake, message) if u in driver.users]
         actor = waiting[0] if waiting else driver.host
         shown = [c for c in controls(message) if action_of(c) not in DONE]
         key = next((key_of(c) for c in shown if key_of(c) not in tried), None)
@@ -64,7 +64,7 @@ async def press_all(
             if lobby or not moves:
                 return
             quiet += 1
-            if isinstance(driver, WordTable) and actor in mentioned(message):
+            if isinstance(driver, WordTable) and actor in named(fake, message):
                 await word_turn(driver, board, actor, message, moves)
                 continue
             step = driver.rng.choice(moves)

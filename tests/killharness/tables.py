@@ -11,7 +11,7 @@ from bot.games.appletters import Placement
 from cogs.appletters import MODAL
 from db.store import Store
 from tests.fakediscord import Component, FakeDiscord
-from tests.killharness.controls import controls, find, is_move, mentioned, parts, seated, version_of
+from tests.killharness.controls import controls, find, is_move, named, parts, seated, version_of
 from tests.killharness.drivers import Driver
 from tests.killharness.report import Ack, Report
 from tests.killharness.words import word_to_play
@@ -61,7 +61,7 @@ class Table(Driver):
                 self.board = None
             else:
                 await asyncio.sleep(0.05)
-        elif user in mentioned(message):
+        elif user in named(self.fake, message):
             if await self.turn(user, message, moves):
                 self.misses = 0
             else:
@@ -137,8 +137,8 @@ class WordTable(Table):
         if answered is None:
             self.board = None
             return False
-        if answered.type == 7:  # the board edited to the version the word made
-            made = version_of(answered.data)
+        if answered.updated:  # the board edited to the version the word made
+            made = version_of(answered.edits[-1] if answered.edits else answered.data)
             at = version if made is None else made - 1
             self.report.acked.append(Ack(game, at, "play", logged, user))
             self.report.words += 1

@@ -1,0 +1,224 @@
+"""Answering Discord in time: every interaction is acknowledged within its 3 seconds.
+
+Discord forgets an interaction not acknowledged within 3 s of its creation, and refuses a
+second acknowledgement. Quick work is answered at once; slow work is acknowledged first
+(:func:`acknowledge`); and :func:`watch` defers whatever is still unanswered
+:data:`ACK_AFTER` after the interaction's creation. Every answer goes through :func:`send`,
+:func:`update` or :func:`send_form`, which complete a deferred interaction by follow-up or
+edit, and say when Discord has forgotten it (then the caller shows its game another way).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import discord
+
+from bot.components import data_of
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+ACK_AFTER = 2.0
+"""Seconds after an interaction's creation (its id's time) when an answer still being worked
+on is deferred: Discord forgets an interaction not acknowledged within 3 s."""
+
+FORGOTTEN = frozenset({10062, 10015, 50027})
+"""Discord's codes for an interaction it no longer knows: unknown interaction (answered after
+3 s), unknown webhook (never acknowledged) and invalid webhook token (past 15 minutes)."""
+
+ALREADY_ACKNOWLEDGED = 40060
+_WATCHED = frozenset(
+    {
+        discord.InteractionType.application_command,
+        discord.InteractionType.component,
+        discord.InteractionType.modal_submit,
+    }
+)
+_KEY = "orchard.answer"
+_DEFERRALS: set[asyncio.Task[None]] = set()
+
+
+@dataclass
+class Answer:
+    """Where one interaction's answer stands. Its lock keeps a deferral and the answer from
+    both reaching Discord, which refuses the second (40060)."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    public: bool = False  # a slash command answered in the channel: so is its deferral
+    placeholder: bool = False  # a deferred reply ("thinking…") its first follow-up replaces
+    ephemeral: bool = True  # ... and whether that placeholder is private
+    given: bool = False  # the answer itself was sent, not only an acknowledgement
+    forgotten: bool = False  # Discord no longer knows the interaction
+    timer: asyncio.TimerHandle | None = None
+
+
+def answer_of(interaction: discord.Interaction[Any]) -> Answer:
+    found = interaction.extras.get(_KEY)
+    if not isinstance(found, Answer):
+        found = interaction.extras[_KEY] = Answer()
+    return found
+
+
+def forgotten(err: discord.HTTPException) -> bool:
+    return err.code in FORGOTTEN
+
+
+def answered(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the interaction has its answer (an acknowledgement alone is not one)."""
+    return answer_of(interaction).given
+
+
+def answer_publicly(interaction: discord.Interaction[Any]) -> None:
+    """This slash command answers in the channel, so a deferral of it must be public too."""
+    answer_of(interaction).public = True
+
+
+def watch(interaction: discord.Interaction[Any]) -> None:
+    """Defer the interaction :data:`ACK_AFTER` after its creation if it is unanswered then.
+
+    Called as it arrives, before any handler runs. Timed from the interaction's snowflake, not
+    from now: one that waited in a backlog has less time left (never more than ACK_AFTER).
+    """
+    if interaction.type not in _WATCHED:
+        return
+    age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+    delay = min(max(ACK_AFTER - age, 0.0), ACK_AFTER)
+    loop = asyncio.get_running_loop()
+    answer_of(interaction).timer = loop.call_later(delay, _start_deferral, interaction)
+
+
+def _start_deferral(interaction: discord.Interaction[Any]) -> None:
+    task = asyncio.create_task(acknowledge(interaction), name=f"defer-{interaction.id}")
+    _DEFERRALS.add(task)
+    task.add_done_callback(_DEFERRALS.discard)
+
+
+async def acknowledge(interaction: discord.Interaction[Any]) -> None:
+    """Defer the answer now unless it was given: a click (or a form sent from a message)
+    defers an update of its message, anything else a reply, public or private as the answer
+    will be. Never raises: a deferral that fails leaves the answer to try on its own."""
+    answer = answer_of(interaction)
+    async with answer.lock:
+        if interaction.response.is_done() or answer.forgotten:
+            return
+        try:
+            if interaction.type is discord.InteractionType.component or (
+                interaction.type is discord.InteractionType.modal_submit
+                and interaction.message is not None
+            ):
+                await interaction.response.defer()
+                return
+            answer.ephemeral = not answer.public
+            await interaction.response.defer(ephemeral=answer.ephemeral, thinking=True)
+            answer.placeholder = True
+        except discord.HTTPException as err:
+            answer.forgotten = forgotten(err)
+            log.info("could not defer %s: %s", describe(interaction), err)
+        except Exception:  # e.g. a dropped connection: the answer still tries on its own
+            log.warning("could not defer %s", describe(interaction), exc_info=True)
+
+
+async def send(
+    interaction: discord.Interaction[Any],
+    content: str | None = None,
+    *,
+    ephemeral: bool = True,
+    **kwargs: Any,
+) -> int | None:
+    """Answer with a message (private unless ``ephemeral`` is False), or complete a deferred
+    answer with it. Returns its id, or None if Discord has forgotten the interaction."""
+    answer = answer_of(interaction)
+    if content is not None:
+        kwargs["content"] = content
+    async with answer.lock:
+        if answer.forgotten:
+            return None
+        return await _unless_forgotten(interaction, _send(interaction, answer, ephemeral, kwargs))
+
+
+async def _unless_forgotten(
+    interaction: discord.Interaction[Any], attempt: Awaitable[T]
+) -> T | None:
+    """Await ``attempt``, the interaction's answer: None (and noted) if Discord forgot it."""
+    answer = answer_of(interaction)
+    try:
+        result = await attempt
+    except discord.HTTPException as err:
+        if not forgotten(err):
+            raise
+        answer.forgotten = True
+        log.info("too late to answer %s: %s", describe(interaction), err)
+        return None
+    answer.given = True
+    if answer.timer is not None:
+        answer.timer.cancel()
+    return result
+
+
+async def _send(
+    interaction: discord.Interaction[Any],
+    answer: Answer,
+    ephemeral: bool,
+    kwargs: dict[str, Any],
+) -> int:
+    if not interaction.response.is_done():
+        try:
+            sent = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+            return sent.message_id or (await interaction.original_response()).id
+        except discord.HTTPException as err:
+            if err.code != ALREADY_ACKNOWLEDGED:  # acknowledged elsewhere: follow up instead
+                raise
+    if answer.placeholder and answer.ephemeral != ephemeral:
+        await _resolve_placeholder(interaction, ephemeral)
+    answer.placeholder = False  # a follow-up now replaces it, or is a message of its own
+    message = await interaction.followup.send(ephemeral=ephemeral, wait=True, **kwargs)
+    return message.id
+
+
+async def _resolve_placeholder(interaction: discord.Interaction[Any], ephemeral: bool) -> None:
+    """A deferred reply's first follow-up takes the deferral's privacy; an answer of the other
+    kind first removes the public placeholder, or turns the private one into a pointer."""
+    if ephemeral:
+        await interaction.delete_original_response()
+    else:
+        await interaction.edit_original_response(content="Posted in the channel.")
+
+
+async def update(interaction: discord.Interaction[Any], **kwargs: Any) -> bool:
+    """Edit the clicked message as the interaction's answer (after a deferral, through the
+    interaction's webhook). False if that cannot be the answer any more: Discord forgot the
+    interaction, or it was answered otherwise; the caller then edits through the channel."""
+    answer = answer_of(interaction)
+    async with answer.lock:
+        if answer.forgotten or answer.given or answer.placeholder:
+            return False
+        return await _unless_forgotten(interaction, _edit(interaction, kwargs)) is not None
+
+
+async def _edit(interaction: discord.Interaction[Any], kwargs: dict[str, Any]) -> bool:
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**kwargs)
+    else:
+        await interaction.response.edit_message(**kwargs)
+    return True
+
+
+async def send_form(interaction: discord.Interaction[Any], modal: discord.ui.Modal) -> None:
+    """Open a form; a form cannot follow a deferral, so a late one asks for another press."""
+    answer = answer_of(interaction)
+    async with answer.lock:
+        if not interaction.response.is_done():
+            await _unless_forgotten(interaction, interaction.response.send_modal(modal))
+            return
+    await send(interaction, "That took too long to open: press the button again, please.")
+
+
+def describe(interaction: discord.Interaction[Any]) -> str:
+    """The interaction's custom id or command name, for the logs."""
+    data = data_of(interaction)
+    return str(data.get("custom_id") or data.get("name") or "?")

@@ -1,0 +1,249 @@
+"""Turn pings: whoever the game newly waits for is told in a new message that mentions them.
+
+Discord notifies a mentioned user only when a message is *created* with the mention, never
+when one is edited; every move edits the board, so the board only names whose turn it is and
+these messages do the telling. They are sent after each commit, once the board of that version
+is shown, in version order per game: from a runner hook rather than from
+:meth:`~bot.boards.Boards.display` (a click's board is drawn in the interaction's reply, but
+every write ends in the hooks). They never touch the game: a failure is logged and play goes
+on.
+
+A game keeps at most one live turn message in its channel: the previous one is deleted before
+the next is posted (editing it could carry no new ping), and once nobody it pinged is still
+awaited. Its id and the seats awaited are stored (:class:`~bot.model.TurnPing`), so only the
+newly awaited are pinged and a restart catches up and still deletes it. A finished game is
+announced in a message of its own that pings nobody.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections.abc import Coroutine, Iterable
+from dataclasses import replace
+from typing import Any
+
+import discord
+
+from bot.model import NOBODY, GameRow, GameStatus, Player, TurnPing
+from bot.runner import Refusal, Runner, Snapshot
+from bot.specs import title
+
+log = logging.getLogger(__name__)
+
+DRAIN_SECONDS = 5.0  # how long closing waits for pings in flight
+
+
+def pingable(player: Player) -> bool:
+    """A person still at the table: never Orchard's seats or a forgotten one."""
+    return not player.is_bot and player.user_id != NOBODY
+
+
+def joined(names: list[str]) -> str:
+    """Names in a sentence: "Alice", "Alice and Bob", "Alice, Bob and Carol"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def game_name(row: GameRow) -> str:
+    return f"**{title(row.kind)} · game {row.id}**"
+
+
+def turn_text(row: GameRow, users: Iterable[int], link: str) -> str:
+    """The channel ping: the mentions first, so a phone's notification shows them."""
+    mentions = " ".join(f"<@{user}>" for user in users)
+    return f"{mentions}, your turn in {game_name(row)}: {link}"
+
+
+def dm_text(row: GameRow, link: str) -> str:
+    return f"Your turn in {game_name(row)} in <#{row.channel_id}>: {link}"
+
+
+def end_text(snapshot: Snapshot, winners: list[int], link: str) -> str:
+    """Who won, by name (the message pings nobody)."""
+    players = snapshot.row.players
+    names = [discord.utils.escape_markdown(players[seat].name) for seat in winners]
+    if len(players) == 1:
+        outcome = f"{names[0]} played it solo" if names else "nobody won"
+    else:
+        outcome = f"{joined(names)} won" if names else "nobody won"
+    return f"🏁 {game_name(snapshot.row)} is over: {outcome}. The final board: {link}"
+
+
+def only(users: Iterable[int]) -> discord.AllowedMentions:
+    """Mentions that notify exactly these users and nobody else."""
+    objects = [discord.Object(id=user) for user in users]
+    return discord.AllowedMentions(everyone=False, users=objects, roles=False, replied_user=False)
+
+
+async def send_dm(client: discord.Client, user_id: int, text: str) -> str:
+    """DM ``text``: "sent", "closed" (the person takes no DMs from Orchard) or "failed"."""
+    try:
+        channel = await client.create_dm(discord.Object(id=user_id))
+        await channel.send(text)
+        return "sent"
+    except discord.Forbidden:
+        return "closed"
+    except discord.HTTPException:
+        return "failed"
+
+
+class TurnPings:
+    """Tells people it is their turn, by channel message or DM, after every commit."""
+
+    def __init__(self, client: discord.Client, runner: Runner) -> None:
+        self.client = client
+        self.runner = runner
+        self._pings: dict[int, TurnPing] = {}  # per game in play: where its pings stand
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def start(self) -> None:
+        """Ping after every commit from now on, and catch up on games a restart interrupted."""
+        self.runner.on_commit.append(self._on_commit)
+        self._spawn(self._resume())
+
+    async def stop(self) -> None:
+        """Let pings in flight finish and be recorded while the store is still open."""
+        if self._on_commit in self.runner.on_commit:
+            self.runner.on_commit.remove(self._on_commit)
+        if self._tasks:
+            _, late = await asyncio.wait(self._tasks, timeout=DRAIN_SECONDS)
+            for task in late:
+                task.cancel()
+
+    def _on_commit(self, snapshot: Snapshot) -> None:
+        """Runner hook (sync): ping in the background, after the board is shown."""
+        if snapshot.state is not None:
+            self._spawn(self._handle(snapshot))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _resume(self) -> None:
+        """Games whose pings fell behind while Orchard was down: moved on, or over.
+
+        Each is read inside the runner's lock, so its catching up is queued after the pings of
+        every commit before and ahead of any after; a game whose record the live pings have
+        dropped meanwhile (it ended) is left alone.
+        """
+        for game_id in await self.runner.store.turn_pings_behind():
+            async with self.runner.lock(game_id):
+                try:
+                    snapshot = await self.runner.load(game_id)
+                except Refusal:
+                    continue  # the game is gone, and its record with it
+                self._spawn(self._handle(snapshot, recorded_only=True))
+
+    async def _handle(self, snapshot: Snapshot, *, recorded_only: bool = False) -> None:
+        """Bring one game's pings up to ``snapshot``; versions are handled in order."""
+        async with self._locks.setdefault(snapshot.id, asyncio.Lock()):  # weak: gone when idle
+            async with self.runner.showing(snapshot.id):
+                pass  # the board of this version is shown first (and its message id known)
+            try:
+                ping = await self._stored(snapshot.id)
+                if recorded_only and ping.version < 0:
+                    return
+                if snapshot.row.status is GameStatus.ACTIVE:
+                    if snapshot.row.version > ping.version:
+                        await self._turn(snapshot, ping)
+                elif ping.version >= 0 or snapshot.row.status is GameStatus.FINISHED:
+                    await self._end(snapshot, ping)
+            except Exception:
+                log.exception("game %s: turn pings failed; the game goes on", snapshot.id)
+
+    async def _stored(self, game_id: int) -> TurnPing:
+        if game_id not in self._pings:
+            self._pings[game_id] = await self.runner.store.turn_ping(game_id) or TurnPing(game_id)
+        return self._pings[game_id]
+
+    async def _turn(self, snapshot: Snapshot, ping: TurnPing) -> None:
+        """Ping the seats newly awaited; keep the one live turn message right."""
+        row = snapshot.row
+        engine = self.runner.engine(row.kind)
+        awaited = frozenset(s for s in engine.to_act(snapshot.state) if pingable(row.players[s]))
+        told, in_channel = await self._direct(row, sorted(awaited - ping.awaited))
+        message_id, mentioned = ping.message_id, ping.mentioned
+        if in_channel or (message_id is not None and not mentioned & awaited):
+            await self._delete(row, message_id)
+            message_id, mentioned = None, frozenset()
+        if in_channel:
+            users = [row.players[seat].user_id for seat in in_channel]
+            posted = await self._send(row, turn_text(row, users, await self._link(row)), users)
+            if posted is not None:
+                message_id, mentioned = posted, frozenset(in_channel)
+                told |= mentioned
+        told |= awaited & ping.awaited  # pinged before, and still awaited
+        fresh = TurnPing(row.id, row.version, told, message_id, mentioned)
+        self._pings[row.id] = fresh
+        if ping.version < 0 or replace(ping, version=fresh.version) != fresh:
+            await self.runner.store.set_turn_ping(fresh)  # not for a roll that changed no turn
+
+    async def _direct(self, row: GameRow, seats: list[int]) -> tuple[frozenset[int], list[int]]:
+        """DM those whose pings go by DM; returns the seats told (or, pings off, never to be)
+        and those to ping in the channel. A failed DM is tried again at the next turn."""
+        told: set[int] = set()
+        in_channel: list[int] = []
+        for seat in seats:
+            user = row.players[seat].user_id
+            mode = await self.runner.settings.ping_mode(row.guild_id, user)
+            if mode == "dm":
+                mode = await self._dm(row, user)
+            if mode == "channel":
+                in_channel.append(seat)
+            elif mode in ("off", "told"):
+                told.add(seat)
+        return frozenset(told), in_channel
+
+    async def _dm(self, row: GameRow, user_id: int) -> str:
+        """By DM: "told"; "channel" for a person who takes no DMs from Orchard; or "failed"."""
+        sent = await send_dm(self.client, user_id, dm_text(row, await self._link(row)))
+        if sent == "closed":
+            return "channel"
+        if sent == "failed":
+            log.warning("game %s: could not DM user %s their turn", row.id, user_id)
+        return "told" if sent == "sent" else "failed"
+
+    async def _end(self, snapshot: Snapshot, ping: TurnPing) -> None:
+        """The last turn message goes; a finished game is announced, pinging nobody."""
+        row = snapshot.row
+        await self._delete(row, ping.message_id)
+        self._pings.pop(row.id, None)
+        await self.runner.store.drop_turn_ping(row.id)
+        if row.status is GameStatus.FINISHED:
+            results = self.runner.engine(row.kind).results(snapshot.state)
+            winners = [r.seat for r in sorted(results, key=lambda r: r.placement) if r.won]
+            await self._send(row, end_text(snapshot, winners, await self._link(row)), [])
+
+    async def _send(self, row: GameRow, text: str, users: list[int]) -> int | None:
+        """Post in the game's channel, notifying exactly ``users``; the message id, or None."""
+        channel = self.client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        try:
+            return (await channel.send(text, allowed_mentions=only(users))).id
+        except discord.HTTPException:
+            log.warning("game %s: could not post in channel %s", row.id, row.channel_id)
+            return None
+
+    async def _delete(self, row: GameRow, message_id: int | None) -> None:
+        if message_id is None:
+            return
+        channel = self.client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        try:
+            await channel.get_partial_message(message_id).delete()
+        except discord.NotFound:
+            pass  # someone deleted it already
+        except discord.HTTPException:
+            log.warning("game %s: could not delete turn message %s", row.id, message_id)
+
+    async def _link(self, row: GameRow) -> str:
+        """The board's address (read back when this write did not carry its message id)."""
+        message_id = row.message_id
+        if message_id is None:
+            stored = await self.runner.store.get_game(row.id)
+            message_id = stored.message_id if stored else None
+        channel = self.client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        if message_id is None:
+            return f"<#{row.channel_id}>"
+        return channel.get_partial_message(message_id).jump_url

@@ -1,0 +1,389 @@
+"""Games and moves: ``games``, their seats (``game_players``), the move log (``moves``),
+Appletters' tile-DM notes (``tile_dms``) and each game's turn pings (``turn_pings``: seats and a
+message id, no person): everything a restart needs to resume play.
+
+/forget-me (:func:`forget`), in the server's games that are over (finished, abandoned,
+cancelled): the person's seats keep their place but become a nameless "Former player" with no
+user id, their moves and the games they hosted lose their id, and their tile-DM notes are
+deleted. Open games (lobby, active) are left as they are: the caller ends the person's part in
+them first (the runner forfeits them). Engine states, options and turn pings hold seats, never
+names or ids. The purge of a departed server (:func:`purge`) deletes its games, and with them
+(cascade) their seats, moves, tile-DM notes and turn pings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import aiosqlite
+
+from bot.model import (
+    FORMER_PLAYER,
+    KEEP,
+    NOBODY,
+    GameChange,
+    GameRow,
+    GameStatus,
+    GameSummary,
+    Move,
+    MoveSource,
+    Player,
+    TurnPing,
+)
+from db.connection import Database
+
+STATE_FORMAT = 1
+OPEN = "status IN ('lobby', 'active')"
+
+_COLUMNS = (
+    "id, kind, variant, guild_id, channel_id, message_id, host_id, status, seed, options,"
+    " state, version, deadline, created_at, updated_at, hinted"
+)
+_COLUMNS_OF_G = ", ".join(f"g.{c.strip()}" for c in _COLUMNS.split(","))
+_WIDTH = len(_COLUMNS.split(","))
+_SUMMARY = "id, kind, status, guild_id, channel_id, message_id, host_id, version"
+
+
+# Reads.
+
+
+async def get_game(db: Database, game_id: int) -> GameRow | None:
+    """A game and its seats in one query: every move starts with this read."""
+    rows = await db.fetchall(
+        f"SELECT {_COLUMNS_OF_G}, p.seat, p.user_id, p.name, p.is_bot, p.timeouts,"
+        " p.level FROM games g LEFT JOIN game_players p ON p.game_id = g.id"
+        " WHERE g.id = ? ORDER BY p.seat",
+        (game_id,),
+    )
+    if not rows:
+        return None
+    players = tuple(_player(r[_WIDTH:]) for r in rows if r[_WIDTH] is not None)
+    return _game(rows[0][:_WIDTH], players)
+
+
+async def open_games(
+    db: Database, guild_id: int | None, channel_id: int | None, kind: str | None
+) -> list[GameSummary]:
+    """Lobbies and games in play, optionally narrowed to a server, channel and game: two
+    indexed reads, and no state decoded."""
+    where = OPEN
+    params: list[Any] = []
+    for column, value in (("guild_id", guild_id), ("channel_id", channel_id), ("kind", kind)):
+        if value is not None:
+            where += f" AND {column} = ?"
+            params.append(value)
+    rows = await db.fetchall(f"SELECT {_SUMMARY} FROM games WHERE {where} ORDER BY id", params)
+    seats: dict[int, list[Player]] = {}
+    for r in await db.fetchall(  # every seat in one query
+        "SELECT game_id, seat, user_id, name, is_bot, timeouts, level FROM game_players"
+        f" WHERE game_id IN (SELECT id FROM games WHERE {where}) ORDER BY game_id, seat",
+        params,
+    ):
+        seats.setdefault(r[0], []).append(_player(r[1:]))
+    return [_summary(r, tuple(seats.get(r[0], ()))) for r in rows]
+
+
+async def games_waiting_on_bots(db: Database) -> list[int]:
+    """Games in play with an Orchard seat: the ones Orchard must pick up after a restart."""
+    rows = await db.fetchall(
+        f"SELECT id FROM games WHERE {OPEN} AND status = 'active' AND EXISTS"
+        " (SELECT 1 FROM game_players p WHERE p.game_id = games.id AND p.is_bot = 1)"
+        " ORDER BY id"
+    )
+    return [r[0] for r in rows]
+
+
+async def moves(db: Database, game_id: int) -> list[Move]:
+    rows = await db.fetchall(
+        "SELECT seat, verb, arg, user_id, source FROM moves WHERE game_id = ? ORDER BY seq",
+        (game_id,),
+    )
+    return [Move(r[0], r[1], r[2], r[3], MoveSource(r[4])) for r in rows]
+
+
+async def next_deadline(db: Database) -> float | None:
+    rows = await db.fetchall(
+        f"SELECT MIN(deadline) FROM games WHERE deadline IS NOT NULL AND {OPEN}"
+    )
+    return float(rows[0][0]) if rows and rows[0][0] is not None else None
+
+
+async def due_games(db: Database, now: float) -> list[int]:
+    rows = await db.fetchall(
+        f"SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= ? AND {OPEN}"
+        " ORDER BY deadline",
+        (now,),
+    )
+    return [int(r[0]) for r in rows]
+
+
+async def tile_dms(db: Database, game_id: int) -> dict[int, tuple[str, bool]]:
+    """Per player of a game: the hand last sent by DM, and whether their DMs are closed."""
+    rows = await db.fetchall(
+        "SELECT user_id, hand, closed FROM tile_dms WHERE game_id = ?", (game_id,)
+    )
+    return {r[0]: (r[1], bool(r[2])) for r in rows}
+
+
+async def turn_ping(db: Database, game_id: int) -> TurnPing | None:
+    rows = await db.fetchall(
+        "SELECT version, awaited, message_id, mentioned FROM turn_pings WHERE game_id = ?",
+        (game_id,),
+    )
+    if not rows:
+        return None
+    version, awaited, message_id, mentioned = rows[0]
+    return TurnPing(game_id, version, _seats(awaited), message_id, _seats(mentioned))
+
+
+async def turn_pings_behind(db: Database) -> list[int]:
+    """Games whose turn pings fell behind: moved on since, or over (a restart catches up).
+    It reads every row, once at start-up: there is one per game in play."""
+    rows = await db.fetchall(
+        "SELECT t.game_id FROM turn_pings t JOIN games g ON g.id = t.game_id"
+        " WHERE g.status <> 'active' OR g.version > t.version ORDER BY t.game_id"
+    )
+    return [int(r[0]) for r in rows]
+
+
+# Writes, inside the caller's transaction.
+
+
+async def create_game(
+    conn: aiosqlite.Connection,
+    kind: str,
+    variant: str,
+    guild_id: int,
+    channel_id: int,
+    host: Player,
+    seed: int,
+    options: dict[str, Any],
+    deadline: float | None,
+    now: float,
+) -> int:
+    """A new lobby with its host in seat 0; returns its id."""
+    cur = await conn.execute(
+        "INSERT INTO games (kind, variant, guild_id, channel_id, host_id, status, seed,"
+        " options, deadline, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, 'lobby', ?, ?, ?, ?, ?)",
+        (
+            kind,
+            variant,
+            guild_id,
+            channel_id,
+            host.user_id,
+            seed,
+            json.dumps(options),
+            deadline,
+            now,
+            now,
+        ),
+    )
+    game_id = int(cur.lastrowid or 0)
+    await _insert_player(conn, game_id, host)
+    return game_id
+
+
+async def write(conn: aiosqlite.Connection, change: GameChange, now: float) -> bool:
+    """The game row, its seats and its move log as ``change`` says; False if a guard failed."""
+    columns = _columns(change, now)
+    where, guards = _guards(change)
+    cur = await conn.execute(
+        f"UPDATE games SET {', '.join(f'{c} = ?' for c in columns)} WHERE {where}",
+        (*columns.values(), *guards),
+    )
+    if cur.rowcount != 1:
+        return False
+    if change.players is not None:
+        await _replace_seats(conn, change.game_id, change.players)
+    if change.timeouts:
+        await conn.executemany(
+            "UPDATE game_players SET timeouts = ? WHERE game_id = ? AND seat = ?",
+            [(count, change.game_id, seat) for seat, count in change.timeouts.items()],
+        )
+    if change.moves:
+        assert change.expected_version is not None  # GameChange checks it
+        await _append_moves(conn, change.game_id, change.expected_version, change.moves, now)
+    if change.forgotten is not None:
+        await _forget_in(conn, "?", (change.game_id,), change.forgotten)
+    return True
+
+
+def _columns(change: GameChange, now: float) -> dict[str, Any]:
+    """The games columns ``change`` sets, with their values."""
+    columns: dict[str, Any] = {"updated_at": now}
+    if change.status is not None:
+        columns["status"] = change.status
+    if change.state is not None:
+        columns["state"] = _state_json(change.state)
+    if change.version is not None:
+        columns["version"] = change.version
+    if change.deadline is not KEEP:
+        columns["deadline"] = change.deadline
+    if change.hinted:
+        columns["hinted"] = 1
+    if change.message_id is not None:
+        columns["message_id"] = change.message_id
+    return columns
+
+
+def _guards(change: GameChange) -> tuple[str, list[Any]]:
+    """The WHERE clause that finds the row only while the guards hold, and its values."""
+    where = "id = ?"
+    values: list[Any] = [change.game_id]
+    if change.from_status is not None:
+        where += " AND status = ?"
+        values.append(change.from_status)
+    if change.expected_version is not None:
+        where += " AND version = ?"
+        values.append(change.expected_version)
+    return where, values
+
+
+async def _replace_seats(
+    conn: aiosqlite.Connection, game_id: int, players: Sequence[Player]
+) -> None:
+    """A lobby's seats after a join, leave or added Orchard: in order, nobody timed out."""
+    await conn.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
+    for seat, player in enumerate(players):
+        await _insert_player(conn, game_id, replace(player, seat=seat, timeouts=0))
+
+
+async def _insert_player(conn: aiosqlite.Connection, game_id: int, player: Player) -> None:
+    await conn.execute(
+        "INSERT INTO game_players (game_id, seat, user_id, name, is_bot, level)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (game_id, player.seat, player.user_id, player.name, int(player.is_bot), player.level),
+    )
+
+
+async def _append_moves(
+    conn: aiosqlite.Connection, game_id: int, after: int, log: Sequence[Move], now: float
+) -> None:
+    """Add ``log`` to a game's move log, numbered on from version ``after``."""
+    await conn.executemany(
+        "INSERT INTO moves (game_id, seq, seat, user_id, verb, arg, source, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (game_id, after + i + 1, m.seat, m.user_id, m.verb, m.arg, m.source, now)
+            for i, m in enumerate(log)
+        ],
+    )
+
+
+async def note_tile_dm(
+    conn: aiosqlite.Connection, game_id: int, user_id: int, hand: str, closed: bool
+) -> None:
+    await conn.execute(
+        "INSERT INTO tile_dms (game_id, user_id, hand, closed) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (game_id, user_id) DO UPDATE SET hand = excluded.hand,"
+        " closed = excluded.closed",
+        (game_id, user_id, hand, int(closed)),
+    )
+
+
+async def forget_tile_dms(conn: aiosqlite.Connection, game_id: int) -> None:
+    await conn.execute("DELETE FROM tile_dms WHERE game_id = ?", (game_id,))
+
+
+async def set_turn_ping(conn: aiosqlite.Connection, ping: TurnPing) -> None:
+    await conn.execute(
+        "INSERT INTO turn_pings (game_id, version, awaited, message_id, mentioned)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET version = excluded.version,"
+        " awaited = excluded.awaited, message_id = excluded.message_id,"
+        " mentioned = excluded.mentioned",
+        (
+            ping.game_id,
+            ping.version,
+            _seats_text(ping.awaited),
+            ping.message_id,
+            _seats_text(ping.mentioned),
+        ),
+    )
+
+
+async def drop_turn_ping(conn: aiosqlite.Connection, game_id: int) -> None:
+    await conn.execute("DELETE FROM turn_pings WHERE game_id = ?", (game_id,))
+
+
+# What leaves with a person or a server.
+
+
+async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
+    """Take the person out of the server's games that are over; returns the rows deleted."""
+    over = f"SELECT id FROM games WHERE guild_id = ? AND NOT {OPEN}"
+    return await _forget_in(conn, over, (guild_id,), user_id)
+
+
+async def _forget_in(
+    conn: aiosqlite.Connection, games: str, params: tuple[Any, ...], user_id: int
+) -> int:
+    """The person's seats, moves, hosting and tile-DM notes in ``games`` (SQL listing game
+    ids, with its ``params``) become a former player's; returns the notes deleted."""
+    seats = "UPDATE game_players SET user_id = ?, name = ? WHERE user_id = ? AND is_bot = 0"
+    await conn.execute(
+        f"{seats} AND game_id IN ({games})", (NOBODY, FORMER_PLAYER, user_id, *params)
+    )
+    await conn.execute(
+        f"UPDATE moves SET user_id = NULL WHERE user_id = ? AND game_id IN ({games})",
+        (user_id, *params),
+    )
+    await conn.execute(
+        f"UPDATE games SET host_id = ? WHERE host_id = ? AND id IN ({games})",
+        (NOBODY, user_id, *params),
+    )
+    cur = await conn.execute(
+        f"DELETE FROM tile_dms WHERE user_id = ? AND game_id IN ({games})", (user_id, *params)
+    )
+    return cur.rowcount
+
+
+async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
+    """A departed server's games; seats, moves and tile-DM notes follow by cascade."""
+    await conn.execute("DELETE FROM games WHERE guild_id = ?", (guild_id,))
+
+
+def _state_json(state: dict[str, Any]) -> str:
+    return json.dumps({"format": STATE_FORMAT, "state": state}, separators=(",", ":"))
+
+
+def _seats(text: str) -> frozenset[int]:
+    return frozenset(int(seat) for seat in text.split(",") if seat)
+
+
+def _seats_text(seats: frozenset[int]) -> str:
+    return ",".join(str(seat) for seat in sorted(seats))
+
+
+def _player(r: Sequence[Any]) -> Player:
+    return Player(r[0], r[1], r[2], bool(r[3]), r[4], r[5])
+
+
+def _summary(r: Sequence[Any], players: tuple[Player, ...]) -> GameSummary:
+    return GameSummary(r[0], r[1], GameStatus(r[2]), r[3], r[4], r[5], r[6], r[7], players)
+
+
+def _game(row: Sequence[Any], players: tuple[Player, ...]) -> GameRow:
+    state = json.loads(row[10])["state"] if row[10] else None
+    return GameRow(
+        id=row[0],
+        kind=row[1],
+        variant=row[2],
+        guild_id=row[3],
+        channel_id=row[4],
+        message_id=row[5],
+        host_id=row[6],
+        status=GameStatus(row[7]),
+        seed=row[8],
+        options=json.loads(row[9]),
+        state=state,
+        version=row[11],
+        deadline=row[12],
+        created_at=row[13],
+        updated_at=row[14],
+        players=players,
+        hinted=bool(row[15]),
+    )

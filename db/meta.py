@@ -1,0 +1,34 @@
+"""Orchard's own bookkeeping (``meta``, key and value): the digest of the slash commands last
+synced with Discord, globally or to the development server.
+
+/forget-me (:func:`forget`) and the purge of a departed server (:func:`purge`) delete nothing
+here: no value is a person's or a server's data.
+"""
+
+from __future__ import annotations
+
+import aiosqlite
+
+from db.connection import Database
+
+
+async def get_meta(db: Database, key: str) -> str | None:
+    rows = await db.fetchall("SELECT value FROM meta WHERE key = ?", (key,))
+    return str(rows[0][0]) if rows else None
+
+
+async def set_meta(conn: aiosqlite.Connection, key: str, value: str) -> None:
+    await conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
+
+
+async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
+    """Nothing: no value is a person's."""
+    return 0
+
+
+async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
+    """Nothing: no value is a server's (a digest names at most the development server)."""

@@ -1,0 +1,273 @@
+"""Results and ratings: finished games' standings (``results``), skill ratings per server, game
+and pool (``ratings``) and their history for charts (``rating_history``).
+
+/forget-me (:func:`forget`) deletes the person's results, ratings and rating history in that
+server; the others' results of the same games stay. The purge of a departed server
+(:func:`purge`) deletes all three for the server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import aiosqlite
+
+from bot.model import NOBODY, GameChange, KindStats, PastGame, RatingUpdate, Result
+from db.connection import Database
+
+# A game between people: two or more seats and no Orchard. Only these count for wins.
+PEOPLE_GAME = "(seats > 1 AND orchard = 0)"
+PEOPLE_WIN = f"(won * {PEOPLE_GAME})"
+TABLES = ("results", "ratings", "rating_history")
+
+
+# Reads.
+
+
+Record = tuple[int, int, float, float]
+"""A person's (wins, games, best, average score) in one game here: a board line."""
+
+
+async def board(
+    db: Database, guild_id: int, kind: str, by: str, lower_is_better: bool
+) -> list[tuple[int, float, int]]:
+    """People's (user, value, games) in this server for one game, best first.
+
+    ``by`` is rating (people's pool), wins (games between people only: nobody climbs by
+    playing alone or by beating Orchard), best or average score.
+    """
+    if by == "rating":
+        return await _rated(db, guild_id, kind)
+    return _ranked(await records(db, guild_id, kind, lower_is_better), by, lower_is_better)
+
+
+async def board_with_records(
+    db: Database, guild_id: int, kind: str, by: str, lower_is_better: bool
+) -> tuple[list[tuple[int, float, int]], dict[int, Record]]:
+    """The board and every line's figures, from one aggregate over the server's results
+    (a page of the board shows both: computing them apart ran the aggregate twice)."""
+    found = await records(db, guild_id, kind, lower_is_better)
+    if by == "rating":
+        return await _rated(db, guild_id, kind), found
+    return _ranked(found, by, lower_is_better), found
+
+
+async def _rated(db: Database, guild_id: int, kind: str) -> list[tuple[int, float, int]]:
+    rows = await db.fetchall(
+        "SELECT user_id, mu - 3 * sigma, games FROM ratings WHERE guild_id = ?"
+        " AND kind = ? AND pool = 'people' AND user_id > 0"
+        " ORDER BY mu - 3 * sigma DESC, user_id",
+        (guild_id, kind),
+    )
+    return [(r[0], float(r[1]), r[2]) for r in rows]
+
+
+def _ranked(
+    found: dict[int, Record], by: str, lower_is_better: bool
+) -> list[tuple[int, float, int]]:
+    """Best value first, then more games, then the older account."""
+    column = {"wins": 0, "best": 2, "average": 3}[by]
+    sign = 1 if lower_is_better and by in ("best", "average") else -1
+    ranked = sorted(found.items(), key=lambda item: (sign * item[1][column], -item[1][1], item[0]))
+    return [(user, float(record[column]), record[1]) for user, record in ranked]
+
+
+async def records(
+    db: Database, guild_id: int, kind: str, lower_is_better: bool
+) -> dict[int, Record]:
+    """Each person's (wins, games, best, average score) here in one game: a board line."""
+    best = "MIN(score)" if lower_is_better else "MAX(score)"
+    rows = await db.fetchall(
+        f"SELECT user_id, SUM({PEOPLE_WIN}), COUNT(*), {best}, AVG(score) FROM results"
+        f" WHERE guild_id = ? AND kind = ? AND is_bot = 0 AND user_id <> {NOBODY}"
+        " GROUP BY user_id",
+        (guild_id, kind),
+    )
+    return {r[0]: (int(r[1]), int(r[2]), float(r[3]), float(r[4])) for r in rows}
+
+
+async def user_stats(db: Database, guild_id: int, user_id: int) -> list[KindStats]:
+    """One player's record here, per game."""
+    rows = await db.fetchall(
+        f"SELECT kind, COUNT(*), SUM({PEOPLE_WIN}), SUM({PEOPLE_GAME}), MAX(score),"
+        " MIN(score), AVG(score), MAX(finished_at), SUM(won * orchard), SUM(orchard)"
+        " FROM results WHERE guild_id = ? AND user_id = ? AND is_bot = 0"
+        " GROUP BY kind ORDER BY kind",
+        (guild_id, user_id),
+    )
+    ratings = {
+        (r[0], r[1]): (r[2], r[3])
+        for r in await db.fetchall(
+            "SELECT kind, pool, mu, sigma FROM ratings WHERE guild_id = ? AND user_id = ?",
+            (guild_id, user_id),
+        )
+    }
+    return [
+        KindStats(
+            kind=r[0],
+            games=r[1],
+            wins=r[2],
+            rated_games=r[3],
+            best=r[4],
+            lowest=r[5],
+            average=float(r[6]),
+            last_played=r[7],
+            rating=ratings.get((r[0], "people")),
+            orchard_wins=r[8],
+            orchard_games=r[9],
+            orchard_rating=ratings.get((r[0], "orchard")),
+        )
+        for r in rows
+    ]
+
+
+async def rating_history(
+    db: Database, guild_id: int, user_id: int, kind: str, pool: str, limit: int
+) -> list[tuple[float, float, float]]:
+    """(mu, sigma, time) of a player's last rated games of one kind here, oldest first.
+
+    One game and one pool: ratings of different games (or pools) are different scales.
+    """
+    rows = await db.fetchall(
+        "SELECT mu, sigma, at FROM rating_history WHERE guild_id = ? AND user_id = ?"
+        " AND kind = ? AND pool = ? ORDER BY at DESC, game_id DESC LIMIT ?",
+        (guild_id, user_id, kind, pool, limit),
+    )
+    return [(r[0], r[1], r[2]) for r in reversed(rows)]
+
+
+async def history(
+    db: Database, guild_id: int, user_id: int, kind: str | None, limit: int
+) -> list[PastGame]:
+    """A player's latest finished games here, newest first, with everyone's scores."""
+    sql = (
+        "SELECT g.id, g.kind, g.channel_id, g.message_id, r.finished_at, r.hinted"
+        " FROM results r"
+        " JOIN games g ON g.id = r.game_id WHERE r.guild_id = ? AND r.user_id = ?"
+        " AND r.is_bot = 0"
+    )
+    params: list[Any] = [guild_id, user_id]
+    if kind is not None:
+        sql += " AND r.kind = ?"
+        params.append(kind)
+    rows = await db.fetchall(
+        sql + " ORDER BY r.finished_at DESC, g.id DESC LIMIT ?", [*params, limit]
+    )
+    games = []
+    for game_id, game_kind, channel, message, at, hinted in rows:
+        seats = await db.fetchall(
+            "SELECT user_id, is_bot, score, placement, won FROM results WHERE game_id = ?"
+            " ORDER BY placement, seat",
+            (game_id,),
+        )
+        games.append(
+            PastGame(
+                game_id,
+                game_kind,
+                channel,
+                message,
+                at,
+                tuple((s[0], bool(s[1]), s[2], s[3], bool(s[4])) for s in seats),
+                bool(hinted),
+            )
+        )
+    return games
+
+
+# Writes, inside the caller's transaction (the game row is already written).
+
+
+async def write(conn: aiosqlite.Connection, change: GameChange, now: float) -> None:
+    """The hint mark, results and rating a game change brings."""
+    if change.hinted:  # results already stored are marked too; new ones copy the game's mark
+        await conn.execute("UPDATE results SET hinted = 1 WHERE game_id = ?", (change.game_id,))
+    if change.results:
+        await _insert_results(conn, change.game_id, change.results, now)
+    if change.rating is not None:
+        await _update_ratings(conn, change.game_id, change.rating, now)
+
+
+async def _insert_results(
+    conn: aiosqlite.Connection, game_id: int, results: Sequence[Result], now: float
+) -> None:
+    """The standings of a finished game; server, game and hint mark come from its row."""
+    sql = "SELECT guild_id, kind, hinted FROM games WHERE id = ?"
+    async with conn.execute(sql, (game_id,)) as cur:
+        row = await cur.fetchone()
+    assert row is not None
+    orchard = int(any(r.is_bot for r in results))
+    await conn.executemany(
+        "INSERT INTO results (game_id, seat, guild_id, kind, user_id, is_bot, score, placement,"
+        " won, seats, finished_at, hinted, orchard)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                game_id,
+                r.seat,
+                row[0],
+                row[1],
+                r.user_id,
+                int(r.is_bot),
+                r.score,
+                r.placement,
+                int(r.won),
+                len(results),
+                now,
+                row[2],
+                orchard,
+            )
+            for r in results
+        ],
+    )
+
+
+async def _update_ratings(
+    conn: aiosqlite.Connection, game_id: int, update: RatingUpdate, now: float
+) -> None:
+    """Rate a finished game from the stored ratings, read inside this same transaction."""
+    async with conn.execute("SELECT guild_id, kind FROM games WHERE id = ?", (game_id,)) as cur:
+        game = await cur.fetchone()
+    assert game is not None
+    guild_id, kind = game
+    users = [user for user, _ in update.places]
+    marks = ",".join("?" * len(users))
+    async with conn.execute(
+        f"SELECT user_id, mu, sigma FROM ratings WHERE guild_id = ? AND kind = ? AND pool = ?"
+        f" AND user_id IN ({marks})",
+        (guild_id, kind, update.pool, *users),
+    ) as cur:
+        previous = {row[0]: (row[1], row[2]) for row in await cur.fetchall()}
+    new = update.rate(previous, update.places)
+    for user, (mu, sigma) in new.items():
+        await conn.execute(
+            "INSERT INTO ratings (guild_id, kind, pool, user_id, mu, sigma, games, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT (guild_id, kind, pool, user_id)"
+            " DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, games = games + 1,"
+            " updated_at = excluded.updated_at",
+            (guild_id, kind, update.pool, user, mu, sigma, now),
+        )
+        await conn.execute(
+            "INSERT INTO rating_history (game_id, user_id, guild_id, kind, pool, mu, sigma, at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (game_id, user, guild_id, kind, update.pool, mu, sigma, now),
+        )
+
+
+# What leaves with a person or a server.
+
+
+async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
+    """The person's results, ratings and rating history here; returns the rows deleted."""
+    removed = 0
+    for table in TABLES:
+        cur = await conn.execute(
+            f"DELETE FROM {table} WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
+        )
+        removed += cur.rowcount
+    return removed
+
+
+async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
+    for table in TABLES:
+        await conn.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))

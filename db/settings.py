@@ -1,0 +1,84 @@
+"""Per-server settings (``guild_settings``), each person's own choice of turn pings there
+(``ping_choices``), and the servers Orchard has left (``guild_departures``, kept 30 days before
+the purge).
+
+/forget-me (:func:`forget`) deletes the person's ping choice in that server; the server's
+settings name no person and stay. The purge of a departed server (:func:`purge`) deletes its
+settings, its people's ping choices and its departure.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import aiosqlite
+
+from db.connection import Database
+
+
+async def guild_settings(db: Database, guild_id: int) -> dict[str, Any]:
+    rows = await db.fetchall("SELECT settings FROM guild_settings WHERE guild_id = ?", (guild_id,))
+    return dict(json.loads(rows[0][0])) if rows else {}
+
+
+async def ping_choice(db: Database, guild_id: int, user_id: int) -> bool | None:
+    """True: the person wants turn pings by DM here; False: in the channel; None: no choice."""
+    rows = await db.fetchall(
+        "SELECT dm FROM ping_choices WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
+    )
+    return bool(rows[0][0]) if rows else None
+
+
+async def departed(db: Database, before: float) -> list[int]:
+    """The servers Orchard left before ``before``: the ones due for the purge."""
+    rows = await db.fetchall("SELECT guild_id FROM guild_departures WHERE left_at < ?", (before,))
+    return [int(r[0]) for r in rows]
+
+
+async def set_guild_settings(
+    conn: aiosqlite.Connection, guild_id: int, settings: dict[str, Any], now: float
+) -> None:
+    await conn.execute(
+        "INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)"
+        " ON CONFLICT (guild_id) DO UPDATE SET settings = excluded.settings,"
+        " updated_at = excluded.updated_at",
+        (guild_id, json.dumps(settings, sort_keys=True), now),
+    )
+
+
+async def set_ping_choice(
+    conn: aiosqlite.Connection, guild_id: int, user_id: int, dm: bool, now: float
+) -> None:
+    await conn.execute(
+        "INSERT INTO ping_choices (guild_id, user_id, dm, updated_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (guild_id, user_id) DO UPDATE SET dm = excluded.dm,"
+        " updated_at = excluded.updated_at",
+        (guild_id, user_id, int(dm), now),
+    )
+
+
+async def guild_left(conn: aiosqlite.Connection, guild_id: int, when: float) -> None:
+    """Start the 30 days; leaving twice keeps the first date."""
+    await conn.execute(
+        "INSERT INTO guild_departures (guild_id, left_at) VALUES (?, ?)"
+        " ON CONFLICT (guild_id) DO NOTHING",
+        (guild_id, when),
+    )
+
+
+async def guild_returned(conn: aiosqlite.Connection, guild_id: int) -> None:
+    await conn.execute("DELETE FROM guild_departures WHERE guild_id = ?", (guild_id,))
+
+
+async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
+    """The person's ping choice here (a server's own settings are not a person's data)."""
+    cur = await conn.execute(
+        "DELETE FROM ping_choices WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
+    )
+    return cur.rowcount
+
+
+async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
+    for table in ("guild_settings", "ping_choices", "guild_departures"):
+        await conn.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))

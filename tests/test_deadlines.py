@@ -1,0 +1,369 @@
+"""Discord's 3 seconds: every interaction is acknowledged in time whatever the work costs.
+
+The slowness is injected in the bot's own work (tables that take 4 s to load, a word check
+that takes 4 s, a snake that takes 4 s to draw, a slow database read); the fake refuses any
+answer later than 3 s after the interaction's creation, and any second answer. Interactions
+that reach the bot already too old (a gateway backlog) still move their games, shown through
+the channel, and leave no task exception behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bot.ai.dice_optimal as dice_optimal
+import bot.games.appletters as appletters
+from bot.games.cheerio import ROLLS_PER_TURN
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CHANNEL,
+    GUILD,
+    answered,
+    new_game,
+    no_errors,
+    orchard_bot,
+    press,
+    server,
+)
+from tests.fakediscord import EPHEMERAL, FakeDiscord, InteractionRecord
+from tests.test_discord_appletters import SEED, WORDS, add_word, appletters_bot, state_of
+
+CALLBACK = r"/interactions/\d+/[^/]+/callback$"
+SLOW = 4.0  # seconds: past Discord's 3
+
+
+@pytest.fixture(autouse=True)
+def fixed_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    appletters.register_words(WORDS, ["zz"])
+    monkeypatch.setattr("bot.lobby.secrets.randbits", lambda bits: SEED)
+
+
+@pytest.fixture
+async def task_errors() -> AsyncIterator[list[dict[str, Any]]]:
+    """What the event loop reports of tasks whose exception nobody retrieved."""
+    loop = asyncio.get_running_loop()
+    seen: list[dict[str, Any]] = []
+    before = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _, context: seen.append(context))
+    yield seen
+    loop.set_exception_handler(before)
+
+
+def no_task_errors(seen: list[dict[str, Any]]) -> None:
+    gc.collect()  # a task's unretrieved exception is reported when the task is collected
+    assert not seen, [c.get("message") for c in seen]
+
+
+def slowly(real: Callable[..., Any], armed: list[bool]) -> Callable[..., Any]:
+    """``real``, taking :data:`SLOW` seconds longer (holding its thread) while ``armed``."""
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        if armed and armed.pop():
+            time.sleep(SLOW)
+        return real(*args, **kwargs)
+
+    return slow
+
+
+def in_time(fake: FakeDiscord, record: InteractionRecord) -> None:
+    """Discord took the interaction's first answer: none came late, none came twice."""
+    calls = [r for r in fake.requests_matching("POST", CALLBACK) if record.token in r.path]
+    assert [c.status for c in calls] == [200], record.describe()
+
+
+async def recorded(bot: Any, game_id: int) -> int | None:
+    """The game's message id once stored (it is written just after Discord has the message)."""
+    for _ in range(500):
+        row = (await bot.orchard.runner.load(game_id)).row
+        if row.message_id is not None:
+            return int(row.message_id)
+        await asyncio.sleep(0.01)
+    return None
+
+
+def roll_button(fake: FakeDiscord, board: int) -> Any:
+    return fake.find_button(board, lambda c: ":roll:" in (c.custom_id or ""))
+
+
+COLD_GAMES = 60
+
+
+async def test_a_cold_start_keeps_every_answer_in_time(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Restarted with 60 games against Orchard (Hard) in play and its tables forgotten, the
+    bot is hit at once with a hint and a move in every game: none is answered late, and
+    Orchard moves in every game, with tables read from the package (nothing is built)."""
+    fake = fake_discord
+    users = list(range(8000, 8000 + COLD_GAMES))
+    channels = list(range(9000, 9000 + COLD_GAMES))
+    fake.add_guild(GUILD, channels, users)
+    path = tmp_path / "o.db"
+    monkeypatch.setenv("ORCHARD_CACHE", str(tmp_path / "cache"))
+
+    async def against_orchard(user: int, channel: int) -> None:
+        options = {"opponent": "orchard", "level": "hard"}
+        await answered(await fake.slash(user, GUILD, channel, "cheerio new", options))
+
+    async with orchard_bot(fake, path) as bot:
+        await asyncio.gather(*map(against_orchard, users, channels))
+        await all_on_seat_0(bot)
+    boards = {int(m["channel_id"]): int(m["id"]) for m in fake.messages.values() if m["embeds"]}
+    dice_optimal.install("cheerio", None)  # as after a restart: nothing loaded yet
+    async with orchard_bot(fake, path) as bot:
+
+        async def hint_then_move(user: int, channel: int) -> list[InteractionRecord]:
+            hint = await (await fake.slash(user, GUILD, channel, "cheerio hint")).wait(10.0)
+            board = boards[channel]
+            select = next(c for c in fake.components(board) if c.is_select)
+            move = await fake.select(user, board, select, [select.options[0]])
+            return [hint, await move.wait(10.0)]
+
+        done = await asyncio.gather(*map(hint_then_move, users, channels))
+        for hint, move in done:
+            in_time(fake, hint)
+            in_time(fake, move)
+            assert "expected final score" in hint.content, hint.describe()
+        await orchard_moved_in_all(bot)
+        assert not (tmp_path / "cache").exists()
+        no_errors(fake)
+
+
+async def all_on_seat_0(bot: Any) -> None:
+    """Wait (bounded) until every open game waits for its person again, not for Orchard."""
+    for _ in range(1000):
+        rows = await bot.orchard.store.open_games(GUILD)
+        turns = [(await bot.orchard.runner.load(r.id)).state.turn for r in rows]
+        if turns.count(0) == len(rows):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"Orchard is still playing: turns {turns}")
+
+
+async def orchard_moved_in_all(bot: Any) -> None:
+    """Wait (bounded) until Orchard has made a move in every open game since its person's."""
+    for _ in range(1000):
+        rows = await bot.orchard.store.open_games(GUILD)
+        logs = [await bot.orchard.store.moves(r.id) for r in rows]
+        if all(log and log[-1].source == "bot" for log in logs):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("Orchard has not moved in every game")
+
+
+async def test_a_slow_hint_is_deferred_in_time_then_given(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tables that take 4 s to load: the hint is deferred privately before 3 s, then given."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, tmp_path / "o.db"):
+        await new_game(fake, "cheerio", ALICE, [BOB])
+        monkeypatch.setattr(dice_optimal, "load", slowly(dice_optimal.load, [True]))
+        dice_optimal.install("cheerio", None)  # forgotten: the hint loads them again
+        hint = await fake.slash(ALICE, GUILD, CHANNEL, "cheerio hint")
+        await hint.wait(timeout=SLOW + 3)
+        in_time(fake, hint)
+        assert hint.type == 5 and hint.ephemeral, hint.describe()
+        assert hint.content.count("expected final score") == 3, hint.content
+        no_errors(fake)
+
+
+async def test_a_word_play_is_acknowledged_first_even_if_its_check_takes_4_s(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word check holds the event loop, so no deferral could be sent while it runs: a word
+    play is acknowledged first, then the board (from the form) or a private line (from
+    /appletters play) completes it."""
+    fake = fake_discord
+    server(fake)
+    armed: list[bool] = []
+    monkeypatch.setattr(appletters, "word_set", slowly(appletters.word_set, armed))
+    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB])
+        state = await state_of(bot)
+        mover = (ALICE, BOB)[state.turn]
+        word = add_word(state.hands[state.turn][:2])
+        opened = await press(fake, mover, board, "Play word")
+        assert opened.modal is not None
+        armed.append(True)
+        laid = await fake.submit_modal(mover, CHANNEL, opened.modal["custom_id"], {"word": word})
+        await laid.wait(timeout=SLOW + 3)
+        in_time(fake, laid)
+        assert laid.type == 6 and laid.updated, laid.describe()
+        assert word in fake.message(board)["embeds"][0]["description"]
+
+        state = await state_of(bot)
+        mover = (ALICE, BOB)[state.turn]
+        end = state.snake[-1].text[-1]
+        second = add_word(end + state.hands[state.turn][0])
+        armed.append(True)
+        played = await fake.slash(mover, GUILD, CHANNEL, "appletters play", {"word": second})
+        await played.wait(timeout=SLOW + 3)
+        in_time(fake, played)
+        assert played.type == 5 and played.ephemeral and f"Played {second}" in played.content
+        assert [w.text for w in (await state_of(bot)).snake] == [word, second]
+        no_errors(fake)
+
+
+async def test_a_slow_click_is_deferred_then_completed_by_an_edit(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snake that takes 4 s to draw (in its thread): the click is deferred at 2 s, and the
+    board is edited through the interaction once drawn."""
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB])
+        state = await state_of(bot)
+        mover = (ALICE, BOB)[state.turn]
+        opened = await press(fake, mover, board, "Play word")
+        assert opened.modal is not None
+        word = add_word(state.hands[state.turn][:2])
+        custom = opened.modal["custom_id"]
+        laid = await answered(await fake.submit_modal(mover, CHANNEL, custom, {"word": word}))
+        assert laid.updated, laid.content
+        cog = sys.modules[type(bot.get_cog("AppLettersCog")).__module__]  # loaded as extension
+        monkeypatch.setattr(cog, "draw_snake", slowly(cog.draw_snake, [True]))
+        state = await state_of(bot)
+        picked = await fake.click(
+            (ALICE, BOB)[state.turn], board, fake.find_button(board, "Pick and pass")
+        )
+        await picked.wait(timeout=SLOW + 3)
+        in_time(fake, picked)
+        assert picked.type == 6 and picked.updated, picked.describe()
+        after = await state_of(bot)
+        assert after.turn != state.turn
+        no_errors(fake)
+
+
+async def test_a_click_that_arrives_too_late_still_moves_the_board(
+    fake_discord: FakeDiscord, tmp_path: Path, task_errors: list[dict[str, Any]]
+) -> None:
+    """Created 3.5 s before the bot hears of it (a backlog after a restart), the click can no
+    longer be answered: the move stands, the board is edited through the channel, nothing
+    is logged as an error and no task is left with an exception; the next click is answered."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        board = await new_game(fake, "cheerio", ALICE, [])
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        fake.interaction_age = 3.5
+        late = await fake.click(ALICE, board, roll_button(fake, board))
+        await fake.wait_for(
+            lambda: f"Roll ({ROLLS_PER_TURN - 2} left)" in str(fake.message(board)["components"]),
+            what="the board to move through the channel",
+        )
+        assert late.callback is None
+        refused = [r for r in fake.requests_matching("POST", CALLBACK) if late.token in r.path]
+        assert refused and {r.status for r in refused} == {404}
+        late_hint = await fake.slash(BOB, GUILD, CHANNEL, "cheerio hint")  # refused, too late
+        await fake.wait_for(
+            lambda: any(late_hint.token in r.path for r in fake.requests), what="its answer"
+        )
+        fake.interaction_age = 0.0
+        again = await answered(await fake.click(ALICE, board, roll_button(fake, board)))
+        assert again.type == 7 and (await bot.orchard.runner.load(row.id)).state.rolls == 3
+        no_errors(fake)
+    no_task_errors(task_errors)
+
+
+async def test_a_slow_refusal_of_a_public_command_stays_private(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/cheerio new answers in the channel, so its deferral is public; a refusal after it
+    replaces that placeholder with a private answer, never a public one."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        store = bot.orchard.store
+        real, slow = store.open_games, [2.5]
+
+        async def slow_open_games(*args: Any, **kwargs: Any) -> Any:
+            await asyncio.sleep(slow.pop() if slow else 0)  # the first read only
+            return await real(*args, **kwargs)
+
+        monkeypatch.setattr(store, "open_games", slow_open_games)
+        again = await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new")
+        await again.wait(timeout=8.0)
+        in_time(fake, again)
+        assert again.type == 5 and again.ephemeral, again.describe()
+        assert "already have a game" in again.content
+        public = [m for m in fake.channel_messages(CHANNEL) if "already" in m["content"]]
+        assert public == []
+        no_errors(fake)
+
+
+async def test_a_slow_public_command_is_deferred_in_public_then_completed(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/leaderboard answers in the channel: deferred publicly by the watchdog (a slow database
+    read), then completed with the board itself, all in time."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        store = bot.orchard.store
+        real = store.board_with_records
+
+        async def slow_board(*args: Any, **kwargs: Any) -> Any:
+            await asyncio.sleep(2.5)
+            return await real(*args, **kwargs)
+
+        monkeypatch.setattr(store, "board_with_records", slow_board)
+        board = await fake.slash(ALICE, GUILD, CHANNEL, "leaderboard", {"game": "cheerio"})
+        await board.wait(timeout=8.0)
+        in_time(fake, board)
+        assert board.type == 5 and not board.ephemeral, board.describe()
+        assert board.embeds and "Cheerio" in board.embeds[0]["title"], board.embeds
+        no_errors(fake)
+
+
+async def test_new_after_a_lost_first_message_shows_the_lobby_again(
+    fake_discord: FakeDiscord, tmp_path: Path, task_errors: list[dict[str, Any]]
+) -> None:
+    """A late /new posts its lobby through the channel; a lobby whose message was lost
+    altogether (late, and the bot may not post there) is shown again by the next /new, as its
+    answer, instead of being refused."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        fake.interaction_age = 3.5
+        late = await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new")
+        lobby = await fake.wait_for_message(CHANNEL, lambda m: bool(m["embeds"]))
+        assert late.callback is None and "who is playing" in lobby["embeds"][0]["title"]
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        assert await recorded(bot, row.id) == int(lobby["id"])
+        fake.interaction_age = 0.0
+
+        fake.interaction_age = 3.5  # late again, and the bot may not post in the channel
+        fake.fail("POST", rf"^/channels/{CHANNEL}/messages$", 403)
+        lost = await fake.slash(BOB, GUILD, CHANNEL, "hotscore new")
+        await fake.wait_for(lambda: fake.pending_faults == 0, what="the post to be refused")
+        await fake.wait_for(lambda: bool(fake.errors), what="the failure to be logged")
+        assert lost.callback is None
+        fake.errors.clear()  # seen: the lobby could be shown nowhere
+        fake.interaction_age = 0.0
+        (lost_row,) = [r for r in await bot.orchard.store.open_games(GUILD) if r.id != row.id]
+        assert lost_row.message_id is None
+
+        shown = await answered(await fake.slash(BOB, GUILD, CHANNEL, "hotscore new"))
+        assert shown.type == 4 and not shown.ephemeral, shown.describe()
+        assert "who is playing" in shown.embeds[0]["title"]
+        assert shown.original is not None and not shown.original["flags"] & EPHEMERAL
+        assert await recorded(bot, lost_row.id) == shown.original_id
+        joined = await press(fake, ALICE, int(shown.original["id"]), "Join")
+        assert joined.type == 7 and "Alice" in str(joined.data)
+        again = await answered(await fake.slash(BOB, GUILD, CHANNEL, "hotscore new"))
+        assert again.ephemeral and "already have a game" in again.content
+        no_errors(fake)
+    no_task_errors(task_errors)

@@ -1,0 +1,211 @@
+"""/forget-me on a real database file: the person's name and id leave that server's rows and
+the files themselves, while their open games and their rows in other servers stay."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from bot.games.cheerio import open_categories
+from bot.model import FORMER_PLAYER, NOBODY, GameChange, GameStatus, Player
+from tests.support import Table, orchard
+
+HERE, THERE = 100, 555  # two servers
+PERSON = 918273645546372819  # a Discord-sized id
+NAME = "Zoë Quixbramble 🍏"
+BO, CY = 2, 3
+
+
+def me() -> Player:
+    return Player(0, PERSON, NAME)
+
+
+def other(user_id: int) -> Player:
+    return Player(0, user_id, f"user{user_id}")
+
+
+def file_bytes(path: Path) -> bytes:
+    """The database and -wal files, where an erased row must not survive."""
+    wal = path.with_name(path.name + "-wal")
+    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+
+
+def copies(path: Path, value: str | int) -> int:
+    """How often ``value`` is in the files: a name as UTF-8, an id as SQLite stores it."""
+    needle = value.encode() if isinstance(value, str) else value.to_bytes(8, "big")
+    return file_bytes(path).count(needle)
+
+
+def rows(path: Path, sql: str, *params: object) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def mentions(path: Path, guild: int) -> dict[str, int]:
+    """Per table, the rows of ``guild`` (in games that are over) holding the person's name or
+    id in any column: every table, so one added later is checked too."""
+    over = "SELECT id FROM games WHERE guild_id = ? AND status NOT IN ('lobby', 'active')"
+    found = {}
+    with sqlite3.connect(path) as conn:
+        for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            columns = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+            if table == "games":
+                scope = f"id IN ({over})"
+            elif "game_id" in columns:
+                scope = f"game_id IN ({over})"
+            else:
+                scope = "guild_id = ?" if "guild_id" in columns else "? IS NOT NULL"
+            hit = " OR ".join(f"{c} IN (?, ?)" for c in columns)
+            params = [guild, *[value for _ in columns for value in (PERSON, NAME)]]
+            (count,) = conn.execute(
+                f"SELECT COUNT(*) FROM {table} WHERE {scope} AND ({hit})", params
+            ).fetchone()
+            found[table] = count
+    return found
+
+
+async def played(o: Table, guild: int, channel: int, host: Player, guest: Player) -> int:
+    """A finished, rated Cheerio game: each scores the first open box, turn by turn."""
+    live = await o.lobby.open("cheerio", guild, channel, host)
+    await o.lobby.join(live.id, guest)
+    live = await o.lobby.start(live.id, host.user_id)
+    users = (host.user_id, guest.user_id)
+    while live.row.status == "active":
+        turn = live.state.turn
+        box = open_categories(live.state.cards[turn])[0]
+        live = await o.runner.act(live.id, users[turn], "score", box, version=live.row.version)
+    assert live.row.status == "finished"
+    return live.id
+
+
+async def lobby(o: Table, channel: int, *, start: bool) -> int:
+    live = await o.lobby.open("cheerio", HERE, channel, me())
+    await o.lobby.join(live.id, other(CY))
+    if start:
+        live = await o.lobby.start(live.id, PERSON)
+        await o.runner.act(live.id, PERSON, "roll", version=live.row.version)
+    return live.id
+
+
+async def snapshot(o: Table, game_ids: list[int]) -> list[object]:
+    return [(await o.store.get_game(g), await o.store.moves(g)) for g in game_ids]
+
+
+async def test_forget_me_erases_the_person_from_that_servers_games_and_files(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    hosted = await played(o, HERE, 1, me(), other(BO))
+    joined = await played(o, HERE, 2, other(BO), me())
+    await o.store.note_tile_dm(hosted, PERSON, "QUIXOTE", closed=False)  # left behind
+    elsewhere = [await played(o, THERE, 3, me(), other(BO))]
+    still_open = [await lobby(o, 4, start=False), await lobby(o, 5, start=True)]
+    kept = await snapshot(o, still_open + elsewhere)
+    held = mentions(path, HERE)
+    assert {t for t, n in held.items() if n} == {
+        "games",
+        "game_players",
+        "moves",
+        "results",
+        "ratings",
+        "rating_history",
+        "tile_dms",
+    }
+
+    removed = await o.store.forget_user(HERE, PERSON)
+
+    assert removed == 2 + 1 + 2 + 1  # results, one rating, rating history, the tile-DM note
+    assert set(mentions(path, HERE).values()) == {0}
+    for game_id, host, seat in ((hosted, NOBODY, 0), (joined, BO, 1)):
+        game = await o.store.get_game(game_id)
+        assert game is not None and game.host_id == host
+        assert game.players[seat] == Player(seat, NOBODY, FORMER_PLAYER), "the seat stays"
+        assert len(await o.store.moves(game_id)) == game.version, "the moves stay"
+    assert await snapshot(o, still_open + elsewhere) == kept, "open games and THERE untouched"
+    assert [s.games for s in await o.store.user_stats(THERE, PERSON)] == [1]
+    # The name is left only where a row still holds it: the open games here, and THERE.
+    seats = rows(path, "SELECT COUNT(*) FROM game_players WHERE name = ?", NAME)
+    assert seats == [(len(still_open) + len(elsewhere),)]
+    assert copies(path, NAME) == len(still_open) + len(elsewhere)
+    assert path.with_name("o.db-wal").stat().st_size == 0, "the -wal file is checkpointed"
+    await o.close()
+
+
+async def test_two_forgotten_people_share_a_table_and_then_nothing_is_left(tmp_path: Path) -> None:
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    games = [await played(o, HERE, 1, me(), other(BO)), await played(o, THERE, 2, me(), other(BO))]
+    waiting = await lobby(o, 3, start=True)
+    assert await o.store.forget_user(HERE, PERSON) > 0
+    assert await o.store.forget_user(HERE, BO) > 0  # two nobodies at one table
+    game = await o.store.get_game(games[0])
+    assert game is not None and {p.user_id for p in game.players} == {NOBODY}
+    # The runner ends an open game before forgetting; then the person is gone everywhere.
+    ended = GameChange(waiting, from_status=GameStatus.ACTIVE, status=GameStatus.ABANDONED)
+    assert await o.store.write(ended)
+    for guild in (HERE, THERE):
+        await o.store.forget_user(guild, PERSON)
+    await o.close()
+    assert rows(path, "SELECT COUNT(*) FROM game_players WHERE user_id = ?", PERSON) == [(0,)]
+    assert (copies(path, NAME), copies(path, PERSON)) == (0, 0)
+
+
+async def test_the_purge_of_a_departed_server_leaves_nothing_of_it_in_the_files(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    await played(o, HERE, 1, me(), other(BO))
+    await played(o, THERE, 2, other(BO), other(CY))
+    await o.store.guild_left(HERE, when=1000.0)
+    assert await o.store.purge_departed(before=2000.0) == [HERE]
+    assert rows(path, "SELECT DISTINCT guild_id FROM games") == [(THERE,)]
+    assert (copies(path, NAME), copies(path, PERSON)) == (0, 0)
+    await o.close()
+
+
+async def test_forget_me_takes_the_person_out_of_open_games_first(tmp_path: Path) -> None:
+    """What /forget-me does: the runner takes the person out of every open game (a lobby they
+    host closes, one they joined loses their seat, a game in play goes on without them), then
+    the store forgets them; the others finish, and the files hold nothing of them."""
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    hosted = await lobby(o, 4, start=False)
+    joined = (await o.lobby.open("cheerio", HERE, 6, other(BO))).id
+    await o.lobby.join(joined, me())
+    live = await o.lobby.open("cheerio", HERE, 7, other(BO))
+    for guest in (me(), other(CY)):
+        await o.lobby.join(live.id, guest)
+    in_play = (await o.lobby.start(live.id, BO)).id
+    users = (BO, PERSON, CY)
+    for _ in range(2):  # Bo scores, then the person rolls and scores: they have moves
+        live = await o.runner.load(in_play)
+        turn = live.state.turn
+        box = open_categories(live.state.cards[turn])[0]
+        await o.runner.act(in_play, users[turn], "score", box, version=live.row.version)
+
+    await o.orchard.forget(HERE, PERSON)
+
+    closed = await o.store.get_game(hosted)
+    assert closed is not None and closed.status is GameStatus.CANCELLED
+    assert closed.host_id == NOBODY and closed.players[0] == Player(0, NOBODY, FORMER_PLAYER)
+    still = await o.store.get_game(joined)
+    assert still is not None and still.status is GameStatus.LOBBY
+    assert [p.user_id for p in still.players] == [BO]
+    live = await o.runner.load(in_play)
+    assert live.row.players[1] == Player(1, NOBODY, FORMER_PLAYER)
+    assert live.row.status is GameStatus.ACTIVE and not live.state.active[1]
+    while live.row.status is GameStatus.ACTIVE:  # Bo and Cy play on to the end
+        turn = live.state.turn
+        box = open_categories(live.state.cards[turn])[0]
+        live = await o.runner.act(in_play, users[turn], "score", box, version=live.row.version)
+    assert live.row.status is GameStatus.FINISHED
+    assert await o.runner.replay(in_play) == live.state
+    assert (await o.store.records(HERE, "cheerio")).keys() == {BO, CY}, "no row for nobody"
+    ratings = rows(path, "SELECT user_id FROM ratings WHERE guild_id = ? ORDER BY user_id", HERE)
+    assert ratings == [(BO,), (CY,)]
+    assert set(mentions(path, HERE).values()) == {0}
+    # nothing of theirs in the files, though the game wrote on after the forget
+    assert copies(path, NAME) == 0 and copies(path, PERSON) == 0
+    await o.close()

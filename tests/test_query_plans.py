@@ -1,0 +1,83 @@
+"""Every query the store makes has an index for its shape: each one's plan, on a real file.
+
+The store's statements are recorded (SQLite's trace callback, on the writer and the readers)
+while Orchard does all it does: lobbies, moves, a finished rated game, Orchard's seats, every
+board, /stats, /history, deadlines, /forget-me and the purge of a departed server. Then each
+statement is explained. Without ANALYZE statistics SQLite plans the same for ten rows as for
+ten million, so these plans are the ones a busy server gets.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from bot.games.cheerio import open_categories
+from bot.model import Player
+from tests.support import CHANNEL, GUILD, Table, orchard, player, started
+
+PLAYER_TABLES = ("results", "ratings", "rating_history")
+
+
+async def workload(o: Table) -> None:
+    live = await started(o, "cheerio", [1, 2])
+    while live.row.status == "active":
+        turn = live.state.turn
+        box = open_categories(live.state.cards[turn])[0]
+        live = await o.runner.act(live.id, (1, 2)[turn], "score", box, version=live.row.version)
+    lobby = await o.lobby.open("hotscore", GUILD, CHANNEL, player(3))
+    await o.lobby.add_seat(lobby.id, 3, Player(0, 99, "Orchard", is_bot=True, level="hard"))
+    await o.lobby.start(lobby.id, 3)
+    store = o.store
+    await store.open_games(GUILD)
+    await store.open_games(GUILD, CHANNEL, "cheerio")
+    await store.games_waiting_on_bots()
+    await store.due_games(o.clock.now + 10_000)
+    await store.next_deadline()
+    for by in ("rating", "wins", "best", "average"):
+        await store.board_with_records(GUILD, "cheerio", by)
+    await store.user_stats(GUILD, 1)
+    await store.history(GUILD, 1)
+    await store.history(GUILD, 1, "cheerio")
+    await store.rating_history(GUILD, 1, "cheerio")
+    await store.tile_dms(live.id)
+    await store.guild_left(GUILD + 1, 0)
+    await store.purge_departed(10)
+    await o.orchard.forget(GUILD, 2)
+
+
+def plans(path: Path, statements: list[str]) -> dict[str, list[str]]:
+    """Each distinct statement (as run, its values in place) and its query plan."""
+    found: dict[str, list[str]] = {}
+    with sqlite3.connect(path) as conn:
+        for sql in dict.fromkeys(statements):
+            if sql.lstrip().split(" ", 1)[0].upper() in ("SELECT", "UPDATE", "DELETE", "INSERT"):
+                found[sql] = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+    return found
+
+
+def shown(found: dict[str, list[str]]) -> str:
+    return "\n".join(f"{sql}\n    {' | '.join(plan)}" for sql, plan in found.items())
+
+
+async def test_every_query_has_an_index_for_its_shape(tmp_path: Path) -> None:
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    statements: list[str] = []
+    for conn in (o.store.db.conn, *o.store.db.readers):
+        await conn.set_trace_callback(statements.append)
+    await workload(o)
+    await o.close()
+    found = plans(path, statements)
+    print(shown(found))  # pytest -s shows every plan
+    assert len(found) > 40, "the workload reaches every kind of query"
+    scans = {sql: plan for sql, plan in found.items() if any(p.startswith("SCAN") for p in plan)}
+    assert scans == {}, "a query reads a whole table:\n" + shown(scans)
+    loose = {
+        sql: plan
+        for sql, plan in found.items()
+        if "user_id = " in sql
+        and any(f"FROM {t} " in sql + " " for t in PLAYER_TABLES)
+        and not any("user_id=?" in p for p in plan)
+    }
+    assert loose == {}, "one player's rows are found by scanning the server's:\n" + shown(loose)

@@ -1,0 +1,399 @@
+"""Turn pings through the unchanged bot on the fake Discord, read from the fake's record of
+notifications (only a created message notifies; an edit never does): in every game each turn
+change notifies exactly the people newly awaited, the first turn included, in the channel,
+by DM or not at all; one live turn message per game, a restart included; the end is
+announced without a ping."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.app import OrchardBot
+from bot.games.cheerio import CATEGORIES, open_categories
+from bot.model import GameStatus
+from bot.orchard import Orchard
+from bot.runner import Snapshot
+from bot.specs import ENGINES, SPEC_OF
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    answered,
+    new_game,
+    no_errors,
+    orchard_bot,
+    server,
+    unpaced,
+)
+from tests.fakediscord import JSON, FakeDiscord
+
+MANAGE_GUILD = 1 << 5
+
+
+def content(fake: FakeDiscord, message_id: int) -> str:
+    message = fake.messages.get(message_id) or fake.deleted.get(message_id) or {}
+    return str(message.get("content") or "")
+
+
+def pinged(fake: FakeDiscord) -> list[int]:
+    """Whom turn pings notified, in order (tile DMs and other notes left out)."""
+    return [
+        user
+        for user, message_id in fake.notifications
+        if "your turn in" in content(fake, message_id).lower()
+    ]
+
+
+def channel_of(fake: FakeDiscord, message_id: int) -> int:
+    message = fake.messages.get(message_id) or fake.deleted[message_id]
+    return int(message["channel_id"])
+
+
+def mentioned(message: JSON) -> list[int]:
+    return sorted(int(m) for m in re.findall(r"<@!?([0-9]+)>", message["content"]))
+
+
+def turn_messages(fake: FakeDiscord) -> list[JSON]:
+    """The live turn messages in the game channel."""
+    return [m for m in fake.channel_messages(CHANNEL) if "your turn in" in m["content"]]
+
+
+def awaited(live: Snapshot) -> set[int]:
+    """The people (never Orchard's seats) the game waits for."""
+    engine = ENGINES[live.row.kind]
+    players = live.row.players
+    return {players[s].user_id for s in engine.to_act(live.state) if not players[s].is_bot}
+
+
+@pytest.fixture
+async def bot(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[OrchardBot]:
+    """The bot on a server with Alice, Bob and Carol; moves are made by calling the runner,
+    faster than any table plays, so Discord's per-channel pace is lifted."""
+    server(fake_discord)
+    unpaced(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as running:
+        yield running
+
+
+async def the_game(bot: OrchardBot) -> Snapshot:
+    (row,) = await bot.orchard.store.open_games(GUILD)
+    return await bot.orchard.runner.load(row.id)
+
+
+class Pings:
+    """What the pings must be so far, checked against the fake's record at every turn:
+    ``by_dm`` are told by DM, everyone else in the channel; ``off``: nobody is told."""
+
+    def __init__(self, fake: FakeDiscord, by_dm: set[int] = frozenset(), off: bool = False):
+        self.fake = fake
+        self.by_dm = set(by_dm)
+        self.off = off
+        self.expected: list[int] = []
+        self.side_by_side = 0  # turns that newly awaited two people or more
+        self.posted: list[int] = []  # every turn message seen live, in order
+
+    async def turn(self, before: set[int], live: Snapshot) -> None:
+        """After a write: the newly awaited are pinged, nobody else; one live turn message."""
+        new = awaited(live) - before if live.row.status is GameStatus.ACTIVE else set()
+        new = set() if self.off else new
+        self.expected += sorted(new)
+        self.side_by_side += len(new) >= 2
+        fake = self.fake
+        await fake.wait_for(
+            lambda: len(pinged(fake)) >= len(self.expected), what=f"pings of {sorted(new)}"
+        )
+        assert Counter(pinged(fake)) == Counter(self.expected), (pinged(fake), self.expected)
+        live_ones = turn_messages(fake)
+        assert len(live_ones) <= 1, [m["content"] for m in live_ones]
+        if new - self.by_dm:
+            (newest,) = live_ones
+            assert mentioned(newest) == sorted(new - self.by_dm)
+            assert all(old in fake.deleted for old in self.posted), "the previous one is gone"
+            self.posted.append(int(newest["id"]))
+
+    async def end(self, live: Snapshot) -> JSON:
+        """The end: announced in a new message that pings nobody, and no turn message left;
+        each ping came where it should (the channel, or the person's DMs)."""
+        fake = self.fake
+        end = await fake.wait_for_message(CHANNEL, lambda m: "is over" in m["content"])
+        assert int(end["id"]) not in {m for _, m in fake.notifications}
+        assert f"/{live.row.message_id}" in end["content"], "it links to the board"
+        assert turn_messages(fake) == []
+        assert Counter(pinged(fake)) == Counter(self.expected)
+        for user, message_id in fake.notifications:
+            if "your turn in" in content(fake, message_id).lower():
+                where = fake.dm_channels.get(user) if user in self.by_dm else CHANNEL
+                assert channel_of(fake, message_id) == where, (user, content(fake, message_id))
+        return end
+
+
+async def started(
+    bot: OrchardBot, pings: Pings, kind: str, people: list[int]
+) -> tuple[int, Snapshot]:
+    """A game opened, joined and started by clicks, its first turn's pings checked: its
+    board's message id and the game."""
+    board = await new_game(pings.fake, kind, people[0], people[1:])
+    live = await the_game(bot)
+    await pings.turn(set(), live)
+    return board, live
+
+
+async def play(bot: OrchardBot, pings: Pings, live: Snapshot, moves: int = 10_000) -> Snapshot:
+    """Every seat plays Orchard's easy choice through the runner (as a click does), and the
+    pings are checked after each move."""
+    runner = bot.orchard.runner
+    choose = SPEC_OF[live.row.kind].strategy
+    assert choose is not None
+    engine = runner.engine(live.row.kind)
+    for _ in range(moves):
+        if live.row.status is not GameStatus.ACTIVE:
+            break
+        seat = min(engine.to_act(live.state))
+        action = choose(engine.view_for(live.state, seat), seat, "easy", live.row.seed)
+        verb, arg = engine.format(action)
+        before = awaited(live)
+        user = live.row.players[seat].user_id
+        live = await runner.act(live.id, user, verb, arg, version=live.row.version)
+        await pings.turn(before, live)
+    return live
+
+
+def with_a_challenge(seed: int) -> bool:
+    """Whether Hot Score, played as :func:`play` plays it from ``seed``, throws a challenge."""
+    return any(state.phase == "challenge" for state in hotscore_states(seed))
+
+
+def hotscore_states(seed: int) -> Iterator[Any]:
+    engine = ENGINES["hotscore"]
+    choose = SPEC_OF["hotscore"].strategy
+    assert choose is not None
+    state = engine.new(seed, 2, {"floor_zero": True})
+    while not engine.is_over(state):
+        seat = min(engine.to_act(state))
+        state = engine.apply(state, choose(engine.view_for(state, seat), seat, "easy", seed))
+        yield state
+
+
+@pytest.mark.parametrize(
+    ("kind", "people"),
+    [
+        ("cheerio", [ALICE, BOB]),
+        ("cheerio", [ALICE, BOB, CAROL]),
+        ("applejack", [ALICE, BOB, CAROL]),
+    ],
+)
+async def test_every_turn_of_a_dice_game_pings_exactly_the_newly_awaited(
+    fake_discord: FakeDiscord, bot: OrchardBot, kind: str, people: list[int]
+) -> None:
+    pings = Pings(fake_discord)
+    board, live = await started(bot, pings, kind, people)
+    assert pinged(fake_discord) == [people[0]], "the first turn notifies"
+    assert fake_discord.message(board)["content"] == "Alice's turn.", "named on the board"
+    live = await play(bot, pings, live)
+    await pings.end(live)
+    shown = [version["content"] for version in fake_discord.versions[board]]
+    assert not any("<@" in text for text in shown), "the board never mentions anyone"
+    if kind == "applejack":
+        assert pings.side_by_side, "the last turn of a round awaits everyone at once"
+    no_errors(fake_discord)
+
+
+async def test_hot_score_pings_both_players_for_the_challenge_throw(
+    fake_discord: FakeDiscord, bot: OrchardBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed = next(s for s in range(1, 500) if with_a_challenge(s))
+    monkeypatch.setattr("bot.lobby.secrets.randbits", lambda bits: seed)
+    pings = Pings(fake_discord)
+    _, live = await started(bot, pings, "hotscore", [ALICE, BOB])
+    assert live.row.seed == seed
+    both = 0  # versions awaiting both players' challenge dice
+    while live.row.status is GameStatus.ACTIVE:
+        live = await play(bot, pings, live, moves=1)
+        both += live.row.status is GameStatus.ACTIVE and awaited(live) == {ALICE, BOB}
+    await pings.end(live)
+    assert both, "a challenge was thrown"
+    no_errors(fake_discord)
+
+
+async def test_every_appletters_turn_pings_and_the_winner_is_named(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    pings = Pings(fake_discord)
+    _, live = await started(bot, pings, "appletters", [ALICE, BOB])
+    live = await play(bot, pings, live)
+    end = await pings.end(live)
+    results = ENGINES["appletters"].results(live.state)
+    winners = [live.row.players[r.seat].name for r in results if r.won]
+    assert winners and all(name in end["content"] for name in winners), "named, not mentioned"
+    assert "<@" not in end["content"]
+    no_errors(fake_discord)
+
+
+async def play_cheerio(bot: OrchardBot, pings: Pings) -> JSON:
+    """A two-player Cheerio game from its lobby to its end, pings checked all the way."""
+    _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
+    return await pings.end(await play(bot, pings, live))
+
+
+async def test_dm_mode_tells_each_player_by_dm_naming_the_game_with_its_link(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    fake_discord.permissions[ALICE] = MANAGE_GUILD
+    saved = await answered(
+        await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings", {"turn_pings": "dm"})
+    )
+    assert saved.ephemeral and "Turn pings: dm" in saved.content
+    pings = Pings(fake_discord, by_dm={ALICE, BOB})
+    await play_cheerio(bot, pings)
+    assert pings.posted == [], "no turn message in the channel"
+    first = fake_discord.dms(ALICE)[0]["content"]
+    assert first.startswith("Your turn in **Cheerio · game 1**")
+    assert f"https://discord.com/channels/{GUILD}/{CHANNEL}/" in first
+    no_errors(fake_discord)
+
+
+async def test_off_mode_pings_nobody_and_still_announces_the_end(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    await bot.orchard.settings.update(GUILD, turn_pings="off")
+    await play_cheerio(bot, Pings(fake_discord, off=True))
+    assert fake_discord.notifications == []
+    no_errors(fake_discord)
+
+
+async def test_a_players_own_dm_choice_wins_over_the_channel(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    shown = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "pings"))
+    assert shown.ephemeral and "in the game's channel" in shown.content
+    chose = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "pings", {"dm": True}))
+    assert chose.ephemeral and "Saved" in chose.content and "by direct message" in chose.content
+    assert await bot.orchard.settings.ping_choice(GUILD, BOB) is True
+    pings = Pings(fake_discord, by_dm={BOB})
+    await play_cheerio(bot, pings)
+    assert pings.posted and fake_discord.dms(BOB), "Alice in the channel, Bob by DM"
+    no_errors(fake_discord)
+
+
+async def test_a_player_who_takes_no_dms_is_pinged_in_the_channel(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    fake_discord.dms_closed.add(BOB)
+    await bot.orchard.settings.update(GUILD, turn_pings="dm")
+    await play_cheerio(bot, Pings(fake_discord, by_dm={ALICE}))
+    no_errors(fake_discord)
+
+
+async def test_orchards_seats_are_never_pinged(fake_discord: FakeDiscord, bot: OrchardBot) -> None:
+    fake = fake_discord
+
+    def over() -> bool:
+        return any("is over" in m["content"] for m in fake.channel_messages(CHANNEL))
+
+    opened = await answered(
+        await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard"})
+    )
+    turns = 0
+    while True:  # Orchard plays its own turns in between
+        await fake.wait_for(
+            lambda told=turns: len(pinged(fake)) > told or over(), what="Alice's turn"
+        )
+        if over():
+            break
+        turns += 1
+        live = await the_game(bot)
+        assert awaited(live) == {ALICE}
+        category = open_categories(live.state.cards[0])[0]
+        await bot.orchard.runner.act(live.id, ALICE, "score", category)
+    assert pinged(fake) == [ALICE] * len(CATEGORIES)
+    assert fake.bot_id not in {user for user, _ in fake.notifications}
+    first = content(fake, fake.notifications[0][1])
+    assert first.endswith(f"/{opened.original_id}"), "even a game started at once links"
+    no_errors(fake)
+
+
+async def test_a_restart_catches_up_and_leaves_one_turn_message(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Pings lost to a crash (a move committed while no bot ran) are caught up at start-up,
+    and the turn message from before the restart is deleted, not left beside the next."""
+    server(fake_discord)
+    path = tmp_path / "o.db"
+    pings = Pings(fake_discord)
+    async with orchard_bot(fake_discord, path) as bot:
+        _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
+        live = await play(bot, pings, live, moves=4)  # Alice's turn, Bob's turn, ...
+    offline = await Orchard.open(path)
+    before = awaited(live)
+    seat = min(ENGINES["cheerio"].to_act(live.state))
+    category = open_categories(live.state.cards[seat])[0]
+    user = live.row.players[seat].user_id
+    live = await offline.runner.act(live.id, user, "score", category)
+    await offline.close()
+    async with orchard_bot(fake_discord, path) as bot:
+        await pings.turn(before, live)  # the one the crash lost
+        await pings.end(await play(bot, pings, live))
+        no_errors(fake_discord)
+
+
+async def test_a_failed_ping_is_logged_and_tried_again_while_the_game_goes_on(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    await new_game(fake_discord, "cheerio", ALICE, [BOB])
+    live = await the_game(bot)
+    await fake_discord.wait_for(lambda: pinged(fake_discord) == [ALICE], what="Alice's ping")
+    fake_discord.fail("POST", r"^/channels/\d+/messages$", 503)  # discord.py gives up
+    score = open_categories(live.state.cards[0])[0]
+    live = await bot.orchard.runner.act(live.id, ALICE, "score", score)
+    assert awaited(live) == {BOB}, "the move stands"
+    await fake_discord.wait_for(lambda: fake_discord.pending_faults == 0, what="the 503s")
+    live = await bot.orchard.runner.act(live.id, BOB, "roll")
+    await fake_discord.wait_for(lambda: pinged(fake_discord) == [ALICE, BOB], what="retry")
+    no_errors(fake_discord)
+
+
+async def test_a_ping_choice_is_a_persons_and_forget_me_deletes_it(tmp_path: Path) -> None:
+    o = await Orchard.open(tmp_path / "o.db")
+    settings = o.settings
+    assert await settings.ping_mode(GUILD, ALICE) == "channel"
+    await settings.set_ping_choice(GUILD, ALICE, True)
+    await settings.set_ping_choice(GUILD + 1, ALICE, False)
+    assert await settings.ping_mode(GUILD, ALICE) == "dm"
+    await settings.update(GUILD, turn_pings="off")
+    assert await settings.ping_mode(GUILD, ALICE) == "off", "a server's off is off"
+    await settings.update(GUILD, turn_pings="dm")
+    assert await settings.ping_mode(GUILD + 1, ALICE) == "channel"
+    with pytest.raises(ValueError, match="'channel', by 'dm', or are 'off'"):
+        await settings.update(GUILD, turn_pings="loud")
+    assert await o.store.forget_user(GUILD, ALICE) == 1
+    assert await settings.ping_choice(GUILD, ALICE) is None
+    assert await settings.ping_choice(GUILD + 1, ALICE) is False, "another server's stays"
+    assert await settings.ping_mode(GUILD, ALICE) == "dm", "the server's way again"
+    await o.store.guild_left(GUILD + 1, 0.0)
+    assert await o.store.purge_departed(1.0) == [GUILD + 1]
+    assert await settings.ping_choice(GUILD + 1, ALICE) is None
+    await o.close()
+
+
+async def test_a_turn_the_clock_ends_pings_the_next_player_and_no_one_else(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    pings = Pings(fake_discord)
+    _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
+    await bot.orchard.runner.postpone(live.id, 0.0)  # Alice's deadline has passed
+    runner = bot.orchard.runner
+    # Fired here, or by the scheduler if it woke first: either way the clock played.
+    timed_out = await runner.fire_deadline(live.id) or await runner.load(live.id)
+    assert timed_out.row.version > live.row.version
+    await pings.turn({ALICE}, timed_out)
+    notice = await fake_discord.wait_for_message(CHANNEL, lambda m: "ran out" in m["content"])
+    assert int(notice["id"]) not in {m for _, m in fake_discord.notifications}
+    no_errors(fake_discord)
