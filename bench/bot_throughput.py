@@ -24,6 +24,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.loadkit import (  # noqa: E402
+    SETTLED,
     Latencies,
     Window,
     add_run_options,
@@ -36,7 +37,6 @@ from bench.loadkit import (  # noqa: E402
     summarise,
 )
 from bench.players import Night, Table, latencies, open_table, set_up  # noqa: E402
-from bot.app import WARM_AFTER  # noqa: E402
 from tests.bot_process import BotProcess  # noqa: E402
 from tests.fakediscord import FakeDiscord  # noqa: E402
 
@@ -58,7 +58,7 @@ async def once(folder: Path, games: int, seconds: float, n: int) -> tuple[Window
         began = time.monotonic()
         await set_up(fake, tables, open_table)
         people.start()
-        await asyncio.sleep(max(5.0, began + WARM_AFTER + 10.0 - time.monotonic()))
+        await asyncio.sleep(max(5.0, began + SETTLED - time.monotonic()))
         assert bot.proc is not None
         with no_collection():  # this process's own pauses are not the bot's
             window = await measure(bot.proc.pid, db, seconds)

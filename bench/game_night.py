@@ -49,6 +49,7 @@ if str(ROOT) not in sys.path:
 
 from bench.loadkit import (  # noqa: E402
     LATE,
+    SETTLED,
     Latencies,
     LoopLag,
     Row,
@@ -75,7 +76,6 @@ from bench.players import (  # noqa: E402
     set_up,
     timed,
 )
-from bot.app import WARM_AFTER  # noqa: E402
 from bot.model import GameChange, GameStatus, Player, RatingPool, RatingUpdate, Result  # noqa: E402
 from bot.orchard import Orchard  # noqa: E402
 from bot.ratings import rate  # noqa: E402
@@ -346,9 +346,9 @@ async def game_night(
         floor, _ = await open_side(
             night, folder / f"floor-{n + 1}.db", folder / f"floor-{n + 1}.log", FLOOR, n
         )
-        # warm up; Orchard builds its tables WARM_AFTER s after start-up, before any window
+        # warm up: no window starts in the bot's first SETTLED seconds after connecting
         orchard.people.play()
-        await asyncio.sleep(max(args.warm, started + WARM_AFTER + 10.0 - time.monotonic()))
+        await asyncio.sleep(max(args.warm, started + SETTLED - time.monotonic()))
         await orchard.people.pause()
         floor.people.play()
         await asyncio.sleep(args.warm / 2)

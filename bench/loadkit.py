@@ -26,6 +26,7 @@ from typing import Any
 
 TICK = os.sysconf("SC_CLK_TCK")
 LATE = 3.0  # seconds: Discord refuses a callback after this ("This interaction failed")
+SETTLED = 15.0  # seconds after the bot connects before any window is measured
 
 
 def cpu_seconds(pid: int | str = "self") -> float:

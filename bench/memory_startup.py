@@ -98,7 +98,8 @@ def board(fake: FakeDiscord, snapshot: Snapshot) -> int:
     row = snapshot.row
     custom = f"orc:{row.id}:{row.version}:roll:"
     button = {"type": 2, "style": 1, "label": "Roll", "custom_id": custom}
-    body = {"content": f"<@{row.host_id}>", "components": [{"type": 1, "components": [button]}]}
+    shown = f"{fake.users[row.host_id]['global_name']}'s turn"  # boards name the player to act
+    body = {"content": shown, "components": [{"type": 1, "components": [button]}]}
     return int(fake._create_message(row.channel_id, body, [])["id"])
 
 

@@ -3,7 +3,7 @@ buttons, then clicks with think time, each click timed from the moment it is sen
 moment the bot's callback reaches the fake.
 
 A player reads the board as Discord shows it (``tests/killharness/controls.py``): they act when
-the board mentions them, the host starts lobbies and clicks Rematch when a game ends. Against
+the board names them, the host starts lobbies and clicks Rematch when a game ends. Against
 the floor bot (``bench/floor_bot.py``) the same people press the one button of their table's
 message, taking turns. Answers are awaited with :meth:`InteractionRecord.answered`, which is
 woken by its own callback, so hundreds of waiting clicks cost the fake nothing between requests.
@@ -21,7 +21,7 @@ from typing import Any
 
 from bench.loadkit import Latencies
 from tests.fakediscord import Component, FakeDiscord, InteractionRecord, components_of
-from tests.killharness.controls import action_of, controls, find, is_move, mentioned
+from tests.killharness.controls import action_of, controls, find, is_move, named
 
 THINK = (0.5, 3.0)  # seconds between a player seeing the board and clicking
 ANSWER_WAIT = 10.0  # a click unanswered after this is counted as never answered
@@ -298,7 +298,7 @@ class Night:
         if not moves:
             again = find(message, "rematch")
             return (table.board, again, None) if again is not None and user == table.host else None
-        if user in mentioned(message) or (
+        if user in named(self.fake, message) or (
             table.impatient and self.impatient and self.standing(table) > IMPATIENT_AFTER
         ):
             return (table.board, *choose(moves, rng))
