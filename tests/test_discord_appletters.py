@@ -349,7 +349,7 @@ async def test_a_whole_game_keeps_every_hand_private(
         assert live.row.status == "finished"
         final = fake.message(board)
         assert "Game over" in final["embeds"][0]["description"]
-        assert fake.find_button(board, "Rematch")
+        assert fake.find_button(board, "Rematch (same players)")
         assert await bot.orchard.runner.replay(live.id) == live.state
     assert any(r.name.startswith("bot.") for r in caplog.records)  # the refusals were logged
     assert_nothing_leaked(fake, hands, orchard_logs(caplog))
