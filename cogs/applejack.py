@@ -146,7 +146,7 @@ class ApplejackCog(
             placeholder="Reroll which of your dice?",
             max_values=5,
         )
-        done = GameButton(snapshot.id, snapshot.row.version, "hold", label="Hold: I'm done")
+        done = GameButton(snapshot.id, snapshot.row.version, "hold", label="Hold: keep all five")
         return [[select], [done]]
 
     def _call_controls(

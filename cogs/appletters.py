@@ -424,7 +424,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     def _controls(self, snapshot: Snapshot, view: View) -> list[Row]:
         gid, ver = snapshot.id, snapshot.row.version
         primary = discord.ButtonStyle.primary
-        tiles = GameButton(gid, ver, "ui_tiles", label="My tiles (only you see them)")
+        tiles = GameButton(gid, ver, "ui_tiles", label="My tiles")
         items: list[ui.Item[Any]] = []
         if view.phase == "claim":
             items.append(GameButton(gid, ver, "accept", label="Accept the word", style=primary))
@@ -456,7 +456,8 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         state: AppState = snapshot.state
         words = " → ".join(w.text for w in state.snake)
         unit = "point" if state.scored else "tile"
-        kept = [*body[1:], f"The snake: {words}"[:3000]]
+        pictures = [part for part in body if not isinstance(part, str)]
+        kept: list[ui.Item[Any] | str] = [*pictures, f"The snake: {words or 'no words yet'}"[:3000]]
         view = self.finished(snapshot, happened, kept, unit=unit)
         return Rendered(view=view, draw=draw)
 

@@ -42,10 +42,11 @@ def score_table(heads: Sequence[str], rows: Sequence[tuple[str, Sequence[Cell]]]
     three per column keep a six-player table within 40 characters a line.
     """
     width = max([len(short(name)) for name, _ in rows] + [1])
-    lines = [" " * width + "".join(f"{h:>3}" for h in heads)]
+    columns = [max(3, len(h) + 1) for h in heads]
+    lines = [" " * width + "".join(f"{h:>{w}}" for h, w in zip(heads, columns, strict=True))]
     for name, cells in rows:
-        shown = "".join(f"{'-' if c is None else c:>3}" for c in cells)
-        lines.append(f"{short(name):<{width}}{shown}")
+        shown = (f"{'-' if c is None else c:>{w}}" for c, w in zip(cells, columns, strict=True))
+        lines.append(f"{short(name):<{width}}" + "".join(shown))
     return "```\n" + "\n".join(lines) + "\n```"
 
 
