@@ -142,7 +142,8 @@ def reason(first: Throw, second: Throw) -> str:
     """Why :func:`judge` decided as it did, in the same rule order, for the round's log line."""
     kinds = ["three of a kind" if is_three_of_a_kind(t) else bracket(t) for t in (first, second)]
     if "three of a kind" in kinds and all(bracket(t) == "HOT" for t in (first, second)):
-        return f"{kinds[0]} against {kinds[1]}"
+        other = kinds[1] if kinds[0] == "three of a kind" else kinds[0]
+        return f"three of a kind against {other}"
     if _forces_challenge(first, second):
         return "the other HOT on three dice answers a two-dice HOT"
     if len(first.dice) != len(second.dice):
