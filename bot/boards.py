@@ -136,12 +136,15 @@ def whose_turn(players: list[Player]) -> str | None:
     return f"Waiting for {joined(shown)}"
 
 
+def when(moment: float) -> str:
+    """A moment as Discord shows it in each reader's own time ("in 5 minutes")."""
+    at = datetime.datetime.fromtimestamp(moment, tz=datetime.UTC)
+    return discord.utils.format_dt(at, "R")
+
+
 def until(deadline: float | None) -> str:
-    """When the turn runs out, as Discord shows it in each reader's own time ("in 5 minutes")."""
-    if deadline is None:
-        return ""
-    when = datetime.datetime.fromtimestamp(deadline, tz=datetime.UTC)
-    return f" · time runs out {discord.utils.format_dt(when, 'R')}"
+    """When the turn runs out."""
+    return "" if deadline is None else f" · time runs out {when(deadline)}"
 
 
 def status(snapshot: Snapshot, waiting: list[Player], happened: str = "") -> str:
@@ -179,10 +182,11 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
         ]
         rows.append([GameSelect(row.id, 0, "lobby_addbot", levels, placeholder="Add Orchard…")])
     body = [f"**{plural(len(row.players), 'player')}**\n{seats or 'nobody yet'}"]
+    closes = f"\nUnless started, it closes {when(row.deadline)}." if row.deadline else ""
     lobby = board(
         accent,
         f"{variant.title}: who is playing?",
-        variant.blurb,
+        variant.blurb + closes,
         body,
         rows,
         "The host presses Start when everyone is in. "
