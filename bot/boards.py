@@ -199,7 +199,7 @@ def timeout_notice(snapshot: Snapshot) -> str:
     """One line for the channel when the clock, not a player, moved the game."""
     lines = []
     for move in snapshot.moves:
-        name = snapshot.row.players[move.seat].name
+        name = seat_name(snapshot.row.players[move.seat])
         if move.source is MoveSource.TIMEOUT:
             lines.append(f"⏰ {name} ran out of time, so Orchard played for them.")
         elif move.source is MoveSource.FORFEIT and move.user_id is None:

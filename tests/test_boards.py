@@ -192,6 +192,7 @@ async def test_every_board_is_v2_names_the_turn_and_labels_every_button(
             await answered(
                 await fake_discord.slash(ALICE, GUILD, CHANNEL, "end", {"game_id": live.id})
             )
+        assert_plurals(fake_discord)
         no_errors(fake_discord)
 
 
@@ -231,6 +232,7 @@ async def test_hot_score_choices_show_bracket_and_points_and_results_say_why(
                 why = ("beats", "two dice beat three", "closer to 7 or 11", "same dice", "against")
                 assert any(w in log[-1] for w in why), log[-1]
         assert seen_signs and seen_results
+        assert_plurals(fake_discord)
         no_errors(fake_discord)
 
 

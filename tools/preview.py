@@ -33,8 +33,8 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.app import OrchardBot  # noqa: E402
-from tests.botharness import (  # noqa: E402
+from bot.app import OrchardBot
+from tests.botharness import (
     ALICE,
     BOB,
     CAROL,
@@ -48,7 +48,7 @@ from tests.botharness import (  # noqa: E402
     server,
     unpaced,
 )
-from tests.fakediscord import FakeDiscord, components_of  # noqa: E402
+from tests.fakediscord import FakeDiscord, components_of
 
 OUT = Path("docs/boards")
 WIDTH = 440  # CSS pixels: a phone held upright, plus Discord's margins
@@ -271,9 +271,10 @@ async def appletters(fake: FakeDiscord, bot: OrchardBot) -> int:
     passes = 0
     for _ in range(200):
         live = await state_of(bot, "appletters")
-        if live.row.status != "active" or (passes >= 2 and live.state.snake):
-            if live.state.turn == 0 or live.row.status != "active":
-                break
+        if live.row.status != "active" or (
+            passes >= 2 and live.state.snake and not live.state.turn
+        ):
+            break
         if live.state.turn == 0 and live.state.phase == "play" and passes < 4:
             await press(fake, ALICE, board, "Pick 3 tiles and pass")
             passes += 1
