@@ -189,8 +189,7 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
         variant.blurb + closes,
         body,
         rows,
-        "The host presses Start when everyone is in. "
-        "An unstarted lobby closes 15 minutes after the last join.",
+        "The host presses Start when everyone is in; each join gives 15 more minutes.",
     )
     return Rendered(view=lobby)
 

@@ -383,7 +383,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         if view.challengeable is not None and view.phase == "play":
             seat, word = view.challengeable
             lines.append(f"{players[seat]}'s {word} may be challenged until the next move.")
-        return "\n".join(lines)[:4000]
+        return "\n".join(lines)[:1500]  # a board's texts share 4,000 characters
 
     def _table(self, view: View, players: list[str]) -> str:
         lines = []
@@ -457,7 +457,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         words = " → ".join(w.text for w in state.snake)
         unit = "point" if state.scored else "tile"
         pictures = [part for part in body if not isinstance(part, str)]
-        kept: list[ui.Item[Any] | str] = [*pictures, f"The snake: {words or 'no words yet'}"[:3000]]
+        kept: list[ui.Item[Any] | str] = [*pictures, f"The snake: {words or 'no words yet'}"[:1500]]
         view = self.finished(snapshot, happened, kept, unit=unit)
         return Rendered(view=view, draw=draw)
 

@@ -74,6 +74,9 @@ def payload_problems(body: JSON, *, modal: bool = False) -> list[str]:
     every = list(walk(components))
     if v2 and len(every) > 40:
         errors.append(f"components: {len(every)} in all > 40")
+    shown = sum(len(c.get("content") or "") for c in every if c.get("type") == 10)
+    if v2 and shown > 4000:
+        errors.append(f"text displays: {shown} characters in all > 4000")
     for c in every:
         where = f"component {c.get('custom_id') or c.get('type')!r}"
         _too_long(errors, f"{where}.custom_id", c.get("custom_id"), 100)
