@@ -7,6 +7,7 @@ always shown, only less prettily.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 
@@ -28,17 +29,22 @@ class DiceEmojis:
     def __init__(self) -> None:
         self.known: dict[str, discord.PartialEmoji] = {}
 
-    async def upload(self, client: discord.Client) -> None:
-        """Reuse the application's dice emojis and create the missing ones; never raises."""
+    async def upload(self, client: discord.Client, timeout: float = 30.0) -> None:
+        """Reuse the application's dice emojis and create the missing ones; never raises, and
+        gives up after ``timeout`` seconds (start-up waits for it)."""
         try:
-            for emoji in await client.fetch_application_emojis():
-                self.known[emoji.name] = discord.PartialEmoji(name=emoji.name, id=emoji.id)
-            for name, png in all_faces().items():
-                if name not in self.known:
-                    made = await client.create_application_emoji(name=name, image=png)
-                    self.known[name] = discord.PartialEmoji(name=made.name, id=made.id)
-        except (discord.HTTPException, discord.ClientException) as err:
-            log.warning("dice emojis unavailable (%s): dice are shown as text", err)
+            async with asyncio.timeout(timeout):
+                await self._upload(client)
+        except Exception as err:  # pictures are optional: nothing here may stop the bot
+            log.warning("dice emojis unavailable (%r): dice are shown as text", err)
+
+    async def _upload(self, client: discord.Client) -> None:
+        for emoji in await client.fetch_application_emojis():
+            self.known[emoji.name] = discord.PartialEmoji(name=emoji.name, id=emoji.id)
+        for name, png in all_faces().items():
+            if name not in self.known:
+                made = await client.create_application_emoji(name=name, image=png)
+                self.known[name] = discord.PartialEmoji(name=made.name, id=made.id)
 
     def emoji(self, face: int, held: bool = False) -> discord.PartialEmoji | None:
         return self.known.get(emoji_name(face, held))

@@ -325,7 +325,7 @@ async def test_without_emojis_dice_are_text_and_held_dice_still_stand_out(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
     server(fake_discord)
-    fake_discord.fail("GET", r"/applications/\d+/emojis$", 500, times=10)
+    fake_discord.fail("GET", r"/applications/\d+/emojis$", 403)  # e.g. a token without the scope
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         assert bot.dice.emoji(1) is None and bot.dice.face(4, held=True) == "**[4]**"
         board = await new_game(fake_discord, "hotscore", ALICE, [BOB])
