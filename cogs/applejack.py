@@ -82,12 +82,11 @@ class ApplejackCog(
                 lines.append(f"~~{name}~~ (left)")
                 continue
             dice = self.bot.dice.line(state.dice[seat])
-            tags = " 📣" if seat == state.caller and state.phase != "solo" else ""
+            tags = " 📣 caller" if seat == state.caller and state.phase != "solo" else ""
             if state.decided[seat]:
-                chose = [
-                    str(d) for d, p in zip(state.dice[seat], state.picked[seat], strict=True) if p
-                ]
-                tags += f" · rerolls {', '.join(chose)}" if chose else " · holds"
+                chose = [str(i + 1) for i, p in enumerate(state.picked[seat]) if p]
+                which = f"{'die' if len(chose) == 1 else 'dice'} {', '.join(chose)}"
+                tags += f" · rerolls {which}" if chose else " · holds"
             lines.append(f"**{name}**{tags} {dice} · {totals(state)[seat]}")
         return "\n".join(lines)
 
