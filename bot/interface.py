@@ -298,4 +298,5 @@ async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     others = tuple(
         p for p in row.players if p.user_id not in (interaction.user.id, NOBODY) or p.is_bot
     )
-    await open_lobby(interaction, row.kind, row.options, row.variant, others)
+    options = {k: v for k, v in row.options.items() if k != "edition"}  # today's rules
+    await open_lobby(interaction, row.kind, options, row.variant, others)
