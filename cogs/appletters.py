@@ -30,6 +30,7 @@ from bot.games.appletters import (
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
 from bot.runner import Display, Refusal, Snapshot
 from bot.specs import APPLETTERS, title
+from bot.wording import not_your_turn
 from cogs.appletters_picture import draw_snake, last_word
 from cogs.appletters_tiles import TileDMs, tiles_message
 from cogs.game import GameCog, rematch
@@ -297,9 +298,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         if state.phase == "claim":
             raise Refusal("Someone has used every tile: challenge the last word or accept it.")
         if seat != state.turn:
-            raise Refusal(
-                f"It is not your turn: it is {snapshot.row.players[state.turn].name}'s go."
-            )
+            raise Refusal(not_your_turn([snapshot.row.players[state.turn].name]))
         return seat
 
     async def _show_tiles(self, interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:

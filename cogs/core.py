@@ -13,19 +13,15 @@ from discord.ext import commands
 from bot.answers import send
 from bot.components import GameButton, view_of
 from bot.interface import answer_refusal, refuse
+from bot.model import GameStatus
 from bot.runner import Refusal
 from bot.specs import title
+from bot.wording import message_link
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
 
 log = logging.getLogger(__name__)
-
-
-def jump_url(guild_id: int, channel_id: int, message_id: int | None) -> str:
-    if message_id is None:
-        return f"<#{channel_id}>"
-    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
 def unseen_channel(error: app_commands.AppCommandError) -> bool:
@@ -45,7 +41,9 @@ class CoreCog(commands.Cog):
     @app_commands.command(name="games", description="Open games in this server, with links")
     async def games(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id is None:
-            await refuse(interaction, "Games snapshot in servers: use /games in a server channel.")
+            await refuse(
+                interaction, "Games are played in servers: use /games in a server channel."
+            )
             return
         rows = await self.bot.orchard.store.open_games(interaction.guild_id)
         if not rows:
@@ -55,8 +53,9 @@ class CoreCog(commands.Cog):
         buttons: list[GameButton] = []
         for row in rows[:25]:
             who = ", ".join(p.name for p in row.players)
-            link = jump_url(row.guild_id, row.channel_id, row.message_id)
-            lines.append(f"**{title(row.kind)}** #{row.id} ({row.status}) · {who} · {link}")
+            link = message_link("Go to it", row.guild_id, row.channel_id, row.message_id)
+            state = "waiting to start" if row.status is GameStatus.LOBBY else "in play"
+            lines.append(f"**{title(row.kind)}** #{row.id} ({state}) · {who} · {link}")
             if row.seat_of(interaction.user.id) is not None and len(buttons) < 25:
                 buttons.append(
                     GameButton(row.id, row.version, "repost", label=f"Show #{row.id} again")

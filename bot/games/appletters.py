@@ -20,6 +20,7 @@ from bot.games.base import (
     Ambiguous,
     BadInput,
     IllegalMove,
+    NotYourTurn,
     Option,
     Options,
     SeatResult,
@@ -762,7 +763,7 @@ class AppLettersEngine(Written[AppLettersAction]):
         if state.phase == "claim":
             return self._claim_move(state, action)
         if seat != state.turn:
-            raise IllegalMove("It is not your turn.")
+            raise NotYourTurn()
         match action:
             case Play():
                 return self._play(state, action)
@@ -883,7 +884,7 @@ class AppLettersEngine(Written[AppLettersAction]):
         if not isinstance(action, Accept):
             raise IllegalMove("Someone has used every tile: challenge the last word or accept it.")
         if action.seat != state.turn:
-            raise IllegalMove("It is not your turn.")
+            raise NotYourTurn()
         assert state.out_seat is not None
         return _go_out(replace(state, pending=None), state.out_seat)
 
