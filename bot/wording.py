@@ -38,3 +38,10 @@ def message_link(text: str, guild_id: int, channel_id: int, message_id: int | No
     if message_id is None:
         return f"<#{channel_id}>"
     return link(text, message_url(guild_id, channel_id, message_id))
+
+
+def command_mention(command: str, ids: dict[str, int]) -> str:
+    """``</cheerio new:123>``, which Discord shows as a clickable command, for ``"cheerio
+    new"`` when the top-level command's id is known; else ``/cheerio new`` in code style."""
+    top = command.split()[0]
+    return f"</{command}:{ids[top]}>" if top in ids else f"`/{command}`"
