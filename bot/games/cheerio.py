@@ -306,7 +306,6 @@ class CheerioEngine(Written[CheerioAction]):
         return daily_dice("cheerio", state.day, turn, state.drawn, count)
 
 
-
 def best_category(card: Card, dice: Sequence[int]) -> str:
     """The open category worth the most now (the earliest on a tie): the timeout's choice."""
     return max(open_categories(card), key=lambda c: score(c, dice))
