@@ -17,7 +17,14 @@ from typing import Any
 
 from bot.ai.applejack_players import exact_tables
 from bot.ai.dice_optimal import Choice, DiceTables
-from bot.ai.dice_review import DiceReview, Ledger, best_option, exact, score_value
+from bot.ai.dice_review import (
+    DiceReview,
+    Ledger,
+    best_option,
+    dice_text,
+    exact,
+    score_value,
+)
 from bot.games.applejack import (
     ENGINE,
     REROLLS,
@@ -155,3 +162,10 @@ def _decide(
     where = f"round {state.round + 1}, turn {len(used) + 1}"
     where += ", the call" if calling else f", roll {step}"
     ledger.decide(banked + value, where, dice, chose, describe(best, calling))
+
+
+def review_text(
+    kind: str, seed: int, players: int, options: Mapping[str, Any], moves: Sequence[Move], seat: int
+) -> str:
+    """The seat's review as text (see :data:`bot.ai.dice_review` for the numbers)."""
+    return dice_text(review(seed, players, options, moves, seat))

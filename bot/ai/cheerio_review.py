@@ -14,7 +14,14 @@ from typing import Any
 
 from bot.ai.cheerio_players import exact_tables
 from bot.ai.dice_optimal import Choice, DiceTables
-from bot.ai.dice_review import DiceReview, Ledger, best_option, exact, score_value
+from bot.ai.dice_review import (
+    DiceReview,
+    Ledger,
+    best_option,
+    dice_text,
+    exact,
+    score_value,
+)
 from bot.games.cheerio import (
     CATEGORIES,
     ENGINE,
@@ -118,3 +125,10 @@ def _decide(tables: DiceTables, ledger: Ledger, state: CheerioState, action: Rol
         chose = describe(Choice("keep", 0.0, keep=keep))
     where = f"turn {len(used) + 1}, roll {state.rolls}"
     ledger.decide(banked + value, where, state.dice, chose, describe(best))
+
+
+def review_text(
+    kind: str, seed: int, players: int, options: Mapping[str, Any], moves: Sequence[Move], seat: int
+) -> str:
+    """The seat's review as text (see :data:`bot.ai.dice_review` for the numbers)."""
+    return dice_text(review(seed, players, options, moves, seat))

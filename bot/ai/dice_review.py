@@ -139,3 +139,30 @@ def best_option(
     valued = [(choice_value(tables, used, c, rolls_left), -i, c) for i, c in enumerate(near)]
     value, _, choice = max(valued, key=lambda v: (v[0], v[1]))
     return value, choice
+
+
+def points(value: Fraction) -> str:
+    return f"{float(value):+.1f}"
+
+
+def dice_text(review: DiceReview | None) -> str:
+    """A review as the player reads it (well under Discord's 2,000 characters)."""
+    if review is None:
+        return "You left this game before its end: there is nothing to review."
+    lines = [
+        f"**Your review** · final score {review.final} · accuracy {review.accuracy}% "
+        f"({review.best_choices} of {len(review.decisions)} choices were the best there was)",
+        f"Optimum {float(review.optimum):.1f} · luck {points(review.luck)}"
+        + (f" · others' calls {points(review.others)}" if review.others else "")
+        + f" · your choices {points(-review.choices)} = **{review.final}**",
+    ]
+    worst = review.costliest()
+    if worst:
+        lines.append("Costliest choices (expected final score given up):")
+    for d in worst:
+        dice = " ".join(map(str, d.dice))
+        lines.append(
+            f"• {d.where.capitalize()}, dice {dice}: you chose to {d.chose}; "
+            f"better: {d.best} (−{float(d.cost):.1f})"
+        )
+    return "\n".join(lines)
