@@ -22,10 +22,14 @@ from bot.boards import LOBBY_VERBS, Boards, GameUI
 from bot.components import CUSTOM_ARG, MAX_BUTTONS, GameButton, data_of, shown_as, view_of
 from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
+from bot.reviews import REVIEW_VERB, answer_review
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, no_display
 from bot.specs import SPEC_OF
 
 log = logging.getLogger(__name__)
+
+NOT_MOVES = ("rematch", "repost", REVIEW_VERB)
+"""Buttons on a game that are no move of it (the lobby's and ``ui_…`` ones aside)."""
 
 
 class Host(Protocol):
@@ -128,7 +132,11 @@ async def dispatch(
     """The single entry for every click: lobby, display-only buttons, or a game move."""
     orchard = host(interaction).orchard
     async with answering(interaction, game_id):
-        if verb in LOBBY_VERBS or verb in ("rematch", "repost") or verb.startswith("ui_"):
+        if (
+            verb in LOBBY_VERBS
+            or verb in ("rematch", "repost", REVIEW_VERB)
+            or verb.startswith("ui_")
+        ):
             await _not_a_move(interaction, game_id, verb, arg)
             return
         try:  # the hot path: the runner loads the game once and checks everything
@@ -172,6 +180,8 @@ async def _not_a_move(
         await rematch(interaction, snapshot)
     elif verb == "repost":
         await _repost(interaction, snapshot)
+    elif verb == REVIEW_VERB:
+        await answer_review(interaction, snapshot, host(interaction).orchard.store)
     else:
         await host(interaction).uis[snapshot.row.kind].on_ui(interaction, snapshot, verb, arg)
 

@@ -17,6 +17,7 @@ from bot.boards import Rendered, names
 from bot.components import GameButton, view_of
 from bot.interface import open_lobby, orchard_seat, refuse
 from bot.model import Player
+from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import GameSpec
 from cogs.servers import send_board
@@ -47,7 +48,7 @@ def rematch(snapshot: Snapshot) -> ui.View:
     """What a finished game's message keeps: one button to play again with the same seats."""
     primary = discord.ButtonStyle.primary
     again = GameButton(snapshot.id, snapshot.row.version, "rematch", label="Rematch", style=primary)
-    return view_of(again)
+    return view_of(again, *review_buttons(snapshot))
 
 
 class GameCog(commands.GroupCog):
