@@ -29,11 +29,12 @@ from bot.specs import SPECS
 log = logging.getLogger(__name__)
 
 SHARED_EXTENSIONS = ("cogs.core", "cogs.servers")
+LATE_EXTENSIONS = ("cogs.daily",)  # wraps the games' UIs, so it loads after them
 
 
 def extensions() -> tuple[str, ...]:
     """The shared commands, then each game's UI as its spec names it."""
-    return SHARED_EXTENSIONS + tuple(spec.ui for spec in SPECS)
+    return SHARED_EXTENSIONS + tuple(spec.ui for spec in SPECS) + LATE_EXTENSIONS
 
 
 def intents() -> discord.Intents:

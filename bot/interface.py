@@ -20,6 +20,7 @@ import discord
 from bot.answers import answer_publicly, describe, send, update
 from bot.boards import LOBBY_VERBS, Boards, GameUI
 from bot.components import CUSTOM_ARG, MAX_BUTTONS, GameButton, data_of, shown_as, view_of
+from bot.daily import is_daily
 from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
 from bot.reviews import REVIEW_VERB, answer_review
@@ -64,12 +65,13 @@ def reply_display(interaction: discord.Interaction[Any]) -> Display:
     async def display(snapshot: Snapshot) -> None:
         boards = host(interaction).boards
         message = interaction.message
-        if message is None or snapshot.row.message_id not in (None, message.id):
+        private = is_daily(snapshot.row.options)  # its player's own replies show it, only
+        if not private and (message is None or snapshot.row.message_id not in (None, message.id)):
             await boards.display(snapshot)
             await send(interaction, "Done: the game's message is updated.")
             return
         payload = await boards.render(snapshot)
-        if not await update(interaction, **payload.edit_kwargs()):
+        if not await update(interaction, **payload.edit_kwargs()) and not private:
             await boards.display(snapshot)
 
     return display
@@ -174,6 +176,8 @@ async def _not_a_move(
     snapshot = await host(interaction).orchard.runner.load(game_id)
     if interaction.guild_id != snapshot.row.guild_id:
         raise Refusal("This game belongs to another server.")
+    if verb in ("rematch", "repost") and is_daily(snapshot.row.options):
+        raise Refusal("A daily game is played privately, once a day: use /daily.")
     if verb in LOBBY_VERBS:
         await _lobby_action(interaction, game_id, verb, arg)
     elif verb == "rematch":

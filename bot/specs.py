@@ -47,7 +47,11 @@ builds them into the package under the game's command name)."""
 
 Reviewer = Callable[[str, int, int, Mapping[str, Any], Sequence[Move], int], str]
 """``review(kind, seed, players, options, moves, seat)``: one seat's review of a finished game,
-as the text only that player is shown (the Review button; see bot/review.py)."""
+as the text only that player is shown (the Review button; see bot/reviews.py)."""
+
+DailyAccuracy = Callable[[int, Mapping[str, Any], Sequence[Move]], int | None]
+"""``accuracy(seed, options, moves)`` of a finished solo daily game (None if it has none): a
+game that has one is played by /daily with options ``{"daily": day}`` (see bot/daily.py)."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ class GameSpec:
     levels: tuple[str, ...] = LEVELS
     tables: DiceRules | None = None  # what Orchard's exact tables (shipped) are built from
     review: Reviewer | None = None  # None: a finished game has no Review button
-    daily: bool = False  # /daily plays it (options {"daily": day}: the day's dice; bot/daily.py)
+    daily: DailyAccuracy | None = None  # set: /daily plays it solo (bot/daily.py)
 
     @property
     def main(self) -> Variant:
@@ -101,7 +105,7 @@ CHEERIO = GameSpec(
     strategy=cheerio_players.choose,
     tables=(cheerio.CATEGORIES, cheerio.score),
     review=cheerio_review.review_text,
-    daily=True,
+    daily=cheerio_review.accuracy,
 )
 
 APPLEJACK = GameSpec(
@@ -118,7 +122,7 @@ APPLEJACK = GameSpec(
     strategy=applejack_players.choose,
     tables=(applejack.CATEGORIES, applejack.score),
     review=applejack_review.review_text,
-    daily=True,
+    daily=applejack_review.accuracy,
 )
 
 HOTSCORE = GameSpec(

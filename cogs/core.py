@@ -12,6 +12,7 @@ from discord.ext import commands
 
 from bot.answers import send
 from bot.components import GameButton, view_of
+from bot.daily import NO_CHANNEL
 from bot.interface import answer_refusal, refuse
 from bot.runner import Refusal
 from bot.specs import title
@@ -48,6 +49,7 @@ class CoreCog(commands.Cog):
             await refuse(interaction, "Games snapshot in servers: use /games in a server channel.")
             return
         rows = await self.bot.orchard.store.open_games(interaction.guild_id)
+        rows = [r for r in rows if r.channel_id != NO_CHANNEL]  # daily games: /daily's own
         if not rows:
             await refuse(interaction, "No games are open here. Start one with /cheerio new.")
             return

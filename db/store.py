@@ -23,7 +23,7 @@ from bot.model import (
     Player,
     TurnPing,
 )
-from db import games, meta, results, settings
+from db import daily, games, meta, results, settings
 from db.connection import Database
 
 
@@ -36,7 +36,7 @@ class Topic(Protocol):
 
 
 # In the order /forget-me and the purge visit them: results before the games they point at.
-TOPICS: tuple[Topic, ...] = (results, games, settings, meta)
+TOPICS: tuple[Topic, ...] = (daily, results, games, settings, meta)
 
 
 class Store:

@@ -132,3 +132,9 @@ def review_text(
 ) -> str:
     """The seat's review as text (see :data:`bot.ai.dice_review` for the numbers)."""
     return dice_text(review(seed, players, options, moves, seat))
+
+
+def accuracy(seed: int, options: Mapping[str, Any], moves: Sequence[Move]) -> int | None:
+    """The accuracy of a finished one-player game (a daily one), for its share line."""
+    found = review(seed, 1, options, moves, 0)
+    return None if found is None else found.accuracy
