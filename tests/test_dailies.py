@@ -24,7 +24,7 @@ def test_day_numbers_count_utc_days_from_the_epoch() -> None:
     assert day_number(dt.datetime(2026, 2, 12, 0, 0, tzinfo=dt.UTC)) == 43
     late_in_new_york = dt.datetime(2026, 2, 11, 20, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
     assert day_number(late_in_new_york) == 43  # already the 12th in UTC
-    assert EPOCH == dt.date(2026, 1, 1)
+    assert dt.date(2026, 1, 1) == EPOCH
     with pytest.raises(ValueError):
         day_number(dt.datetime(2026, 2, 11))
 
