@@ -16,11 +16,12 @@ import time
 import weakref
 from collections.abc import Callable
 
-from bot.daily import NO_CHANNEL, day_of, streak
+from bot.daily import NO_CHANNEL, DailyPlay, day_of, streak
+from bot.games.base import daily_day
 from bot.model import GameChange, GameStatus, Player
 from bot.runner import Refusal, Runner, Snapshot, no_display
 from bot.specs import SPEC_OF
-from db.daily import DailyPlay, DailyStore
+from db.daily import DailyStore
 
 STREAK_WINDOW = 366  # days of history a streak is counted over
 
@@ -115,9 +116,11 @@ class Dailies:
 
     async def result(self, snapshot: Snapshot) -> DailyPlay | None:
         """The recorded play of a daily game (recording its result if it is over)."""
-        day = snapshot.row.options.get("daily")
+        day = daily_day(snapshot.row.options)
         player = snapshot.row.players[0]
-        play = await self.store.play(day, snapshot.row.kind, player.user_id) if day else None
+        play = (
+            None if day is None else await self.store.play(day, snapshot.row.kind, player.user_id)
+        )
         if play is None or play.game_id != snapshot.id:
             return None
         return await self.finalize(play, snapshot)
@@ -136,3 +139,17 @@ class Dailies:
         today = self.today() if today is None else today
         days = await self.store.days_played(kind, user_id, today - STREAK_WINDOW)
         return streak(days, today)
+
+    async def join_world(self, user_id: int, joined: bool) -> None:
+        """Show (or stop showing) the person's results on the board across servers."""
+        await self.store.set_world(user_id, joined, self.clock())
+
+    async def choose_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Where a server's board of yesterday is posted each day (None: nowhere)."""
+        await self.store.set_channel(guild_id, channel_id)
+
+    async def boards_due(self, day: int) -> list[tuple[int, int]]:
+        return await self.store.channels_due(day)
+
+    async def posted(self, guild_id: int, day: int) -> None:
+        await self.store.posted(guild_id, day)

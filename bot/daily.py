@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from bot.games.base import daily_day
@@ -31,6 +32,20 @@ line to share. **/daily-board** shows today's (or yesterday's) results here, or 
 for players who joined with **/daily-world**; **/daily-channel** (Manage Server) picks a \
 channel where yesterday's board is posted each day."""
 """The /help section of the Daily Orchard (for whoever assembles /help)."""
+
+
+@dataclass(frozen=True)
+class DailyPlay:
+    """One person's game of one day: where it was played, and its result once over."""
+
+    day: int
+    kind: str
+    user_id: int
+    guild_id: int
+    game_id: int
+    name: str
+    score: int | None = None
+    accuracy: int | None = None
 
 
 def day_number(moment: dt.datetime) -> int:

@@ -14,7 +14,7 @@ server's chosen channel by a loop that checks every few minutes (and at start-up
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -24,13 +24,12 @@ from bot.answers import answer_publicly, send
 from bot.boards import GameUI, Rendered
 from bot.components import GameButton, view_of
 from bot.dailies import Dailies
-from bot.daily import date_of, is_daily, share_line
+from bot.daily import DailyPlay, date_of, is_daily, share_line
 from bot.games.base import daily_day
 from bot.model import Player
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import SPEC_OF, SPECS, title
-from db.daily import DailyPlay
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -171,8 +170,8 @@ class DailyCog(commands.Cog):
         self,
         interaction: discord.Interaction[Any],
         game: app_commands.Choice[str] | None = None,
-        day: str = "today",
-        scope: str = "server",
+        day: Literal["today", "yesterday"] = "today",
+        scope: Literal["server", "world"] = "server",
     ) -> None:
         if interaction.guild_id is None:
             raise Refusal("Daily boards are per server.")
@@ -182,14 +181,6 @@ class DailyCog(commands.Cog):
         embed = await self.board(number, kind, guild)
         answer_publicly(interaction)
         await send(interaction, embed=embed, ephemeral=False)
-
-    @daily_board.autocomplete("day")
-    async def _days(self, interaction: discord.Interaction[Any], current: str) -> list[Any]:
-        return [app_commands.Choice(name=d, value=d) for d in ("today", "yesterday")]
-
-    @daily_board.autocomplete("scope")
-    async def _scopes(self, interaction: discord.Interaction[Any], current: str) -> list[Any]:
-        return [app_commands.Choice(name=s, value=s) for s in ("server", "world")]
 
     async def board(self, day: int, kind: str, guild_id: int | None) -> discord.Embed:
         plays = await self.dailies.board(day, kind, guild_id)
@@ -204,7 +195,7 @@ class DailyCog(commands.Cog):
     )
     @app_commands.describe(join="True: your name and results appear there; false: they leave it")
     async def daily_world(self, interaction: discord.Interaction[Any], join: bool) -> None:
-        await self.dailies.store.set_world(interaction.user.id, join, self.dailies.clock())
+        await self.dailies.join_world(interaction.user.id, join)
         if join:
             text = "You are on the Daily Orchard's board across servers (/daily-world to leave)."
         else:
@@ -222,7 +213,7 @@ class DailyCog(commands.Cog):
     ) -> None:
         if interaction.guild_id is None:
             raise Refusal("This is a server setting.")
-        await self.dailies.store.set_channel(interaction.guild_id, channel.id if channel else None)
+        await self.dailies.choose_channel(interaction.guild_id, channel.id if channel else None)
         if channel is None:
             await send(interaction, "Yesterday's daily board is no longer posted here.")
             return
@@ -245,7 +236,7 @@ class DailyCog(commands.Cog):
         """Post yesterday's board (every daily game) in each server's chosen channel, once."""
         yesterday = self.dailies.today() - 1
         posted = 0
-        for guild_id, channel_id in await self.dailies.store.channels_due(yesterday):
+        for guild_id, channel_id in await self.dailies.boards_due(yesterday):
             channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
             for choice in GAMES:
                 embed = await self.board(yesterday, choice.value, guild_id)
@@ -253,7 +244,7 @@ class DailyCog(commands.Cog):
                     await channel.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
                 except discord.HTTPException as err:
                     log.warning("daily board for server %s not posted: %s", guild_id, err)
-            await self.dailies.store.posted(guild_id, yesterday)
+            await self.dailies.posted(guild_id, yesterday)
             posted += 1
         return posted
 

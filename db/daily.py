@@ -7,24 +7,10 @@ board across servers; the purge of a departed server (:func:`purge`) its plays a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import aiosqlite
 
+from bot.daily import DailyPlay
 from db.connection import Database
-
-
-@dataclass(frozen=True)
-class DailyPlay:
-    day: int
-    kind: str
-    user_id: int
-    guild_id: int
-    game_id: int
-    name: str
-    score: int | None = None
-    accuracy: int | None = None
-
 
 _PLAY = "day, kind, user_id, guild_id, game_id, name, score, accuracy"
 
