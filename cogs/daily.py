@@ -86,7 +86,7 @@ def finished(snapshot: Snapshot, day: int, heading: str, embed: discord.Embed) -
     """A finished daily game: the card, the day's result to share, and its Review."""
     embed.title = heading
     embed.description = (
-        f"**Today's game is over.** {date_of(day):%A %d %B %Y} (UTC). Press Share to post "
+        f"**Your daily game is over.** {date_of(day):%A %d %B %Y} (UTC). Press Share to post "
         "your result in the channel (no dice in it), or Review to see how you played. "
         "/daily-board shows how everyone here did."
     )
