@@ -52,6 +52,8 @@ def test_cheerio_last_turn_costs_and_luck_by_hand() -> None:
         f"keep {' '.join(['1'] * ones)} and reroll" if ones else "reroll all five"
     )
     assert float(last.cost) == pytest.approx(float(shown - ones), abs=1e-12)
+    assert float(review.rolls[-1]) == pytest.approx(float(shown - start), abs=1e-12)
+    assert sum(review.rolls, Fraction(0)) == review.luck
     assert review.final == banked + ones
     assert len(review.decisions) == 7 and review.best_choices < 7
 

@@ -53,6 +53,7 @@ class DiceReview:
     luck: Fraction
     others: Fraction
     decisions: tuple[Decision, ...]
+    rolls: tuple[Fraction, ...] = ()  # each roll's luck, in order (their sum is ``luck``)
 
     @property
     def choices(self) -> Fraction:
@@ -84,6 +85,7 @@ class Ledger:
     luck: Fraction = Fraction(0)
     others: Fraction = Fraction(0)
     decisions: list[Decision] = field(default_factory=list)
+    rolls: list[Fraction] = field(default_factory=list)
 
     def start(self, expected: Fraction) -> None:
         """A (round of the) game begins: its optimum is expected on top of what is banked."""
@@ -91,6 +93,8 @@ class Ledger:
         self.value += expected
 
     def chance(self, value: Fraction) -> None:
+        if value != self.value:
+            self.rolls.append(value - self.value)
         self.luck += value - self.value
         self.value = value
 
@@ -106,7 +110,15 @@ class Ledger:
         self.value = value
 
     def review(self, seat: int, final: int) -> DiceReview:
-        return DiceReview(seat, final, self.optimum, self.luck, self.others, tuple(self.decisions))
+        return DiceReview(
+            seat,
+            final,
+            self.optimum,
+            self.luck,
+            self.others,
+            tuple(self.decisions),
+            tuple(self.rolls),
+        )
 
 
 def exact(value: float) -> Fraction:
