@@ -15,6 +15,7 @@ import secrets
 import time
 import weakref
 from collections.abc import Callable
+from dataclasses import replace
 
 from bot.daily import NO_CHANNEL, DailyPlay, day_of, streak
 from bot.games.base import daily_day
@@ -103,16 +104,7 @@ class Dailies:
                 spec.daily, snapshot.row.seed, snapshot.row.options, moves
             )
         await self.store.finish(play.day, play.kind, play.user_id, score, accuracy, self.clock())
-        return DailyPlay(
-            play.day,
-            play.kind,
-            play.user_id,
-            play.guild_id,
-            play.game_id,
-            play.name,
-            score,
-            accuracy,
-        )
+        return replace(play, score=score, accuracy=accuracy)
 
     async def result(self, snapshot: Snapshot) -> DailyPlay | None:
         """The recorded play of a daily game (recording its result if it is over)."""
