@@ -35,11 +35,12 @@ log = logging.getLogger(__name__)
 SHARED_EXTENSIONS = ("cogs.core", "cogs.servers")
 PRESENCE = discord.Game(name="/help")
 """Shown under the bot's name in the member list ("Playing /help"): where to start."""
+LATE_EXTENSIONS = ("cogs.daily",)  # wraps the games' UIs, so it loads after them
 
 
 def extensions() -> tuple[str, ...]:
     """The shared commands, then each game's UI as its spec names it."""
-    return SHARED_EXTENSIONS + tuple(spec.ui for spec in SPECS)
+    return SHARED_EXTENSIONS + tuple(spec.ui for spec in SPECS) + LATE_EXTENSIONS
 
 
 CHOICE_NAMES = {

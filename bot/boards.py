@@ -15,7 +15,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 import discord
 from discord import ui
@@ -65,7 +65,10 @@ class Rendered:
 class GameUI(Protocol):
     """What a game's cog provides to the shared machinery, for each kind it draws."""
 
-    accent: ClassVar[int]  # the colour down the side of its boards (and its lobby's)
+    @property
+    def accent(self) -> int:
+        """The colour down the side of its boards (and its lobby's)."""
+        ...
 
     def render(self, snapshot: Snapshot) -> Rendered: ...
 

@@ -20,13 +20,18 @@ import discord
 from bot.answers import answer_publicly, describe, send, update
 from bot.boards import LOBBY_VERBS, Boards, GameUI
 from bot.components import CUSTOM_ARG, MAX_BUTTONS, GameButton, data_of, shown_as, view_of
+from bot.daily import is_daily
 from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
+from bot.reviews import REVIEW_VERB, answer_review
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, no_display
 from bot.specs import SPEC_OF
 from bot.wording import link
 
 log = logging.getLogger(__name__)
+
+NOT_MOVES = ("rematch", "repost", REVIEW_VERB)
+"""Buttons on a game that are no move of it (the lobby's and ``ui_…`` ones aside)."""
 
 
 class Host(Protocol):
@@ -61,12 +66,13 @@ def reply_display(interaction: discord.Interaction[Any]) -> Display:
     async def display(snapshot: Snapshot) -> None:
         boards = host(interaction).boards
         message = interaction.message
-        if message is None or snapshot.row.message_id not in (None, message.id):
+        private = is_daily(snapshot.row.options)  # its player's own replies show it, only
+        if not private and (message is None or snapshot.row.message_id not in (None, message.id)):
             await boards.display(snapshot)
             await send(interaction, "Done: the game's message is updated.")
             return
         payload = await boards.render(snapshot)
-        if not await update(interaction, **payload.edit_kwargs()):
+        if not await update(interaction, **payload.edit_kwargs()) and not private:
             await boards.display(snapshot)
 
     return display
@@ -129,7 +135,7 @@ async def dispatch(
     """The single entry for every click: lobby, display-only buttons, or a game move."""
     orchard = host(interaction).orchard
     async with answering(interaction, game_id):
-        if verb in LOBBY_VERBS or verb in ("rematch", "repost") or verb.startswith("ui_"):
+        if verb in LOBBY_VERBS or verb in NOT_MOVES or verb.startswith("ui_"):
             await _not_a_move(interaction, game_id, verb, arg)
             return
         try:  # the hot path: the runner loads the game once and checks everything
@@ -167,12 +173,16 @@ async def _not_a_move(
     snapshot = await host(interaction).orchard.runner.load(game_id)
     if interaction.guild_id != snapshot.row.guild_id:
         raise Refusal("This game belongs to another server.")
+    if verb in ("rematch", "repost") and is_daily(snapshot.row.options):
+        raise Refusal("A daily game is played privately, once a day: use /daily.")
     if verb in LOBBY_VERBS:
         await _lobby_action(interaction, game_id, verb, arg)
     elif verb == "rematch":
         await rematch(interaction, snapshot)
     elif verb == "repost":
         await _repost(interaction, snapshot)
+    elif verb == REVIEW_VERB:
+        await answer_review(interaction, snapshot, host(interaction).orchard.store)
     else:
         await host(interaction).uis[snapshot.row.kind].on_ui(interaction, snapshot, verb, arg)
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import discord
 
+from bot.daily import is_daily
 from bot.model import NOBODY, GameRow, GameStatus, Player, TurnPing
 from bot.runner import Refusal, Runner, Snapshot
 from bot.specs import title
@@ -110,8 +111,9 @@ class TurnPings:
                 task.cancel()
 
     def _on_commit(self, snapshot: Snapshot) -> None:
-        """Runner hook (sync): ping in the background, after the board is shown."""
-        if snapshot.state is not None:
+        """Runner hook (sync): ping in the background, after the board is shown. A daily
+        game is played privately: nobody is pinged, nor its end announced."""
+        if snapshot.state is not None and not is_daily(snapshot.row.options):
             self._spawn(self._handle(snapshot))
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:

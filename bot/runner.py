@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bot.daily import is_daily
 from bot.games.base import Ambiguous, Engine, MoveError, NotYourTurn, Option, SeatResult
 from bot.model import (
     FORFEIT_VERB,
@@ -388,7 +389,8 @@ class Runner:
 
         Returns the game as it now is: abandoned, if its display found it :class:`Gone`.
         """
-        for draw in (display, self.board):
+        private = is_daily(snapshot.row.options)  # shown only in its player's own replies
+        for draw in (display, None if private else self.board):
             if draw is None:
                 continue
             try:
@@ -504,10 +506,10 @@ class Runner:
         if engine.is_over(state):
             ranked = engine.results(state)
             status = GameStatus.FINISHED if any(r.won for r in ranked) else GameStatus.ABANDONED
-            if status is GameStatus.FINISHED:
+            if status is GameStatus.FINISHED and not is_daily(row.options):
                 results = _results(row, ranked)
                 rating = _rating(row, ranked)
-        elif engine.to_act(state):
+        elif engine.to_act(state) and not is_daily(row.options):  # a daily game waits all day
             deadline = self.clock() + await self.settings.turn_seconds(row.guild_id)
         change = GameChange(
             row.id,

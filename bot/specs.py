@@ -12,13 +12,23 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.ai import applejack_players, appletters_players, cheerio_players, hotscore_players
+from bot.ai import (
+    applejack_players,
+    applejack_review,
+    appletters_players,
+    appletters_review,
+    cheerio_players,
+    cheerio_review,
+    hotscore_players,
+    hotscore_review,
+)
 from bot.games import applejack, appletters, cheerio, hotscore
 from bot.games.applejack import ApplejackAction
 from bot.games.appletters import AppLettersAction
 from bot.games.base import Engine
 from bot.games.cheerio import CheerioAction
 from bot.games.hotscore import HotscoreAction
+from bot.model import Move
 
 LEVELS = ("easy", "normal", "hard")
 """How well Orchard plays, weakest first; the order ranks Orchard's seats for ratings."""
@@ -34,6 +44,14 @@ DiceRules = tuple[Sequence[str], Callable[[str, Sequence[int]], int]]
 """A dice game's categories and scoring: all its exact tables depend on (tools/build_tables.py
 builds them into the package under the game's command name)."""
 """``choose(view, seat, level, seed)``: a seat's typed action from what that seat may see."""
+
+Reviewer = Callable[[str, int, int, Mapping[str, Any], Sequence[Move], int], str]
+"""``review(kind, seed, players, options, moves, seat)``: one seat's review of a finished game,
+as the text only that player is shown (the Review button; see bot/reviews.py)."""
+
+DailyAccuracy = Callable[[int, Mapping[str, Any], Sequence[Move]], int | None]
+"""``accuracy(seed, options, moves)`` of a finished solo daily game (None if it has none): a
+game that has one is played by /daily with options ``{"daily": day}`` (see bot/daily.py)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +79,8 @@ class GameSpec:
     strategy: Strategy | None = None  # None: Orchard does not play this game
     levels: tuple[str, ...] = LEVELS
     tables: DiceRules | None = None  # what Orchard's exact tables (shipped) are built from
+    review: Reviewer | None = None  # None: a finished game has no Review button
+    daily: DailyAccuracy | None = None  # set: /daily plays it solo (bot/daily.py)
 
     @property
     def main(self) -> Variant:
@@ -84,6 +104,8 @@ CHEERIO = GameSpec(
     ),
     strategy=cheerio_players.choose,
     tables=(cheerio.CATEGORIES, cheerio.score),
+    review=cheerio_review.review_text,
+    daily=cheerio_review.accuracy,
 )
 
 APPLEJACK = GameSpec(
@@ -99,6 +121,8 @@ APPLEJACK = GameSpec(
     ),
     strategy=applejack_players.choose,
     tables=(applejack.CATEGORIES, applejack.score),
+    review=applejack_review.review_text,
+    daily=applejack_review.accuracy,
 )
 
 HOTSCORE = GameSpec(
@@ -113,6 +137,7 @@ HOTSCORE = GameSpec(
         ),
     ),
     strategy=hotscore_players.choose,
+    review=hotscore_review.review_text,
 )
 
 APPLETTERS = GameSpec(
@@ -144,6 +169,7 @@ APPLETTERS = GameSpec(
         ),
     ),
     strategy=appletters_players.choose,
+    review=appletters_review.review_text,
 )
 
 SPECS: tuple[GameSpec, ...] = (CHEERIO, APPLEJACK, HOTSCORE, APPLETTERS)

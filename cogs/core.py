@@ -13,6 +13,7 @@ from discord.ext import commands
 
 from bot.answers import send
 from bot.components import GameButton, view_of
+from bot.daily import NO_CHANNEL
 from bot.interface import answer_refusal, refuse
 from bot.model import GameStatus
 from bot.ratings import RATING_START
@@ -77,6 +78,7 @@ class CoreCog(commands.Cog):
             )
             return
         rows = await self.bot.orchard.store.open_games(interaction.guild_id)
+        rows = [r for r in rows if r.channel_id != NO_CHANNEL]  # daily games: /daily's own
         if not rows:
             await refuse(interaction, "No games are open here. Start one with /cheerio new.")
             return

@@ -18,6 +18,7 @@ from bot.boards import Rendered, Row, board, footer_of, names
 from bot.components import GameButton
 from bot.interface import open_lobby, orchard_seat, refuse
 from bot.model import Player
+from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import GameSpec, title
 from bot.words import plural
@@ -66,7 +67,8 @@ def rematch(snapshot: Snapshot) -> list[ui.Item[Any]]:
     """What a finished game's message keeps: one button to play again with the same seats."""
     primary = discord.ButtonStyle.primary
     label = "Rematch (same players)"
-    return [GameButton(snapshot.id, snapshot.row.version, "rematch", label=label, style=primary)]
+    again = GameButton(snapshot.id, snapshot.row.version, "rematch", label=label, style=primary)
+    return [again, *review_buttons(snapshot)]
 
 
 class GameCog(commands.GroupCog):

@@ -24,7 +24,7 @@ from bot.model import (
     Player,
     TurnPing,
 )
-from db import games, meta, results, settings
+from db import daily, games, meta, results, settings
 from db.connection import Database
 
 
@@ -37,7 +37,7 @@ class Topic(Protocol):
 
 
 # In the order /forget-me and the purge visit them: results before the games they point at.
-TOPICS: tuple[Topic, ...] = (results, games, settings, meta)
+TOPICS: tuple[Topic, ...] = (daily, results, games, settings, meta)
 
 
 CHUNK = 500  # ids in one query: well under SQLite's limit of bound parameters

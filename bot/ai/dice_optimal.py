@@ -269,6 +269,13 @@ class DiceTables:
         dice = tuple(dice)
         return self._choices(self._options(used, dice, rolls_left), dice, n, banked)
 
+    def keep_value(self, used: Iterable[str], keep: Iterable[int], rolls_left: int) -> float:
+        """The expected points still to come if ``keep`` is held and the rest rolled, with
+        ``rolls_left`` rolls left before it (the very number the decisions compare)."""
+        if not 1 <= rolls_left <= REROLLS:
+            raise ValueError(f"rolls_left must be 1 to {REROLLS}, got {rolls_left}")
+        return self._turn(self.mask(used))[rolls_left - 1][KEEP_INDEX[tuple(sorted(keep))]]
+
     def best(self, used: Iterable[str], dice: Iterable[int], rolls_left: int) -> Choice:
         return self.ranked_choices(used, dice, rolls_left, n=1)[0]
 

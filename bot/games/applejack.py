@@ -18,6 +18,8 @@ from bot.games.base import (
     SeatResult,
     Verbs,
     Written,
+    daily_day,
+    daily_dice,
     placements,
     roll_dice,
 )
@@ -123,6 +125,8 @@ class ApplejackState:
     decided: tuple[bool, ...]
     rerolls: tuple[int, ...]
     last_call: tuple[int, str, tuple[int | None, ...]] | None = None
+    day: int | None = None  # a Daily Orchard game (played solo): dice from the day's streams
+    drawn: tuple[int, ...] = ()  # per seat, dice drawn from this turn's daily stream so far
 
 
 def _set(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
@@ -201,8 +205,11 @@ class ApplejackEngine(Written[ApplejackAction]):
     max_players = 6
 
     def new(self, seed: int, players: int, options: Options) -> ApplejackState:
-        if not self.min_players <= players <= self.max_players:
-            raise ValueError(f"Apple Jack needs 2 to 6 players, not {players}")
+        """A game; the Daily Orchard's (``options["daily"]``) is one player's single round."""
+        day = daily_day(options)
+        least = 1 if day is not None else self.min_players
+        if not least <= players <= self.max_players:
+            raise ValueError(f"Apple Jack needs {least} to 6 players, not {players}")
         blank: Card = (None,) * len(CATEGORIES)
         state = ApplejackState(
             seed=seed,
@@ -218,6 +225,8 @@ class ApplejackEngine(Written[ApplejackAction]):
             picked=(NO_PICKS,) * players,
             decided=(False,) * players,
             rerolls=(0,) * players,
+            day=day,
+            drawn=(0,) * players,
         )
         return self._start_turn(state, 0)
 
@@ -368,13 +377,25 @@ class ApplejackEngine(Written[ApplejackAction]):
         """One random draw rerolls the picked dice of ``seats``, in seat order."""
         count = sum(sum(state.picked[s]) for s in seats)
         fresh = iter(roll_dice(state.seed, state.draws, count))
-        dice, picked, rerolls = state.dice, state.picked, state.rerolls
+        dice, picked, rerolls, drawn = state.dice, state.picked, state.rerolls, state.drawn
         for s in seats:
+            if state.day is not None:
+                fresh = iter(self._daily(state, drawn[s], sum(picked[s])))
+                drawn = _set(drawn, s, drawn[s] + sum(picked[s]))
             new = tuple(next(fresh) if p else d for d, p in zip(dice[s], picked[s], strict=True))
             dice = _set(dice, s, new)
             picked = _set(picked, s, NO_PICKS)
             rerolls = _set(rerolls, s, rerolls[s] + 1)
-        return replace(state, dice=dice, picked=picked, rerolls=rerolls, draws=state.draws + 1)
+        return replace(
+            state, dice=dice, picked=picked, rerolls=rerolls, draws=state.draws + 1, drawn=drawn
+        )
+
+    def _daily(self, state: ApplejackState, offset: int, count: int) -> tuple[int, ...]:
+        """Dice from the day's stream for this turn (the round's turns counted on): every
+        seat draws from the same stream, at its own place in it."""
+        assert state.day is not None
+        turn = state.round * len(CATEGORIES) + len(state.called)
+        return daily_dice("applejack", state.day, turn, offset, count)
 
     def _score(self, state: ApplejackState, category: str) -> ApplejackState:
         """Every active seat scores its own dice in ``category``; then the next turn."""
@@ -410,11 +431,13 @@ class ApplejackEngine(Written[ApplejackAction]):
     def _start_turn(self, state: ApplejackState, caller: int) -> ApplejackState:
         """Everyone still playing rolls five dice at once; a round's last turn is solo."""
         seats = [s for s, a in enumerate(state.active) if a]
+        n = len(state.active)
         rolled = roll_dice(state.seed, state.draws, DICE * len(seats))
         dice = list(state.dice)
         for k, s in enumerate(seats):
             dice[s] = rolled[k * DICE : (k + 1) * DICE]
-        n = len(state.active)
+            if state.day is not None:
+                dice[s] = self._daily(state, 0, DICE)
         return replace(
             state,
             draws=state.draws + 1,
@@ -425,6 +448,7 @@ class ApplejackEngine(Written[ApplejackAction]):
             picked=(NO_PICKS,) * n,
             decided=(False,) * n,
             rerolls=(0,) * n,
+            drawn=(DICE,) * n if state.day is not None else state.drawn,
         )
 
 

@@ -189,6 +189,24 @@ def roll_dice(seed: int, draws: int, count: int) -> tuple[int, ...]:
     return tuple(r.randint(1, 6) for _ in range(count))
 
 
+def daily_dice(stream: str, day: int, turn: int, offset: int, count: int) -> tuple[int, ...]:
+    """Dice ``offset`` to ``offset + count`` of the Daily Orchard's fixed stream for one turn.
+
+    Each (game, day, turn) has one stream of dice; a turn's first roll takes its first five and
+    every reroll the next ones in order, so what a player sees depends only on the day, the
+    turn and how many dice they have rerolled in it, never on anyone else's choices.
+    """
+    r = random.Random(f"orchard-daily:{stream}:{day}:{turn}")
+    dice = [r.randint(1, 6) for _ in range(offset + count)]
+    return tuple(dice[offset:])
+
+
+def daily_day(options: Options) -> int | None:
+    """The Daily Orchard day a game's options name (``{"daily": day}``), if it is one."""
+    day = options.get("daily")
+    return day if isinstance(day, int) and not isinstance(day, bool) else None
+
+
 def placements(scores: Sequence[int], active: Sequence[bool] | None = None) -> list[SeatResult]:
     """Rank seats by score, highest first; equal scores share a place and a win.
 

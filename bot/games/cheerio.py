@@ -17,6 +17,8 @@ from bot.games.base import (
     SeatResult,
     Verbs,
     Written,
+    daily_day,
+    daily_dice,
     placements,
     roll_dice,
 )
@@ -153,6 +155,8 @@ class CheerioState:
     held: tuple[bool, ...]
     rolls: int
     last_score: tuple[int, str, int] | None = None
+    day: int | None = None  # a Daily Orchard game: dice from the day's streams (base.daily_dice)
+    drawn: int = 0  # dice drawn from the turn's daily stream so far
 
 
 def total(card: Card) -> int:
@@ -182,6 +186,7 @@ class CheerioEngine(Written[CheerioAction]):
             dice=(),
             held=(False,) * DICE,
             rolls=0,
+            day=daily_day(options),
         )
         return self._start_turn(state, 0)
 
@@ -247,9 +252,16 @@ class CheerioEngine(Written[CheerioAction]):
             raise IllegalMove("No rolls are left: choose a category to score in.")
         if all(state.held):
             raise IllegalMove("Every die is held: release one to roll, or score now.")
-        fresh = iter(roll_dice(state.seed, state.draws, state.held.count(False)))
+        count = state.held.count(False)
+        fresh = iter(self._dice(state, state.turn, count))
         dice = tuple(d if h else next(fresh) for d, h in zip(state.dice, state.held, strict=True))
-        return replace(state, dice=dice, draws=state.draws + 1, rolls=state.rolls + 1)
+        return replace(
+            state,
+            dice=dice,
+            draws=state.draws + 1,
+            rolls=state.rolls + 1,
+            drawn=state.drawn + count,
+        )
 
     def _score(self, state: CheerioState, category: str) -> CheerioState:
         card = state.cards[state.turn]
@@ -274,10 +286,25 @@ class CheerioEngine(Written[CheerioAction]):
 
     def _start_turn(self, state: CheerioState, seat: int) -> CheerioState:
         """A turn begins with all five dice rolled: the first roll is never a choice."""
-        dice = roll_dice(state.seed, state.draws, DICE)
+        state = replace(state, drawn=0)
+        dice = self._dice(state, seat, DICE)
         return replace(
-            state, turn=seat, dice=dice, held=(False,) * DICE, rolls=1, draws=state.draws + 1
+            state,
+            turn=seat,
+            dice=dice,
+            held=(False,) * DICE,
+            rolls=1,
+            draws=state.draws + 1,
+            drawn=DICE,
         )
+
+    def _dice(self, state: CheerioState, seat: int, count: int) -> tuple[int, ...]:
+        """The next ``count`` dice for ``seat``: from the seed, or on a daily game from the
+        day's stream for the seat's turn number (how many categories it has filled)."""
+        if state.day is None:
+            return roll_dice(state.seed, state.draws, count)
+        turn = len(CATEGORIES) - len(open_categories(state.cards[seat]))
+        return daily_dice("cheerio", state.day, turn, state.drawn, count)
 
 
 def best_category(card: Card, dice: Sequence[int]) -> str:

@@ -1,0 +1,81 @@
+"""Hot Score's review: the chance of winning the round each decision gave up.
+
+A player decides twice at most in a round: stick on two dice or throw the Bonus Die, then the
+Bonus Die's sign. Hard's exact values (:func:`bot.ai.hotscore_players.option_values`, the
+"win" objective: a challenge counts as half a win) give each option's chance of winning the
+round; a decision's cost is the best option's chance minus the chosen one's. The starter's
+chances assume the answer replies as well as it can (Hard's own assumption). Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.ai.hotscore_players import option_values
+from bot.games.hotscore import ENGINE, Bonus, Sign, Stick, current_throw, throw_to_beat
+from bot.model import FORFEIT_VERB, Move
+
+WORDS = {
+    "stick": "stick",
+    "bonus": "throw the Bonus Die",
+    "+": "add the Bonus Die",
+    "-": "take the Bonus Die away",
+}
+
+
+@dataclass(frozen=True)
+class RoundDecision:
+    round: int
+    dice: tuple[int, ...]
+    chose: str
+    best: str
+    chance: float  # of winning the round after the chosen option
+    cost: float  # the chance of winning the round given up (0 for a best option)
+
+
+def review(
+    seed: int, players: int, options: Mapping[str, Any], moves: Sequence[Move], seat: int
+) -> list[RoundDecision]:
+    """Every decision of ``seat``'s in the game these moves played, in order."""
+    state = ENGINE.new(seed, players, options)
+    found: list[RoundDecision] = []
+    for move in moves:
+        if move.verb == FORFEIT_VERB:
+            state = ENGINE.forfeit(state, move.seat)
+            continue
+        action = ENGINE.parse(move.seat, move.verb, move.arg)
+        own = current_throw(state)
+        if move.seat == seat and isinstance(action, Stick | Bonus | Sign) and own is not None:
+            values = option_values(throw_to_beat(state), own.dice)
+            chosen = action.sign if isinstance(action, Sign) else action.verb
+            best = max(values, key=lambda k: values[k])
+            cost = max(values[best] - values[chosen], 0.0)
+            found.append(
+                RoundDecision(state.round + 1, own.dice, chosen, best, values[chosen], cost)
+            )
+        state = ENGINE.apply(state, action)
+    return found
+
+
+def review_text(
+    kind: str, seed: int, players: int, options: Mapping[str, Any], moves: Sequence[Move], seat: int
+) -> str:
+    decisions = review(seed, players, options, moves, seat)
+    if not decisions:
+        return "You made no decision in this game (every throw was a stick or a challenge)."
+    best = sum(1 for d in decisions if d.cost <= 1e-12)
+    lost = sum(d.cost for d in decisions)
+    lines = [
+        f"**Your review** · {best} of {len(decisions)} decisions were the best there was; "
+        f"the rest gave up {100 * lost:.0f} percentage points of round-win chance in all.",
+    ]
+    worst = sorted((d for d in decisions if d.cost > 1e-12), key=lambda d: -d.cost)[:3]
+    for d in worst:
+        dice = " ".join(map(str, d.dice))
+        lines.append(
+            f"• Round {d.round}, dice {dice}: you chose to {WORDS[d.chose]} "
+            f"({d.chance:.0%} to win the round); {WORDS[d.best]} gave {d.chance + d.cost:.0%}."
+        )
+    return "\n".join(lines)

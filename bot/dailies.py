@@ -1,0 +1,147 @@
+"""The Daily Orchard without Discord: each person's game of the day, its result and the boards.
+
+A daily game is an ordinary game row (seed, move log, replay, restart) of one seat, with
+options ``{"daily": day}`` (the day's dice), no channel (:data:`~bot.daily.NO_CHANNEL`) and no
+deadline: it is played in its player's own replies whenever they like that day. Its play is
+recorded in ``daily_plays`` when it starts (the once-a-day rule is that table's key) and its
+score and accuracy once it is over, on the first read after that (a /daily, a board), so a
+restart between the last move and the record loses nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import replace
+
+from bot.daily import NO_CHANNEL, DailyPlay, day_of, streak
+from bot.games.base import daily_day
+from bot.model import GameChange, GameStatus, Player
+from bot.runner import Refusal, Runner, Snapshot, no_display
+from bot.specs import SPEC_OF
+from db.daily import DailyStore
+
+STREAK_WINDOW = 366  # days of history a streak is counted over
+
+
+class Dailies:
+    def __init__(self, runner: Runner, clock: Callable[[], float] = time.time) -> None:
+        self.runner = runner
+        self.store = DailyStore(runner.store.db)
+        self.clock = clock
+        self._locks: weakref.WeakValueDictionary[tuple[int, str, int], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def today(self) -> int:
+        return day_of(self.clock())
+
+    async def game_of_the_day(
+        self, kind: str, guild_id: int, player: Player
+    ) -> tuple[Snapshot, DailyPlay]:
+        """The person's game of ``kind`` today, started now if they have none yet."""
+        spec = SPEC_OF.get(kind)
+        if spec is None or spec.daily is None:
+            raise Refusal("There is no daily game of that kind.")
+        day = self.today()
+        key = (day, kind, player.user_id)
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            play = await self.store.play(day, kind, player.user_id)
+            if play is None:
+                play = await self._start(day, kind, guild_id, player)
+            snapshot = await self.runner.load(play.game_id)
+            return snapshot, await self.finalize(play, snapshot)
+
+    async def _start(self, day: int, kind: str, guild_id: int, player: Player) -> DailyPlay:
+        created = await self.runner.create(
+            kind,
+            guild_id,
+            NO_CHANNEL,
+            player,
+            seed=secrets.randbits(62),  # the day decides the dice; the seed only names the game
+            options={"daily": day},
+            variant="",
+            deadline=None,
+        )
+        engine = self.runner.engine(kind)
+
+        async def start(snapshot: Snapshot) -> GameChange:
+            state = engine.new(snapshot.row.seed, 1, snapshot.row.options)
+            return GameChange(
+                snapshot.id,
+                from_status=GameStatus.LOBBY,
+                status=GameStatus.ACTIVE,
+                state=engine.dump(state),
+                version=0,
+                deadline=None,
+            )
+
+        await self.runner.change(created.id, start, no_display)
+        play = DailyPlay(day, kind, player.user_id, guild_id, created.id, player.name)
+        if not await self.store.add_play(play):  # another process started one meanwhile
+            await self.runner.abandon(created.id, no_display)
+            found = await self.store.play(day, kind, player.user_id)
+            assert found is not None
+            return found
+        return play
+
+    async def finalize(self, play: DailyPlay, snapshot: Snapshot | None = None) -> DailyPlay:
+        """Record the score and accuracy of a play whose game is over (once)."""
+        if play.score is not None:
+            return play
+        snapshot = snapshot or await self.runner.load(play.game_id)
+        if snapshot.row.status is not GameStatus.FINISHED:
+            return play
+        spec = SPEC_OF[play.kind]
+        score = self.runner.engine(play.kind).results(snapshot.state)[0].score
+        accuracy = None
+        if spec.daily is not None:
+            moves = await self.runner.store.moves(play.game_id)
+            accuracy = await asyncio.to_thread(
+                spec.daily, snapshot.row.seed, snapshot.row.options, moves
+            )
+        await self.store.finish(play.day, play.kind, play.user_id, score, accuracy, self.clock())
+        return replace(play, score=score, accuracy=accuracy)
+
+    async def result(self, snapshot: Snapshot) -> DailyPlay | None:
+        """The recorded play of a daily game (recording its result if it is over)."""
+        day = daily_day(snapshot.row.options)
+        player = snapshot.row.players[0]
+        play = (
+            None if day is None else await self.store.play(day, snapshot.row.kind, player.user_id)
+        )
+        if play is None or play.game_id != snapshot.id:
+            return None
+        return await self.finalize(play, snapshot)
+
+    async def board(self, day: int, kind: str, guild_id: int | None) -> list[DailyPlay]:
+        """A day's plays, best first: in one server, or (None) everyone who joined the world
+        board. Plays over but not yet recorded are recorded first."""
+        plays = await self.store.board(day, kind, guild_id)
+        if any(p.score is None for p in plays):
+            for play in plays:
+                await self.finalize(play)
+            plays = await self.store.board(day, kind, guild_id)
+        return [p for p in plays if p.score is not None]
+
+    async def streak(self, kind: str, user_id: int, today: int | None = None) -> int:
+        today = self.today() if today is None else today
+        days = await self.store.days_played(kind, user_id, today - STREAK_WINDOW)
+        return streak(days, today)
+
+    async def join_world(self, user_id: int, joined: bool) -> None:
+        """Show (or stop showing) the person's results on the board across servers."""
+        await self.store.set_world(user_id, joined, self.clock())
+
+    async def choose_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Where a server's board of yesterday is posted each day (None: nowhere)."""
+        await self.store.set_channel(guild_id, channel_id)
+
+    async def boards_due(self, day: int) -> list[tuple[int, int]]:
+        return await self.store.channels_due(day)
+
+    async def posted(self, guild_id: int, day: int) -> None:
+        await self.store.posted(guild_id, day)

@@ -1,0 +1,85 @@
+"""The Daily Orchard, pure: day numbers, which games are daily ones, streaks and share lines.
+
+Every player gets the same dice on the same UTC day: a daily game's options are
+``{"daily": day}`` and its engine draws each turn's dice from the day's fixed stream
+(:func:`bot.games.base.daily_dice`), so the dice are derived, never stored per player. Day 1
+is :data:`EPOCH` (1 January 2026, UTC); a day runs 00:00-24:00 UTC.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.games.base import daily_day
+
+NO_CHANNEL = 0
+"""The channel of a daily game: none. It is shown only in its player's own replies, so no
+channel's list of games, lobby check or /forfeit there ever finds it."""
+
+EPOCH = dt.date(2026, 1, 1)
+"""Day 1 of the Daily Orchard (a UTC date); day numbers count on from it."""
+
+HELP = """\
+**/daily** (only you see it): the Daily Orchard. Everyone plays the same dice today \
+(00:00-24:00 UTC), once a day: Cheerio, or with `game:` Apple Jack's eight categories played \
+solo. Your dice depend only on the day, the turn and how many dice you have rerolled, so \
+the same choices give everyone the same score. Your game waits for you (a restart too): run \
+/daily again to pick it up. Finished, you get your accuracy, a Review and a spoiler-free \
+line to share. **/daily-board** shows today's (or yesterday's) results here, or across servers \
+for players who joined with **/daily-world**; **/daily-channel** (Manage Server) picks a \
+channel where yesterday's board is posted each day."""
+"""The /help section of the Daily Orchard (for whoever assembles /help)."""
+
+
+@dataclass(frozen=True)
+class DailyPlay:
+    """One person's game of one day: where it was played, and its result once over."""
+
+    day: int
+    kind: str
+    user_id: int
+    guild_id: int
+    game_id: int
+    name: str
+    score: int | None = None
+    accuracy: int | None = None
+
+
+def day_number(moment: dt.datetime) -> int:
+    """The Daily Orchard's number of the UTC day ``moment`` falls on (1 on :data:`EPOCH`)."""
+    if moment.tzinfo is None:
+        raise ValueError("a day number needs an aware datetime (UTC)")
+    return (moment.astimezone(dt.UTC).date() - EPOCH).days + 1
+
+
+def day_of(timestamp: float) -> int:
+    return day_number(dt.datetime.fromtimestamp(timestamp, dt.UTC))
+
+
+def date_of(day: int) -> dt.date:
+    return EPOCH + dt.timedelta(days=day - 1)
+
+
+def is_daily(options: Mapping[str, Any]) -> bool:
+    """A Daily Orchard game: private, without turn deadlines, pings or ordinary results."""
+    return daily_day(options) is not None
+
+
+def streak(days: Iterable[int], today: int) -> int:
+    """Days in a row played, up to today (or up to yesterday, while today is still to play)."""
+    played = set(days)
+    day = today if today in played else today - 1
+    count = 0
+    while day in played:
+        count += 1
+        day -= 1
+    return count
+
+
+def share_line(day: int, title: str, score: int, accuracy: int | None) -> str:
+    """What a player may post: the day, the game and the result, never a die."""
+    line = f"Orchard Daily #{day} · {title} {score}"
+    return line if accuracy is None else f"{line} · accuracy {accuracy}%"

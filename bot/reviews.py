@@ -1,0 +1,69 @@
+"""The Review button of a finished game: one player's review, shown only to that player.
+
+Each game's reviewer is its spec's ``review`` (pure, in ``bot/ai/<game>_review.py``): it
+replays the move log from the seed and weighs the asker's own decisions, from what that seat
+could see, so no review shows another player's hidden tiles. The button is on the finished
+board; anyone may press it, and each gets their own review, privately (a spectator is told
+they did not play). Reviews take up to a second of CPU (Appletters' word searches), so they
+are computed in a thread; a slow one is deferred in time by :mod:`bot.answers`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import discord
+
+from bot.answers import send
+from bot.components import GameButton
+from bot.model import GameStatus
+from bot.runner import Refusal, Snapshot
+from bot.specs import SPEC_OF
+from db.store import Store
+
+REVIEW_VERB = "review"
+
+HELP = """\
+**Review** (the button on a finished game, only you see it): your decisions weighed against \
+the best play. For the dice games, the game splits exactly into *optimum* (the best possible \
+expected score) + *luck* (how far each roll moved your expected final score) − *choices* \
+(what each decision gave up against the best option, in expected points), with your three \
+costliest choices and the better move. **Accuracy** is the share of the optimum your choices \
+kept: 100 × (1 − choices ÷ optimum), rounded down; 100% means every choice was a best one. \
+Hot Score: the chance of winning the round each decision gave up. Appletters: the longest \
+word your own tiles could have played on each of your turns."""
+"""The /help section of the Review button (for whoever assembles /help)."""
+
+
+def review_buttons(snapshot: Snapshot) -> list[GameButton]:
+    """The Review button, for a finished game whose spec has a reviewer (else none)."""
+    spec = SPEC_OF.get(snapshot.row.kind)
+    if spec is None or spec.review is None or snapshot.row.status is not GameStatus.FINISHED:
+        return []
+    return [GameButton(snapshot.id, snapshot.row.version, REVIEW_VERB, label="Review")]
+
+
+async def review_text(store: Store, snapshot: Snapshot, user_id: int) -> str:
+    """The asker's review of a finished game they played; raises :class:`Refusal` otherwise."""
+    row = snapshot.row
+    spec = SPEC_OF.get(row.kind)
+    if spec is None or spec.review is None:
+        raise Refusal("This game has no review.")
+    if row.status is not GameStatus.FINISHED:
+        raise Refusal("A game is reviewed once it is over.")
+    seat = row.seat_of(user_id)
+    if seat is None:
+        raise Refusal("Only the players of this game have a review of it.")
+    moves = await store.moves(row.id)
+    return await asyncio.to_thread(
+        spec.review, row.kind, row.seed, len(row.players), row.options, moves, seat
+    )
+
+
+async def answer_review(
+    interaction: discord.Interaction[Any], snapshot: Snapshot, store: Store
+) -> None:
+    """Answer the Review button privately with the asker's own review."""
+    text = await review_text(store, snapshot, interaction.user.id)
+    await send(interaction, text[:2000], ephemeral=True)

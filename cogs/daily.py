@@ -1,0 +1,279 @@
+"""The Daily Orchard in Discord: /daily, /daily-board, /daily-world, /daily-channel.
+
+A daily game is played in its player's own ephemeral messages. Every click on its board is a
+component interaction of its own, answered by updating the message it came from, so the game
+goes on past the 15 minutes an interaction token lasts, and after a restart (the buttons are
+the ordinary persistent game buttons). A dismissed board is shown again by /daily.
+
+Each daily game's board is its game's own board, drawn by that game's UI, which this cog wraps
+(:class:`DailyUI`): it retitles a board in play and draws a finished one as the day's result,
+with its Review, a spoiler-free Share and no Rematch. Yesterday's board is posted in each
+server's chosen channel by a loop that checks every few minutes (and at start-up).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+from discord import app_commands, ui
+from discord.ext import commands, tasks
+
+from bot.answers import answer_publicly, send
+from bot.boards import GameUI, Rendered
+from bot.components import GameButton
+from bot.dailies import Dailies
+from bot.daily import DailyPlay, date_of, is_daily, share_line
+from bot.games.base import daily_day
+from bot.model import Player
+from bot.reviews import review_buttons
+from bot.runner import Refusal, Snapshot
+from bot.specs import SPEC_OF, SPECS, title
+
+if TYPE_CHECKING:
+    from bot.app import OrchardBot
+
+log = logging.getLogger(__name__)
+
+SHARE_VERB = "ui_daily_share"
+GAMES = [
+    app_commands.Choice(name=spec.main.title, value=spec.main.kind)
+    for spec in SPECS
+    if spec.daily is not None
+]
+BOARD_SIZE = 15
+
+
+class DailyUI:
+    """A game's UI, with its daily games drawn as the Daily Orchard's (see the module)."""
+
+    def __init__(self, inner: GameUI, dailies: Dailies) -> None:
+        self.inner = inner
+        self.dailies = dailies
+
+    @property
+    def accent(self) -> int:
+        return self.inner.accent
+
+    def render(self, snapshot: Snapshot) -> Rendered:
+        payload = self.inner.render(snapshot)
+        day = daily_day(snapshot.row.options)
+        if day is None:
+            return payload
+        heading = f"Orchard Daily #{day} · {title(snapshot.row.kind)}"
+        if snapshot.row.status == "active":
+            _retitle(payload.view, heading)
+            return payload
+        return finished(snapshot, day, heading, payload)
+
+    async def on_ui(
+        self, interaction: discord.Interaction[Any], snapshot: Snapshot, verb: str, arg: str
+    ) -> None:
+        if verb != SHARE_VERB or not is_daily(snapshot.row.options):
+            await self.inner.on_ui(interaction, snapshot, verb, arg)
+            return
+        if snapshot.row.seat_of(interaction.user.id) is None:
+            raise Refusal("Only the player of this daily game can share it.")
+        play = await self.dailies.result(snapshot)
+        if play is None or play.score is None:
+            raise Refusal("Share your result once your daily game is over.")
+        await send(interaction, shared(play), ephemeral=False)
+
+
+def shared(play: DailyPlay) -> str:
+    return share_line(play.day, title(play.kind), play.score or 0, play.accuracy)
+
+
+def _box(view: ui.LayoutView) -> ui.Container[ui.LayoutView]:
+    box = view.children[0]
+    assert isinstance(box, ui.Container), "every board is one container (bot.boards.board)"
+    return box
+
+
+def _retitle(view: ui.LayoutView, heading: str, status: str | None = None) -> None:
+    """Give a board's heading (its first text) a new title, and a new status line if given."""
+    top = _box(view).children[0]
+    assert isinstance(top, ui.TextDisplay)
+    old_heading, _, old_status = top.content.partition("\n")
+    del old_heading
+    top.content = f"### {heading}\n{old_status if status is None else status}".rstrip()
+
+
+def finished(snapshot: Snapshot, day: int, heading: str, payload: Rendered) -> Rendered:
+    """A finished daily game: the card, the day's result to share, and its Review (no
+    Rematch: there is one daily game a day)."""
+    _retitle(
+        payload.view,
+        heading,
+        f"**Your daily game is over.** {date_of(day):%A %d %B %Y} (UTC). Press Share to post "
+        "your result in the channel (no dice in it), or Review to see how you played. "
+        "/daily-board shows how everyone here did.",
+    )
+    box = _box(payload.view)
+    for item in [i for i in box.children if isinstance(i, ui.ActionRow)]:
+        box.remove_item(item)
+    share = GameButton(
+        snapshot.id,
+        snapshot.row.version,
+        SHARE_VERB,
+        label="Share my result",
+        style=discord.ButtonStyle.primary,
+    )
+    box.add_item(ui.ActionRow(share, *review_buttons(snapshot)))
+    return payload
+
+
+def board_embed(
+    plays: list[DailyPlay], streaks: dict[int, int], day: int, kind: str, where: str
+) -> discord.Embed:
+    """A day's results, best first, each with the player's streak of days in a row."""
+    lines = [
+        f"{i}. {p.name}: **{p.score}**"
+        + (f" · accuracy {p.accuracy}%" if p.accuracy is not None else "")
+        + (f" · 🔥 {streaks[p.user_id]}" if streaks.get(p.user_id, 0) > 1 else "")
+        for i, p in enumerate(plays[:BOARD_SIZE], start=1)
+    ]
+    embed = discord.Embed(
+        title=f"Orchard Daily #{day} · {title(kind)} · {where}",
+        description="\n".join(lines) or "Nobody has finished this day's game yet.",
+    )
+    embed.set_footer(text=f"{date_of(day):%A %d %B %Y} (UTC) · 🔥 days in a row · /daily")
+    return embed
+
+
+class DailyCog(commands.Cog):
+    def __init__(self, bot: OrchardBot) -> None:
+        self.bot = bot
+        self.dailies = Dailies(bot.orchard.runner)
+        for choice in GAMES:
+            for kind in SPEC_OF[choice.value].kinds:
+                inner = bot.uis[kind]
+                if isinstance(inner, DailyUI):
+                    inner = inner.inner  # the extension was reloaded
+                bot.uis[kind] = DailyUI(inner, self.dailies)
+
+    async def cog_load(self) -> None:
+        self.post_yesterday.start()
+
+    async def cog_unload(self) -> None:
+        self.post_yesterday.cancel()
+
+    @app_commands.command(name="daily", description="Today's Daily Orchard (only you see it)")
+    @app_commands.describe(game="Which daily game (Cheerio unless you choose)")
+    @app_commands.choices(game=GAMES)
+    @app_commands.guild_only()
+    async def daily(
+        self, interaction: discord.Interaction[Any], game: app_commands.Choice[str] | None = None
+    ) -> None:
+        if interaction.guild_id is None:
+            raise Refusal("The Daily Orchard is played from a server.")
+        kind = game.value if game else GAMES[0].value
+        user = interaction.user
+        snapshot, play = await self.dailies.game_of_the_day(
+            kind, interaction.guild_id, Player(0, user.id, user.display_name)
+        )
+        payload = await self.bot.boards.render(snapshot)
+        if play.score is not None:
+            streak = await self.dailies.streak(kind, user.id)
+            _box(payload.view).add_item(
+                ui.TextDisplay(
+                    f"You have played today's {title(kind)}: come back tomorrow (00:00 UTC). "
+                    f"Days in a row: {streak}.\n`{shared(play)}`"
+                )
+            )
+        await send(interaction, ephemeral=True, **payload.send_kwargs())
+
+    @app_commands.command(name="daily-board", description="How everyone did in the Daily Orchard")
+    @app_commands.describe(
+        game="Which daily game (Cheerio unless you choose)",
+        day="Today (so far) or yesterday",
+        scope="This server, or every player who joined with /daily-world",
+    )
+    @app_commands.choices(game=GAMES)
+    @app_commands.guild_only()
+    async def daily_board(
+        self,
+        interaction: discord.Interaction[Any],
+        game: app_commands.Choice[str] | None = None,
+        day: Literal["today", "yesterday"] = "today",
+        scope: Literal["server", "world"] = "server",
+    ) -> None:
+        if interaction.guild_id is None:
+            raise Refusal("Daily boards are per server.")
+        kind = game.value if game else GAMES[0].value
+        number = self.dailies.today() - (1 if day == "yesterday" else 0)
+        guild = None if scope == "world" else interaction.guild_id
+        embed = await self.board(number, kind, guild)
+        answer_publicly(interaction)
+        await send(interaction, embed=embed, ephemeral=False)
+
+    async def board(self, day: int, kind: str, guild_id: int | None) -> discord.Embed:
+        plays = await self.dailies.board(day, kind, guild_id)
+        streaks = {
+            p.user_id: await self.dailies.streak(kind, p.user_id, day) for p in plays[:BOARD_SIZE]
+        }
+        where = "every server" if guild_id is None else "this server"
+        return board_embed(plays, streaks, day, kind, where)
+
+    @app_commands.command(
+        name="daily-world", description="Show your daily results on the board across servers"
+    )
+    @app_commands.describe(join="True: your name and results appear there; false: they leave it")
+    async def daily_world(self, interaction: discord.Interaction[Any], join: bool) -> None:
+        await self.dailies.join_world(interaction.user.id, join)
+        if join:
+            text = "You are on the Daily Orchard's board across servers (/daily-world to leave)."
+        else:
+            text = "You are off the board across servers; your results show only where you play."
+        await send(interaction, text)
+
+    @app_commands.command(
+        name="daily-channel", description="Post yesterday's Daily Orchard board in a channel"
+    )
+    @app_commands.describe(channel="Where to post it each day (leave out to stop posting)")
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.guild_only()
+    async def daily_channel(
+        self, interaction: discord.Interaction[Any], channel: discord.TextChannel | None = None
+    ) -> None:
+        if interaction.guild_id is None:
+            raise Refusal("This is a server setting.")
+        await self.dailies.choose_channel(interaction.guild_id, channel.id if channel else None)
+        if channel is None:
+            await send(interaction, "Yesterday's daily board is no longer posted here.")
+            return
+        await send(
+            interaction, f"Each day, yesterday's daily board is posted in {channel.mention}."
+        )
+
+    @tasks.loop(minutes=5)
+    async def post_yesterday(self) -> None:
+        try:
+            await self.post_boards()
+        except Exception:
+            log.exception("could not post yesterday's daily boards; trying again later")
+
+    @post_yesterday.before_loop
+    async def _ready(self) -> None:
+        await self.bot.wait_until_ready()
+
+    async def post_boards(self) -> int:
+        """Post yesterday's board (every daily game) in each server's chosen channel, once."""
+        yesterday = self.dailies.today() - 1
+        posted = 0
+        for guild_id, channel_id in await self.dailies.boards_due(yesterday):
+            channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
+            for choice in GAMES:
+                embed = await self.board(yesterday, choice.value, guild_id)
+                try:
+                    await channel.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
+                except discord.HTTPException as err:
+                    log.warning("daily board for server %s not posted: %s", guild_id, err)
+            await self.dailies.posted(guild_id, yesterday)
+            posted += 1
+        return posted
+
+
+async def setup(bot: OrchardBot) -> None:
+    await bot.add_cog(DailyCog(bot))

@@ -1,0 +1,131 @@
+"""The Daily Orchard's storage: plays (``daily_plays``), the players on the board across
+servers (``daily_world``) and each server's channel for yesterday's board (``daily_channels``).
+
+/forget-me (:func:`forget`) deletes the person's plays in that server and their place on the
+board across servers; the purge of a departed server (:func:`purge`) its plays and channel.
+"""
+
+from __future__ import annotations
+
+import aiosqlite
+
+from bot.daily import DailyPlay
+from db.connection import Database
+
+_PLAY = "day, kind, user_id, guild_id, game_id, name, score, accuracy"
+
+
+def _play(row: aiosqlite.Row) -> DailyPlay:
+    return DailyPlay(*row)
+
+
+class DailyStore:
+    """The daily tables, on the store's database (writes in its transactions)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def play(self, day: int, kind: str, user_id: int) -> DailyPlay | None:
+        rows = await self.db.fetchall(
+            f"SELECT {_PLAY} FROM daily_plays WHERE day = ? AND kind = ? AND user_id = ?",
+            (day, kind, user_id),
+        )
+        return _play(rows[0]) if rows else None
+
+    async def add_play(self, play: DailyPlay) -> bool:
+        """Record today's play; False if the person already has one (once a day)."""
+        async with self.db.transaction() as conn:
+            cur = await conn.execute(
+                f"INSERT INTO daily_plays ({_PLAY}) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)"
+                " ON CONFLICT (day, kind, user_id) DO NOTHING",
+                (play.day, play.kind, play.user_id, play.guild_id, play.game_id, play.name),
+            )
+            return cur.rowcount == 1
+
+    async def finish(
+        self, day: int, kind: str, user_id: int, score: int, accuracy: int | None, now: float
+    ) -> None:
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "UPDATE daily_plays SET score = ?, accuracy = ?, finished_at = ?"
+                " WHERE day = ? AND kind = ? AND user_id = ? AND score IS NULL",
+                (score, accuracy, now, day, kind, user_id),
+            )
+
+    async def board(self, day: int, kind: str, guild_id: int | None) -> list[DailyPlay]:
+        """A day's plays in one server, or (``guild_id`` None) of everyone on the world board."""
+        where = (
+            "guild_id = ?"
+            if guild_id is not None
+            else ("user_id IN (SELECT user_id FROM daily_world)")
+        )
+        params = (day, kind, guild_id) if guild_id is not None else (day, kind)
+        rows = await self.db.fetchall(
+            f"SELECT {_PLAY} FROM daily_plays WHERE day = ? AND kind = ? AND {where}"
+            " ORDER BY score IS NULL, score DESC, accuracy DESC, name",
+            params,
+        )
+        return [_play(r) for r in rows]
+
+    async def days_played(self, kind: str, user_id: int, since: int) -> list[int]:
+        """The days (from ``since`` on) the person finished a daily game of ``kind``."""
+        rows = await self.db.fetchall(
+            "SELECT day FROM daily_plays WHERE kind = ? AND user_id = ? AND day >= ?"
+            " AND score IS NOT NULL",
+            (kind, user_id, since),
+        )
+        return [int(r[0]) for r in rows]
+
+    async def set_world(self, user_id: int, joined: bool, now: float) -> None:
+        async with self.db.transaction() as conn:
+            if joined:
+                await conn.execute(
+                    "INSERT INTO daily_world (user_id, joined_at) VALUES (?, ?)"
+                    " ON CONFLICT (user_id) DO NOTHING",
+                    (user_id, now),
+                )
+            else:
+                await conn.execute("DELETE FROM daily_world WHERE user_id = ?", (user_id,))
+
+    async def in_world(self, user_id: int) -> bool:
+        rows = await self.db.fetchall("SELECT 1 FROM daily_world WHERE user_id = ?", (user_id,))
+        return bool(rows)
+
+    async def set_channel(self, guild_id: int, channel_id: int | None) -> None:
+        async with self.db.transaction() as conn:
+            if channel_id is None:
+                await conn.execute("DELETE FROM daily_channels WHERE guild_id = ?", (guild_id,))
+                return
+            await conn.execute(
+                "INSERT INTO daily_channels (guild_id, channel_id) VALUES (?, ?)"
+                " ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id",
+                (guild_id, channel_id),
+            )
+
+    async def channels_due(self, day: int) -> list[tuple[int, int]]:
+        """(server, channel) whose board of ``day`` is not posted yet."""
+        rows = await self.db.fetchall(
+            "SELECT guild_id, channel_id FROM daily_channels WHERE posted_day < ?", (day,)
+        )
+        return [(int(r[0]), int(r[1])) for r in rows]
+
+    async def posted(self, guild_id: int, day: int) -> None:
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "UPDATE daily_channels SET posted_day = ? WHERE guild_id = ? AND posted_day < ?",
+                (day, guild_id, day),
+            )
+
+
+async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
+    """The person's daily plays here, and their place on the board across servers."""
+    cur = await conn.execute(
+        "DELETE FROM daily_plays WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
+    )
+    world = await conn.execute("DELETE FROM daily_world WHERE user_id = ?", (user_id,))
+    return cur.rowcount + world.rowcount
+
+
+async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
+    for table in ("daily_plays", "daily_channels"):
+        await conn.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))

@@ -1,0 +1,94 @@
+"""The Daily Orchard below Discord: day numbers, streaks, once a day, private games, results
+recorded after a restart, and what /forget-me and the purge take."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from bot.dailies import Dailies
+from bot.daily import EPOCH, NO_CHANNEL, day_number, share_line, streak
+from bot.games.cheerio import CATEGORIES
+from bot.model import GameStatus
+from tests.support import Clock, orchard, player
+
+GUILD = 100
+NOON = dt.datetime(2026, 2, 11, 12, tzinfo=dt.UTC).timestamp()
+
+
+def test_day_numbers_count_utc_days_from_the_epoch() -> None:
+    assert day_number(dt.datetime(2026, 1, 1, tzinfo=dt.UTC)) == 1
+    assert day_number(dt.datetime(2026, 2, 11, 23, 59, tzinfo=dt.UTC)) == 42
+    assert day_number(dt.datetime(2026, 2, 12, 0, 0, tzinfo=dt.UTC)) == 43
+    late_in_new_york = dt.datetime(2026, 2, 11, 20, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
+    assert day_number(late_in_new_york) == 43  # already the 12th in UTC
+    assert dt.date(2026, 1, 1) == EPOCH
+    with pytest.raises(ValueError):
+        day_number(dt.datetime(2026, 2, 11))
+
+
+def test_streaks_and_the_share_line() -> None:
+    assert streak([40, 41, 42], 42) == 3
+    assert streak([40, 41], 42) == 2  # today still to play: the streak is not broken yet
+    assert streak([39, 41], 42) == 1 and streak([], 42) == 0 and streak([40], 42) == 0
+    assert share_line(42, "Cheerio", 187, 98) == "Orchard Daily #42 · Cheerio 187 · accuracy 98%"
+
+
+async def test_one_game_a_day_private_and_without_a_clock(tmp_path: Path) -> None:
+    clock = Clock(NOON)
+    table = await orchard(tmp_path / "o.db", clock)
+    try:
+        dailies = Dailies(table.runner, clock)
+        first, play = await dailies.game_of_the_day("cheerio", GUILD, player(1))
+        again, _ = await dailies.game_of_the_day("cheerio", GUILD, player(1))
+        assert again.id == first.id and play.day == 42 and play.score is None
+        row = first.row
+        assert row.status is GameStatus.ACTIVE and row.channel_id == NO_CHANNEL
+        assert row.deadline is None and row.options == {"daily": 42}
+        assert table.shown.shown == []  # never drawn on a public board
+        other, _ = await dailies.game_of_the_day("cheerio", GUILD, player(2))
+        assert other.id != first.id and other.state.dice == first.state.dice
+        clock.now += 86400
+        tomorrow, play = await dailies.game_of_the_day("cheerio", GUILD, player(1))
+        assert tomorrow.id != first.id and play.day == 43
+    finally:
+        await table.close()
+
+
+async def test_a_result_is_recorded_on_the_first_read_after_the_end(tmp_path: Path) -> None:
+    """The game's last move is committed by the runner; the play's score and accuracy are
+    written by whoever reads it next, so a restart in between loses nothing."""
+    clock = Clock(NOON)
+    table = await orchard(tmp_path / "o.db", clock)
+    dailies = Dailies(table.runner, clock)
+    snapshot, _ = await dailies.game_of_the_day("cheerio", GUILD, player(1))
+    for category in CATEGORIES:
+        await table.runner.act(snapshot.id, 1, "score", category)
+    assert await table.store.moves(snapshot.id)
+    rows = await table.store.db.fetchall("SELECT score FROM daily_plays")
+    assert rows[0][0] is None
+    await table.close()
+
+    table = await orchard(tmp_path / "o.db", clock)
+    try:
+        dailies = Dailies(table.runner, clock)
+        (done,) = await dailies.board(42, "cheerio", GUILD)
+        finished = await table.runner.load(snapshot.id)
+        assert done.score == sum(p for p in finished.state.cards[0] if p is not None)
+        assert done.accuracy is not None and 0 <= done.accuracy <= 100
+        ordinary = await table.store.db.fetchall(
+            "SELECT COUNT(*) FROM results WHERE game_id = ?", (snapshot.id,)
+        )
+        assert ordinary[0][0] == 0  # no leaderboard, rating or /stats counts a daily game
+        assert await table.runner.replay(snapshot.id) == finished.state
+        assert await dailies.streak("cheerio", 1) == 1
+        assert await dailies.board(42, "cheerio", None) == []  # not on the world board
+        await dailies.store.set_world(1, True, clock.now)
+        assert [p.user_id for p in await dailies.board(42, "cheerio", None)] == [1]
+        assert await table.orchard.forget(GUILD, 1) >= 2
+        assert await dailies.board(42, "cheerio", GUILD) == []
+        assert not await dailies.store.in_world(1)
+    finally:
+        await table.close()

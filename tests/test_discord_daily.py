@@ -1,0 +1,213 @@
+"""The Daily Orchard through discord.py and the fake Discord: private boards that keep
+working, the same dice for everyone, once a day, the boards and the share line."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from bot.app import OrchardBot
+from bot.daily import day_of
+from bot.games.applejack import CATEGORIES as APPLEJACK_CATEGORIES
+from bot.games.cheerio import CATEGORIES
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    answered,
+    choose,
+    no_errors,
+    orchard_bot,
+    press,
+    private,
+    server,
+)
+from tests.fakediscord import FakeDiscord, components_of, text_of
+
+ORDER = ("sixes", "fives", "cheerio", "fours", "threes", "twos", "ones")
+
+
+async def daily(fake: FakeDiscord, user: int, **options: Any) -> int:
+    """/daily as ``user``: the private board's message id."""
+    reply = await answered(await fake.slash(user, GUILD, CHANNEL, "daily", options))
+    assert reply.ephemeral and reply.original is not None, reply.describe()
+    return int(reply.original["id"])
+
+
+def dice_shown(fake: FakeDiscord, board: int) -> str:
+    """The board's dice (its Keep / Release buttons) and rolls left, not whose turn it is."""
+    message = fake.message(board)
+    dice = [c.label or "" for c in components_of(message) if ":hold:" in (c.custom_id or "")]
+    left = re.search(r"(\d+|No) rolls? left", text_of(message))
+    return " ".join(dice) + (f" · {left[0]}" if left else "")
+
+
+def scored_text(fake: FakeDiscord, board: int) -> str:
+    """The board after a score, as alike for two players as their games: no game number, and
+    columns not padded to the name's length."""
+    text = re.sub(r"\n-# .* · game \d+$", "", text_of(fake.message(board)))
+    return re.sub(r" +", " ", text)
+
+
+def roll_label(fake: FakeDiscord, board: int) -> str:
+    button = fake.find_button(board, lambda c: ":roll:" in (c.custom_id or ""))
+    return str(button.label)
+
+
+async def play_cheerio(fake: FakeDiscord, user: int, board: int) -> list[str]:
+    """Hold the first die and roll once each turn, then score in ORDER: what was seen."""
+    seen = [dice_shown(fake, board)]
+    for category in ORDER:
+        held = await press(fake, user, board, dice_label(fake, board, 0))
+        assert held.type == 7 and secret(fake, board), held.describe()
+        rolled = await press(fake, user, board, roll_label(fake, board))
+        assert rolled.type == 7, rolled.describe()
+        seen.append(dice_shown(fake, board))
+        scored = await choose(fake, user, board, "score", [category])
+        assert scored.type == 7 and secret(fake, board), scored.describe()
+        seen.append(scored_text(fake, board))
+    return seen
+
+
+def secret(fake: FakeDiscord, board: int) -> bool:
+    """The board is an ephemeral message (only its player sees it)."""
+    return bool(int(fake.message(board)["flags"]) & 64)
+
+
+def dice_label(fake: FakeDiscord, board: int, index: int) -> str:
+    button = fake.find_button(board, lambda c: (c.custom_id or "").endswith(f":hold:{index}"))
+    return str(button.custom_id)
+
+
+def hold(fake: FakeDiscord, board: int) -> str:
+    """Apple Jack's hold button ("I'll hold", or in a round's last turn "… (done)")."""
+    return str(fake.find_button(board, lambda c: (c.custom_id or "").endswith(":hold:")).custom_id)
+
+
+async def game_of(bot: OrchardBot, user: int, kind: str = "cheerio") -> Any:
+    play = await bot.orchard.store.db.fetchall(
+        "SELECT game_id FROM daily_plays WHERE user_id = ? AND kind = ?", (user, kind)
+    )
+    return await bot.orchard.runner.load(int(play[0][0]))
+
+
+async def test_two_players_same_choices_same_dice_and_score_privately(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        alice_board = await daily(fake_discord, ALICE)
+        bob_board = await daily(fake_discord, BOB)
+        assert dice_shown(fake_discord, alice_board) == dice_shown(fake_discord, bob_board)
+        alice = await play_cheerio(fake_discord, ALICE, alice_board)
+        bob = await play_cheerio(fake_discord, BOB, bob_board)
+        assert [s.replace("Alice", "Bob") for s in alice] == bob
+        games = [await game_of(bot, user) for user in (ALICE, BOB)]
+        assert games[0].row.status == games[1].row.status == "finished"
+        assert games[0].state.cards == games[1].state.cards
+        assert games[0].row.seed != games[1].row.seed
+        for game in games:
+            assert await bot.orchard.runner.replay(game.id) == game.state
+        # Nothing was posted in the channel: no board, no turn ping, no end announcement.
+        assert fake_discord.channel_messages(CHANNEL) == []
+
+        again = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily"))
+        assert again.ephemeral and again.original is not None
+        said = text_of(again.original)
+        assert "You have played today's Cheerio" in said
+        score = sum(p for p in games[0].state.cards[0] if p is not None)
+        assert f"Orchard Daily #{day_of(time.time())} · Cheerio {score} · accuracy" in said
+        assert len(fake_discord.channel_messages(CHANNEL)) == 0
+
+        review = await press(fake_discord, ALICE, alice_board, "Review")
+        private(review)
+        assert "accuracy" in review.content
+        shared = await press(fake_discord, ALICE, alice_board, "Share my result")
+        assert not shared.ephemeral
+        (posted,) = fake_discord.channel_messages(CHANNEL)
+        assert posted["content"].startswith(f"Orchard Daily #{day_of(time.time())} · Cheerio ")
+        assert "⚀" not in posted["content"] and "dice" not in posted["content"]
+        refused = await press(fake_discord, BOB, alice_board, "Share my result")
+        assert refused.ephemeral and "Only the player" in refused.content
+
+        board = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "daily-board"))
+        text = board.embeds[0]["description"]
+        assert "Alice" in text and "Bob" in text and f"**{score}**" in text
+        no_errors(fake_discord)
+
+
+async def test_a_daily_game_survives_the_token_and_a_restart(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """The /daily answer's token may expire and the bot restart: each click on the private
+    board answers by updating the message it came from, so the game goes on."""
+    server(fake_discord)
+    fake_discord.token_lifetime = 0.2
+    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+        board = await daily(fake_discord, ALICE)
+        await press(fake_discord, ALICE, board, dice_label(fake_discord, board, 0))
+    time.sleep(0.3)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        rolled = await press(fake_discord, ALICE, board, roll_label(fake_discord, board))
+        assert rolled.type == 7 and secret(fake_discord, board), rolled.describe()
+        scored = await choose(fake_discord, ALICE, board, "score", ["ones"])
+        assert scored.type == 7
+        live = await game_of(bot, ALICE)
+        assert live.state.cards[0][CATEGORIES.index("ones")] is not None
+        assert live.row.deadline is None  # a daily game waits all day: no turn clock
+        resumed = await daily(fake_discord, ALICE)  # a dismissed board is shown again
+        assert "1 roll" not in dice_shown(fake_discord, resumed)
+        assert (await game_of(bot, ALICE)).id == live.id
+        no_errors(fake_discord)
+
+
+async def test_daily_applejack_solo_once_a_day(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await daily(fake_discord, ALICE, game="applejack")
+        for category in APPLEJACK_CATEGORIES[:-1]:
+            await press(fake_discord, ALICE, board, hold(fake_discord, board))
+            await choose(fake_discord, ALICE, board, "call", [category])
+        await press(fake_discord, ALICE, board, hold(fake_discord, board))
+        game = await game_of(bot, ALICE, "applejack")
+        assert game.row.status == "finished" and len(game.row.players) == 1
+        again = await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily", {"game": "applejack"})
+        )
+        assert again.original is not None
+        assert "You have played today's Apple Jack" in text_of(again.original)
+        rows = await bot.orchard.store.db.fetchall("SELECT COUNT(*) FROM games")
+        assert rows[0][0] == 1
+        no_errors(fake_discord)
+
+
+async def test_yesterdays_board_is_posted_once_in_the_chosen_channel(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        chosen = await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
+            )
+        )
+        assert chosen.ephemeral, chosen.describe()
+        cog: Any = bot.get_cog("DailyCog")
+        now = time.time()
+        cog.dailies.clock = lambda: now - 86400  # Alice plays yesterday's game
+        board = await daily(fake_discord, ALICE)
+        for category in ORDER:
+            await choose(fake_discord, ALICE, board, "score", [category])
+        cog.dailies.clock = lambda: now
+        before = len(fake_discord.channel_messages(CHANNEL))
+        assert await cog.post_boards() == 1
+        assert await cog.post_boards() == 0  # once a day
+        posted = fake_discord.channel_messages(CHANNEL)[before:]
+        titles = [m["embeds"][0]["title"] for m in posted]
+        assert f"Orchard Daily #{day_of(now) - 1} · Cheerio · this server" in titles
+        assert "Alice" in posted[0]["embeds"][0]["description"]
+        no_errors(fake_discord)

@@ -1,0 +1,134 @@
+"""Reviews of the dice games: the exact split, checked by hand where a turn allows it."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from bot.ai import applejack_review, cheerio_review
+from bot.ai.applejack_players import choose as applejack_choose
+from bot.ai.cheerio_players import easy as cheerio_easy
+from bot.ai.cheerio_players import exact_tables
+from bot.ai.cheerio_players import hard as cheerio_hard
+from bot.ai.dice_review import DiceReview
+from bot.games import applejack, cheerio
+from bot.games.base import daily_dice
+from bot.model import FORFEIT_VERB, Move
+
+DAY = 321
+# A die held for ones that is not yet one becomes one within two rerolls with chance 11/36.
+TWO_REROLLS = Fraction(11, 36)
+
+
+def split_holds(review: DiceReview) -> None:
+    """final = optimum + luck + others - choices, to the last digit (Fractions, no tolerance)."""
+    assert review.optimum + review.luck + review.others - review.choices == review.final
+
+
+def scored_at_once(order: tuple[str, ...]) -> list[Move]:
+    return [Move(0, "score", c) for c in order]
+
+
+def test_cheerio_last_turn_costs_and_luck_by_hand() -> None:
+    """Score every category on its first roll, ones last. The last turn, with only ones
+    open: before its roll the turn is worth 5 * 91/216 + 5 * (91/216)^5 (each die ends a one
+    with chance 91/216; five ones score double); with k ones showing and two rerolls left,
+    k + (5-k) * 11/36 + 5 * (11/36)^(5-k); scoring k at once gives up the difference."""
+    order = (*cheerio.CATEGORIES[1:], "ones")
+    review = cheerio_review.review(7, 1, {"daily": DAY}, scored_at_once(order), 0)
+    assert review is not None
+    split_holds(review)
+    ones = daily_dice("cheerio", DAY, 6, 0, 5).count(1)
+    state = cheerio.ENGINE.new(7, 1, {"daily": DAY})
+    for move in scored_at_once(order[:-1]):
+        state = cheerio.ENGINE.apply(state, cheerio.ENGINE.parse(0, move.verb, move.arg))
+    banked = cheerio.total(state.cards[0])
+    start = 5 * Fraction(91, 216) + 5 * Fraction(91, 216) ** 5
+    assert exact_tables().value(order[:-1]) == pytest.approx(float(start), abs=1e-12)
+    shown = ones + (5 - ones) * TWO_REROLLS + 5 * TWO_REROLLS ** (5 - ones)
+    last = review.decisions[-1]
+    assert last.chose == f"score ones ({ones})" and last.best == (
+        f"keep {' '.join(['1'] * ones)} and reroll" if ones else "reroll all five"
+    )
+    assert float(last.cost) == pytest.approx(float(shown - ones), abs=1e-12)
+    assert float(review.rolls[-1]) == pytest.approx(float(shown - start), abs=1e-12)
+    assert sum(review.rolls, Fraction(0)) == review.luck
+    assert review.final == banked + ones
+    assert len(review.decisions) == 7 and review.best_choices < 7
+
+
+def test_cheerio_optimal_play_costs_nothing_and_scores_a_hundred() -> None:
+    engine = cheerio.ENGINE
+    state = engine.new(99, 1, {})
+    moves = []
+    while not engine.is_over(state):
+        action = cheerio_hard(state, 0)
+        moves.append(Move(0, *engine.format(action)))
+        state = engine.apply(state, action)
+    review = cheerio_review.review(99, 1, {}, moves, 0)
+    assert review is not None
+    split_holds(review)
+    assert review.choices == 0 and review.accuracy == 100 and review.costliest() == []
+    assert review.final == cheerio.total(state.cards[0])
+
+
+def test_cheerio_every_seat_of_a_six_player_game_splits_exactly() -> None:
+    engine = cheerio.ENGINE
+    state = engine.new(2024, 6, {})
+    moves = []
+    while not engine.is_over(state):
+        action = cheerio_easy(state, state.turn)
+        moves.append(Move(action.seat, *engine.format(action)))
+        state = engine.apply(state, action)
+    reviews = cheerio_review.review_all(2024, 6, {}, moves)
+    for seat, review in enumerate(reviews):
+        assert review is not None
+        split_holds(review)
+        assert review.final == cheerio.total(state.cards[seat])
+        assert review.optimum == reviews[0].optimum and review.others == 0
+        worst = review.costliest()
+        assert len(worst) == 3 and worst[0].cost >= worst[1].cost >= worst[2].cost > 0
+        assert 0 <= review.accuracy < 100
+
+
+def test_a_seat_that_left_has_no_review() -> None:
+    moves = [Move(0, "score", "ones"), Move(1, FORFEIT_VERB)]
+    assert cheerio_review.review(3, 2, {}, moves, 1) is None
+
+
+def test_applejack_daily_last_turn_by_hand() -> None:
+    """Apple Jack's ones have no bonus: with k ones and two rerolls left the last turn is worth
+    k + (5-k) * 11/36, and holding at once gives up (5-k) * 11/36."""
+    moves: list[Move] = []
+    for category in applejack.CATEGORIES[1:]:
+        moves += [Move(0, "hold"), Move(0, "call", category)]
+    moves.append(Move(0, "hold"))
+    review = applejack_review.review(5, 1, {"daily": DAY}, moves, 0)
+    assert review is not None
+    split_holds(review)
+    ones = daily_dice("applejack", DAY, 7, 0, 5).count(1)
+    last = review.decisions[-1]
+    assert last.chose == "hold" and last.where == "round 1, turn 8, roll 1"
+    assert float(last.cost) == pytest.approx(float((5 - ones) * TWO_REROLLS), abs=1e-12)
+    assert review.others == 0 and len(review.decisions) == 15
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_applejack_games_split_exactly(players: int) -> None:
+    engine = applejack.ENGINE
+    options = {"daily": DAY} if players == 1 else {}
+    levels = ["easy", "normal", "hard"]
+    state = engine.new(8, players, options)
+    moves = []
+    while not engine.is_over(state):
+        seat = min(engine.to_act(state))
+        action = applejack_choose(state, seat, levels[seat], 0)
+        moves.append(Move(seat, *engine.format(action)))
+        state = engine.apply(state, action)
+    for seat in range(players):
+        review = applejack_review.review(8, players, options, moves, seat)
+        assert review is not None
+        split_holds(review)
+        assert review.final == applejack.totals(state)[seat]
+        assert (review.others == 0) == (players == 1)

@@ -1,0 +1,88 @@
+"""Reviews of Hot Score (round-win chance given up) and Appletters (the longest word then)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bot.ai import appletters_review, hotscore_review
+from bot.ai.appletters_players import choose as appletters_choose
+from bot.ai.hotscore_players import choose as hotscore_choose
+from bot.ai.hotscore_players import option_values
+from bot.games import appletters, hotscore
+from bot.games.hotscore import Throw
+from bot.model import Move
+
+
+def hotscore_game(levels: list[str], seed: int = 5) -> list[Move]:
+    engine = hotscore.ENGINE
+    state = engine.new(seed, 2, {})
+    moves = []
+    while not engine.is_over(state):
+        seat = min(engine.to_act(state))
+        action = hotscore_choose(state, seat, levels[seat], 0)
+        moves.append(Move(seat, *engine.format(action)))
+        state = engine.apply(state, action)
+    return moves
+
+
+def test_hard_gives_up_no_round_win_chance_and_easy_does() -> None:
+    moves = hotscore_game(["easy", "hard"])
+    hard = hotscore_review.review(5, 2, {}, moves, 1)
+    easy = hotscore_review.review(5, 2, {}, moves, 0)
+    assert hard and all(d.cost == 0 for d in hard)
+    costly = [d for d in easy if d.cost > 0]
+    assert costly and all(d.chose == "stick" and d.best == "bonus" for d in costly)
+
+
+def test_a_decisions_cost_is_the_gap_between_its_options() -> None:
+    """Answering a 7 (HOT) with 2 and 3 (a 5, FAR): sticking loses for sure (0%), the Bonus Die
+    can still make a HOT or force a challenge, so throwing it is worth its exact chance."""
+    values = option_values(Throw((3, 4)), (2, 3))
+    assert values["stick"] == 0.0 and values["bonus"] > 0
+    text = hotscore_review.review_text("hotscore", 5, 2, {}, hotscore_game(["easy", "hard"]), 0)
+    assert text.startswith("**Your review**") and "percentage points" in text
+
+
+def appletters_game(kind_engine: appletters.AppLettersEngine) -> list[Move]:
+    state = kind_engine.new(5, 2, {})
+    moves = []
+    for n in range(200):
+        if kind_engine.is_over(state):
+            break
+        seat = min(kind_engine.to_act(state))
+        action = appletters_choose(kind_engine.view_for(state, seat), seat, "hard", n)
+        moves.append(Move(seat, *kind_engine.format(action)))
+        state = kind_engine.apply(state, action)
+    return moves
+
+
+def test_the_longest_word_is_found_from_the_players_own_tiles_only() -> None:
+    """Whatever another seat holds, the answer is the same: only the asker's view is read."""
+    engine = appletters.ENGINE
+    state = engine.new(11, 2, {})
+    mine = appletters_review.longest_word(state, 0)
+    other = replace(state, hands=(state.hands[0], "QQQQQQQ"))
+    assert mine is not None and appletters_review.longest_word(other, 0) == mine
+    assert set(mine) <= set(state.hands[0].upper())
+
+
+def test_appletters_review_lists_each_of_the_players_turns() -> None:
+    engine = appletters.TURNOVER_ENGINE
+    moves = appletters_game(engine)
+    turns = appletters_review.review(engine.kind, 5, 2, {}, moves, 0)
+    mine = [m for m in moves if m.seat == 0 and m.verb in ("play", "turnover", "pick", "badapple")]
+    assert len(turns) == len(mine) > 0
+    assert all(t.longest is None or len(t.longest) >= 2 for t in turns)
+    text = appletters_review.review_text(engine.kind, 5, 2, {}, moves, 0)
+    assert "Turn 1:" in text and len(text) <= 2000
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_hotscore_review_names_only_the_seats_own_rounds(seat: int) -> None:
+    moves = hotscore_game(["hard", "hard"], seed=9)
+    decisions = hotscore_review.review(9, 2, {}, moves, seat)
+    assert len(decisions) == sum(
+        1 for m in moves if m.seat == seat and m.verb in ("stick", "bonus", "sign")
+    )
