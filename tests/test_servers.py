@@ -358,6 +358,9 @@ async def test_stats_and_history_after_a_two_player_game(
             f"<@{user}> {score}" + (" 🏆" if w else "") for user, score, w in seats
         )
         assert expected in line and line.startswith("**Cheerio** <t:")
+        await fake_discord.wait_for(  # the last board edit follows the commit
+            lambda: "Game over" in text_of(fake_discord.message(board)), what="the final board"
+        )
         standings = text_of(fake_discord.message(board))
         assert "Cheerio · Game over\n" in standings
         assert standings.count("🏆") == sum(won.values()) >= 1
@@ -473,6 +476,9 @@ async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, tmp_path: Pa
         (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE})
         assert rows(path, "SELECT seats, won FROM results") == [(1, 0)]
+        await fake_discord.wait_for(  # the last board edit follows the commit
+            lambda: "Game over" in text_of(fake_discord.message(board)), what="the final board"
+        )
         standings = text_of(fake_discord.message(board))
         assert "Cheerio · Game over\n" in standings and "🏆" not in standings
         history = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "history"))
