@@ -41,7 +41,8 @@ async def sqlite_schema(path: Path) -> tuple[Columns, Indexes]:
         tables = [
             r[0]
             for r in await db.fetchall(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'schema_migrations'"
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+                " AND name <> 'schema_migrations'"
             )
         ]
         columns: Columns = {}
