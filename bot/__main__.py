@@ -244,7 +244,7 @@ class Gate:
     def __init__(self, bot: discord.Client) -> None:
         self.bot = bot
         self.open = True
-        self.busy: set[asyncio.Task[Any]] = set()
+        self.busy: set[asyncio.Future[Any]] = set()
         parsers = bot._connection.parsers  # the gateway reads this very dict
         self._parse = parsers["INTERACTION_CREATE"]
         parsers["INTERACTION_CREATE"] = self._receive
@@ -253,12 +253,27 @@ class Gate:
         if not self.open:
             self._keep(asyncio.create_task(self._turn_away(data)))
             return
-        before = asyncio.all_tasks()
-        self._parse(data)  # starts the handlers' tasks before it returns
-        for task in asyncio.all_tasks() - before:
-            self._keep(task)
+        # The handlers' tasks are started before the parser returns: the loop's task factory
+        # hands each to us as it is made (all_tasks() would cost two walks over every task
+        # alive, thousands after downtime, per interaction).
+        loop = asyncio.get_running_loop()
+        factory = loop.get_task_factory()
 
-    def _keep(self, task: asyncio.Task[Any]) -> None:
+        def kept(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
+            if factory is not None:
+                task = factory(loop, coro, **kwargs)
+            else:
+                task = asyncio.Task(coro, loop=loop, **kwargs)
+            self._keep(task)
+            return task
+
+        loop.set_task_factory(kept)
+        try:
+            self._parse(data)
+        finally:
+            loop.set_task_factory(factory)
+
+    def _keep(self, task: asyncio.Future[Any]) -> None:
         self.busy.add(task)
         task.add_done_callback(self.busy.discard)
 

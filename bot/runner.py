@@ -303,8 +303,14 @@ class Runner:
         return await self.shown(fresh)
 
     async def fire_deadline(self, game_id: int) -> Snapshot | None:
-        """What the clock does to a game whose deadline passed (idempotent): a lobby nobody
-        started closes; in a game, the awaited seats' timeout moves are played."""
+        """What the clock does to a game whose deadline passed, written and then shown."""
+        fresh = await self.expire(game_id)
+        return None if fresh is None else await self.shown(fresh)
+
+    async def expire(self, game_id: int) -> Snapshot | None:
+        """What the clock does to a game whose deadline passed (idempotent), written but not
+        yet shown: a lobby nobody started closes; in a game, the awaited seats' timeout moves
+        are played. None if nothing was due."""
         async with self.lock(game_id):
             snapshot = await self.load(game_id)
             row = snapshot.row
@@ -315,7 +321,7 @@ class Runner:
             else:
                 state, moves, counts = self._timeout_moves(snapshot)
                 fresh = await self._play(snapshot, state, moves, counts)
-        return await self.shown(fresh)
+        return fresh
 
     async def replay(self, game_id: int) -> Any:
         """The state rebuilt from the seed and the move log: it must equal the stored one."""

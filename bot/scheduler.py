@@ -3,8 +3,11 @@
 Deadlines are rows, not view timeouts, so they survive a restart: on start-up the scheduler
 simply finds what is already due. It sleeps until the earliest deadline, or until a commit
 brings a deadline earlier than the one it waits for (most commits set one five minutes away,
-which changes nothing). Due games fire side by side, a bounded number at a time, so a game
-whose channel is slow, or thousands overdue after downtime, hold up no other server's.
+which changes nothing). Due games are written side by side, a bounded number at a time, and
+shown afterwards by a few display workers, apart from the writing: a channel that is slow or
+rate-limited, or thousands of boards to redraw after downtime, hold up no deadline and no
+other server's game. The workers' Discord requests are the backlog
+(:data:`bot.pacing.BACKLOG`): they go when nothing being played now is waiting.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 
+from bot.pacing import BACKLOG
 from bot.runner import Runner, Snapshot
 
 log = logging.getLogger(__name__)
@@ -20,6 +25,7 @@ log = logging.getLogger(__name__)
 MAX_SLEEP = 60.0
 RETRY_SECONDS = 60.0
 FIRING_AT_ONCE = 16  # enough to keep the store busy; few enough that clicks get their turn
+SHOWING_AT_ONCE = 8  # display workers: more only queue on Discord's limit (bot.pacing)
 
 
 class Scheduler:
@@ -28,6 +34,8 @@ class Scheduler:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._next: float | None = None  # the deadline the loop sleeps until
+        self._to_show: asyncio.Queue[Snapshot] = asyncio.Queue()
+        self._workers: list[asyncio.Task[None]] = []
         runner.on_commit.append(self._changed)
 
     def start(self) -> None:
@@ -35,10 +43,12 @@ class Scheduler:
             self._task = asyncio.create_task(self._loop(), name="orchard-deadlines")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
+        """Stop firing; boards not yet shown stay as they were (their next click redraws)."""
+        tasks = [t for t in (self._task, *self._workers) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._task, self._workers = None, []
 
     def wake(self) -> None:
         self._wake.set()
@@ -49,25 +59,64 @@ class Scheduler:
             self._wake.set()
 
     async def run_due(self) -> int:
-        """Fire everything due now, side by side; returns how many games it touched."""
-        slots = asyncio.Semaphore(FIRING_AT_ONCE)
-        due = await self.runner.store.due_games(self.runner.clock())
-        fired = await asyncio.gather(*(self._fire(game_id, slots) for game_id in due))
-        return sum(fired)
+        """Fire everything due now and show it; returns how many games it touched."""
+        fired = await self.fire_due()
+        await self.shown()
+        return fired
 
-    async def _fire(self, game_id: int, slots: asyncio.Semaphore) -> bool:
-        async with slots:
+    async def fire_due(self) -> int:
+        """Write everything due now, a few side by side; their displays are queued, not
+        awaited. A few workers share the list rather than a task per game: after downtime
+        10,000 tasks would make every walk over the loop's tasks slow."""
+        due = deque(await self.runner.store.due_games(self.runner.clock()))
+        fired = 0
+
+        async def worker() -> None:
+            nonlocal fired
+            while due:
+                done = await self._fire(due.popleft())  # not `fired += await`: it would
+                fired += done  # read ``fired`` before the await, losing other workers' counts
+
+        await asyncio.gather(*(worker() for _ in range(min(FIRING_AT_ONCE, len(due)))))
+        return fired
+
+    async def shown(self) -> None:
+        """Wait until every queued display has been shown."""
+        await self._to_show.join()
+
+    async def _fire(self, game_id: int) -> bool:
+        try:
+            fresh = await self.runner.expire(game_id)
+        except Exception:
+            log.exception("game %s: deadline failed; retrying in a minute", game_id)
+            await self.runner.postpone(game_id, self.runner.clock() + RETRY_SECONDS)
+            return False
+        if fresh is None:
+            return False
+        if not self._workers:
+            self._workers = [
+                asyncio.create_task(self._show(), name=f"orchard-deadline-display-{i}")
+                for i in range(SHOWING_AT_ONCE)
+            ]
+        self._to_show.put_nowait(fresh)
+        return True
+
+    async def _show(self) -> None:
+        """A display worker: its requests wait for everything being played now."""
+        BACKLOG.set(True)
+        while True:
+            snapshot = await self._to_show.get()
             try:
-                return await self.runner.fire_deadline(game_id) is not None
+                await self.runner.shown(snapshot)  # skips a version a later write overtook
             except Exception:
-                log.exception("game %s: deadline failed; retrying in a minute", game_id)
-                await self.runner.postpone(game_id, self.runner.clock() + RETRY_SECONDS)
-                return False
+                log.exception("game %s: could not show its deadline", snapshot.id)
+            finally:
+                self._to_show.task_done()
 
     async def _loop(self) -> None:
         while True:
             self._wake.clear()
-            await self.run_due()
+            await self.fire_due()
             nearest = self._next = await self.runner.store.next_deadline()
             delay = MAX_SLEEP if nearest is None else nearest - self.runner.clock()
             delay = min(max(delay, 0.0), MAX_SLEEP)
