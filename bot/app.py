@@ -22,6 +22,7 @@ from bot.answers import watch
 from bot.boards import Boards, GameUI
 from bot.components import OURS, GameButton, GameSelect, component_arg, data_of, shown_as
 from bot.config import Config
+from bot.dice_emojis import DiceEmojis
 from bot.interface import dispatch, refuse
 from bot.orchard import Orchard
 from bot.pacing import Pacer, pace
@@ -67,6 +68,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.uis: dict[str, GameUI] = {}
         self.templates: list[re.Pattern[str]] = []
         self.forms: list[re.Pattern[str]] = []  # modal ids a cog answers in its own listener
+        self.dice = DiceEmojis()  # the dice pictures boards show (text until uploaded)
 
     def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
         """Register persistent components and remember their ids, for :meth:`on_interaction`."""
@@ -81,6 +83,7 @@ class OrchardBot(commands.AutoShardedBot):
         for extension in extensions():
             await self.load_extension(extension)
         await self.sync_commands()
+        await self.dice.upload(self)  # before any board is drawn: games resume with pictures
         await self.orchard.start()
         # Everything made so far lives as long as the bot: moved out of the collector's way,
         # a full collection no longer walks it (such passes paused the loop 50-77 ms).

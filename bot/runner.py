@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -134,8 +134,11 @@ class Runner:
         row = await self.store.get_game(game_id)
         if row is None:
             raise Refusal("That game no longer exists.")
+        return self._snapshot(row)
+
+    def _snapshot(self, row: GameRow) -> Snapshot:
         state = None if row.state is None else self.engine(row.kind).load(row.state)
-        return Snapshot(row, state, written=self._writes.get(game_id, 0))
+        return Snapshot(row, state, written=self._writes.get(row.id, 0))
 
     # Games and lobbies are created and changed here, and only here.
 
@@ -313,15 +316,47 @@ class Runner:
         are played. None if nothing was due."""
         async with self.lock(game_id):
             snapshot = await self.load(game_id)
-            row = snapshot.row
-            if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
+            planned = await self._expiry(snapshot)
+            if planned is None:
                 return None
-            if row.status is GameStatus.LOBBY:
-                fresh = await self._write(snapshot, _closing(snapshot, GameStatus.CANCELLED), None)
-            else:
-                state, moves, counts = self._timeout_moves(snapshot)
-                fresh = await self._play(snapshot, state, moves, counts)
-        return fresh
+            return await self._write(snapshot, *planned)
+
+    async def expire_many(self, game_ids: Sequence[int]) -> tuple[list[Snapshot], list[int]]:
+        """:meth:`expire` for many games at once, in one read and one transaction: after
+        downtime, thousands of games are due and a transaction each would take minutes.
+
+        Games whose lock is taken (someone is moving) are left out, as are all of them if a
+        guard fails; returns what was written and the ids left for :meth:`expire`.
+        """
+        locks = {game_id: self.lock(game_id) for game_id in game_ids}
+        free = [game_id for game_id, lock in locks.items() if not lock.locked()]
+        for game_id in free:
+            await locks[game_id].acquire()  # free, so taken at once
+        try:
+            plans: list[tuple[Snapshot, GameChange, Any]] = []
+            for row in await self.store.get_games(free):
+                snapshot = self._snapshot(row)
+                planned = await self._expiry(snapshot)
+                if planned is not None:
+                    plans.append((snapshot, *planned))
+            if not await self.store.write_many([change for _, change, _ in plans]):
+                return [], list(game_ids)
+            fresh = [self._committed(*plan) for plan in plans]
+        finally:
+            for game_id in free:
+                locks[game_id].release()
+        taken = set(free)
+        return fresh, [game_id for game_id in game_ids if game_id not in taken]
+
+    async def _expiry(self, snapshot: Snapshot) -> tuple[GameChange, Any] | None:
+        """The change a passed deadline makes, and the state it leaves; None if not due."""
+        row = snapshot.row
+        if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
+            return None
+        if row.status is GameStatus.LOBBY:
+            return _closing(snapshot, GameStatus.CANCELLED), None
+        state, moves, counts = self._timeout_moves(snapshot)
+        return await self._played(snapshot, state, moves, counts), state
 
     async def replay(self, game_id: int) -> Any:
         """The state rebuilt from the seed and the move log: it must equal the stored one."""
@@ -442,6 +477,19 @@ class Runner:
         forgotten: int | None = None,
     ) -> Snapshot:
         """Write a state that moves reached: with the version check, its end and results."""
+        change = await self._played(snapshot, state, moves, timeouts, forgotten=forgotten)
+        return await self._write(snapshot, change, state)
+
+    async def _played(
+        self,
+        snapshot: Snapshot,
+        state: Any,
+        moves: list[Move],
+        timeouts: dict[int, int],
+        *,
+        forgotten: int | None = None,
+    ) -> GameChange:
+        """The change that writes a state moves reached: version check, end and results."""
         row = snapshot.row
         if forgotten is not None:
             row = _written(row, GameChange(row.id, forgotten=forgotten))
@@ -471,13 +519,17 @@ class Runner:
             rating=rating,
             forgotten=forgotten,
         )
-        return await self._write(snapshot, change, state)
+        return change
 
     async def _write(self, snapshot: Snapshot, change: GameChange, state: Any) -> Snapshot:
         """The one write (inside the game's lock): guarded, numbered, announced to the hooks.
         Displaying it is the caller's, after the lock (:meth:`shown`)."""
         if not await self.store.write(change):
             raise Stale("That was already played: the board has moved on.")
+        return self._committed(snapshot, change, state)
+
+    def _committed(self, snapshot: Snapshot, change: GameChange, state: Any) -> Snapshot:
+        """What follows every write: the game numbered on, and the hooks told."""
         written = self._writes.get(snapshot.id, 0) + 1
         self._writes[snapshot.id] = written
         fresh = Snapshot(_written(snapshot.row, change), state, change.moves, written)
