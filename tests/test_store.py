@@ -84,7 +84,7 @@ def tables(path: Path) -> set[str]:
         return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
-async def count(store: Store, sql: str) -> list[tuple[object, ...]]:
+async def stored(store: Store, sql: str) -> list[tuple[object, ...]]:
     """Rows of ``sql`` read through the store's own database, on either backend."""
     return [tuple(row) for row in await store.db.fetchall(sql)]
 
@@ -297,7 +297,7 @@ async def test_a_failed_guard_writes_nothing_at_all(database: Target) -> None:
     assert [p.name for p in game.players] == ["Ann"]
     assert [m.verb for m in await store.moves(game_id)] == ["roll"]
     for table in ("results", "ratings", "rating_history"):
-        assert await count(store, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
+        assert await stored(store, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
     await store.close()
 
 
@@ -346,7 +346,7 @@ async def test_hinted_marks_the_game_and_its_results(database: Target) -> None:
     for game_id in (early, late):
         assert await store.write(finish(game_id, 0))
     assert await store.write(GameChange(late, hinted=True))
-    assert await count(store, "SELECT DISTINCT game_id, hinted FROM results ORDER BY 1") == [
+    assert await stored(store, "SELECT DISTINCT game_id, hinted FROM results ORDER BY 1") == [
         (early, 1),
         (late, 1),
     ]
