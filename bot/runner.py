@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.games.base import Ambiguous, Engine, MoveError, Option, SeatResult
+from bot.games.base import Ambiguous, Engine, MoveError, NotYourTurn, Option, SeatResult
 from bot.model import (
     FORFEIT_VERB,
     FORMER_PLAYER,
@@ -35,6 +35,7 @@ from bot.model import (
 from bot.ratings import rate
 from bot.settings import Settings
 from bot.specs import DEFAULT_LEVEL, SPEC_OF
+from bot.wording import not_your_turn
 from db.store import Store
 
 log = logging.getLogger(__name__)
@@ -430,6 +431,9 @@ class Runner:
             return action, engine.apply(snapshot.state, action)
         except Ambiguous as err:
             raise Choose(str(err), snapshot.id, snapshot.row.version, err.options) from err
+        except NotYourTurn as err:
+            waiting = sorted(engine.to_act(snapshot.state))
+            raise Refusal(not_your_turn([snapshot.row.players[s].name for s in waiting])) from err
         except MoveError as err:
             raise Refusal(str(err)) from err
 
