@@ -317,6 +317,8 @@ async def test_new_against_orchard_starts_at_once_and_orchard_plays(
         assert row.players[1].level == "hard"
         live = await bot.orchard.runner.load(row.id)
         assert live.state.log[0].seat == (0 if seed == 3 else 1)  # who drew the lowest letter
+        current = f"orc:{row.id}:{live.row.version}:"  # Orchard may have moved: await its board
+        await fake.wait_for(lambda: current in str(fake.message(board)), what="the board shown")
         if live.state.turn == 0:
             passed = await answer(
                 await fake.click(ALICE, board, fake.find_button(board, "Pick 3 tiles and pass"))
