@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import signal
@@ -9,20 +10,33 @@ import sys
 import textwrap
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import discord
 
 from bot import health
-from bot.config import SETTINGS, Config, ConfigError, db_path, load_env, server_id
+from bot.config import (
+    NO_ASYNCPG,
+    SETTINGS,
+    Config,
+    ConfigError,
+    database,
+    load_env,
+    server_id,
+)
+from db.connection import is_url
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
 
 log = logging.getLogger(__name__)
 
-USAGE = "usage: orchard [run | sync | health | clear-guild [SERVER_ID] | help]"
+USAGE = (
+    "usage: orchard [run | sync | health | clear-guild [SERVER_ID]"
+    " | migrate-db --from FILE --to URL | help]"
+)
 COMMANDS = (
     (
         "run",
@@ -40,6 +54,12 @@ COMMANDS = (
         "clear-guild",
         "remove the copy of the slash commands that DEV_GUILD_ID put into a server (SERVER_ID, "
         "default DEV_GUILD_ID), so that it does not list every command twice",
+    ),
+    (
+        "migrate-db",
+        "--from FILE --to postgresql://…: copy a SQLite database (stop the bot first), games in "
+        "play included, into an empty PostgreSQL database in one transaction, verify each "
+        "table's row count and print them; then set ORCHARD_DB to the URL",
     ),
     ("help", "this text (also -h and --help)"),
 )
@@ -67,12 +87,14 @@ def main(argv: list[str] | None = None) -> int:
         print(help_text())
         return 0
     known = {name for name, _ in COMMANDS}
+    if command == "migrate-db":
+        return migrate_db_command(rest)
     if command not in known or len(rest) > (1 if command == "clear-guild" else 0):
         print(f"{USAGE}\n(`orchard --help` says what each does)", file=sys.stderr)
         return 2
     if command == "health":
         load_env()
-        return health.main(db_path())
+        return health.main(database())
     try:
         config = Config.from_env()
         guild = server_id(rest[0], "SERVER_ID") if rest else config.dev_guild_id
@@ -299,13 +321,45 @@ async def clear_guild(config: Config, guild_id: int) -> int:
         except discord.HTTPException as err:
             print(f"Discord refused to change server {guild_id}'s commands: {err}", file=sys.stderr)
             return 1
-    if config.db_path.is_file():
-        store = await Store.open(config.db_path)
+    if is_url(config.database) or Path(config.database).is_file():
+        store = await Store.open(config.database)
         try:
             await store.set_meta(command_hash_key(guild), "")
         finally:
             await store.close()
     print(f"Removed Orchard's slash commands from server {guild_id}.")
+    return 0
+
+
+def migrate_db_command(args: list[str]) -> int:
+    """``orchard migrate-db --from FILE --to URL``: 0 when copied and verified, else 1 (2 for
+    bad arguments), with one line saying why."""
+    parser = argparse.ArgumentParser(prog="orchard migrate-db")
+    parser.add_argument("--from", dest="source", required=True, type=Path, metavar="FILE")
+    parser.add_argument("--to", dest="target", required=True, metavar="URL")
+    try:
+        options = parser.parse_args(args)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    if not options.source.is_file():
+        print(f"no SQLite database at {options.source}", file=sys.stderr)
+        return 2
+    if not is_url(options.target):
+        print("--to must be a postgresql:// (or postgres://) URL", file=sys.stderr)
+        return 2
+    try:
+        from db.transfer import copy_database
+    except ImportError:
+        print(NO_ASYNCPG, file=sys.stderr)
+        return 1
+    try:
+        counts = asyncio.run(copy_database(options.source, options.target))
+    except Exception as err:  # refused, unreachable, or not verified: nothing was committed
+        print(f"nothing copied: {err}", file=sys.stderr)
+        return 1
+    print(f"copied {options.source} into PostgreSQL; row counts verified:")
+    for table, count in counts.items():
+        print(f"  {table:<18}{count:>10}")
     return 0
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from dotenv import load_dotenv
+
+from db.connection import Target, is_url
 
 DEFAULT_DB = Path("data") / "orchard.db"
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -14,7 +17,12 @@ LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Every setting Orchard reads, for ``orchard --help``: add a line here when you read a new one.
 SETTINGS = (
     ("DISCORD_TOKEN", "required: the bot's token (Developer Portal > your application > Bot)"),
-    ("ORCHARD_DB", f"the SQLite database file (default {DEFAULT_DB}; in Docker /data/orchard.db)"),
+    (
+        "ORCHARD_DB",
+        f"the SQLite database file (default {DEFAULT_DB}; in Docker /data/orchard.db), or a "
+        "PostgreSQL server's postgresql://user:password@host:port/database URL (needs the "
+        "postgres extra: pip install 'orchard[postgres]')",
+    ),
     ("LOG_LEVEL", f"{', '.join(LEVELS)} (default INFO); libraries never log below INFO"),
     (
         "DEV_GUILD_ID",
@@ -41,6 +49,12 @@ QUOTED_TOKEN = (
 )
 
 
+NO_ASYNCPG = (
+    "ORCHARD_DB is a PostgreSQL URL, which needs the postgres extra: "
+    "pip install 'orchard[postgres]' (asyncpg)."
+)
+
+
 class ConfigError(Exception):
     """A setting is missing or malformed; the message says which and how to fix it."""
 
@@ -48,7 +62,7 @@ class ConfigError(Exception):
 @dataclass(frozen=True)
 class Config:
     token: str
-    db_path: Path
+    database: Target
     log_level: str
     dev_guild_id: int | None
 
@@ -60,9 +74,12 @@ class Config:
             raise ConfigError(NO_TOKEN_HELP)
         if len(token) > 1 and token[0] == token[-1] and token[0] in "\"'":
             raise ConfigError(QUOTED_TOKEN)
+        target = database()
+        if is_url(target) and importlib.util.find_spec("asyncpg") is None:
+            raise ConfigError(NO_ASYNCPG)
         return cls(
             token=token,
-            db_path=db_path(),
+            database=target,
             log_level=log_level(os.environ.get("LOG_LEVEL", "")),
             dev_guild_id=server_id(os.environ.get("DEV_GUILD_ID", ""), "DEV_GUILD_ID"),
         )
@@ -74,9 +91,11 @@ def load_env(env_file: str | None = ".env") -> None:
         load_dotenv(env_file)
 
 
-def db_path() -> Path:
-    """ORCHARD_DB, or the default: ``orchard health`` reads it too, without a token."""
-    return Path(os.environ.get("ORCHARD_DB", "").strip() or DEFAULT_DB)
+def database() -> Target:
+    """ORCHARD_DB (a ``postgresql://`` URL or a file's path), or the default file:
+    ``orchard health`` reads it too, without a token."""
+    raw = os.environ.get("ORCHARD_DB", "").strip()
+    return raw if is_url(raw) else Path(raw or DEFAULT_DB)
 
 
 def server_id(raw: str, name: str) -> int | None:

@@ -7,15 +7,16 @@ board across servers; the purge of a departed server (:func:`purge`) its plays a
 
 from __future__ import annotations
 
-import aiosqlite
+from collections.abc import Sequence
+from typing import Any
 
 from bot.daily import DailyPlay
-from db.connection import Database
+from db.connection import Database, Transaction
 
 _PLAY = "day, kind, user_id, guild_id, game_id, name, score, accuracy"
 
 
-def _play(row: aiosqlite.Row) -> DailyPlay:
+def _play(row: Sequence[Any]) -> DailyPlay:
     return DailyPlay(*row)
 
 
@@ -35,12 +36,12 @@ class DailyStore:
     async def add_play(self, play: DailyPlay) -> bool:
         """Record today's play; False if the person already has one (once a day)."""
         async with self.db.transaction() as conn:
-            cur = await conn.execute(
+            added = await conn.execute(
                 f"INSERT INTO daily_plays ({_PLAY}) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)"
                 " ON CONFLICT (day, kind, user_id) DO NOTHING",
                 (play.day, play.kind, play.user_id, play.guild_id, play.game_id, play.name),
             )
-            return cur.rowcount == 1
+            return added == 1
 
     async def finish(
         self, day: int, kind: str, user_id: int, score: int, accuracy: int | None, now: float
@@ -117,15 +118,14 @@ class DailyStore:
             )
 
 
-async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
+async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """The person's daily plays here, and their place on the board across servers."""
-    cur = await conn.execute(
+    plays = await tx.execute(
         "DELETE FROM daily_plays WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
     )
-    world = await conn.execute("DELETE FROM daily_world WHERE user_id = ?", (user_id,))
-    return cur.rowcount + world.rowcount
+    return plays + await tx.execute("DELETE FROM daily_world WHERE user_id = ?", (user_id,))
 
 
-async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
+async def purge(tx: Transaction, guild_id: int) -> None:
     for table in ("daily_plays", "daily_channels"):
-        await conn.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))
+        await tx.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))

@@ -19,8 +19,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-import aiosqlite
-
 from bot.model import (
     FORMER_PLAYER,
     KEEP,
@@ -34,7 +32,7 @@ from bot.model import (
     Player,
     TurnPing,
 )
-from db.connection import Database
+from db.connection import Database, Transaction
 
 STATE_FORMAT = 1
 OPEN = "status IN ('lobby', 'active')"
@@ -173,7 +171,7 @@ async def turn_pings_behind(db: Database) -> list[int]:
 
 
 async def create_game(
-    conn: aiosqlite.Connection,
+    tx: Transaction,
     kind: str,
     variant: str,
     guild_id: int,
@@ -185,10 +183,10 @@ async def create_game(
     now: float,
 ) -> int:
     """A new lobby with its host in seat 0; returns its id."""
-    cur = await conn.execute(
+    game_id = await tx.insert(
         "INSERT INTO games (kind, variant, guild_id, channel_id, host_id, status, seed,"
         " options, deadline, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, 'lobby', ?, ?, ?, ?, ?)",
+        " VALUES (?, ?, ?, ?, ?, 'lobby', ?, ?, ?, ?, ?) RETURNING id",
         (
             kind,
             variant,
@@ -202,56 +200,55 @@ async def create_game(
             now,
         ),
     )
-    game_id = int(cur.lastrowid or 0)
-    await _insert_player(conn, game_id, host)
+    await _insert_player(tx, game_id, host)
     return game_id
 
 
-async def write(conn: aiosqlite.Connection, change: GameChange, now: float) -> bool:
+async def write(tx: Transaction, change: GameChange, now: float) -> bool:
     """The game row, its seats and its move log as ``change`` says; False if a guard failed."""
     columns = _columns(change, now)
     where, guards = _guards(change)
-    cur = await conn.execute(
+    updated = await tx.execute(
         f"UPDATE games SET {', '.join(f'{c} = ?' for c in columns)} WHERE {where}",
         (*columns.values(), *guards),
     )
-    if cur.rowcount != 1:
+    if updated != 1:
         return False
     if change.players is not None:
-        await _replace_seats(conn, change.game_id, change.players)
+        await _replace_seats(tx, change.game_id, change.players)
     if change.timeouts:
-        await conn.executemany(
+        await tx.executemany(
             "UPDATE game_players SET timeouts = ? WHERE game_id = ? AND seat = ?",
             [(count, change.game_id, seat) for seat, count in change.timeouts.items()],
         )
     if change.moves:
-        await conn.executemany(_INSERT_MOVE, _move_rows(change, now))
+        await tx.executemany(_INSERT_MOVE, _move_rows(change, now))
     if change.forgotten is not None:
-        await _forget_in(conn, "?", (change.game_id,), change.forgotten)
+        await _forget_in(tx, "?", (change.game_id,), change.forgotten)
     return True
 
 
-async def write_many(conn: aiosqlite.Connection, changes: Sequence[GameChange], now: float) -> bool:
+async def write_many(tx: Transaction, changes: Sequence[GameChange], now: float) -> bool:
     """Many changes in few statements: those setting the same columns under the same guards
     share one ``executemany``. False if any guard failed (the caller rolls back)."""
     if any(c.players is not None or c.forgotten is not None for c in changes):
-        return all([await write(conn, change, now) for change in changes])
+        return all([await write(tx, change, now) for change in changes])
     groups: dict[tuple[tuple[str, ...], str], list[tuple[Any, ...]]] = {}
     for change in changes:
         columns = _columns(change, now)
         where, guards = _guards(change)
         groups.setdefault((tuple(columns), where), []).append((*columns.values(), *guards))
     for (names, where), values in groups.items():
-        cur = await conn.executemany(
+        updated = await tx.executemany(
             f"UPDATE games SET {', '.join(f'{c} = ?' for c in names)} WHERE {where}", values
         )
-        if cur.rowcount != len(values):
+        if updated != len(values):
             return False
-    await conn.executemany(
+    await tx.executemany(
         "UPDATE game_players SET timeouts = ? WHERE game_id = ? AND seat = ?",
         [(n, c.game_id, seat) for c in changes for seat, n in c.timeouts.items()],
     )
-    await conn.executemany(
+    await tx.executemany(
         _INSERT_MOVE, [row for c in changes if c.moves for row in _move_rows(c, now)]
     )
     return True
@@ -288,17 +285,15 @@ def _guards(change: GameChange) -> tuple[str, list[Any]]:
     return where, values
 
 
-async def _replace_seats(
-    conn: aiosqlite.Connection, game_id: int, players: Sequence[Player]
-) -> None:
+async def _replace_seats(tx: Transaction, game_id: int, players: Sequence[Player]) -> None:
     """A lobby's seats after a join, leave or added Orchard: in order, nobody timed out."""
-    await conn.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
+    await tx.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
     for seat, player in enumerate(players):
-        await _insert_player(conn, game_id, replace(player, seat=seat, timeouts=0))
+        await _insert_player(tx, game_id, replace(player, seat=seat, timeouts=0))
 
 
-async def _insert_player(conn: aiosqlite.Connection, game_id: int, player: Player) -> None:
-    await conn.execute(
+async def _insert_player(tx: Transaction, game_id: int, player: Player) -> None:
+    await tx.execute(
         "INSERT INTO game_players (game_id, seat, user_id, name, is_bot, level)"
         " VALUES (?, ?, ?, ?, ?, ?)",
         (game_id, player.seat, player.user_id, player.name, int(player.is_bot), player.level),
@@ -322,9 +317,9 @@ def _move_rows(change: GameChange, now: float) -> list[tuple[Any, ...]]:
 
 
 async def note_tile_dm(
-    conn: aiosqlite.Connection, game_id: int, user_id: int, hand: str, closed: bool
+    tx: Transaction, game_id: int, user_id: int, hand: str, closed: bool
 ) -> None:
-    await conn.execute(
+    await tx.execute(
         "INSERT INTO tile_dms (game_id, user_id, hand, closed) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (game_id, user_id) DO UPDATE SET hand = excluded.hand,"
         " closed = excluded.closed",
@@ -332,12 +327,12 @@ async def note_tile_dm(
     )
 
 
-async def forget_tile_dms(conn: aiosqlite.Connection, game_id: int) -> None:
-    await conn.execute("DELETE FROM tile_dms WHERE game_id = ?", (game_id,))
+async def forget_tile_dms(tx: Transaction, game_id: int) -> None:
+    await tx.execute("DELETE FROM tile_dms WHERE game_id = ?", (game_id,))
 
 
-async def set_turn_ping(conn: aiosqlite.Connection, ping: TurnPing) -> None:
-    await conn.execute(
+async def set_turn_ping(tx: Transaction, ping: TurnPing) -> None:
+    await tx.execute(
         "INSERT INTO turn_pings (game_id, version, awaited, message_id, mentioned)"
         " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET version = excluded.version,"
         " awaited = excluded.awaited, message_id = excluded.message_id,"
@@ -352,45 +347,40 @@ async def set_turn_ping(conn: aiosqlite.Connection, ping: TurnPing) -> None:
     )
 
 
-async def drop_turn_ping(conn: aiosqlite.Connection, game_id: int) -> None:
-    await conn.execute("DELETE FROM turn_pings WHERE game_id = ?", (game_id,))
+async def drop_turn_ping(tx: Transaction, game_id: int) -> None:
+    await tx.execute("DELETE FROM turn_pings WHERE game_id = ?", (game_id,))
 
 
 # What leaves with a person or a server.
 
 
-async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
+async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """Take the person out of the server's games that are over; returns the rows deleted."""
     over = f"SELECT id FROM games WHERE guild_id = ? AND NOT {OPEN}"
-    return await _forget_in(conn, over, (guild_id,), user_id)
+    return await _forget_in(tx, over, (guild_id,), user_id)
 
 
-async def _forget_in(
-    conn: aiosqlite.Connection, games: str, params: tuple[Any, ...], user_id: int
-) -> int:
+async def _forget_in(tx: Transaction, games: str, params: tuple[Any, ...], user_id: int) -> int:
     """The person's seats, moves, hosting and tile-DM notes in ``games`` (SQL listing game
     ids, with its ``params``) become a former player's; returns the notes deleted."""
     seats = "UPDATE game_players SET user_id = ?, name = ? WHERE user_id = ? AND is_bot = 0"
-    await conn.execute(
-        f"{seats} AND game_id IN ({games})", (NOBODY, FORMER_PLAYER, user_id, *params)
-    )
-    await conn.execute(
+    await tx.execute(f"{seats} AND game_id IN ({games})", (NOBODY, FORMER_PLAYER, user_id, *params))
+    await tx.execute(
         f"UPDATE moves SET user_id = NULL WHERE user_id = ? AND game_id IN ({games})",
         (user_id, *params),
     )
-    await conn.execute(
+    await tx.execute(
         f"UPDATE games SET host_id = ? WHERE host_id = ? AND id IN ({games})",
         (NOBODY, user_id, *params),
     )
-    cur = await conn.execute(
+    return await tx.execute(
         f"DELETE FROM tile_dms WHERE user_id = ? AND game_id IN ({games})", (user_id, *params)
     )
-    return cur.rowcount
 
 
-async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
+async def purge(tx: Transaction, guild_id: int) -> None:
     """A departed server's games; seats, moves and tile-DM notes follow by cascade."""
-    await conn.execute("DELETE FROM games WHERE guild_id = ?", (guild_id,))
+    await tx.execute("DELETE FROM games WHERE guild_id = ?", (guild_id,))
 
 
 def _state_json(state: dict[str, Any]) -> str:

@@ -1,18 +1,16 @@
-"""Orchard's SQLite store: the one object the bot holds, composing the storage topics.
+"""Orchard's store: the one object the bot holds, composing the storage topics.
 
 Each topic module (``db.games``, ``db.results``, ``db.settings``, ``db.meta``) owns its tables,
 their SQL, and what /forget-me and the purge of a departed server delete of them; the Store
-opens the shared connection (``db.connection``) and runs the topics' writes in transactions.
+opens the database (``db.connection``: SQLite or PostgreSQL) and runs the topics' writes in
+transactions.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Protocol
-
-import aiosqlite
 
 from bot.model import (
     GameChange,
@@ -25,15 +23,16 @@ from bot.model import (
     TurnPing,
 )
 from db import daily, games, meta, results, settings
-from db.connection import Database
+from db.backends import open_database
+from db.connection import Database, Target, Transaction
 
 
 class Topic(Protocol):
     """What a topic module gives up when a person uses /forget-me or a server is purged."""
 
-    async def forget(self, conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int: ...
+    async def forget(self, tx: Transaction, guild_id: int, user_id: int) -> int: ...
 
-    async def purge(self, conn: aiosqlite.Connection, guild_id: int) -> None: ...
+    async def purge(self, tx: Transaction, guild_id: int) -> None: ...
 
 
 # In the order /forget-me and the purge visit them: results before the games they point at.
@@ -52,9 +51,10 @@ class Store:
         self.db = db
 
     @classmethod
-    async def open(cls, path: str | Path) -> Store:
-        """Open (creating folders and schema as needed) the database at ``path``."""
-        return cls(await Database.open(path))
+    async def open(cls, target: Target) -> Store:
+        """Open (creating folders and schema as needed) the database ``target`` names: a
+        SQLite file's path, or a ``postgresql://`` URL."""
+        return cls(await open_database(target))
 
     async def close(self) -> None:
         await self.db.close()
@@ -73,9 +73,9 @@ class Store:
         variant: str = "",
         deadline: float | None = None,
     ) -> int:
-        async with self.db.transaction() as conn:
+        async with self.db.transaction() as tx:
             return await games.create_game(
-                conn,
+                tx,
                 kind,
                 variant,
                 guild_id,
@@ -121,10 +121,10 @@ class Store:
         moved past ``expected_version``: someone else got there first) or the game is gone.
         """
         now = time.time()
-        async with self.db.transaction() as conn:
-            if not await games.write(conn, change, now):
+        async with self.db.transaction() as tx:
+            if not await games.write(tx, change, now):
                 return False
-            await results.write(conn, change, now)
+            await results.write(tx, change, now)
         return True
 
     async def write_many(self, changes: Sequence[GameChange]) -> bool:
@@ -132,11 +132,11 @@ class Store:
         after downtime, thousands of timeouts are written in seconds, not minutes."""
         now = time.time()
         try:
-            async with self.db.transaction() as conn:
-                if not await games.write_many(conn, changes, now):
+            async with self.db.transaction() as tx:
+                if not await games.write_many(tx, changes, now):
                     raise _GuardFailed
                 for change in changes:
-                    await results.write(conn, change, now)
+                    await results.write(tx, change, now)
         except _GuardFailed:
             return False
         return True
@@ -147,13 +147,13 @@ class Store:
         return await games.tile_dms(self.db, game_id)
 
     async def note_tile_dm(self, game_id: int, user_id: int, hand: str, *, closed: bool) -> None:
-        async with self.db.transaction() as conn:
-            await games.note_tile_dm(conn, game_id, user_id, hand, closed)
+        async with self.db.transaction() as tx:
+            await games.note_tile_dm(tx, game_id, user_id, hand, closed)
 
     async def forget_tile_dms(self, game_id: int) -> None:
         """A finished game sends no more tiles: its notes go."""
-        async with self.db.transaction() as conn:
-            await games.forget_tile_dms(conn, game_id)
+        async with self.db.transaction() as tx:
+            await games.forget_tile_dms(tx, game_id)
 
     # Turn pings.
 
@@ -164,12 +164,12 @@ class Store:
         return await games.turn_pings_behind(self.db)
 
     async def set_turn_ping(self, ping: TurnPing) -> None:
-        async with self.db.transaction() as conn:
-            await games.set_turn_ping(conn, ping)
+        async with self.db.transaction() as tx:
+            await games.set_turn_ping(tx, ping)
 
     async def drop_turn_ping(self, game_id: int) -> None:
-        async with self.db.transaction() as conn:
-            await games.drop_turn_ping(conn, game_id)
+        async with self.db.transaction() as tx:
+            await games.drop_turn_ping(tx, game_id)
 
     # Results and boards.
 
@@ -209,30 +209,32 @@ class Store:
         Their results, ratings, rating history and turn-ping choice go; in the server's games
         that are over their tile-DM notes go too, and their seats, moves and hosting stay
         without their name or id (see each topic). Games still open are left to the caller,
-        which forfeits them first. Deleted and overwritten rows are zeroed (``secure_delete``)
-        and the -wal file is emptied after, so old copies do not linger (see
-        :meth:`Database.checkpoint` for the one limit).
+        which forfeits them first. On SQLite, deleted and overwritten rows are zeroed
+        (``secure_delete``) and the -wal file is emptied after, so old copies do not linger
+        (see :meth:`SqliteDatabase.checkpoint` for the one limit); PostgreSQL keeps dead rows
+        in its files until (auto)vacuum reuses their space, and in its write-ahead log until
+        it is recycled.
         """
-        async with self.db.transaction() as conn:
-            removed = sum([await topic.forget(conn, guild_id, user_id) for topic in TOPICS])
+        async with self.db.transaction() as tx:
+            removed = sum([await topic.forget(tx, guild_id, user_id) for topic in TOPICS])
         await self.db.checkpoint()
         return removed
 
     async def guild_left(self, guild_id: int, when: float) -> None:
-        async with self.db.transaction() as conn:
-            await settings.guild_left(conn, guild_id, when)
+        async with self.db.transaction() as tx:
+            await settings.guild_left(tx, guild_id, when)
 
     async def guild_returned(self, guild_id: int) -> None:
-        async with self.db.transaction() as conn:
-            await settings.guild_returned(conn, guild_id)
+        async with self.db.transaction() as tx:
+            await settings.guild_returned(tx, guild_id)
 
     async def purge_departed(self, before: float) -> list[int]:
         """Remove every row of servers the bot left before ``before``; returns those servers."""
         gone = await settings.departed(self.db, before)
-        async with self.db.transaction() as conn:
+        async with self.db.transaction() as tx:
             for guild_id in gone:
                 for topic in TOPICS:
-                    await topic.purge(conn, guild_id)
+                    await topic.purge(tx, guild_id)
         if gone:
             await self.db.checkpoint()
         return gone
@@ -243,19 +245,19 @@ class Store:
         return await settings.guild_settings(self.db, guild_id)
 
     async def set_guild_settings(self, guild_id: int, values: dict[str, Any]) -> None:
-        async with self.db.transaction() as conn:
-            await settings.set_guild_settings(conn, guild_id, values, time.time())
+        async with self.db.transaction() as tx:
+            await settings.set_guild_settings(tx, guild_id, values, time.time())
 
     async def ping_choice(self, guild_id: int, user_id: int) -> bool | None:
         return await settings.ping_choice(self.db, guild_id, user_id)
 
     async def set_ping_choice(self, guild_id: int, user_id: int, dm: bool) -> None:
-        async with self.db.transaction() as conn:
-            await settings.set_ping_choice(conn, guild_id, user_id, dm, time.time())
+        async with self.db.transaction() as tx:
+            await settings.set_ping_choice(tx, guild_id, user_id, dm, time.time())
 
     async def get_meta(self, key: str) -> str | None:
         return await meta.get_meta(self.db, key)
 
     async def set_meta(self, key: str, value: str) -> None:
-        async with self.db.transaction() as conn:
-            await meta.set_meta(conn, key, value)
+        async with self.db.transaction() as tx:
+            await meta.set_meta(tx, key, value)
