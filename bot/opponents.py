@@ -41,8 +41,10 @@ class Opponents:
 
     async def resume(self) -> None:
         """After a restart: pick up every game that is waiting for Orchard."""
-        for game_id in await self.runner.store.games_waiting_on_bots():
-            self.schedule(await self.runner.load(game_id))
+        for snapshot in await self.runner.load_many(
+            await self.runner.store.games_waiting_on_bots()
+        ):
+            self.schedule(snapshot)
 
     async def stop(self) -> None:
         for task in list(self._tasks):

@@ -48,11 +48,11 @@ class Orchard:
         return cls(store, settings, runner, lobby, Scheduler(runner), orchard_delay)
 
     async def start(self) -> None:
-        """Fire what is due and pick up every game waiting for Orchard's own move."""
-        self.scheduler.start()
+        """Pick up every game waiting for Orchard's own move, then fire what is due."""
         if self.opponents is None:
             self.opponents = Opponents(self.runner, delay=self.orchard_delay)
         await self.opponents.resume()
+        self.scheduler.start()
 
     async def forget(self, guild_id: int, user_id: int) -> int:
         """/forget-me: take the person out of their open games here (through the runner),
