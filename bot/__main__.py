@@ -90,6 +90,7 @@ def run(config: Config, *, force_sync: bool) -> int:
     from bot.app import OrchardBot  # not for `orchard health`, run every 30 s
 
     bot = OrchardBot(config, force_sync=force_sync)
+    log.info("running %s", config.shards.describe())
     try:
         return asyncio.run(serve(bot, config.token))
     except KeyboardInterrupt:  # Ctrl-C where no signal handler could be installed

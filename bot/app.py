@@ -54,6 +54,10 @@ class OrchardBot(commands.AutoShardedBot):
 
     def __init__(self, config: Config, *, force_sync: bool = False, **options: Any) -> None:
         options.setdefault("guild_ready_timeout", 2.0)
+        if config.shards.count is not None:
+            options.setdefault("shard_count", config.shards.count)
+        if config.shards.ids is not None:
+            options.setdefault("shard_ids", list(config.shards.ids))
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents(),

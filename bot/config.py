@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dotenv import load_dotenv
+
+from bot.shards import ShardError, ShardPlan, parse_plan, single_process_refusal
 
 DEFAULT_DB = Path("data") / "orchard.db"
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -20,6 +22,16 @@ SETTINGS = (
         "DEV_GUILD_ID",
         "a server id: the slash commands are copied into that one server, where they appear at "
         "once, and not sent to every server; `orchard clear-guild` removes the copy",
+    ),
+    (
+        "ORCHARD_SHARD_COUNT",
+        "how many gateway shards all of Orchard's processes run together (the same in each); "
+        "unset, Discord's advice, all in this process",
+    ),
+    (
+        "ORCHARD_SHARDS",
+        "the shards this process runs, e.g. 0-7 or 0,2,4-5 (needs ORCHARD_SHARD_COUNT); "
+        "running some shards in other processes needs a postgresql:// ORCHARD_DB",
     ),
 )
 
@@ -51,6 +63,7 @@ class Config:
     db_path: Path
     log_level: str
     dev_guild_id: int | None
+    shards: ShardPlan = field(default_factory=ShardPlan)
 
     @classmethod
     def from_env(cls, env_file: str | None = ".env") -> Config:
@@ -65,6 +78,7 @@ class Config:
             db_path=db_path(),
             log_level=log_level(os.environ.get("LOG_LEVEL", "")),
             dev_guild_id=server_id(os.environ.get("DEV_GUILD_ID", ""), "DEV_GUILD_ID"),
+            shards=shard_plan(),
         )
 
 
@@ -77,6 +91,21 @@ def load_env(env_file: str | None = ".env") -> None:
 def db_path() -> Path:
     """ORCHARD_DB, or the default: ``orchard health`` reads it too, without a token."""
     return Path(os.environ.get("ORCHARD_DB", "").strip() or DEFAULT_DB)
+
+
+def shard_plan() -> ShardPlan:
+    """ORCHARD_SHARDS and ORCHARD_SHARD_COUNT; some shards only (the rest run elsewhere) is
+    refused on SQLite, a file only one process on one machine may use."""
+    try:
+        plan = parse_plan(
+            os.environ.get("ORCHARD_SHARDS", ""), os.environ.get("ORCHARD_SHARD_COUNT", "")
+        )
+    except ShardError as err:
+        raise ConfigError(str(err)) from err
+    target = os.environ.get("ORCHARD_DB", "").strip() or str(DEFAULT_DB)
+    if plan.partial and not target.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(single_process_refusal(plan, target))
+    return plan
 
 
 def server_id(raw: str, name: str) -> int | None:
