@@ -12,8 +12,9 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.games.base import Ambiguous, Engine, MoveError, Option, SeatResult
@@ -35,6 +36,7 @@ from bot.model import (
 from bot.ratings import rate
 from bot.settings import Settings
 from bot.specs import DEFAULT_LEVEL, SPEC_OF
+from db.session import GameSession
 from db.store import Store
 
 log = logging.getLogger(__name__)
@@ -75,6 +77,16 @@ class Snapshot:
     @property
     def id(self) -> int:
         return self.row.id
+
+
+@dataclass
+class Held:
+    """A game inside its lock: as loaded, its store session, and what was written meanwhile
+    (announced to the hooks once committed)."""
+
+    snapshot: Snapshot
+    session: GameSession
+    written: list[Snapshot] = field(default_factory=list)
 
 
 Display = Callable[[Snapshot], Awaitable[None]]
@@ -131,11 +143,25 @@ class Runner:
         return self.engines[kind]
 
     async def load(self, game_id: int) -> Snapshot:
-        row = await self.store.get_game(game_id)
+        return self._snapshot(game_id, await self.store.get_game(game_id))
+
+    def _snapshot(self, game_id: int, row: GameRow | None) -> Snapshot:
         if row is None:
             raise Refusal("That game no longer exists.")
         state = None if row.state is None else self.engine(row.kind).load(row.state)
         return Snapshot(row, state, written=self._writes.get(game_id, 0))
+
+    @asynccontextmanager
+    async def held(self, game_id: int) -> AsyncIterator[Held]:
+        """The game loaded inside its lock, in-process and (on a shared database) in the store
+        across processes: load, apply, write, commit. Hooks hear each write once committed."""
+        async with self.lock(game_id):
+            async with self.store.game(game_id) as session:
+                held = Held(self._snapshot(game_id, await session.get()), session)
+                yield held
+            for fresh in held.written:
+                for hook in self.on_commit:
+                    hook(fresh)
 
     # Games and lobbies are created and changed here, and only here.
 
@@ -167,13 +193,13 @@ class Runner:
     async def change(self, game_id: int, plan: Plan, display: Display | None = None) -> Snapshot:
         """A change that is not a move (a lobby's seats, its start, closing a game), planned
         by the caller on the game as it is inside the lock."""
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
+        async with self.held(game_id) as held:
+            snapshot = held.snapshot
             change = await plan(snapshot)
             state = snapshot.state
             if change.state is not None:
                 state = self.engine(snapshot.row.kind).load(change.state)
-            fresh = await self._write(snapshot, change, state)
+            fresh = await self._write(held, change, state)
         return await self.shown(fresh, display)
 
     async def abandon(self, game_id: int, display: Display | None = None) -> Snapshot:
@@ -188,8 +214,8 @@ class Runner:
 
     async def mark_hinted(self, game_id: int) -> None:
         """Someone asked for a hint: the game and its results say so."""
-        async with self.lock(game_id):
-            await self.store.write(GameChange(game_id, hinted=True))
+        async with self.held(game_id) as held:
+            await held.session.write(GameChange(game_id, hinted=True))
 
     async def record_message(self, game_id: int, message_id: int) -> None:
         """The game's message now has this id (posted anew). Written without the lock: a
@@ -199,8 +225,8 @@ class Runner:
 
     async def postpone(self, game_id: int, deadline: float) -> None:
         """Move a deadline that could not be handled, so it is retried rather than spun on."""
-        async with self.lock(game_id):
-            await self.store.write(GameChange(game_id, deadline=deadline))
+        async with self.held(game_id) as held:
+            await held.session.write(GameChange(game_id, deadline=deadline))
 
     # Moves.
 
@@ -220,13 +246,13 @@ class Runner:
         ``guild_id``, when given, is the server the click came from: a game is only ever
         played from its own server.
         """
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
+        async with self.held(game_id) as held:
+            snapshot = held.snapshot
             if guild_id is not None and guild_id != snapshot.row.guild_id:
                 raise Refusal("This game belongs to another server.")
             seat = self._check_actor(snapshot, user_id)
             if version is not None and version != snapshot.row.version:
-                await self._check_side_by_side(snapshot, seat, version)
+                await self._check_side_by_side(held, seat, version)
             player = snapshot.row.players[seat]
             engine = self.engine(snapshot.row.kind)
             action, state = self._apply(snapshot, seat, verb, arg)
@@ -234,7 +260,7 @@ class Runner:
             who = None if player.is_bot else user_id
             moves = [Move(seat, *engine.format(action), who, source)]
             reset = {seat: 0} if player.timeouts else {}
-            fresh = await self._play(snapshot, state, moves, reset)
+            fresh = await self._play(held, state, moves, reset)
         return await self.shown(fresh, display)
 
     async def act_for_seat(
@@ -244,8 +270,8 @@ class Runner:
 
         Returns None, changing nothing, if the game moved on since the move was scheduled.
         """
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
+        async with self.held(game_id) as held:
+            snapshot = held.snapshot
             row = snapshot.row
             engine = self.engine(row.kind)
             if (
@@ -263,27 +289,27 @@ class Runner:
                 log.exception("game %s: Orchard chose an illegal move %s", game_id, action)
                 return None
             moves = [Move(seat, *engine.format(action), None, MoveSource.BOT)]
-            fresh = await self._play(snapshot, state, moves, {})
+            fresh = await self._play(held, state, moves, {})
         return await self.shown(fresh)
 
     async def forfeit(
         self, game_id: int, user_id: int, *, display: Display | None = None
     ) -> Snapshot:
         """A player gives up their seat; the others play on (or win)."""
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
+        async with self.held(game_id) as held:
+            snapshot = held.snapshot
             seat = self._check_actor(snapshot, user_id)
             state = self.engine(snapshot.row.kind).forfeit(snapshot.state, seat)
             moves = [Move(seat, FORFEIT_VERB, "", user_id, MoveSource.FORFEIT)]
-            fresh = await self._play(snapshot, state, moves, {})
+            fresh = await self._play(held, state, moves, {})
         return await self.shown(fresh, display)
 
     async def forget_player(self, game_id: int, user_id: int) -> Snapshot | None:
         """Take a person out of an open game before /forget-me erases them: they leave a
         lobby (closing it, if they host it); a game in play goes on without them. Either
         way their seat, moves and hosting there become a former player's."""
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
+        async with self.held(game_id) as held:
+            snapshot = held.snapshot
             row = snapshot.row
             seat = row.seat_of(user_id)
             if not row.status.is_open or (seat is None and row.host_id != user_id):
@@ -293,29 +319,31 @@ class Runner:
                 if row.host_id != user_id:
                     rest = tuple(p for p in row.players if p.is_bot or p.user_id != user_id)
                     change = GameChange(row.id, from_status=GameStatus.LOBBY, players=rest)
-                fresh = await self._write(snapshot, replace(change, forgotten=user_id), None)
+                fresh = await self._write(held, replace(change, forgotten=user_id), None)
             elif seat is None:
                 return None  # a game in play always seats its host
             else:
                 state = self.engine(row.kind).forfeit(snapshot.state, seat)
                 moves = [Move(seat, FORFEIT_VERB, "", None, MoveSource.FORFEIT)]
-                fresh = await self._play(snapshot, state, moves, {}, forgotten=user_id)
+                fresh = await self._play(held, state, moves, {}, forgotten=user_id)
         return await self.shown(fresh)
 
     async def fire_deadline(self, game_id: int) -> Snapshot | None:
         """What the clock does to a game whose deadline passed (idempotent): a lobby nobody
         started closes; in a game, the awaited seats' timeout moves are played."""
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
-            row = snapshot.row
-            if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
-                return None
-            if row.status is GameStatus.LOBBY:
-                fresh = await self._write(snapshot, _closing(snapshot, GameStatus.CANCELLED), None)
-            else:
-                state, moves, counts = self._timeout_moves(snapshot)
-                fresh = await self._play(snapshot, state, moves, counts)
-        return await self.shown(fresh)
+        async with self.held(game_id) as held:
+            fresh = await self._fire_deadline(held)
+        return None if fresh is None else await self.shown(fresh)
+
+    async def _fire_deadline(self, held: Held) -> Snapshot | None:
+        snapshot = held.snapshot
+        row = snapshot.row
+        if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
+            return None
+        if row.status is GameStatus.LOBBY:
+            return await self._write(held, _closing(snapshot, GameStatus.CANCELLED), None)
+        state, moves, counts = self._timeout_moves(snapshot)
+        return await self._play(held, state, moves, counts)
 
     async def replay(self, game_id: int) -> Any:
         """The state rebuilt from the seed and the move log: it must equal the stored one."""
@@ -392,16 +420,17 @@ class Runner:
         except MoveError as err:
             raise Refusal(str(err)) from err
 
-    async def _check_side_by_side(self, snapshot: Snapshot, seat: int, version: int) -> None:
+    async def _check_side_by_side(self, held: Held, seat: int, version: int) -> None:
         """A click drawn at an older version stands only where several seats were awaited at
         once (each on its own dice: Apple Jack's last turn, Hot Score's challenge throw), the
         clicker among them, and it has not moved since: then the moves in between were other
         seats', which never touch its options. Anything else is a stale board or a double click.
         """
+        snapshot = held.snapshot
         stale = Stale("That was already played: the board has moved on.")
         if version > snapshot.row.version:
             raise stale
-        moves = await self.store.moves(snapshot.id)
+        moves = await held.session.moves()
         if any(move.seat == seat for move in moves[version:]):
             raise stale
         engine = self.engine(snapshot.row.kind)
@@ -428,7 +457,7 @@ class Runner:
 
     async def _play(
         self,
-        snapshot: Snapshot,
+        held: Held,
         state: Any,
         moves: list[Move],
         timeouts: dict[int, int],
@@ -436,7 +465,7 @@ class Runner:
         forgotten: int | None = None,
     ) -> Snapshot:
         """Write a state that moves reached: with the version check, its end and results."""
-        row = snapshot.row
+        row = held.snapshot.row
         if forgotten is not None:
             row = _written(row, GameChange(row.id, forgotten=forgotten))
         engine = self.engine(row.kind)
@@ -465,27 +494,27 @@ class Runner:
             rating=rating,
             forgotten=forgotten,
         )
-        return await self._write(snapshot, change, state)
+        return await self._write(held, change, state)
 
-    async def _write(self, snapshot: Snapshot, change: GameChange, state: Any) -> Snapshot:
-        """The one write (inside the game's lock): guarded, numbered, announced to the hooks.
-        Displaying it is the caller's, after the lock (:meth:`shown`)."""
-        if not await self.store.write(change):
+    async def _write(self, held: Held, change: GameChange, state: Any) -> Snapshot:
+        """The one write (inside the game's lock): guarded and numbered; the hooks hear of it
+        once it is committed. Displaying it is the caller's, after the lock (:meth:`shown`)."""
+        snapshot = held.snapshot
+        if not await held.session.write(change):
             raise Stale("That was already played: the board has moved on.")
         written = self._writes.get(snapshot.id, 0) + 1
         self._writes[snapshot.id] = written
         fresh = Snapshot(_written(snapshot.row, change), state, change.moves, written)
-        for hook in self.on_commit:
-            hook(fresh)
+        held.written.append(fresh)
         return fresh
 
     async def _abandon_gone(self, snapshot: Snapshot) -> Snapshot:
         """A game nobody can see any more ends without results (and without a display)."""
-        async with self.lock(snapshot.id):
-            now = await self.load(snapshot.id)
+        async with self.held(snapshot.id) as held:
+            now = held.snapshot
             if not now.row.status.is_open:
                 return now
-            return await self._write(now, _closing(now, GameStatus.ABANDONED), now.state)
+            return await self._write(held, _closing(now, GameStatus.ABANDONED), now.state)
 
 
 def _closing(snapshot: Snapshot, status: GameStatus) -> GameChange:

@@ -8,6 +8,8 @@ opens the shared connection (``db.connection``) and runs the topics' writes in t
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,6 +27,7 @@ from bot.model import (
 )
 from db import games, meta, results, settings
 from db.connection import Database
+from db.session import GameSession
 
 
 class Topic(Protocol):
@@ -78,6 +81,12 @@ class Store:
                 deadline,
                 time.time(),
             )
+
+    @asynccontextmanager
+    async def game(self, game_id: int) -> AsyncIterator[GameSession]:
+        """One game held for a change (the caller holds its in-process lock): on SQLite,
+        the store's reads and writes as they are."""
+        yield GameSession(self, game_id)
 
     async def get_game(self, game_id: int) -> GameRow | None:
         return await games.get_game(self.db, game_id)
