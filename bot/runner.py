@@ -15,6 +15,7 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Any
 
 from bot.games.base import Ambiguous, Engine, MoveError, Option, SeatResult
@@ -23,6 +24,7 @@ from bot.model import (
     FORMER_PLAYER,
     KEEP,
     NOBODY,
+    Due,
     GameChange,
     GameRow,
     GameStatus,
@@ -42,6 +44,23 @@ from db.store import Store
 log = logging.getLogger(__name__)
 
 TIMEOUTS_TO_FORFEIT = 3
+
+
+class Claim(Enum):
+    """What :meth:`Runner.fire_claimed` found."""
+
+    NOTHING = "nothing due"
+    BUSY = "held by another process"
+    IDLE = "claimed, nothing to do"
+    FIRED = "fired"
+
+
+class FireFailed(Exception):
+    """Firing a claimed game failed (its transaction rolled back)."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"game {game_id}")
+        self.game_id = game_id
 
 
 class Refusal(Exception):
@@ -88,6 +107,9 @@ class Held:
     session: GameSession
     written: list[Snapshot] = field(default_factory=list)
 
+
+Act = Callable[[Held], Awaitable[Snapshot | None]]
+"""What firing a claimed game does to it, inside its claim: the Snapshot written, or None."""
 
 Display = Callable[[Snapshot], Awaitable[None]]
 """Draws a written game where people see it (a Discord message, or a test's recorder)."""
@@ -159,9 +181,34 @@ class Runner:
             async with self.store.game(game_id) as session:
                 held = Held(self._snapshot(game_id, await session.get()), session)
                 yield held
-            for fresh in held.written:
-                for hook in self.on_commit:
-                    hook(fresh)
+            self._committed(held)
+
+    def _committed(self, held: Held) -> None:
+        for fresh in held.written:
+            for hook in self.on_commit:
+                hook(fresh)
+
+    async def fire_claimed(self, due: Due, upto: float, act: Act, skip: set[int]) -> Claim:
+        """Claim one game due by ``upto`` (not in ``skip``) that no process holds, and ``act``
+        on it inside the claim (shared stores only). A game another process holds is added
+        to ``skip``. A claim lasts only as long as the transaction that fires it, so a
+        process killed mid-way returns its claims at once."""
+        busy = len(skip)
+        async with self.store.claim(due, upto, skip) as session:
+            if session is None:
+                return Claim.BUSY if len(skip) > busy else Claim.NOTHING
+            held = Held(self._snapshot(session.game_id, await session.get()), session)
+            try:
+                fresh = await act(held)
+            except Exception as err:
+                raise FireFailed(session.game_id) from err
+            if fresh is None and not held.written:  # nothing to do: not claimed again
+                await session.write(_due_at(session.game_id, due, None))
+        self._committed(held)
+        if fresh is None:
+            return Claim.IDLE
+        await self.shown(fresh)
+        return Claim.FIRED
 
     # Games and lobbies are created and changed here, and only here.
 
@@ -223,10 +270,10 @@ class Runner:
         await self.store.write(GameChange(game_id, message_id=message_id))
         self._messages[game_id] = message_id
 
-    async def postpone(self, game_id: int, deadline: float) -> None:
-        """Move a deadline that could not be handled, so it is retried rather than spun on."""
+    async def postpone(self, game_id: int, when: float, due: Due = Due.DEADLINE) -> None:
+        """Move a due time that could not be handled, so it is retried rather than spun on."""
         async with self.held(game_id) as held:
-            await held.session.write(GameChange(game_id, deadline=deadline))
+            await held.session.write(_due_at(game_id, due, when))
 
     # Moves.
 
@@ -271,26 +318,46 @@ class Runner:
         Returns None, changing nothing, if the game moved on since the move was scheduled.
         """
         async with self.held(game_id) as held:
-            snapshot = held.snapshot
-            row = snapshot.row
-            engine = self.engine(row.kind)
-            if (
-                row.status is not GameStatus.ACTIVE
-                or row.version != version
-                or not row.players[seat].is_bot
-            ):
+            if held.snapshot.row.version != version:
                 return None
-            if seat not in engine.to_act(snapshot.state):
-                return None
-            action = await asyncio.to_thread(decide, snapshot)  # a word search can take 50 ms
-            try:
-                state = engine.apply(snapshot.state, action)
-            except MoveError:
-                log.exception("game %s: Orchard chose an illegal move %s", game_id, action)
-                return None
-            moves = [Move(seat, *engine.format(action), None, MoveSource.BOT)]
-            fresh = await self._play(held, state, moves, {})
-        return await self.shown(fresh)
+            fresh = await self._seat_move(held, seat, decide)
+        return None if fresh is None else await self.shown(fresh)
+
+    async def play_orchard(
+        self, held: Held, decider: Callable[[int], Callable[[Snapshot], Any]]
+    ) -> Snapshot | None:
+        """Play the first Orchard seat the held game awaits (claimed as due for Orchard)."""
+        snapshot = held.snapshot
+        if snapshot.row.status is not GameStatus.ACTIVE:
+            return None
+        row = snapshot.row
+        seats = self._orchard_awaited(row.kind, row.players, snapshot.state)
+        return await self._seat_move(held, seats[0], decider(seats[0])) if seats else None
+
+    async def _seat_move(
+        self, held: Held, seat: int, decide: Callable[[Snapshot], Any]
+    ) -> Snapshot | None:
+        snapshot = held.snapshot
+        row = snapshot.row
+        engine = self.engine(row.kind)
+        if row.status is not GameStatus.ACTIVE or not row.players[seat].is_bot:
+            return None
+        if seat not in engine.to_act(snapshot.state):
+            return None
+        action = await asyncio.to_thread(decide, snapshot)  # a word search can take 50 ms
+        try:
+            state = engine.apply(snapshot.state, action)
+        except MoveError:
+            log.exception("game %s: Orchard chose an illegal move %s", row.id, action)
+            return None
+        moves = [Move(seat, *engine.format(action), None, MoveSource.BOT)]
+        return await self._play(held, state, moves, {})
+
+    def _orchard_awaited(self, kind: str, players: tuple[Player, ...], state: Any) -> list[int]:
+        """The Orchard seats ``state`` awaits, in seat order."""
+        if state is None:
+            return []
+        return [s for s in sorted(self.engine(kind).to_act(state)) if players[s].is_bot]
 
     async def forfeit(
         self, game_id: int, user_id: int, *, display: Display | None = None
@@ -332,10 +399,11 @@ class Runner:
         """What the clock does to a game whose deadline passed (idempotent): a lobby nobody
         started closes; in a game, the awaited seats' timeout moves are played."""
         async with self.held(game_id) as held:
-            fresh = await self._fire_deadline(held)
+            fresh = await self.fire_held_deadline(held)
         return None if fresh is None else await self.shown(fresh)
 
-    async def _fire_deadline(self, held: Held) -> Snapshot | None:
+    async def fire_held_deadline(self, held: Held) -> Snapshot | None:
+        """The clock's move on a held game (see :meth:`fire_deadline`)."""
         snapshot = held.snapshot
         row = snapshot.row
         if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
@@ -500,6 +568,8 @@ class Runner:
         """The one write (inside the game's lock): guarded and numbered; the hooks hear of it
         once it is committed. Displaying it is the caller's, after the lock (:meth:`shown`)."""
         snapshot = held.snapshot
+        if change.state is not None or change.status is not None:
+            change = replace(change, orchard_since=self._orchard_since(snapshot.row, change, state))
         if not await held.session.write(change):
             raise Stale("That was already played: the board has moved on.")
         written = self._writes.get(snapshot.id, 0) + 1
@@ -508,6 +578,14 @@ class Runner:
         held.written.append(fresh)
         return fresh
 
+    def _orchard_since(self, row: GameRow, change: GameChange, state: Any) -> float | None:
+        """When the written game began awaiting an Orchard seat (now), or None: stored, so
+        whichever process is alive plays it (see :class:`bot.model.Due`)."""
+        if (change.status or row.status) is not GameStatus.ACTIVE:
+            return None
+        players = row.players if change.players is None else change.players
+        return self.clock() if self._orchard_awaited(row.kind, players, state) else None
+
     async def _abandon_gone(self, snapshot: Snapshot) -> Snapshot:
         """A game nobody can see any more ends without results (and without a display)."""
         async with self.held(snapshot.id) as held:
@@ -515,6 +593,13 @@ class Runner:
             if not now.row.status.is_open:
                 return now
             return await self._write(held, _closing(now, GameStatus.ABANDONED), now.state)
+
+
+def _due_at(game_id: int, due: Due, when: float | None) -> GameChange:
+    """A change of only the game's time of ``due``."""
+    if due is Due.DEADLINE:
+        return GameChange(game_id, deadline=when)
+    return GameChange(game_id, orchard_since=when)
 
 
 def _closing(snapshot: Snapshot, status: GameStatus) -> GameChange:

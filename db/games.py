@@ -24,6 +24,7 @@ from bot.model import (
     FORMER_PLAYER,
     KEEP,
     NOBODY,
+    Due,
     GameChange,
     GameRow,
     GameStatus,
@@ -104,9 +105,11 @@ async def moves(db: Database, game_id: int) -> list[Move]:
     return [Move(r[0], r[1], r[2], r[3], MoveSource(r[4])) for r in rows]
 
 
-async def next_deadline(db: Database) -> float | None:
+async def next_due(db: Database, due: Due) -> float | None:
+    """The soonest time of ``due`` among open games (Due names a column: never user input)."""
+    column = Due(due).value
     rows = await db.fetchall(
-        f"SELECT MIN(deadline) FROM games WHERE deadline IS NOT NULL AND {OPEN}"
+        f"SELECT MIN({column}) FROM games WHERE {column} IS NOT NULL AND {OPEN}"
     )
     return float(rows[0][0]) if rows and rows[0][0] is not None else None
 
@@ -223,6 +226,8 @@ def _columns(change: GameChange, now: float) -> dict[str, Any]:
         columns["version"] = change.version
     if change.deadline is not KEEP:
         columns["deadline"] = change.deadline
+    if change.orchard_since is not KEEP:
+        columns["orchard_since"] = change.orchard_since
     if change.hinted:
         columns["hinted"] = 1
     if change.message_id is not None:

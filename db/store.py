@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import aiosqlite
 
 from bot.model import (
+    Due,
     GameChange,
     GameRow,
     GameSummary,
@@ -82,11 +83,25 @@ class Store:
                 time.time(),
             )
 
+    @property
+    def shared(self) -> bool:
+        """Several processes may use this database at once (never a SQLite file)."""
+        return False
+
     @asynccontextmanager
     async def game(self, game_id: int) -> AsyncIterator[GameSession]:
         """One game held for a change (the caller holds its in-process lock): on SQLite,
         the store's reads and writes as they are."""
         yield GameSession(self, game_id)
+
+    @asynccontextmanager
+    async def claim(
+        self, due: Due, upto: float, skip: set[int]
+    ) -> AsyncIterator[GameSession | None]:
+        """One open game due for ``due`` by ``upto``, held as :meth:`game` holds it, that no
+        other process holds (shared stores only)."""
+        raise NotImplementedError("one process on SQLite: the scheduler lists what is due")
+        yield None
 
     async def get_game(self, game_id: int) -> GameRow | None:
         return await games.get_game(self.db, game_id)
@@ -102,8 +117,8 @@ class Store:
     async def moves(self, game_id: int) -> list[Move]:
         return await games.moves(self.db, game_id)
 
-    async def next_deadline(self) -> float | None:
-        return await games.next_deadline(self.db)
+    async def next_due(self, due: Due) -> float | None:
+        return await games.next_due(self.db, due)
 
     async def due_games(self, now: float) -> list[int]:
         return await games.due_games(self.db, now)
