@@ -82,7 +82,10 @@ class OrchardBot(commands.AutoShardedBot):
         self.add_dynamic_items(GameButton, GameSelect)
         for extension in extensions():
             await self.load_extension(extension)
-        await self.sync_commands()
+        self.orchard.leader.on_lead.append(self.sync_commands)
+        await self.orchard.leader.start()  # the leader syncs the commands (if they changed)
+        if self.force_sync and not self.orchard.leader.leading:
+            await self.sync_commands()
         await self.orchard.start()
         # Everything made so far lives as long as the bot: moved out of the collector's way,
         # a full collection no longer walks it (such passes paused the loop 50-77 ms).

@@ -94,6 +94,13 @@ class Store:
         the store's reads and writes as they are."""
         yield GameSession(self, game_id)
 
+    async def try_lead(self) -> bool:
+        """Become the process that does the bot's chores, if none is (see bot.leader)."""
+        return True
+
+    async def still_leading(self) -> bool:
+        return True
+
     @asynccontextmanager
     async def claim(
         self, due: Due, upto: float, skip: set[int]
