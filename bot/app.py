@@ -69,6 +69,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.uis: dict[str, GameUI] = {}
         self.templates: list[re.Pattern[str]] = []
         self.forms: list[re.Pattern[str]] = []  # modal ids a cog answers in its own listener
+        self._max_concurrency: int | None = None  # Discord's, read once when first needed
 
     def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
         """Register persistent components and remember their ids, for :meth:`on_interaction`."""
@@ -99,6 +100,20 @@ class OrchardBot(commands.AutoShardedBot):
         await super().close()  # unloads the cogs, which finish what they have in flight
         if hasattr(self, "orchard"):
             await self.orchard.store.close()
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Discord lets each ``max_concurrency`` bucket of shards (shard id modulo it) IDENTIFY
+        once per 5 s, counting every process: on a shared store the processes take turns
+        through it; alone, discord.py's own pause does (5 s between shards)."""
+        if not self.orchard.store.shared:
+            await super().before_identify_hook(shard_id, initial=initial)
+            return
+        if self._max_concurrency is None:
+            _, _, limits = await self.http.get_bot_gateway()
+            self._max_concurrency = max(1, int(limits.get("max_concurrency", 1)))
+        bucket = (shard_id or 0) % self._max_concurrency
+        waited = await self.orchard.store.identify_turn(bucket)
+        log.info("shard %s identifies (bucket %s, waited %.1f s)", shard_id, bucket, waited)
 
     async def sync_commands(self) -> bool:
         """Sync slash commands only when they changed since the last sync (or when forced)."""

@@ -47,9 +47,7 @@ class Orchard:
         settings = Settings(store)
         runner = Runner(store, ENGINES, settings, board=board, clock=clock)
         lobby = Lobby(runner)
-        return cls(
-            store, settings, runner, lobby, Scheduler(runner), Leader(store), orchard_delay
-        )
+        return cls(store, settings, runner, lobby, Scheduler(runner), Leader(store), orchard_delay)
 
     async def start(self) -> None:
         """Fire what is due and pick up every game waiting for Orchard's own move."""

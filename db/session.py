@@ -33,4 +33,3 @@ class GameSession:
         """:meth:`Store.write`, in this session: False (nothing written) if a guard failed."""
         assert change.game_id == self.game_id
         return await self.store.write(change)
-

@@ -101,6 +101,10 @@ class Store:
     async def still_leading(self) -> bool:
         return True
 
+    async def identify_turn(self, bucket: int) -> float:
+        """Wait for IDENTIFY ``bucket``'s turn among every process (shared stores only)."""
+        raise NotImplementedError("one process on SQLite: discord.py paces its own shards")
+
     @asynccontextmanager
     async def claim(
         self, due: Due, upto: float, skip: set[int]
