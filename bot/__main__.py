@@ -9,13 +9,15 @@ import sys
 import textwrap
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import discord
 
 from bot import health
-from bot.config import SETTINGS, Config, ConfigError, db_path, load_env, server_id
+from bot.config import SETTINGS, Config, ConfigError, database, load_env, server_id
+from db.connection import is_url
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -72,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if command == "health":
         load_env()
-        return health.main(db_path())
+        return health.main(database())
     try:
         config = Config.from_env()
         guild = server_id(rest[0], "SERVER_ID") if rest else config.dev_guild_id
@@ -285,8 +287,8 @@ async def clear_guild(config: Config, guild_id: int) -> int:
         except discord.HTTPException as err:
             print(f"Discord refused to change server {guild_id}'s commands: {err}", file=sys.stderr)
             return 1
-    if config.db_path.is_file():
-        store = await Store.open(config.db_path)
+    if is_url(config.database) or Path(config.database).is_file():
+        store = await Store.open(config.database)
         try:
             await store.set_meta(command_hash_key(guild), "")
         finally:

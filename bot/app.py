@@ -77,7 +77,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.templates += [item.__discord_ui_compiled_template__ for item in items]
 
     async def setup_hook(self) -> None:
-        self.orchard = await Orchard.open(self.config.db_path)
+        self.orchard = await Orchard.open(self.config.database)
         self.boards = Boards(self, self.orchard.runner, self.uis)
         self.orchard.runner.board = self.boards.display
         self.add_dynamic_items(GameButton, GameSelect)

@@ -9,6 +9,7 @@ from pathlib import Path
 from dotenv import load_dotenv
 
 from bot.shards import ShardError, ShardPlan, parse_plan, single_process_refusal
+from db.connection import Target, is_url
 
 DEFAULT_DB = Path("data") / "orchard.db"
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -16,7 +17,12 @@ LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Every setting Orchard reads, for ``orchard --help``: add a line here when you read a new one.
 SETTINGS = (
     ("DISCORD_TOKEN", "required: the bot's token (Developer Portal > your application > Bot)"),
-    ("ORCHARD_DB", f"the SQLite database file (default {DEFAULT_DB}; in Docker /data/orchard.db)"),
+    (
+        "ORCHARD_DB",
+        f"the SQLite database file (default {DEFAULT_DB}; in Docker /data/orchard.db), or a "
+        "PostgreSQL server's postgresql://user:password@host:port/database URL (needs the "
+        "postgres extra: pip install 'orchard[postgres]')",
+    ),
     ("LOG_LEVEL", f"{', '.join(LEVELS)} (default INFO); libraries never log below INFO"),
     (
         "DEV_GUILD_ID",
@@ -60,7 +66,7 @@ class ConfigError(Exception):
 @dataclass(frozen=True)
 class Config:
     token: str
-    db_path: Path
+    database: Target
     log_level: str
     dev_guild_id: int | None
     shards: ShardPlan = field(default_factory=ShardPlan)
@@ -75,7 +81,7 @@ class Config:
             raise ConfigError(QUOTED_TOKEN)
         return cls(
             token=token,
-            db_path=db_path(),
+            database=database(),
             log_level=log_level(os.environ.get("LOG_LEVEL", "")),
             dev_guild_id=server_id(os.environ.get("DEV_GUILD_ID", ""), "DEV_GUILD_ID"),
             shards=shard_plan(),
@@ -88,9 +94,11 @@ def load_env(env_file: str | None = ".env") -> None:
         load_dotenv(env_file)
 
 
-def db_path() -> Path:
-    """ORCHARD_DB, or the default: ``orchard health`` reads it too, without a token."""
-    return Path(os.environ.get("ORCHARD_DB", "").strip() or DEFAULT_DB)
+def database() -> Target:
+    """ORCHARD_DB (a ``postgresql://`` URL or a file's path), or the default file:
+    ``orchard health`` reads it too, without a token."""
+    raw = os.environ.get("ORCHARD_DB", "").strip()
+    return raw if is_url(raw) else Path(raw or DEFAULT_DB)
 
 
 def shard_plan() -> ShardPlan:
@@ -102,9 +110,9 @@ def shard_plan() -> ShardPlan:
         )
     except ShardError as err:
         raise ConfigError(str(err)) from err
-    target = os.environ.get("ORCHARD_DB", "").strip() or str(DEFAULT_DB)
-    if plan.partial and not target.startswith(("postgresql://", "postgres://")):
-        raise ConfigError(single_process_refusal(plan, target))
+    target = database()
+    if plan.partial and not is_url(target):
+        raise ConfigError(single_process_refusal(plan, str(target)))
     return plan
 
 

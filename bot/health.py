@@ -19,6 +19,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from db.connection import Target, is_url
+
 if TYPE_CHECKING:
     from bot.app import OrchardBot
 
@@ -29,6 +31,7 @@ BEAT_EVERY = 15.0  # seconds between records
 # Four missed records. discord.py itself closes a gateway that stayed silent for 60 s and
 # reconnects, so an open connection has heard from Discord within about a minute.
 STALE_AFTER = 60.0
+HEARTBEAT_SQL = "SELECT value FROM meta WHERE key = ?"
 
 
 def connected(bot: OrchardBot) -> bool:
@@ -49,16 +52,23 @@ async def record_heartbeats(bot: OrchardBot, every: float = BEAT_EVERY) -> None:
         await asyncio.sleep(every)
 
 
-def problem(db: Path, now: float | None = None) -> tuple[str | None, float]:
+def problem(db: Target, now: float | None = None) -> tuple[str | None, float]:
     """What is wrong (None if nothing) and the heartbeat's age in seconds."""
-    if not db.is_file():
-        return f"no database at {db}: has Orchard ever started with this ORCHARD_DB?", 0.0
-    try:
-        uri = f"{db.resolve().as_uri()}?mode=ro"  # read only: never creates a database
-        with closing(sqlite3.connect(uri, uri=True, timeout=5.0)) as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (HEARTBEAT,)).fetchone()
-    except sqlite3.Error as err:
-        return f"the database at {db} does not answer: {err}", 0.0
+    if is_url(db):
+        try:
+            row = asyncio.run(_server_heartbeat(str(db)))
+        except Exception as err:  # asyncpg's errors and OSError alike: it does not answer
+            return f"the PostgreSQL database does not answer: {err}", 0.0
+    else:
+        path = Path(db)
+        if not path.is_file():
+            return f"no database at {db}: has Orchard ever started with this ORCHARD_DB?", 0.0
+        try:
+            uri = f"{path.resolve().as_uri()}?mode=ro"  # read only: never creates a database
+            with closing(sqlite3.connect(uri, uri=True, timeout=5.0)) as conn:
+                row = conn.execute(HEARTBEAT_SQL, (HEARTBEAT,)).fetchone()
+        except sqlite3.Error as err:
+            return f"the database at {db} does not answer: {err}", 0.0
     if row is None:
         return "no gateway heartbeat recorded: the bot has not connected to Discord yet", 0.0
     age = (time.time() if now is None else now) - float(row[0])
@@ -67,7 +77,22 @@ def problem(db: Path, now: float | None = None) -> tuple[str | None, float]:
     return None, age
 
 
-def main(db: Path) -> int:
+async def _server_heartbeat(url: str) -> tuple[str] | None:
+    """The heartbeat row on PostgreSQL, over one short-lived connection (no pool, no migration:
+    a health check changes nothing)."""
+    import asyncpg
+
+    from db.postgres import numbered
+
+    conn = await asyncpg.connect(url, timeout=5.0)
+    try:
+        row = await conn.fetchrow(numbered(HEARTBEAT_SQL), HEARTBEAT, timeout=5.0)
+    finally:
+        await conn.close()
+    return None if row is None else (str(row[0]),)
+
+
+def main(db: Target) -> int:
     """The ``orchard health`` command: 0 when healthy, else 1 and one line on stderr."""
     wrong, age = problem(db)
     if wrong is not None:

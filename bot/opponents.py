@@ -41,6 +41,7 @@ class Opponents:
         engine = self.runner.engine(snapshot.row.kind)
         if self.claims is not None:
             if any(snapshot.row.players[s].is_bot for s in engine.to_act(snapshot.state)):
+                self.claims.start()
                 self.claims.due_by(self.runner.clock() + self.delay)
             return
         for seat in sorted(engine.to_act(snapshot.state)):

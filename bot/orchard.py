@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from bot.leader import Leader
 from bot.lobby import Lobby
@@ -18,6 +17,7 @@ from bot.runner import Display, Runner
 from bot.scheduler import Scheduler
 from bot.settings import Settings
 from bot.specs import ENGINES
+from db.connection import Target
 from db.store import Store
 
 
@@ -35,15 +35,15 @@ class Orchard:
     @classmethod
     async def open(
         cls,
-        db_path: str | Path,
+        database: Target,
         *,
         board: Display | None = None,
         clock: Callable[[], float] = time.time,
         orchard_delay: float = 1.0,
     ) -> Orchard:
-        """Everything but Discord on the database at ``db_path``; nothing runs until
+        """Everything but Discord on the database ``database`` names; nothing runs until
         :meth:`start`. ``board`` displays a game on its own message."""
-        store = await Store.open(db_path)
+        store = await Store.open(database)
         settings = Settings(store)
         runner = Runner(store, ENGINES, settings, board=board, clock=clock)
         lobby = Lobby(runner)

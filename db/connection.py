@@ -1,109 +1,78 @@
-"""The SQLite connections every storage topic shares, and how they are used safely.
+"""The one interface every storage topic speaks, whichever database is behind it.
 
-One writer in autocommit mode: every write that must be atomic runs inside an explicit
-``BEGIN IMMEDIATE`` under the lock, because coroutines share it and must not interleave
-statements inside each other's transactions. Reads go to read-only connections of their own,
-each on its own thread: WAL lets them read the last commit while the writer writes, so a
-leaderboard's aggregate never queues a move behind it. Parameterised SQL only.
+Two backends implement it: SQLite (``db.sqlite``, the zero-setup default: a file) and
+PostgreSQL (``db.postgres``, through asyncpg, when ``ORCHARD_DB`` is a ``postgresql://`` URL);
+``db.backends.open_database`` opens the one a target names.
+Topic modules write their SQL once, with ``?`` placeholders; where the two dialects need
+different SQL, the topic keeps both forms side by side, keyed by :class:`Dialect`, and picks
+by ``db.dialect`` (or ``tx.dialect``). Parameterised SQL only.
 """
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-import logging
-from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-import aiosqlite
+Row = Sequence[Any]
+Params = Sequence[Any]
+Target = str | Path
+"""Where the database is: a SQLite file's path, or a ``postgresql://`` URL."""
 
-from db.migrate import migrate
-
-log = logging.getLogger(__name__)
-
-PRAGMAS = (
-    "PRAGMA journal_mode = WAL",
-    "PRAGMA synchronous = FULL",
-    "PRAGMA foreign_keys = ON",
-    "PRAGMA busy_timeout = 5000",
-    "PRAGMA secure_delete = ON",  # deleted and overwritten rows are zeroed, not left in free space
-)
+URL_SCHEMES = ("postgresql://", "postgres://")
 
 
-READERS = 2  # read connections: one per core is enough for reads that wait on the disk
-READER_PRAGMAS = ("PRAGMA query_only = ON", "PRAGMA busy_timeout = 5000")
+class Dialect(StrEnum):
+    SQLITE = "sqlite"
+    POSTGRES = "postgres"
 
 
-class Database:
-    """The writer, its lock, the readers, and the two ways in: a transaction and a read."""
+class Reader(Protocol):
+    """Anything that reads: a database (the last commit), or a transaction (its own view)."""
 
-    def __init__(
-        self, conn: aiosqlite.Connection, readers: Sequence[aiosqlite.Connection] = ()
-    ) -> None:
-        self.conn = conn
-        self.readers = tuple(readers)
-        self._lock = asyncio.Lock()
-        self._turn = itertools.count()
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]: ...
 
-    @classmethod
-    async def open(cls, path: str | Path, readers: int = READERS) -> Database:
-        """Open (creating folders and schema as needed) the database at ``path``, and its
-        read connections (none for an in-memory database, which only the writer can see)."""
-        memory = str(path) == ":memory:"
-        if not memory:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(str(path), isolation_level=None)
-        for pragma in PRAGMAS:
-            await conn.execute(pragma)
-        await migrate(conn)
-        return cls(conn, [] if memory else [await _reader(path) for _ in range(readers)])
 
-    async def close(self) -> None:
-        for reader in self.readers:
-            await reader.close()
-        await self.conn.close()
+class Transaction(Protocol):
+    """One transaction's statements: every write, and the reads a write depends on."""
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """The connection in one ``BEGIN IMMEDIATE``: committed on exit, rolled back on error."""
-        async with self._lock:
-            await self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                await self.conn.execute("ROLLBACK")
-                raise
-            await self.conn.execute("COMMIT")
+    dialect: Dialect
 
-    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        """One read, on a read connection (taking turns), in one trip to its thread."""
-        if not self.readers:
-            async with self._lock:
-                return list(await self.conn.execute_fetchall(sql, tuple(params)))
-        reader = self.readers[next(self._turn) % len(self.readers)]
-        return list(await reader.execute_fetchall(sql, tuple(params)))
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        """Run one statement; returns the rows it changed."""
+        ...
+
+    async def executemany(self, sql: str, rows: Iterable[Params]) -> None: ...
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]: ...
+
+    async def insert(self, sql: str, params: Params = ()) -> int:
+        """Run an ``INSERT … RETURNING id``; returns the new row's id."""
+        ...
+
+
+class Database(Protocol):
+    """An open database: transactions for writes, reads outside any transaction."""
+
+    dialect: Dialect
+
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        """Committed on exit, rolled back on error."""
+        ...
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        """One read of the last commit; it never waits for a write."""
+        ...
 
     async def checkpoint(self) -> None:
-        """Copy the -wal file into the database and empty it (TRUNCATE).
+        """Leave no old copy of deleted rows in the database's own files (where it can)."""
+        ...
 
-        Until then the -wal file keeps old copies of pages, with rows since deleted or
-        overwritten: /forget-me and the purge call this once their rows are gone.
-        ``secure_delete`` zeroes deleted rows and freed pages, but not the unused gap of a page
-        SQLite rebuilt when it rebalanced its tree, where an older copy of a row can (rarely)
-        remain; only VACUUM rewrites those, and it would hold every game for about a second
-        per 50 MB, so it is not run here.
-        """
-        async with self._lock:
-            rows = await self.conn.execute_fetchall("PRAGMA wal_checkpoint(TRUNCATE)")
-        if any(row[0] for row in rows):
-            log.warning("a reader blocked the checkpoint: old pages stay in the -wal file for now")
+    async def close(self) -> None: ...
 
 
-async def _reader(path: str | Path) -> aiosqlite.Connection:
-    """A connection that only reads: it sees every commit made before each of its reads."""
-    conn = await aiosqlite.connect(str(path), isolation_level=None)
-    for pragma in READER_PRAGMAS:
-        await conn.execute(pragma)
-    return conn
+def is_url(target: Target) -> bool:
+    """True when ``target`` names a PostgreSQL server rather than a SQLite file."""
+    return isinstance(target, str) and target.startswith(URL_SCHEMES)

@@ -18,8 +18,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-import aiosqlite
-
 from bot.model import (
     FORMER_PLAYER,
     KEEP,
@@ -34,7 +32,7 @@ from bot.model import (
     Player,
     TurnPing,
 )
-from db.connection import Database
+from db.connection import Database, Reader, Transaction
 
 STATE_FORMAT = 1
 OPEN = "status IN ('lobby', 'active')"
@@ -51,7 +49,7 @@ _SUMMARY = "id, kind, status, guild_id, channel_id, message_id, host_id, version
 # Reads.
 
 
-async def get_game(db: Database, game_id: int) -> GameRow | None:
+async def get_game(db: Reader, game_id: int) -> GameRow | None:
     """A game and its seats in one query: every move starts with this read."""
     rows = await db.fetchall(
         f"SELECT {_COLUMNS_OF_G}, p.seat, p.user_id, p.name, p.is_bot, p.timeouts,"
@@ -97,7 +95,7 @@ async def games_waiting_on_bots(db: Database) -> list[int]:
     return [r[0] for r in rows]
 
 
-async def moves(db: Database, game_id: int) -> list[Move]:
+async def moves(db: Reader, game_id: int) -> list[Move]:
     rows = await db.fetchall(
         "SELECT seat, verb, arg, user_id, source FROM moves WHERE game_id = ? ORDER BY seq",
         (game_id,),
@@ -156,7 +154,7 @@ async def turn_pings_behind(db: Database) -> list[int]:
 
 
 async def create_game(
-    conn: aiosqlite.Connection,
+    tx: Transaction,
     kind: str,
     variant: str,
     guild_id: int,
@@ -168,10 +166,10 @@ async def create_game(
     now: float,
 ) -> int:
     """A new lobby with its host in seat 0; returns its id."""
-    cur = await conn.execute(
+    game_id = await tx.insert(
         "INSERT INTO games (kind, variant, guild_id, channel_id, host_id, status, seed,"
         " options, deadline, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, 'lobby', ?, ?, ?, ?, ?)",
+        " VALUES (?, ?, ?, ?, ?, 'lobby', ?, ?, ?, ?, ?) RETURNING id",
         (
             kind,
             variant,
@@ -185,33 +183,32 @@ async def create_game(
             now,
         ),
     )
-    game_id = int(cur.lastrowid or 0)
-    await _insert_player(conn, game_id, host)
+    await _insert_player(tx, game_id, host)
     return game_id
 
 
-async def write(conn: aiosqlite.Connection, change: GameChange, now: float) -> bool:
+async def write(tx: Transaction, change: GameChange, now: float) -> bool:
     """The game row, its seats and its move log as ``change`` says; False if a guard failed."""
     columns = _columns(change, now)
     where, guards = _guards(change)
-    cur = await conn.execute(
+    updated = await tx.execute(
         f"UPDATE games SET {', '.join(f'{c} = ?' for c in columns)} WHERE {where}",
         (*columns.values(), *guards),
     )
-    if cur.rowcount != 1:
+    if updated != 1:
         return False
     if change.players is not None:
-        await _replace_seats(conn, change.game_id, change.players)
+        await _replace_seats(tx, change.game_id, change.players)
     if change.timeouts:
-        await conn.executemany(
+        await tx.executemany(
             "UPDATE game_players SET timeouts = ? WHERE game_id = ? AND seat = ?",
             [(count, change.game_id, seat) for seat, count in change.timeouts.items()],
         )
     if change.moves:
         assert change.expected_version is not None  # GameChange checks it
-        await _append_moves(conn, change.game_id, change.expected_version, change.moves, now)
+        await _append_moves(tx, change.game_id, change.expected_version, change.moves, now)
     if change.forgotten is not None:
-        await _forget_in(conn, "?", (change.game_id,), change.forgotten)
+        await _forget_in(tx, "?", (change.game_id,), change.forgotten)
     return True
 
 
@@ -248,17 +245,15 @@ def _guards(change: GameChange) -> tuple[str, list[Any]]:
     return where, values
 
 
-async def _replace_seats(
-    conn: aiosqlite.Connection, game_id: int, players: Sequence[Player]
-) -> None:
+async def _replace_seats(tx: Transaction, game_id: int, players: Sequence[Player]) -> None:
     """A lobby's seats after a join, leave or added Orchard: in order, nobody timed out."""
-    await conn.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
+    await tx.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
     for seat, player in enumerate(players):
-        await _insert_player(conn, game_id, replace(player, seat=seat, timeouts=0))
+        await _insert_player(tx, game_id, replace(player, seat=seat, timeouts=0))
 
 
-async def _insert_player(conn: aiosqlite.Connection, game_id: int, player: Player) -> None:
-    await conn.execute(
+async def _insert_player(tx: Transaction, game_id: int, player: Player) -> None:
+    await tx.execute(
         "INSERT INTO game_players (game_id, seat, user_id, name, is_bot, level)"
         " VALUES (?, ?, ?, ?, ?, ?)",
         (game_id, player.seat, player.user_id, player.name, int(player.is_bot), player.level),
@@ -266,10 +261,10 @@ async def _insert_player(conn: aiosqlite.Connection, game_id: int, player: Playe
 
 
 async def _append_moves(
-    conn: aiosqlite.Connection, game_id: int, after: int, log: Sequence[Move], now: float
+    tx: Transaction, game_id: int, after: int, log: Sequence[Move], now: float
 ) -> None:
     """Add ``log`` to a game's move log, numbered on from version ``after``."""
-    await conn.executemany(
+    await tx.executemany(
         "INSERT INTO moves (game_id, seq, seat, user_id, verb, arg, source, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [
@@ -280,9 +275,9 @@ async def _append_moves(
 
 
 async def note_tile_dm(
-    conn: aiosqlite.Connection, game_id: int, user_id: int, hand: str, closed: bool
+    tx: Transaction, game_id: int, user_id: int, hand: str, closed: bool
 ) -> None:
-    await conn.execute(
+    await tx.execute(
         "INSERT INTO tile_dms (game_id, user_id, hand, closed) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (game_id, user_id) DO UPDATE SET hand = excluded.hand,"
         " closed = excluded.closed",
@@ -290,12 +285,12 @@ async def note_tile_dm(
     )
 
 
-async def forget_tile_dms(conn: aiosqlite.Connection, game_id: int) -> None:
-    await conn.execute("DELETE FROM tile_dms WHERE game_id = ?", (game_id,))
+async def forget_tile_dms(tx: Transaction, game_id: int) -> None:
+    await tx.execute("DELETE FROM tile_dms WHERE game_id = ?", (game_id,))
 
 
-async def set_turn_ping(conn: aiosqlite.Connection, ping: TurnPing) -> None:
-    await conn.execute(
+async def set_turn_ping(tx: Transaction, ping: TurnPing) -> None:
+    await tx.execute(
         "INSERT INTO turn_pings (game_id, version, awaited, message_id, mentioned)"
         " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET version = excluded.version,"
         " awaited = excluded.awaited, message_id = excluded.message_id,"
@@ -310,45 +305,40 @@ async def set_turn_ping(conn: aiosqlite.Connection, ping: TurnPing) -> None:
     )
 
 
-async def drop_turn_ping(conn: aiosqlite.Connection, game_id: int) -> None:
-    await conn.execute("DELETE FROM turn_pings WHERE game_id = ?", (game_id,))
+async def drop_turn_ping(tx: Transaction, game_id: int) -> None:
+    await tx.execute("DELETE FROM turn_pings WHERE game_id = ?", (game_id,))
 
 
 # What leaves with a person or a server.
 
 
-async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
+async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """Take the person out of the server's games that are over; returns the rows deleted."""
     over = f"SELECT id FROM games WHERE guild_id = ? AND NOT {OPEN}"
-    return await _forget_in(conn, over, (guild_id,), user_id)
+    return await _forget_in(tx, over, (guild_id,), user_id)
 
 
-async def _forget_in(
-    conn: aiosqlite.Connection, games: str, params: tuple[Any, ...], user_id: int
-) -> int:
+async def _forget_in(tx: Transaction, games: str, params: tuple[Any, ...], user_id: int) -> int:
     """The person's seats, moves, hosting and tile-DM notes in ``games`` (SQL listing game
     ids, with its ``params``) become a former player's; returns the notes deleted."""
     seats = "UPDATE game_players SET user_id = ?, name = ? WHERE user_id = ? AND is_bot = 0"
-    await conn.execute(
-        f"{seats} AND game_id IN ({games})", (NOBODY, FORMER_PLAYER, user_id, *params)
-    )
-    await conn.execute(
+    await tx.execute(f"{seats} AND game_id IN ({games})", (NOBODY, FORMER_PLAYER, user_id, *params))
+    await tx.execute(
         f"UPDATE moves SET user_id = NULL WHERE user_id = ? AND game_id IN ({games})",
         (user_id, *params),
     )
-    await conn.execute(
+    await tx.execute(
         f"UPDATE games SET host_id = ? WHERE host_id = ? AND id IN ({games})",
         (NOBODY, user_id, *params),
     )
-    cur = await conn.execute(
+    return await tx.execute(
         f"DELETE FROM tile_dms WHERE user_id = ? AND game_id IN ({games})", (user_id, *params)
     )
-    return cur.rowcount
 
 
-async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
+async def purge(tx: Transaction, guild_id: int) -> None:
     """A departed server's games; seats, moves and tile-DM notes follow by cascade."""
-    await conn.execute("DELETE FROM games WHERE guild_id = ?", (guild_id,))
+    await tx.execute("DELETE FROM games WHERE guild_id = ?", (guild_id,))
 
 
 def _state_json(state: dict[str, Any]) -> str:

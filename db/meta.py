@@ -7,9 +7,7 @@ here: no value is a person's or a server's data.
 
 from __future__ import annotations
 
-import aiosqlite
-
-from db.connection import Database
+from db.connection import Database, Transaction
 
 
 async def get_meta(db: Database, key: str) -> str | None:
@@ -17,18 +15,18 @@ async def get_meta(db: Database, key: str) -> str | None:
     return str(rows[0][0]) if rows else None
 
 
-async def set_meta(conn: aiosqlite.Connection, key: str, value: str) -> None:
-    await conn.execute(
+async def set_meta(tx: Transaction, key: str, value: str) -> None:
+    await tx.execute(
         "INSERT INTO meta (key, value) VALUES (?, ?)"
         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         (key, value),
     )
 
 
-async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
+async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """Nothing: no value is a person's."""
     return 0
 
 
-async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
+async def purge(tx: Transaction, guild_id: int) -> None:
     """Nothing: no value is a server's (a digest names at most the development server)."""

@@ -1,7 +1,12 @@
-"""Apply the numbered SQL files in ``db/migrations`` in order, each inside one transaction.
+"""Apply the numbered SQL files of ``db/migrations/<dialect>/`` in order, each inside one
+transaction.
 
-A file is applied once and recorded in ``schema_migrations``; a fresh database and an old one
-both end at the newest schema, and a failing file leaves the database as it was.
+A file is applied once and recorded in ``schema_migrations`` (its number and file name); a fresh
+database and an old one both end at the newest schema, and a failing file leaves the database
+as it was. Each backend has its own folder, with the same numbers from 012 on (PostgreSQL's
+first file is the SQLite schema as of 012): a change to the schema is one file in each folder,
+under the same number. This module applies SQLite's; ``db.postgres`` applies PostgreSQL's
+with the same bookkeeping, under an advisory lock.
 """
 
 from __future__ import annotations
@@ -12,17 +17,31 @@ from importlib import resources
 
 import aiosqlite
 
+from db.connection import Dialect
+
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+RECORD = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"
 
 
-def available() -> list[tuple[int, str, str]]:
-    """Every migration shipped with the package as (number, file name, SQL), in order."""
+def available(dialect: Dialect = Dialect.SQLITE) -> list[tuple[int, str, str]]:
+    """Every migration shipped for ``dialect`` as (number, file name, SQL), in order."""
     found = []
-    for entry in resources.files("db").joinpath("migrations").iterdir():
+    for entry in resources.files("db").joinpath("migrations", dialect.value).iterdir():
         match = _NAME.match(entry.name)
         if match:
             found.append((int(match.group(1)), entry.name, entry.read_text("utf-8")))
     return sorted(found)
+
+
+def pending(
+    version: int, upto: int | None = None, dialect: Dialect = Dialect.SQLITE
+) -> list[tuple[int, str, str]]:
+    """The migrations after ``version`` (up to ``upto``, default the newest), in order."""
+    return [
+        migration
+        for migration in available(dialect)
+        if version < migration[0] and (upto is None or migration[0] <= upto)
+    ]
 
 
 async def current_version(conn: aiosqlite.Connection) -> int:
@@ -38,9 +57,7 @@ async def current_version(conn: aiosqlite.Connection) -> int:
 async def migrate(conn: aiosqlite.Connection, upto: int | None = None) -> int:
     """Bring ``conn`` (opened in autocommit mode) to migration ``upto`` (default: newest)."""
     version = await current_version(conn)
-    for number, name, sql in available():
-        if number <= version or (upto is not None and number > upto):
-            continue
+    for number, name, sql in pending(version, upto):
         await _apply(conn, number, name, sql)
         version = number
     return version
@@ -51,10 +68,7 @@ async def _apply(conn: aiosqlite.Connection, number: int, name: str, sql: str) -
     try:
         for statement in _statements(sql):
             await conn.execute(statement)
-        await conn.execute(
-            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-            (number, name, time.time()),
-        )
+        await conn.execute(RECORD, (number, name, time.time()))
         await conn.execute("COMMIT")
     except BaseException:
         await conn.execute("ROLLBACK")

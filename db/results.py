@@ -8,18 +8,33 @@ server; the others' results of the same games stay. The purge of a departed serv
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-import aiosqlite
-
 from bot.model import NOBODY, GameChange, KindStats, PastGame, RatingUpdate, Result
-from db.connection import Database
+from db.connection import Database, Dialect, Transaction
 
 # A game between people: two or more seats and no Orchard. Only these count for wins.
+# (CASE, not arithmetic on a comparison: PostgreSQL's comparisons are booleans, not 0 or 1.)
 PEOPLE_GAME = "(seats > 1 AND orchard = 0)"
-PEOPLE_WIN = f"(won * {PEOPLE_GAME})"
+PEOPLE_WIN = f"(CASE WHEN {PEOPLE_GAME} THEN won ELSE 0 END)"
+PEOPLE_GAMES = f"(CASE WHEN {PEOPLE_GAME} THEN 1 ELSE 0 END)"
 TABLES = ("results", "ratings", "rating_history")
+
+_RATINGS_OF = "SELECT user_id, mu, sigma FROM ratings WHERE guild_id = ? AND kind = ? AND pool = ?"
+# Some players' stored ratings, read to rate the game they just finished; PostgreSQL locks the
+# rows (FOR UPDATE) so that two games finishing at once with one player rate one after the
+# other, as SQLite's single writer makes them. SQLite takes the players' ids as ``IN (?, …)``,
+# PostgreSQL as one array.
+PLAYERS_RATINGS: dict[Dialect, Callable[[int], str]] = {
+    Dialect.SQLITE: lambda count: f"{_RATINGS_OF} AND user_id IN ({','.join('?' * count)})",
+    Dialect.POSTGRES: lambda count: f"{_RATINGS_OF} AND user_id = ANY(?) FOR UPDATE",
+}
+
+
+def _users(tx: Transaction, users: list[int]) -> list[Any]:
+    """The players' ids as :data:`PLAYERS_RATINGS` of ``tx``'s dialect takes them."""
+    return [users] if tx.dialect is Dialect.POSTGRES else list(users)
 
 
 # Reads.
@@ -90,7 +105,7 @@ async def records(
 async def user_stats(db: Database, guild_id: int, user_id: int) -> list[KindStats]:
     """One player's record here, per game."""
     rows = await db.fetchall(
-        f"SELECT kind, COUNT(*), SUM({PEOPLE_WIN}), SUM({PEOPLE_GAME}), MAX(score),"
+        f"SELECT kind, COUNT(*), SUM({PEOPLE_WIN}), SUM({PEOPLE_GAMES}), MAX(score),"
         " MIN(score), AVG(score), MAX(finished_at), SUM(won * orchard), SUM(orchard)"
         " FROM results WHERE guild_id = ? AND user_id = ? AND is_bot = 0"
         " GROUP BY kind ORDER BY kind",
@@ -178,26 +193,23 @@ async def history(
 # Writes, inside the caller's transaction (the game row is already written).
 
 
-async def write(conn: aiosqlite.Connection, change: GameChange, now: float) -> None:
+async def write(tx: Transaction, change: GameChange, now: float) -> None:
     """The hint mark, results and rating a game change brings."""
     if change.hinted:  # results already stored are marked too; new ones copy the game's mark
-        await conn.execute("UPDATE results SET hinted = 1 WHERE game_id = ?", (change.game_id,))
+        await tx.execute("UPDATE results SET hinted = 1 WHERE game_id = ?", (change.game_id,))
     if change.results:
-        await _insert_results(conn, change.game_id, change.results, now)
+        await _insert_results(tx, change.game_id, change.results, now)
     if change.rating is not None:
-        await _update_ratings(conn, change.game_id, change.rating, now)
+        await _update_ratings(tx, change.game_id, change.rating, now)
 
 
 async def _insert_results(
-    conn: aiosqlite.Connection, game_id: int, results: Sequence[Result], now: float
+    tx: Transaction, game_id: int, results: Sequence[Result], now: float
 ) -> None:
     """The standings of a finished game; server, game and hint mark come from its row."""
-    sql = "SELECT guild_id, kind, hinted FROM games WHERE id = ?"
-    async with conn.execute(sql, (game_id,)) as cur:
-        row = await cur.fetchone()
-    assert row is not None
+    (row,) = await tx.fetchall("SELECT guild_id, kind, hinted FROM games WHERE id = ?", (game_id,))
     orchard = int(any(r.is_bot for r in results))
-    await conn.executemany(
+    await tx.executemany(
         "INSERT INTO results (game_id, seat, guild_id, kind, user_id, is_bot, score, placement,"
         " won, seats, finished_at, hinted, orchard)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -222,32 +234,26 @@ async def _insert_results(
     )
 
 
-async def _update_ratings(
-    conn: aiosqlite.Connection, game_id: int, update: RatingUpdate, now: float
-) -> None:
+async def _update_ratings(tx: Transaction, game_id: int, update: RatingUpdate, now: float) -> None:
     """Rate a finished game from the stored ratings, read inside this same transaction."""
-    async with conn.execute("SELECT guild_id, kind FROM games WHERE id = ?", (game_id,)) as cur:
-        game = await cur.fetchone()
-    assert game is not None
-    guild_id, kind = game
+    ((guild_id, kind),) = await tx.fetchall(
+        "SELECT guild_id, kind FROM games WHERE id = ?", (game_id,)
+    )
     users = [user for user, _ in update.places]
-    marks = ",".join("?" * len(users))
-    async with conn.execute(
-        f"SELECT user_id, mu, sigma FROM ratings WHERE guild_id = ? AND kind = ? AND pool = ?"
-        f" AND user_id IN ({marks})",
-        (guild_id, kind, update.pool, *users),
-    ) as cur:
-        previous = {row[0]: (row[1], row[2]) for row in await cur.fetchall()}
+    rows = await tx.fetchall(
+        PLAYERS_RATINGS[tx.dialect](len(users)), (guild_id, kind, update.pool, *_users(tx, users))
+    )
+    previous = {row[0]: (row[1], row[2]) for row in rows}
     new = update.rate(previous, update.places)
     for user, (mu, sigma) in new.items():
-        await conn.execute(
+        await tx.execute(
             "INSERT INTO ratings (guild_id, kind, pool, user_id, mu, sigma, games, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT (guild_id, kind, pool, user_id)"
-            " DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, games = games + 1,"
+            " DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, games = ratings.games + 1,"
             " updated_at = excluded.updated_at",
             (guild_id, kind, update.pool, user, mu, sigma, now),
         )
-        await conn.execute(
+        await tx.execute(
             "INSERT INTO rating_history (game_id, user_id, guild_id, kind, pool, mu, sigma, at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (game_id, user, guild_id, kind, update.pool, mu, sigma, now),
@@ -257,17 +263,16 @@ async def _update_ratings(
 # What leaves with a person or a server.
 
 
-async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
+async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """The person's results, ratings and rating history here; returns the rows deleted."""
     removed = 0
     for table in TABLES:
-        cur = await conn.execute(
+        removed += await tx.execute(
             f"DELETE FROM {table} WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
         )
-        removed += cur.rowcount
     return removed
 
 
-async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
+async def purge(tx: Transaction, guild_id: int) -> None:
     for table in TABLES:
-        await conn.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))
+        await tx.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))

@@ -12,9 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import aiosqlite
-
-from db.connection import Database
+from db.connection import Database, Transaction
 
 
 async def guild_settings(db: Database, guild_id: int) -> dict[str, Any]:
@@ -37,9 +35,9 @@ async def departed(db: Database, before: float) -> list[int]:
 
 
 async def set_guild_settings(
-    conn: aiosqlite.Connection, guild_id: int, settings: dict[str, Any], now: float
+    tx: Transaction, guild_id: int, settings: dict[str, Any], now: float
 ) -> None:
-    await conn.execute(
+    await tx.execute(
         "INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)"
         " ON CONFLICT (guild_id) DO UPDATE SET settings = excluded.settings,"
         " updated_at = excluded.updated_at",
@@ -48,9 +46,9 @@ async def set_guild_settings(
 
 
 async def set_ping_choice(
-    conn: aiosqlite.Connection, guild_id: int, user_id: int, dm: bool, now: float
+    tx: Transaction, guild_id: int, user_id: int, dm: bool, now: float
 ) -> None:
-    await conn.execute(
+    await tx.execute(
         "INSERT INTO ping_choices (guild_id, user_id, dm, updated_at) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (guild_id, user_id) DO UPDATE SET dm = excluded.dm,"
         " updated_at = excluded.updated_at",
@@ -58,27 +56,26 @@ async def set_ping_choice(
     )
 
 
-async def guild_left(conn: aiosqlite.Connection, guild_id: int, when: float) -> None:
+async def guild_left(tx: Transaction, guild_id: int, when: float) -> None:
     """Start the 30 days; leaving twice keeps the first date."""
-    await conn.execute(
+    await tx.execute(
         "INSERT INTO guild_departures (guild_id, left_at) VALUES (?, ?)"
         " ON CONFLICT (guild_id) DO NOTHING",
         (guild_id, when),
     )
 
 
-async def guild_returned(conn: aiosqlite.Connection, guild_id: int) -> None:
-    await conn.execute("DELETE FROM guild_departures WHERE guild_id = ?", (guild_id,))
+async def guild_returned(tx: Transaction, guild_id: int) -> None:
+    await tx.execute("DELETE FROM guild_departures WHERE guild_id = ?", (guild_id,))
 
 
-async def forget(conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int:
+async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """The person's ping choice here (a server's own settings are not a person's data)."""
-    cur = await conn.execute(
+    return await tx.execute(
         "DELETE FROM ping_choices WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
     )
-    return cur.rowcount
 
 
-async def purge(conn: aiosqlite.Connection, guild_id: int) -> None:
+async def purge(tx: Transaction, guild_id: int) -> None:
     for table in ("guild_settings", "ping_choices", "guild_departures"):
-        await conn.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))
+        await tx.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))

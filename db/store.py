@@ -1,8 +1,9 @@
-"""Orchard's SQLite store: the one object the bot holds, composing the storage topics.
+"""Orchard's store: the one object the bot holds, composing the storage topics.
 
 Each topic module (``db.games``, ``db.results``, ``db.settings``, ``db.meta``) owns its tables,
 their SQL, and what /forget-me and the purge of a departed server delete of them; the Store
-opens the shared connection (``db.connection``) and runs the topics' writes in transactions.
+opens the database (``db.connection``: SQLite or PostgreSQL) and runs the topics' writes in
+transactions.
 """
 
 from __future__ import annotations
@@ -10,10 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any, Protocol
-
-import aiosqlite
 
 from bot.model import (
     Due,
@@ -27,16 +25,18 @@ from bot.model import (
     TurnPing,
 )
 from db import games, meta, results, settings
-from db.connection import Database
-from db.session import GameSession
+from db.backends import open_database
+from db.connection import Database, Dialect, Target, Transaction
+from db.session import GameSession, write_change
+from db.shared import SharedLocks
 
 
 class Topic(Protocol):
     """What a topic module gives up when a person uses /forget-me or a server is purged."""
 
-    async def forget(self, conn: aiosqlite.Connection, guild_id: int, user_id: int) -> int: ...
+    async def forget(self, tx: Transaction, guild_id: int, user_id: int) -> int: ...
 
-    async def purge(self, conn: aiosqlite.Connection, guild_id: int) -> None: ...
+    async def purge(self, tx: Transaction, guild_id: int) -> None: ...
 
 
 # In the order /forget-me and the purge visit them: results before the games they point at.
@@ -44,15 +44,23 @@ TOPICS: tuple[Topic, ...] = (results, games, settings, meta)
 
 
 class Store:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, locks: SharedLocks | None = None) -> None:
         self.db = db
+        self.locks = locks  # how processes sharing the database coordinate (None: SQLite)
 
     @classmethod
-    async def open(cls, path: str | Path) -> Store:
-        """Open (creating folders and schema as needed) the database at ``path``."""
-        return cls(await Database.open(path))
+    async def open(cls, target: Target) -> Store:
+        """Open (creating folders and schema as needed) the database ``target`` names: a
+        SQLite file's path, or a ``postgresql://`` URL."""
+        db = await open_database(target)
+        if db.dialect is Dialect.SQLITE:
+            return cls(db)
+        schema = await db.fetchall("SELECT current_schema()")
+        return cls(db, SharedLocks(str(schema[0][0])))
 
     async def close(self) -> None:
+        if self.locks is not None:
+            await self.locks.resign(self._pool)
         await self.db.close()
 
     # Games.
@@ -69,9 +77,9 @@ class Store:
         variant: str = "",
         deadline: float | None = None,
     ) -> int:
-        async with self.db.transaction() as conn:
+        async with self.db.transaction() as tx:
             return await games.create_game(
-                conn,
+                tx,
                 kind,
                 variant,
                 guild_id,
@@ -83,36 +91,55 @@ class Store:
                 time.time(),
             )
 
+    # Processes sharing the database (see db.shared); on SQLite there is one process.
+
     @property
     def shared(self) -> bool:
         """Several processes may use this database at once (never a SQLite file)."""
-        return False
+        return self.locks is not None
+
+    @property
+    def _pool(self) -> Any:
+        return getattr(self.db, "pool", None)
 
     @asynccontextmanager
     async def game(self, game_id: int) -> AsyncIterator[GameSession]:
-        """One game held for a change (the caller holds its in-process lock): on SQLite,
-        the store's reads and writes as they are."""
-        yield GameSession(self, game_id)
-
-    async def try_lead(self) -> bool:
-        """Become the process that does the bot's chores, if none is (see bot.leader)."""
-        return True
-
-    async def still_leading(self) -> bool:
-        return True
-
-    async def identify_turn(self, bucket: int) -> float:
-        """Wait for IDENTIFY ``bucket``'s turn among every process (shared stores only)."""
-        raise NotImplementedError("one process on SQLite: discord.py paces its own shards")
+        """One game held for a change (the caller holds its in-process lock). On SQLite,
+        the store's reads and writes as they are; shared, one transaction that takes the
+        game's lock across processes first: load, apply and commit happen inside it."""
+        if self.locks is None:
+            yield GameSession(self.db, game_id)
+            return
+        async with self.db.transaction() as tx:
+            await self.locks.lock_game(tx, game_id)
+            yield GameSession(self.db, game_id, tx)
 
     @asynccontextmanager
     async def claim(
         self, due: Due, upto: float, skip: set[int]
     ) -> AsyncIterator[GameSession | None]:
-        """One open game due for ``due`` by ``upto``, held as :meth:`game` holds it, that no
-        other process holds (shared stores only)."""
-        raise NotImplementedError("one process on SQLite: the scheduler lists what is due")
-        yield None
+        """The open game soonest due for ``due`` by ``upto``, not in ``skip``, held as
+        :meth:`game` holds it, that no other process holds; None if there is none (a game
+        held elsewhere is added to ``skip``). Shared stores only."""
+        if self.locks is None:
+            raise NotImplementedError("one process on SQLite: the scheduler lists what is due")
+        async with self.db.transaction() as tx:
+            game_id = await self.locks.claim_due(tx, due, upto, skip)
+            yield None if game_id is None else GameSession(self.db, game_id, tx)
+
+    async def try_lead(self) -> bool:
+        """Become the process that does the bot's chores, if none is (see bot.leader)."""
+        return self.locks is None or await self.locks.try_lead(self._pool)
+
+    async def still_leading(self) -> bool:
+        return self.locks is None or await self.locks.still_leading(self._pool)
+
+    async def identify_turn(self, bucket: int) -> float:
+        """Wait for IDENTIFY ``bucket``'s turn among every process (shared stores only)."""
+        if self.locks is None:
+            raise NotImplementedError("one process on SQLite: discord.py paces its own shards")
+        async with self.db.transaction() as tx:
+            return await self.locks.identify_turn(tx, bucket)
 
     async def get_game(self, game_id: int) -> GameRow | None:
         return await games.get_game(self.db, game_id)
@@ -140,12 +167,8 @@ class Store:
         Returns False, writing nothing, when a guard fails (the game left ``from_status`` or
         moved past ``expected_version``: someone else got there first) or the game is gone.
         """
-        now = time.time()
-        async with self.db.transaction() as conn:
-            if not await games.write(conn, change, now):
-                return False
-            await results.write(conn, change, now)
-        return True
+        async with self.db.transaction() as tx:
+            return await write_change(tx, change, time.time())
 
     # Appletters' private tiles.
 
@@ -153,13 +176,13 @@ class Store:
         return await games.tile_dms(self.db, game_id)
 
     async def note_tile_dm(self, game_id: int, user_id: int, hand: str, *, closed: bool) -> None:
-        async with self.db.transaction() as conn:
-            await games.note_tile_dm(conn, game_id, user_id, hand, closed)
+        async with self.db.transaction() as tx:
+            await games.note_tile_dm(tx, game_id, user_id, hand, closed)
 
     async def forget_tile_dms(self, game_id: int) -> None:
         """A finished game sends no more tiles: its notes go."""
-        async with self.db.transaction() as conn:
-            await games.forget_tile_dms(conn, game_id)
+        async with self.db.transaction() as tx:
+            await games.forget_tile_dms(tx, game_id)
 
     # Turn pings.
 
@@ -170,12 +193,12 @@ class Store:
         return await games.turn_pings_behind(self.db)
 
     async def set_turn_ping(self, ping: TurnPing) -> None:
-        async with self.db.transaction() as conn:
-            await games.set_turn_ping(conn, ping)
+        async with self.db.transaction() as tx:
+            await games.set_turn_ping(tx, ping)
 
     async def drop_turn_ping(self, game_id: int) -> None:
-        async with self.db.transaction() as conn:
-            await games.drop_turn_ping(conn, game_id)
+        async with self.db.transaction() as tx:
+            await games.drop_turn_ping(tx, game_id)
 
     # Results and boards.
 
@@ -219,26 +242,26 @@ class Store:
         and the -wal file is emptied after, so old copies do not linger (see
         :meth:`Database.checkpoint` for the one limit).
         """
-        async with self.db.transaction() as conn:
-            removed = sum([await topic.forget(conn, guild_id, user_id) for topic in TOPICS])
+        async with self.db.transaction() as tx:
+            removed = sum([await topic.forget(tx, guild_id, user_id) for topic in TOPICS])
         await self.db.checkpoint()
         return removed
 
     async def guild_left(self, guild_id: int, when: float) -> None:
-        async with self.db.transaction() as conn:
-            await settings.guild_left(conn, guild_id, when)
+        async with self.db.transaction() as tx:
+            await settings.guild_left(tx, guild_id, when)
 
     async def guild_returned(self, guild_id: int) -> None:
-        async with self.db.transaction() as conn:
-            await settings.guild_returned(conn, guild_id)
+        async with self.db.transaction() as tx:
+            await settings.guild_returned(tx, guild_id)
 
     async def purge_departed(self, before: float) -> list[int]:
         """Remove every row of servers the bot left before ``before``; returns those servers."""
         gone = await settings.departed(self.db, before)
-        async with self.db.transaction() as conn:
+        async with self.db.transaction() as tx:
             for guild_id in gone:
                 for topic in TOPICS:
-                    await topic.purge(conn, guild_id)
+                    await topic.purge(tx, guild_id)
         if gone:
             await self.db.checkpoint()
         return gone
@@ -249,19 +272,19 @@ class Store:
         return await settings.guild_settings(self.db, guild_id)
 
     async def set_guild_settings(self, guild_id: int, values: dict[str, Any]) -> None:
-        async with self.db.transaction() as conn:
-            await settings.set_guild_settings(conn, guild_id, values, time.time())
+        async with self.db.transaction() as tx:
+            await settings.set_guild_settings(tx, guild_id, values, time.time())
 
     async def ping_choice(self, guild_id: int, user_id: int) -> bool | None:
         return await settings.ping_choice(self.db, guild_id, user_id)
 
     async def set_ping_choice(self, guild_id: int, user_id: int, dm: bool) -> None:
-        async with self.db.transaction() as conn:
-            await settings.set_ping_choice(conn, guild_id, user_id, dm, time.time())
+        async with self.db.transaction() as tx:
+            await settings.set_ping_choice(tx, guild_id, user_id, dm, time.time())
 
     async def get_meta(self, key: str) -> str | None:
         return await meta.get_meta(self.db, key)
 
     async def set_meta(self, key: str, value: str) -> None:
-        async with self.db.transaction() as conn:
-            await meta.set_meta(conn, key, value)
+        async with self.db.transaction() as tx:
+            await meta.set_meta(tx, key, value)

@@ -25,6 +25,7 @@ import yarl
 from bot.__main__ import serve
 from bot.app import OrchardBot
 from bot.shards import ShardPlan, parse_plan, ranges_text
+from db.connection import is_url
 from tests.botharness import config
 from tests.fakediscord import FakeDiscord
 
@@ -47,7 +48,8 @@ def main(argv: list[str]) -> int:
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     plan = parse_plan(*argv[2:]) if len(argv) == 4 else ShardPlan()
-    chosen = dataclasses.replace(config(Path(argv[1])), shards=plan)
+    database = argv[1] if is_url(argv[1]) else Path(argv[1])
+    chosen = dataclasses.replace(config(database), shards=plan)
     bot = OrchardBot(chosen, guild_ready_timeout=0.05)
     return asyncio.run(serve(bot, "fake-token"))
 

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 from bot.app import OrchardBot
 from bot.config import Config
+from db.connection import Target
 from tests.fakediscord import Component, FakeDiscord, InteractionRecord, components_of, run_bot
 
 GUILD, CHANNEL = 5001, 6001
 ALICE, BOB, CAROL = 7001, 7002, 7003
 
 
-def config(db_path: Path) -> Config:
-    return Config(token="fake-token", db_path=db_path, log_level="INFO", dev_guild_id=None)
+def config(database: Target) -> Config:
+    return Config(token="fake-token", database=database, log_level="INFO", dev_guild_id=None)
 
 
 def server(fake: FakeDiscord, *users: int) -> None:
@@ -35,10 +35,10 @@ def unpaced(fake: FakeDiscord) -> None:
 
 @asynccontextmanager
 async def orchard_bot(
-    fake: FakeDiscord, db_path: Path, delay: float = 0.0
+    fake: FakeDiscord, database: Target, delay: float = 0.0
 ) -> AsyncIterator[OrchardBot]:
-    """The unchanged bot, connected to ``fake``, on the database file ``db_path``."""
-    bot = OrchardBot(config(db_path), guild_ready_timeout=0.05)
+    """The unchanged bot, connected to ``fake``, on the database ``database`` names."""
+    bot = OrchardBot(config(database), guild_ready_timeout=0.05)
     async with run_bot(bot, fake):
         assert bot.orchard.opponents is not None
         bot.orchard.opponents.delay = delay

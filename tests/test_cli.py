@@ -192,7 +192,7 @@ async def test_clear_guild_removes_the_dev_guild_copy_and_setting_it_again_copie
     env = {
         "DISCORD_TOKEN": "fake-token",
         "DEV_GUILD_ID": str(GUILD),
-        "ORCHARD_DB": str(config.db_path),
+        "ORCHARD_DB": str(config.database),
     }
     done = await asyncio.to_thread(
         run_python, tmp_path, "-c", AT_DISCORD, base, "clear-guild", **env
@@ -200,7 +200,7 @@ async def test_clear_guild_removes_the_dev_guild_copy_and_setting_it_again_copie
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert f"server {GUILD}" in done.stdout
     assert fake_discord.guild_commands[GUILD] == []
-    store = await Store.open(config.db_path)
+    store = await Store.open(config.database)
     assert await store.get_meta(command_hash_key(discord.Object(GUILD))) == ""
     await store.close()
     await run_once()

@@ -1,4 +1,5 @@
-"""The SQLite store on a real file: migrations, round trips, the version check."""
+"""The store on a real SQLite file and a real PostgreSQL server: migrations, round trips,
+the version check."""
 
 import sqlite3
 from dataclasses import replace
@@ -19,6 +20,7 @@ from bot.model import (
 )
 from bot.ratings import rate
 from bot.runner import _written
+from db.connection import Target
 from db.migrate import available, migrate
 from db.store import Store
 
@@ -81,9 +83,9 @@ def tables(path: Path) -> set[str]:
         return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
-def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(sql).fetchall()
+async def count(store: Store, sql: str) -> list[tuple[object, ...]]:
+    """Rows of ``sql`` read through the store's own database, on either backend."""
+    return [tuple(row) for row in await store.db.fetchall(sql)]
 
 
 async def test_fresh_file_gets_every_migration_and_wal(tmp_path: Path) -> None:
@@ -125,8 +127,8 @@ async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
     assert "ok" not in tables(path)
 
 
-async def test_state_round_trip_and_version_check(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "o.db")
+async def test_state_round_trip_and_version_check(database: Target) -> None:
+    store = await Store.open(database)
     game_id = await store.create_game(
         "cheerio", 1, 2, Player(0, 7, "Ann"), seed=42, options={"x": 1}
     )
@@ -147,21 +149,21 @@ async def test_state_round_trip_and_version_check(tmp_path: Path) -> None:
     await store.close()
 
 
-async def test_settings_and_meta_persist(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "o.db")
+async def test_settings_and_meta_persist(database: Target) -> None:
+    store = await Store.open(database)
     await store.set_guild_settings(5, {"turn_seconds": 60})
     await store.set_meta("k", "v1")
     await store.set_meta("k", "v2")
     await store.close()
-    store = await Store.open(tmp_path / "o.db")
+    store = await Store.open(database)
     assert await store.guild_settings(5) == {"turn_seconds": 60}
     assert await store.guild_settings(6) == {}
     assert await store.get_meta("k") == "v2"
     await store.close()
 
 
-async def test_open_games_carry_their_own_seats_and_bot_games_are_found(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "o.db")
+async def test_open_games_carry_their_own_seats_and_bot_games_are_found(database: Target) -> None:
+    store = await Store.open(database)
     orchard = Player(1, 99, "Orchard (easy)", is_bot=True, level="easy")
     solo = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
     duel = await store.create_game("hotscore", 1, 3, Player(0, 8, "Bo"), seed=2)
@@ -239,8 +241,8 @@ async def test_migration_9_keeps_logged_moves_under_their_verb(tmp_path: Path) -
     await store.close()
 
 
-async def test_rating_history_keeps_games_and_pools_apart(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "o.db")
+async def test_rating_history_keeps_games_and_pools_apart(database: Target) -> None:
+    store = await Store.open(database)
     for kind, pool in (
         ("cheerio", RatingPool.PEOPLE),
         ("hotscore", RatingPool.PEOPLE),
@@ -256,8 +258,8 @@ async def test_rating_history_keeps_games_and_pools_apart(tmp_path: Path) -> Non
     await store.close()
 
 
-async def test_a_write_sets_what_it_names_and_keeps_the_rest(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "o.db")
+async def test_a_write_sets_what_it_names_and_keeps_the_rest(database: Target) -> None:
+    store = await Store.open(database)
     game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
     assert await store.write(start(game_id, {"a": 1}, deadline=50.0))
     before = await store.get_game(game_id)
@@ -278,9 +280,8 @@ async def test_a_write_sets_what_it_names_and_keeps_the_rest(tmp_path: Path) -> 
     await store.close()
 
 
-async def test_a_failed_guard_writes_nothing_at_all(tmp_path: Path) -> None:
-    path = tmp_path / "o.db"
-    store = await Store.open(path)
+async def test_a_failed_guard_writes_nothing_at_all(database: Target) -> None:
+    store = await Store.open(database)
     game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
     lobby_only = GameChange(
         game_id, from_status=GameStatus.LOBBY, players=(Player(0, 8, "Bo"),), hinted=True
@@ -295,12 +296,12 @@ async def test_a_failed_guard_writes_nothing_at_all(tmp_path: Path) -> None:
     assert [p.name for p in game.players] == ["Ann"]
     assert [m.verb for m in await store.moves(game_id)] == ["roll"]
     for table in ("results", "ratings", "rating_history"):
-        assert rows(path, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
+        assert await count(store, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
     await store.close()
 
 
-async def test_seats_are_renumbered_and_timeouts_counted(tmp_path: Path) -> None:
-    store = await Store.open(tmp_path / "o.db")
+async def test_seats_are_renumbered_and_timeouts_counted(database: Target) -> None:
+    store = await Store.open(database)
     game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
     seats = (Player(4, 7, "Ann", timeouts=2), Player(9, 8, "Bo"))
     assert await store.write(GameChange(game_id, players=seats))
@@ -312,9 +313,9 @@ async def test_seats_are_renumbered_and_timeouts_counted(tmp_path: Path) -> None
     await store.close()
 
 
-async def test_the_runner_shows_what_a_write_leaves(tmp_path: Path) -> None:
+async def test_the_runner_shows_what_a_write_leaves(database: Target) -> None:
     """The runner shows ``_written`` without reading the game back: it must be the same."""
-    store = await Store.open(tmp_path / "o.db")
+    store = await Store.open(database)
     game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
     changes = [
         GameChange(game_id, players=(Player(3, 7, "Ann", timeouts=1), Player(0, 8, "Bo"))),
@@ -334,9 +335,8 @@ async def test_the_runner_shows_what_a_write_leaves(tmp_path: Path) -> None:
     await store.close()
 
 
-async def test_hinted_marks_the_game_and_its_results(tmp_path: Path) -> None:
-    path = tmp_path / "o.db"
-    store = await Store.open(path)
+async def test_hinted_marks_the_game_and_its_results(database: Target) -> None:
+    store = await Store.open(database)
     early = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
     late = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=2)
     for game_id in (early, late):
@@ -345,7 +345,7 @@ async def test_hinted_marks_the_game_and_its_results(tmp_path: Path) -> None:
     for game_id in (early, late):
         assert await store.write(finish(game_id, 0))
     assert await store.write(GameChange(late, hinted=True))
-    assert rows(path, "SELECT DISTINCT game_id, hinted FROM results ORDER BY 1") == [
+    assert await count(store, "SELECT DISTINCT game_id, hinted FROM results ORDER BY 1") == [
         (early, 1),
         (late, 1),
     ]

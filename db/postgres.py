@@ -1,0 +1,126 @@
+"""The PostgreSQL backend of :class:`db.connection.Database`, through asyncpg.
+
+A pool of connections: each transaction takes one for its duration, and reads take one for a
+statement, so a leaderboard's aggregate never queues a move behind it. Topic modules write
+``?`` placeholders; :func:`numbered` rewrites them to PostgreSQL's ``$1, $2…`` once per
+distinct statement (cached), and asyncpg prepares each statement once per connection.
+Migrations (``db/migrations/postgres/``) run under an advisory lock, so processes starting
+together on one database migrate it once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from functools import lru_cache
+from typing import cast
+
+import asyncpg
+
+from db.connection import Dialect, Params, Row
+from db.migrate import RECORD, pending
+
+POOL_SIZE = 10
+# Keys of the session-level advisory locks Orchard takes (one number space per database).
+MIGRATION_LOCK = 0x4F52_4348_0001  # "ORCH", 1: applying migrations
+
+_LITERAL = re.compile(r"('(?:[^']|'')*')")  # a quoted string: its '?' are not placeholders
+
+
+@lru_cache(maxsize=1024)
+def numbered(sql: str) -> str:
+    """``sql`` with each ``?`` placeholder (outside quoted strings) as ``$1``, ``$2``…"""
+    count = itertools.count(1)
+    return "".join(
+        part if index % 2 else re.sub(r"\?", lambda _: f"${next(count)}", part)
+        for index, part in enumerate(_LITERAL.split(sql))
+    )
+
+
+def changed(status: str) -> int:
+    """The rows a statement changed, from its status ("UPDATE 1", "INSERT 0 1", "DELETE 3")."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+class PostgresTransaction:
+    """One pooled connection inside one transaction."""
+
+    dialect = Dialect.POSTGRES
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        return changed(await self.conn.execute(numbered(sql), *params))
+
+    async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
+        await self.conn.executemany(numbered(sql), rows)
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        return cast(list[Row], await self.conn.fetch(numbered(sql), *params))
+
+    async def insert(self, sql: str, params: Params = ()) -> int:
+        return int(await self.conn.fetchval(numbered(sql), *params))
+
+
+class PostgresDatabase:
+    """A pool on one database, migrated when opened."""
+
+    dialect = Dialect.POSTGRES
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    @classmethod
+    async def open(cls, url: str, pool_size: int = POOL_SIZE) -> PostgresDatabase:
+        """Connect to ``url`` (any libpq-style URL asyncpg accepts) and migrate it."""
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
+        try:
+            async with pool.acquire() as conn:
+                await migrate(conn)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(pool)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[PostgresTransaction]:
+        """A connection of the pool in one transaction (READ COMMITTED): committed on exit,
+        rolled back on error. Writes that must not interleave lock their rows."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            yield PostgresTransaction(conn)
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        return cast(list[Row], await self.pool.fetch(numbered(sql), *params))
+
+    async def checkpoint(self) -> None:
+        """Nothing to do: PostgreSQL's write-ahead log is recycled by the server itself, and
+        VACUUM (autovacuum) reclaims deleted rows' space; neither can be forced cheaply here."""
+
+
+async def migrate(conn: asyncpg.Connection, upto: int | None = None) -> int:
+    """Bring the database (the schema first on the connection's search_path) to migration
+    ``upto`` (default: newest), holding :data:`MIGRATION_LOCK` throughout."""
+    await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+    try:
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
+            " name TEXT NOT NULL, applied_at DOUBLE PRECISION NOT NULL)"
+        )
+        newest = "SELECT COALESCE(MAX(version), 0) FROM schema_migrations"
+        version = int(await conn.fetchval(newest))
+        for number, name, sql in pending(version, upto, Dialect.POSTGRES):
+            async with conn.transaction():
+                await conn.execute(sql)
+                await conn.execute(numbered(RECORD), number, name, time.time())
+            version = number
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+    return version

@@ -1,0 +1,64 @@
+"""The databases tests run on: a SQLite file, or a schema of its own on a PostgreSQL server.
+
+PostgreSQL tests carry the ``postgres`` marker and use the server whose URL is in
+``ORCHARD_TEST_PG`` (any database the user may create schemas in). Each test gets a fresh,
+empty schema, named in its URL's ``search_path`` (asyncpg passes unknown URL parameters to the
+server as settings), and dropped after: tests never share tables, on one worker or several.
+Without ``ORCHARD_TEST_PG`` they skip, unless ``ORCHARD_REQUIRE_PG`` is set (CI sets it),
+where a skip would hide that they never ran: then they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import pytest
+
+from db.connection import Dialect
+
+SERVER = "ORCHARD_TEST_PG"
+REQUIRED = "ORCHARD_REQUIRE_PG"
+BACKENDS = (
+    pytest.param(Dialect.SQLITE, id="sqlite"),
+    pytest.param(Dialect.POSTGRES, id="postgres", marks=pytest.mark.postgres),
+)
+
+
+def server_url() -> str:
+    """The test server's URL; skips the test (fails it, where required) without one."""
+    url = os.environ.get(SERVER, "").strip()
+    if not url:
+        message = f"no PostgreSQL server: set {SERVER} to a postgresql:// URL"
+        if os.environ.get(REQUIRED):
+            pytest.fail(f"{message} ({REQUIRED} is set: these tests must run)")
+        pytest.skip(message)
+    return url
+
+
+def with_schema(url: str, schema: str) -> str:
+    """``url`` with ``schema`` as the connection's ``search_path``."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "search_path"]
+    return urlunsplit(parts._replace(query=urlencode([*query, ("search_path", schema)])))
+
+
+@asynccontextmanager
+async def fresh_schema(url: str | None = None) -> AsyncIterator[str]:
+    """A new empty schema on the test server, as a URL whose tables live in it; dropped after."""
+    import asyncpg
+
+    url = url or server_url()
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(f"CREATE SCHEMA {schema}")
+        try:
+            yield with_schema(url, schema)
+        finally:
+            await conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    finally:
+        await conn.close()
