@@ -14,11 +14,13 @@ import os
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
 
-from db.connection import Dialect
+from db.backends import open_database
+from db.connection import Dialect, Target, Transaction
 
 SERVER = "ORCHARD_TEST_PG"
 REQUIRED = "ORCHARD_REQUIRE_PG"
@@ -62,3 +64,24 @@ async def fresh_schema(url: str | None = None) -> AsyncIterator[str]:
             await conn.execute(f"DROP SCHEMA {schema} CASCADE")
     finally:
         await conn.close()
+
+
+@asynccontextmanager
+async def written(target: Target) -> AsyncIterator[Transaction]:
+    """One transaction on ``target`` beside whatever else has it open: rows a test writes by
+    hand, committed on exit. The SQL is the topic modules' kind (``?``), on either backend."""
+    db = await open_database(target)
+    try:
+        async with db.transaction() as tx:
+            yield tx
+    finally:
+        await db.close()
+
+
+async def query(target: Target, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    """The rows of one read of ``target``, as tuples (a test's view of what is stored)."""
+    db = await open_database(target)
+    try:
+        return [tuple(row) for row in await db.fetchall(sql, params)]
+    finally:
+        await db.close()

@@ -33,6 +33,7 @@ from bot.games.appletters import (
     word_set,
 )
 from cogs.appletters_tiles import tiles_text
+from db.connection import Target
 from tests.botharness import (
     ALICE,
     BOB,
@@ -276,13 +277,13 @@ def assert_nothing_leaked(
 
 
 async def test_a_whole_game_keeps_every_hand_private(
-    fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    fake_discord: FakeDiscord, database: Target, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
     fake = fake_discord
     server(fake)
     hands: dict[int, set[str]] = {0: set(), 1: set()}
-    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+    async with appletters_bot(fake, database) as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB])
         game_id = (await game_of(bot)).id
         state = await state_of(bot)
@@ -356,14 +357,14 @@ async def test_a_whole_game_keeps_every_hand_private(
 
 
 async def test_closed_dms_still_see_tiles_with_my_tiles(
-    fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    fake_discord: FakeDiscord, database: Target, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
     fake = fake_discord
     server(fake)
     fake.dms_closed.add(BOB)
     hands: dict[int, set[str]] = {}
-    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+    async with appletters_bot(fake, database) as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB])
         state = await noted(bot, hands)
         await got_tiles(fake, ALICE, state.hands[0])
@@ -393,19 +394,18 @@ async def test_closed_dms_still_see_tiles_with_my_tiles(
 
 
 async def test_a_modal_opened_before_a_restart_still_plays(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     fake = fake_discord
     server(fake)
-    path = tmp_path / "o.db"
-    async with appletters_bot(fake, path) as bot:
+    async with appletters_bot(fake, database) as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB])
         state = await state_of(bot)
         mover = USERS[state.turn]
         opened = await press(fake, mover, board, "Play word")
         assert opened.modal is not None
         word = add_word(state.hands[state.turn][:3])
-    async with appletters_bot(fake, path) as bot:
+    async with appletters_bot(fake, database) as bot:
         played = await answered(
             await fake.submit_modal(mover, CHANNEL, opened.modal["custom_id"], {"word": word})
         )
@@ -414,14 +414,14 @@ async def test_a_modal_opened_before_a_restart_still_plays(
 
 
 async def test_apple_turnover_bad_apple_challenge_and_turn_over(
-    fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    fake_discord: FakeDiscord, database: Target, caplog: pytest.LogCaptureFixture
 ) -> None:
     unpaced(fake_discord)
     caplog.set_level(logging.DEBUG)
     fake = fake_discord
     server(fake)
     hands: dict[int, set[str]] = {}
-    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+    async with appletters_bot(fake, database) as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
         assert "Apple Turnover" in fake.message(board)["embeds"][0]["title"]
         state = await noted(bot, hands)
@@ -469,12 +469,12 @@ async def test_apple_turnover_bad_apple_challenge_and_turn_over(
 
 
 async def test_the_turn_over_button_opens_its_modal_and_turns_a_word_over(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     fake = fake_discord
     server(fake)
     hands: dict[int, set[str]] = {}
-    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+    async with appletters_bot(fake, database) as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
         state, paid_from = await until_turnable(fake, bot, board, hands)
         turner, owner = state.turn, state.snake[-1].seat
@@ -505,12 +505,14 @@ async def test_the_turn_over_button_opens_its_modal_and_turns_a_word_over(
     assert_nothing_leaked(fake, hands)
 
 
-async def test_server_settings_reach_a_new_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_server_settings_reach_a_new_game(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
     """No stand-in options_for: /settings as an admin, then /appletters new."""
     fake = fake_discord
     server(fake)
     chosen = {"easy_letters": True, "word_list": "family", "turnover_words": "checked"}
-    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake, database) as bot:
         with pytest.raises(PermissionError):
             await fake.slash(BOB, GUILD, CHANNEL, "settings", chosen)
         fake.permissions[ALICE] = MANAGE_GUILD
@@ -549,10 +551,10 @@ async def test_server_settings_reach_a_new_game(fake_discord: FakeDiscord, tmp_p
         )
 
 
-async def test_rules_answer_privately(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_rules_answer_privately(fake_discord: FakeDiscord, database: Target) -> None:
     fake = fake_discord
     server(fake)
-    async with appletters_bot(fake, tmp_path / "o.db"):
+    async with appletters_bot(fake, database):
         rules = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "appletters rules"))
         assert rules.ephemeral, rules.describe()
         for part in ("Appletters", "Apple Turnover", "Applescore", "Pick and pass", "My tiles"):
@@ -560,10 +562,12 @@ async def test_rules_answer_privately(fake_discord: FakeDiscord, tmp_path: Path)
         assert fake.channel_messages(CHANNEL) == []
 
 
-async def test_leaderboard_after_a_finished_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_leaderboard_after_a_finished_game(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
     fake = fake_discord
     server(fake)
-    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+    async with appletters_bot(fake, database) as bot:
         empty = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "appletters leaderboard"))
         assert "No finished games here yet." in empty.embeds[0]["description"]
         await new_game(fake, "appletters", ALICE, [BOB])
@@ -587,12 +591,12 @@ async def test_leaderboard_after_a_finished_game(fake_discord: FakeDiscord, tmp_
 
 
 async def test_a_turn_deadline_picks_and_passes_and_says_so(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     fake = fake_discord
     server(fake)
     hands: dict[int, set[str]] = {}
-    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+    async with appletters_bot(fake, database) as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB])
         state = await noted(bot, hands)
         late = state.turn
@@ -615,14 +619,14 @@ async def test_a_turn_deadline_picks_and_passes_and_says_so(
 
 
 async def test_the_leak_check_catches_a_hand_shown_to_another_player(
-    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_discord: FakeDiscord, database: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The check itself: an honest game passes; one ephemeral reply with the other seat's
     tiles (in any order) fails it, while ordinary words never do."""
     fake = fake_discord
     server(fake)
     hands: dict[int, set[str]] = {}
-    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+    async with appletters_bot(fake, database) as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB])
         state = await noted(bot, hands)
         for seat, user in USERS.items():
@@ -643,11 +647,11 @@ async def test_the_leak_check_catches_a_hand_shown_to_another_player(
 
 
 async def test_a_game_ended_by_a_moderator_has_no_winner_on_its_board(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     fake = fake_discord
     server(fake)
-    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+    async with appletters_bot(fake, database) as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB])
         game_id = (await game_of(bot)).id
         fake.permissions[CAROL] = 1 << 13  # Manage Messages
@@ -659,12 +663,11 @@ async def test_a_game_ended_by_a_moderator_has_no_winner_on_its_board(
 
 
 async def test_a_restart_sends_no_unchanged_hand_and_no_second_closed_dms_note(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     fake = fake_discord
     server(fake)
-    path = tmp_path / "o.db"
-    async with appletters_bot(fake, path) as bot:
+    async with appletters_bot(fake, database) as bot:
         fake.dms_closed.add(BOB)
         await new_game(fake, "appletters", ALICE, [BOB])
         state = await state_of(bot)
@@ -673,7 +676,7 @@ async def test_a_restart_sends_no_unchanged_hand_and_no_second_closed_dms_note(
             CHANNEL, lambda m: "can't send you direct messages" in m["content"]
         )
     before = len(fake.dms(ALICE))
-    async with appletters_bot(fake, path) as bot:
+    async with appletters_bot(fake, database) as bot:
         live = await game_of(bot)
         mover = live.state.turn
         await bot.orchard.runner.act(live.id, USERS[mover], "pick", version=live.row.version)

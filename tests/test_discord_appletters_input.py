@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from bot.app import OrchardBot
 from bot.games.appletters import MAX_WORD, AppState, register_words
 from bot.runner import Refusal
+from db.connection import Target
 from tests.botharness import config, new_game, no_errors, orchard_bot, private, snapshot
 from tests.fakediscord import FakeDiscord, InteractionRecord, run_bot
 from tests.test_discord_appletters import assert_private, public_texts, replies_by_user
@@ -292,7 +293,7 @@ async def orchard_moved(bot: OrchardBot, game_id: int) -> None:
 )
 async def test_new_against_orchard_starts_at_once_and_orchard_plays(
     fake_discord: FakeDiscord,
-    tmp_path: Path,
+    database: Target,
     monkeypatch: pytest.MonkeyPatch,
     seed: int,
     delay: float,
@@ -301,7 +302,7 @@ async def test_new_against_orchard_starts_at_once_and_orchard_plays(
     monkeypatch.setattr("bot.lobby.secrets.randbits", lambda bits: seed)
     fake = fake_discord
     one_server(fake)
-    async with orchard_bot(fake, tmp_path / "o.db", delay=delay) as bot:
+    async with orchard_bot(fake, database, delay=delay) as bot:
         options = {"variant": "applescore", "opponent": "orchard", "level": "hard"}
         opened = await answer(await fake.slash(ALICE, GUILD, CHANNEL_A, "appletters new", options))
         assert opened.type == 4 and not opened.ephemeral, opened.describe()

@@ -1,9 +1,8 @@
 """Cheerio through discord.py itself, against the fake Discord: what players actually see."""
 
-from pathlib import Path
-
 from bot.app import OrchardBot
 from bot.games.cheerio import open_categories
+from db.connection import Target
 from tests.botharness import (
     ALICE,
     BOB,
@@ -27,9 +26,9 @@ async def game_of(bot: OrchardBot, kind: str = "cheerio"):
     return await bot.orchard.runner.load(row.id)
 
 
-async def test_a_whole_two_player_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_a_whole_two_player_game(fake_discord: FakeDiscord, database: Target) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         live = await game_of(bot)
         game_id = live.id
@@ -57,10 +56,10 @@ async def test_a_whole_two_player_game(fake_discord: FakeDiscord, tmp_path: Path
 
 
 async def test_outsiders_and_wrong_turns_are_refused_privately(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         before = (await game_of(bot)).row.version
         stranger = await press(fake_discord, CAROL, board, "Roll (2 left)")
@@ -70,9 +69,9 @@ async def test_outsiders_and_wrong_turns_are_refused_privately(
         assert (await game_of(bot)).row.version == before
 
 
-async def test_stale_and_forged_buttons(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_stale_and_forged_buttons(fake_discord: FakeDiscord, database: Target) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         old_roll = fake_discord.find_button(board, "Roll (2 left)").custom_id
         await press(fake_discord, ALICE, board, "Roll (2 left)")
@@ -92,9 +91,11 @@ async def test_stale_and_forged_buttons(fake_discord: FakeDiscord, tmp_path: Pat
         assert (await game_of(bot)).row.version == live.row.version
 
 
-async def test_lobby_host_rules_and_dm_commands(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_lobby_host_rules_and_dm_commands(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+    async with orchard_bot(fake_discord, database):
         opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
         lobby = int(opened.original["id"])
         assert not opened.ephemeral
@@ -110,15 +111,14 @@ async def test_lobby_host_rules_and_dm_commands(fake_discord: FakeDiscord, tmp_p
 
 
 async def test_restart_resumes_and_old_buttons_still_work(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     server(fake_discord)
-    path = tmp_path / "o.db"
-    async with orchard_bot(fake_discord, path) as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         await press(fake_discord, ALICE, board, "Roll (2 left)")
         before = (await game_of(bot)).state
-    async with orchard_bot(fake_discord, path) as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         assert (await game_of(bot)).state == before
         rolled = await press(fake_discord, ALICE, board, "Roll (1 left)")
         assert rolled.type == 7 and not rolled.ephemeral
@@ -126,10 +126,10 @@ async def test_restart_resumes_and_old_buttons_still_work(
 
 
 async def test_games_lists_and_reposts_a_lost_board(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         listed = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "games"))
         assert listed.ephemeral and str(board) in listed.embeds[0]["description"]
@@ -143,10 +143,10 @@ async def test_games_lists_and_reposts_a_lost_board(
 
 
 async def test_a_deleted_board_is_posted_again_on_the_next_move(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         await new_game(fake_discord, "cheerio", ALICE, [])
         live = await game_of(bot)
         fake_discord.fail("PATCH", rf"/channels/{CHANNEL}/messages/\d+", 404)
@@ -155,23 +155,25 @@ async def test_a_deleted_board_is_posted_again_on_the_next_move(
 
 
 async def test_a_rejected_token_is_one_clear_line(
-    fake_discord: FakeDiscord, tmp_path: Path, capsys
+    fake_discord: FakeDiscord, database: Target, capsys
 ) -> None:
     from bot.__main__ import REJECTED, serve
     from tests.botharness import config
 
     fake_discord.fail("GET", r"/users/@me$", 401, code=0, message="401: Unauthorized")
-    status = await serve(OrchardBot(config(tmp_path / "o.db")), "not-a-token")
+    status = await serve(OrchardBot(config(database)), "not-a-token")
     assert status == 1
     err = capsys.readouterr().err
     assert err.strip() == REJECTED and "Traceback" not in err
 
 
-async def test_a_turn_deadline_plays_and_says_so(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_a_turn_deadline_plays_and_says_so(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
     import time
 
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         bot.orchard.runner.clock = lambda: time.time() + 301
         bot.orchard.scheduler.wake()
@@ -185,11 +187,11 @@ async def test_a_turn_deadline_plays_and_says_so(fake_discord: FakeDiscord, tmp_
 
 
 async def test_commands_are_synced_only_when_they_change(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     server(fake_discord)
     for _ in range(2):
-        async with orchard_bot(fake_discord, tmp_path / "o.db"):
+        async with orchard_bot(fake_discord, database):
             pass
     syncs = fake_discord.requests_matching("PUT", r"/applications/\d+/commands")
     assert len(syncs) == 1
@@ -197,9 +199,9 @@ async def test_commands_are_synced_only_when_they_change(
     assert {"cheerio", "games", "stats"} <= names
 
 
-async def test_stats_after_a_solo_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_stats_after_a_solo_game(fake_discord: FakeDiscord, database: Target) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [])
         live = await game_of(bot)
         while live.row.status == "active":
@@ -214,10 +216,10 @@ async def test_stats_after_a_solo_game(fake_discord: FakeDiscord, tmp_path: Path
 
 
 async def test_an_unexpected_error_apologises_with_an_id(
-    fake_discord: FakeDiscord, tmp_path: Path, caplog
+    fake_discord: FakeDiscord, database: Target, caplog
 ) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [])
         live = await game_of(bot)
         engine = bot.orchard.runner.engines["cheerio"]

@@ -1,10 +1,10 @@
 """Apple Jack and Hot Score through discord.py against the fake Discord."""
 
-from pathlib import Path
 from typing import Any
 
 from bot.app import OrchardBot
 from bot.games.applejack import CATEGORIES, ApplejackState, open_categories
+from db.connection import Target
 from tests.botharness import (
     ALICE,
     BOB,
@@ -37,9 +37,9 @@ def assert_round_card(embed: dict[str, Any], state: ApplejackState) -> None:
         assert row.split() == [category.title(), *cells]
 
 
-async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, database: Target) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "applejack", ALICE, [BOB])
         live = await live_game(bot, "applejack")
         engine = bot.orchard.runner.engine("applejack")
@@ -71,9 +71,9 @@ async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, tmp_path:
         assert await bot.orchard.runner.replay(live.id) == live.state
 
 
-async def test_a_hot_score_duel(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_a_hot_score_duel(fake_discord: FakeDiscord, database: Target) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "hotscore", ALICE, [BOB])
         live = await live_game(bot, "hotscore")
         engine = bot.orchard.runner.engine("hotscore")
@@ -107,9 +107,11 @@ async def test_a_hot_score_duel(fake_discord: FakeDiscord, tmp_path: Path) -> No
         assert await bot.orchard.runner.replay(live.id) == live.state
 
 
-async def test_hot_score_lobby_takes_exactly_two(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_hot_score_lobby_takes_exactly_two(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+    async with orchard_bot(fake_discord, database):
         opened = await fake_discord.slash(ALICE, GUILD, 6001, "hotscore new")
         lobby = int((await opened.wait()).original["id"])
         alone = await press(fake_discord, ALICE, lobby, "Start")
@@ -119,9 +121,11 @@ async def test_hot_score_lobby_takes_exactly_two(fake_discord: FakeDiscord, tmp_
         assert full.ephemeral and "full" in full.content
 
 
-async def test_hot_score_rules_match_the_engine(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_hot_score_rules_match_the_engine(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+    async with orchard_bot(fake_discord, database):
         rules = await (await fake_discord.slash(ALICE, GUILD, 6001, "hotscore rules")).wait()
         assert rules.ephemeral
         text = rules.content

@@ -1,10 +1,10 @@
 """Orchard at the table, through discord.py: it plays its own turns and the board follows."""
 
 import asyncio
-from pathlib import Path
 
 from bot.games.cheerio import open_categories
 from bot.runner import Snapshot
+from db.connection import Target
 from tests.botharness import (
     ALICE,
     BOB,
@@ -39,10 +39,12 @@ def _shows(fake: FakeDiscord, live: Snapshot) -> bool:
     return any(i.split(":")[1:3] == [str(live.id), str(live.row.version)] for i in ids)
 
 
-async def test_opponent_orchard_plays_its_turns(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_opponent_orchard_plays_its_turns(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
     unpaced(fake_discord)
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         opened = await answered(
             await fake_discord.slash(
                 ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard", "level": "hard"}
@@ -64,9 +66,9 @@ async def test_opponent_orchard_plays_its_turns(fake_discord: FakeDiscord, tmp_p
         assert "Orchard (hard)" in fake_discord.message(board)["embeds"][0]["description"]
 
 
-async def test_add_orchard_from_the_lobby(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_add_orchard_from_the_lobby(fake_discord: FakeDiscord, database: Target) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "hotscore new"))
         lobby = int(opened.original["id"])
         outsider = await choose(fake_discord, BOB, lobby, "lobby_addbot", ["easy"])
@@ -79,15 +81,13 @@ async def test_add_orchard_from_the_lobby(fake_discord: FakeDiscord, tmp_path: P
 
 
 async def test_cheerio_hint_is_private_own_turn_only_and_marks_the_game(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
-    import sqlite3
-
     from tests.botharness import new_game
+    from tests.databases import query
 
     server(fake_discord)
-    path = tmp_path / "o.db"
-    async with orchard_bot(fake_discord, path) as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         await new_game(fake_discord, "cheerio", ALICE, [BOB])
         early = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "cheerio hint"))
         assert early.ephemeral and "your own turn" in early.content
@@ -100,5 +100,4 @@ async def test_cheerio_hint_is_private_own_turn_only_and_marks_the_game(
         await bot.orchard.settings.update(GUILD, hints=False)
         off = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio hint"))
         assert off.ephemeral and "turned off" in off.content
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT hinted FROM games").fetchall() == [(1,)]
+    assert await query(database, "SELECT hinted FROM games") == [(1,)]

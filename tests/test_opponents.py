@@ -1,10 +1,10 @@
 """Orchard's seats play their own turns through the runner, and resume after a restart."""
 
 import asyncio
-from pathlib import Path
 
 from bot.model import Player
 from bot.opponents import Opponents
+from db.connection import Target
 from tests.support import CHANNEL, GUILD, Table, orchard, player
 
 BOT_USER = 999
@@ -27,8 +27,8 @@ async def until(predicate, timeout: float = 20.0) -> None:
     await asyncio.wait_for(poll(), timeout)
 
 
-async def test_orchard_plays_its_turn_and_hands_back(tmp_path: Path) -> None:
-    o = await orchard(tmp_path / "o.db")
+async def test_orchard_plays_its_turn_and_hands_back(database: Target) -> None:
+    o = await orchard(database)
     Opponents(o.runner, delay=0)
     game_id = await game_with_orchard(o, [1])
     live = await o.lobby.start(game_id, 1)
@@ -47,12 +47,12 @@ async def test_orchard_plays_its_turn_and_hands_back(tmp_path: Path) -> None:
     await o.close()
 
 
-async def test_a_stranger_cannot_move_for_orchard(tmp_path: Path) -> None:
+async def test_a_stranger_cannot_move_for_orchard(database: Target) -> None:
     import pytest
 
     from bot.runner import Refusal
 
-    o = await orchard(tmp_path / "o.db")
+    o = await orchard(database)
     game_id = await game_with_orchard(o, [1])
     live = await o.lobby.start(game_id, 1)
     await o.runner.act(game_id, 1, "score", "ones", version=live.row.version)
@@ -61,15 +61,14 @@ async def test_a_stranger_cannot_move_for_orchard(tmp_path: Path) -> None:
     await o.close()
 
 
-async def test_orchard_resumes_its_turn_after_a_restart(tmp_path: Path) -> None:
-    path = tmp_path / "o.db"
-    o = await orchard(path)
+async def test_orchard_resumes_its_turn_after_a_restart(database: Target) -> None:
+    o = await orchard(database)
     game_id = await game_with_orchard(o, [1], level="easy")
     live = await o.lobby.start(game_id, 1)
     await o.runner.act(game_id, 1, "score", "sixes", version=live.row.version)
     await o.close()  # no Opponents were running: Orchard's turn is pending
 
-    o = await orchard(path)
+    o = await orchard(database)
     await Opponents(o.runner, delay=0).resume()
 
     async def back_to_human() -> bool:
@@ -79,8 +78,8 @@ async def test_orchard_resumes_its_turn_after_a_restart(tmp_path: Path) -> None:
     await o.close()
 
 
-async def test_orchard_seats_can_fill_a_whole_game(tmp_path: Path) -> None:
-    o = await orchard(tmp_path / "o.db")
+async def test_orchard_seats_can_fill_a_whole_game(database: Target) -> None:
+    o = await orchard(database)
     opponents = Opponents(o.runner, delay=0)
     game_id = await game_with_orchard(o, [1], level="normal")
     live = await o.lobby.start(game_id, 1)
@@ -107,7 +106,7 @@ async def _turn_is(o: Table, game_id: int, seat: int) -> bool:
     return live.row.status != "active" or live.state.turn == seat
 
 
-async def test_orchard_sees_only_its_own_tiles(tmp_path: Path, monkeypatch) -> None:
+async def test_orchard_sees_only_its_own_tiles(database: Target, monkeypatch) -> None:
     from dataclasses import replace
 
     from bot import specs
@@ -122,7 +121,7 @@ async def test_orchard_sees_only_its_own_tiles(tmp_path: Path, monkeypatch) -> N
         return real(view, seat, level, seed)
 
     monkeypatch.setitem(specs.SPEC_OF, "appletters", replace(specs.APPLETTERS, strategy=spy))
-    o = await orchard(tmp_path / "o.db")
+    o = await orchard(database)
     Opponents(o.runner, delay=0)
     live = await o.lobby.open("appletters", GUILD, CHANNEL, player(1))
     await o.lobby.add_seat(live.id, 1, Player(0, BOT_USER, "Orchard", is_bot=True, level="hard"))
@@ -139,11 +138,11 @@ async def test_orchard_sees_only_its_own_tiles(tmp_path: Path, monkeypatch) -> N
     await o.close()
 
 
-async def test_orchard_fills_every_seat_but_one_and_plays_them_all(tmp_path: Path) -> None:
+async def test_orchard_fills_every_seat_but_one_and_plays_them_all(database: Target) -> None:
     """Five Orchard seats at three levels beside one person: each plays its own turns."""
     from bot.games.cheerio import open_categories
 
-    o = await orchard(tmp_path / "o.db")
+    o = await orchard(database)
     opponents = Opponents(o.runner, delay=0)
     live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
     for level in ("easy", "normal", "hard", "hard", "easy"):

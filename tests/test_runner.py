@@ -1,16 +1,16 @@
 """The runner and lobby on a real SQLite file: races, stale buttons, restarts, deadlines."""
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
 from bot.runner import Refusal, Stale
+from db.connection import Target
 from tests.support import CHANNEL, GUILD, Clock, orchard, player, started
 
 
-async def test_two_racing_clicks_apply_exactly_once(tmp_path: Path) -> None:
-    o = await orchard(tmp_path / "o.db")
+async def test_two_racing_clicks_apply_exactly_once(database: Target) -> None:
+    o = await orchard(database)
     live = await started(o, "cheerio", [1, 2])
     clicks = [o.runner.act(live.id, 1, "roll", version=0) for _ in range(2)]
     outcomes = await asyncio.gather(*clicks, return_exceptions=True)
@@ -21,8 +21,8 @@ async def test_two_racing_clicks_apply_exactly_once(tmp_path: Path) -> None:
     await o.close()
 
 
-async def test_stale_button_and_strangers_are_refused_without_change(tmp_path: Path) -> None:
-    o = await orchard(tmp_path / "o.db")
+async def test_stale_button_and_strangers_are_refused_without_change(database: Target) -> None:
+    o = await orchard(database)
     live = await started(o, "cheerio", [1, 2])
     await o.runner.act(live.id, 1, "hold", "0", version=0)
     with pytest.raises(Stale):
@@ -38,15 +38,14 @@ async def test_stale_button_and_strangers_are_refused_without_change(tmp_path: P
     await o.close()
 
 
-async def test_restart_resumes_mid_turn(tmp_path: Path) -> None:
-    path = tmp_path / "o.db"
-    o = await orchard(path)
+async def test_restart_resumes_mid_turn(database: Target) -> None:
+    o = await orchard(database)
     live = await started(o, "cheerio", [1, 2])
     live = await o.runner.act(live.id, 1, "hold", "2", version=0)
     live = await o.runner.act(live.id, 1, "roll", version=1)
     await o.close()
 
-    o = await orchard(path)
+    o = await orchard(database)
     resumed = await o.runner.load(live.id)
     assert resumed.state == live.state and resumed.row.version == 2
     category = "ones"
@@ -55,16 +54,15 @@ async def test_restart_resumes_mid_turn(tmp_path: Path) -> None:
     await o.close()
 
 
-async def test_deadline_fires_after_a_restart(tmp_path: Path) -> None:
-    path = tmp_path / "o.db"
+async def test_deadline_fires_after_a_restart(database: Target) -> None:
     clock = Clock()
-    o = await orchard(path, clock)
+    o = await orchard(database, clock)
     live = await started(o, "cheerio", [1, 2])
     assert live.row.deadline == clock.now + 300
     await o.close()
 
     clock.now += 301
-    o = await orchard(path, clock)
+    o = await orchard(database, clock)
     assert await o.scheduler.run_due() == 1
     after = await o.runner.load(live.id)
     assert after.state.turn == 1, "the timed-out seat scored and the turn passed"
@@ -75,9 +73,9 @@ async def test_deadline_fires_after_a_restart(tmp_path: Path) -> None:
     await o.close()
 
 
-async def test_three_timeouts_in_a_row_remove_the_player(tmp_path: Path) -> None:
+async def test_three_timeouts_in_a_row_remove_the_player(database: Target) -> None:
     clock = Clock()
-    o = await orchard(tmp_path / "o.db", clock)
+    o = await orchard(database, clock)
     live = await started(o, "cheerio", [1, 2])
     for _ in range(3):
         clock.now += 301
@@ -91,9 +89,9 @@ async def test_three_timeouts_in_a_row_remove_the_player(tmp_path: Path) -> None
     await o.close()
 
 
-async def test_own_move_resets_the_timeout_count(tmp_path: Path) -> None:
+async def test_own_move_resets_the_timeout_count(database: Target) -> None:
     clock = Clock()
-    o = await orchard(tmp_path / "o.db", clock)
+    o = await orchard(database, clock)
     live = await started(o, "cheerio", [1])
     clock.now += 301
     await o.scheduler.run_due()
@@ -104,9 +102,9 @@ async def test_own_move_resets_the_timeout_count(tmp_path: Path) -> None:
     await o.close()
 
 
-async def test_solo_player_timing_out_three_times_abandons(tmp_path: Path) -> None:
+async def test_solo_player_timing_out_three_times_abandons(database: Target) -> None:
     clock = Clock()
-    o = await orchard(tmp_path / "o.db", clock)
+    o = await orchard(database, clock)
     live = await started(o, "cheerio", [1])
     for _ in range(3):
         clock.now += 301
@@ -117,8 +115,8 @@ async def test_solo_player_timing_out_three_times_abandons(tmp_path: Path) -> No
     await o.close()
 
 
-async def test_finished_game_records_results_and_replays(tmp_path: Path) -> None:
-    o = await orchard(tmp_path / "o.db")
+async def test_finished_game_records_results_and_replays(database: Target) -> None:
+    o = await orchard(database)
     live = await started(o, "cheerio", [1, 2])
     users = {0: 1, 1: 2}
     while live.row.status == "active":
@@ -138,9 +136,9 @@ async def test_finished_game_records_results_and_replays(tmp_path: Path) -> None
     await o.close()
 
 
-async def test_replay_includes_timeouts_and_forfeits(tmp_path: Path) -> None:
+async def test_replay_includes_timeouts_and_forfeits(database: Target) -> None:
     clock = Clock()
-    o = await orchard(tmp_path / "o.db", clock)
+    o = await orchard(database, clock)
     live = await started(o, "cheerio", [1, 2, 3])
     await o.runner.act(live.id, 1, "roll", version=0)
     clock.now += 301
@@ -151,8 +149,8 @@ async def test_replay_includes_timeouts_and_forfeits(tmp_path: Path) -> None:
     await o.close()
 
 
-async def test_the_show_callback_runs_after_the_commit(tmp_path: Path) -> None:
-    o = await orchard(tmp_path / "o.db")
+async def test_the_show_callback_runs_after_the_commit(database: Target) -> None:
+    o = await orchard(database)
     live = await started(o, "cheerio", [1])
     seen: list[int] = []
 
@@ -168,9 +166,9 @@ async def test_the_show_callback_runs_after_the_commit(tmp_path: Path) -> None:
     await o.close()
 
 
-async def test_lobby_rules(tmp_path: Path) -> None:
+async def test_lobby_rules(database: Target) -> None:
     clock = Clock()
-    o = await orchard(tmp_path / "o.db", clock)
+    o = await orchard(database, clock)
     live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
     with pytest.raises(Refusal, match="already has an open game"):
         await o.lobby.open("cheerio", GUILD, CHANNEL, player(2))
@@ -198,8 +196,8 @@ async def test_lobby_rules(tmp_path: Path) -> None:
     await o.close()
 
 
-async def test_settings_limit_channels_and_open_games(tmp_path: Path) -> None:
-    o = await orchard(tmp_path / "o.db")
+async def test_settings_limit_channels_and_open_games(database: Target) -> None:
+    o = await orchard(database)
     await o.runner.settings.update(GUILD, game_channels=(CHANNEL + 1,))
     with pytest.raises(Refusal, match="only be started in"):
         await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
@@ -217,15 +215,13 @@ def _first_open(live) -> str:
     return open_categories(live.state.cards[live.state.turn])[0]
 
 
-async def test_a_timeout_that_ends_the_game_skips_the_other_seats(tmp_path: Path) -> None:
+async def test_a_timeout_that_ends_the_game_skips_the_other_seats(database: Target) -> None:
     """Apple Jack's last turn awaits both seats; the first one's forfeit ends a 2-player game."""
-    import sqlite3
-
     from bot.games.applejack import open_categories
+    from tests.databases import written
 
     clock = Clock()
-    path = tmp_path / "o.db"
-    o = await orchard(path, clock)
+    o = await orchard(database, clock)
     live = await started(o, "applejack", [1, 2])
     while live.state.phase != "solo":
         (seat,) = o.runner.engine("applejack").to_act(live.state)
@@ -233,8 +229,8 @@ async def test_a_timeout_that_ends_the_game_skips_the_other_seats(tmp_path: Path
             ("call", open_categories(live.state)[0]) if live.state.phase == "call" else ("hold", "")
         )
         live = await o.runner.act(live.id, seat + 1, kind, arg, version=live.row.version)
-    with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE game_players SET timeouts = 2 WHERE game_id = ?", (live.id,))
+    async with written(database) as tx:
+        await tx.execute("UPDATE game_players SET timeouts = 2 WHERE game_id = ?", (live.id,))
     clock.now += 301
     assert await o.scheduler.run_due() == 1
     live = await o.runner.load(live.id)
@@ -244,8 +240,8 @@ async def test_a_timeout_that_ends_the_game_skips_the_other_seats(tmp_path: Path
     await o.close()
 
 
-async def test_a_game_is_only_played_from_its_own_server(tmp_path: Path) -> None:
-    o = await orchard(tmp_path / "o.db")
+async def test_a_game_is_only_played_from_its_own_server(database: Target) -> None:
+    o = await orchard(database)
     live = await started(o, "cheerio", [1])
     with pytest.raises(Refusal, match="another server"):
         await o.runner.act(live.id, 1, "roll", version=0, guild_id=GUILD + 1)
@@ -253,12 +249,12 @@ async def test_a_game_is_only_played_from_its_own_server(tmp_path: Path) -> None
     await o.close()
 
 
-async def test_what_a_move_returns_is_what_was_stored(tmp_path: Path) -> None:
+async def test_what_a_move_returns_is_what_was_stored(database: Target) -> None:
     """The runner shows the game it built from its commit: it must equal a fresh load."""
     from dataclasses import replace
 
     clock = Clock()
-    o = await orchard(tmp_path / "o.db", clock)
+    o = await orchard(database, clock)
     live = await started(o, "cheerio", [1, 2])
     clock.now += 301
     await o.scheduler.run_due()  # seat 0 times out: a timeout count to carry
@@ -283,9 +279,9 @@ async def test_what_a_move_returns_is_what_was_stored(tmp_path: Path) -> None:
 
 
 async def test_two_lobbies_opened_at_the_same_moment_respect_the_channel_limit(
-    tmp_path: Path,
+    database: Target,
 ) -> None:
-    o = await orchard(tmp_path / "o.db")
+    o = await orchard(database)
     for hosts in ([1, 2], [3, 3]):  # two people, then one person pressing twice
         opens = [o.lobby.open("cheerio", GUILD, CHANNEL + hosts[0], player(h)) for h in hosts]
         outcomes = await asyncio.gather(*opens, return_exceptions=True)
@@ -297,9 +293,9 @@ async def test_two_lobbies_opened_at_the_same_moment_respect_the_channel_limit(
     await o.close()
 
 
-async def test_a_lobby_expires_15_minutes_after_the_last_join(tmp_path: Path) -> None:
+async def test_a_lobby_expires_15_minutes_after_the_last_join(database: Target) -> None:
     clock = Clock()
-    o = await orchard(tmp_path / "o.db", clock)
+    o = await orchard(database, clock)
     live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
     clock.now += 10 * 60
     await o.lobby.join(live.id, player(2))
@@ -312,11 +308,11 @@ async def test_a_lobby_expires_15_minutes_after_the_last_join(tmp_path: Path) ->
     await o.close()
 
 
-async def test_game_locks_do_not_pile_up(tmp_path: Path) -> None:
+async def test_game_locks_do_not_pile_up(database: Target) -> None:
     """A lock lives while a move holds or awaits it: 30 games played leave none behind."""
     import gc
 
-    o = await orchard(tmp_path / "o.db")
+    o = await orchard(database)
     for n in range(30):
         live = await o.lobby.open("cheerio", GUILD, CHANNEL + n, player(1))
         await o.lobby.start(live.id, 1)
@@ -340,10 +336,10 @@ async def _to_apple_jack_last_turn(o, game_id: int):
 
 
 async def test_side_by_side_seats_may_click_a_board_another_of_them_just_moved(
-    tmp_path: Path,
+    database: Target,
 ) -> None:
     """Apple Jack's last turn: both reroll from the same board; a double click is still one."""
-    o = await orchard(tmp_path / "o.db")
+    o = await orchard(database)
     live = await _to_apple_jack_last_turn(o, (await started(o, "applejack", [1, 2])).id)
     drawn = live.row.version
     assert o.runner.engine("applejack").to_act(live.state) == {0, 1}
@@ -357,9 +353,9 @@ async def test_side_by_side_seats_may_click_a_board_another_of_them_just_moved(
     await o.close()
 
 
-async def test_a_board_from_before_side_by_side_play_is_still_stale(tmp_path: Path) -> None:
+async def test_a_board_from_before_side_by_side_play_is_still_stale(database: Target) -> None:
     """A click drawn while only the caller was awaited does not become valid later."""
-    o = await orchard(tmp_path / "o.db")
+    o = await orchard(database)
     game = await started(o, "applejack", [1, 2])
     live = await _to_apple_jack_last_turn(o, game.id)
     with pytest.raises(Stale, match="already played"):
@@ -367,11 +363,11 @@ async def test_a_board_from_before_side_by_side_play_is_still_stale(tmp_path: Pa
     await o.close()
 
 
-async def test_a_game_stuck_showing_its_board_holds_up_no_other_deadline(tmp_path: Path) -> None:
+async def test_a_game_stuck_showing_its_board_holds_up_no_other_deadline(database: Target) -> None:
     """Due games fire side by side: while one game's board hangs (a rate-limited channel),
     another server's timeout is committed and shown at once."""
     clock = Clock()
-    o = await orchard(tmp_path / "o.db", clock)
+    o = await orchard(database, clock)
     stuck = await started(o, "cheerio", [1, 2])
     other = await o.lobby.open("cheerio", GUILD + 1, CHANNEL, player(3))
     other = await o.lobby.start(other.id, 3)
@@ -399,11 +395,13 @@ async def _until(predicate) -> None:
         await asyncio.sleep(0.01)
 
 
-async def test_displays_wait_for_no_lock_and_an_overtaken_version_is_known(tmp_path: Path) -> None:
+async def test_displays_wait_for_no_lock_and_an_overtaken_version_is_known(
+    database: Target,
+) -> None:
     """A game's lock covers load, apply and commit only: while its board is still being drawn
     (a slow channel), the next changes commit. Their displays follow in write order, and each
     knows whether a newer write has overtaken it, so a board draws only the latest."""
-    o = await orchard(tmp_path / "o.db")
+    o = await orchard(database)
     lobby = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
     release = asyncio.Event()
     drawn: list[tuple[int, bool]] = []

@@ -2,14 +2,13 @@
 
 import asyncio
 import re
-import sqlite3
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from bot.games.cheerio import open_categories
 from bot.ratings import MODEL, rate, shown
+from db.connection import Target
 from db.store import Store
 from tests.botharness import (
     ALICE,
@@ -24,6 +23,7 @@ from tests.botharness import (
     server,
     unpaced,
 )
+from tests.databases import query, written
 from tests.fakediscord import FakeDiscord
 from tests.support import orchard, started
 
@@ -50,41 +50,37 @@ async def finish(o, game_id: int, users: dict[int, int]):
     return live
 
 
-def rows(path: Path, sql: str, *params) -> list[tuple]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(sql, params).fetchall()
+rows = query
 
 
-async def test_finished_games_update_ratings_and_solo_games_do_not(tmp_path: Path) -> None:
-    path = tmp_path / "o.db"
-    o = await orchard(path)
+async def test_finished_games_update_ratings_and_solo_games_do_not(database: Target) -> None:
+    o = await orchard(database)
     solo = await started(o, "cheerio", [1])
     await finish(o, solo.id, {0: 1})
-    assert rows(path, "SELECT * FROM ratings") == []
-    assert rows(path, "SELECT won FROM results") == [(0,)], "a solo game is stored unwon"
+    assert await rows(database, "SELECT * FROM ratings") == []
+    assert await rows(database, "SELECT won FROM results") == [(0,)], "a solo game is stored unwon"
     assert await o.store.board(100, "cheerio", "wins") == [(1, 0.0, 1)], "a solo win is no win"
 
     duel = await started(o, "cheerio", [1, 2])
     live = await finish(o, duel.id, {0: 1, 1: 2})
     results = {r.seat: r for r in o.runner.engine("cheerio").results(live.state)}
-    rating = dict(rows(path, "SELECT user_id, mu FROM ratings WHERE pool = 'people'"))
+    rating = dict(await rows(database, "SELECT user_id, mu FROM ratings WHERE pool = 'people'"))
     if results[0].won and results[1].won:
         assert rating[1] == rating[2]
     else:
         winner, loser = (1, 2) if results[0].won else (2, 1)
         assert rating[winner] > MODEL.rating().mu > rating[loser]
-    assert len(rows(path, "SELECT * FROM rating_history WHERE game_id = ?", duel.id)) == 2
+    assert len(await rows(database, "SELECT * FROM rating_history WHERE game_id = ?", duel.id)) == 2
     by_rating = await o.store.board(100, "cheerio", "rating")
     assert next(user for user, _, _ in by_rating) == max(rating, key=lambda u: rating[u])
     await o.close()
 
 
-async def test_games_with_orchard_are_rated_in_their_own_pool(tmp_path: Path) -> None:
+async def test_games_with_orchard_are_rated_in_their_own_pool(database: Target) -> None:
     from bot.model import Player
     from bot.opponents import Opponents
 
-    path = tmp_path / "o.db"
-    o = await orchard(path)
+    o = await orchard(database)
     Opponents(o.runner, delay=0)
     live = await o.lobby.open("cheerio", 100, 200, Player(0, 1, "Ann"))
     await o.lobby.add_seat(live.id, 1, Player(0, 9, "Orchard (easy)", True, level="easy"))
@@ -100,27 +96,26 @@ async def test_games_with_orchard_are_rated_in_their_own_pool(tmp_path: Path) ->
             await o.runner.act(live.id, 1, "score", category, version=live.row.version)
         await asyncio.sleep(0.005)
     assert live.row.status == "finished"
-    pools = rows(path, "SELECT pool, user_id FROM ratings ORDER BY user_id")
+    pools = await rows(database, "SELECT pool, user_id FROM ratings ORDER BY user_id")
     assert pools == [("orchard", -1), ("orchard", 1)]
     assert await o.store.board(100, "cheerio", "rating") == []
-    ((won,),) = rows(path, "SELECT won FROM results WHERE user_id = 1")
+    ((won,),) = await rows(database, "SELECT won FROM results WHERE user_id = 1")
     (stats,) = await o.store.user_stats(100, 1)
     assert (stats.orchard_games, stats.orchard_wins, stats.rated_games) == (1, won, 0)
     assert stats.rating is None and stats.orchard_rating is not None
     await o.close()
 
 
-async def test_wins_against_orchard_are_not_on_the_peoples_wins_board(tmp_path: Path) -> None:
+async def test_wins_against_orchard_are_not_on_the_peoples_wins_board(database: Target) -> None:
     from bot.model import Player
 
-    path = tmp_path / "o.db"
-    o = await orchard(path)
+    o = await orchard(database)
     live = await o.lobby.open("cheerio", 100, 200, Player(0, 1, "Ann"))
     await o.lobby.add_seat(live.id, 1, Player(0, 9, "Orchard (easy)", True, level="easy"))
     await o.lobby.start(live.id, 1)
     await o.runner.forfeit(live.id, 9)  # Orchard leaves at once: Ann is sure to win
     await finish(o, live.id, {0: 1})
-    assert rows(path, "SELECT user_id, won, orchard FROM results ORDER BY seat") == [
+    assert await rows(database, "SELECT user_id, won, orchard FROM results ORDER BY seat") == [
         (1, 1, 1),
         (9, 0, 1),
     ]
@@ -130,30 +125,33 @@ async def test_wins_against_orchard_are_not_on_the_peoples_wins_board(tmp_path: 
     await o.close()
 
 
-async def test_forget_me_removes_that_person_here_and_nothing_else(tmp_path: Path) -> None:
-    path = tmp_path / "o.db"
-    o = await orchard(path)
+async def test_forget_me_removes_that_person_here_and_nothing_else(database: Target) -> None:
+    o = await orchard(database)
     for users in ([1, 2], [1, 3]):
         game = await started(o, "cheerio", users)
         await finish(o, game.id, dict(enumerate(users)))
-    with sqlite3.connect(path) as conn:  # the same person's record in another server
-        conn.execute(
+    async with written(database) as tx:  # the same person's record in another server
+        await tx.execute(
             "INSERT INTO results (game_id, seat, guild_id, kind, user_id, score, placement, won,"
             " seats, finished_at) VALUES (1, 9, 555, 'cheerio', 1, 10, 1, 1, 2, 0)"
         )
-    before = rows(path, "SELECT COUNT(*) FROM results WHERE user_id != 1 OR guild_id != 100")
+    before = await rows(
+        database, "SELECT COUNT(*) FROM results WHERE user_id != 1 OR guild_id != 100"
+    )
     removed = await o.store.forget_user(100, 1)
     assert removed == 2 + 1 + 2  # two results, one rating, two history rows
     for table in ("results", "ratings", "rating_history"):
-        assert rows(path, f"SELECT * FROM {table} WHERE user_id = 1 AND guild_id = 100") == []
-    assert rows(path, "SELECT COUNT(*) FROM results") == before
-    assert rows(path, "SELECT COUNT(*) FROM ratings WHERE user_id IN (2, 3)") == [(2,)]
+        assert (
+            await rows(database, f"SELECT * FROM {table} WHERE user_id = 1 AND guild_id = 100")
+            == []
+        )
+    assert await rows(database, "SELECT COUNT(*) FROM results") == before
+    assert await rows(database, "SELECT COUNT(*) FROM ratings WHERE user_id IN (2, 3)") == [(2,)]
     await o.close()
 
 
-async def test_departed_servers_are_purged_after_30_days_only(tmp_path: Path) -> None:
-    path = tmp_path / "o.db"
-    o = await orchard(path)
+async def test_departed_servers_are_purged_after_30_days_only(database: Target) -> None:
+    o = await orchard(database)
     game = await started(o, "cheerio", [1, 2])
     await finish(o, game.id, {0: 1, 1: 2})
     await o.store.guild_left(100, when=1000.0)
@@ -163,25 +161,25 @@ async def test_departed_servers_are_purged_after_30_days_only(tmp_path: Path) ->
     await o.store.guild_left(100, when=1000.0)
     assert await o.store.purge_departed(before=2000.0) == [100]
     for table in ("games", "results", "ratings", "moves", "game_players"):
-        assert rows(path, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
+        assert await rows(database, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
     await o.close()
 
 
-async def migrated(path: Path) -> None:
-    """A database file at the newest schema, for rows written by hand."""
-    await (await Store.open(path)).close()
+async def migrated(database: Target) -> None:
+    """A database at the newest schema, for rows written by hand."""
+    await (await Store.open(database)).close()
 
 
-def seed_results(path: Path, users: int) -> None:
+async def seed_results(database: Target, users: int) -> None:
     """Finished-game rows for many players, as earlier games would have left them."""
-    with sqlite3.connect(path) as conn:
-        conn.execute(
+    async with written(database) as tx:
+        await tx.execute(
             "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
             " created_at, updated_at) VALUES (500, 'cheerio', ?, ?, 1, 'finished', 1, 0, 0)",
             (GUILD, CHANNEL),
         )
         for seat in range(users):
-            conn.execute(
+            await tx.execute(
                 "INSERT INTO results (game_id, seat, guild_id, kind, user_id, score, placement,"
                 " won, seats, finished_at) VALUES (500, ?, ?, 'cheerio', ?, ?, 1, 0, 2, 0)",
                 (seat, GUILD, ALICE if seat == 0 else 80_000 + seat, 300 - seat),
@@ -189,14 +187,13 @@ def seed_results(path: Path, users: int) -> None:
 
 
 async def test_boards_page_ten_at_a_time_and_show_the_askers_rank(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     server(fake_discord)
-    path = tmp_path / "o.db"
-    await migrated(path)
-    seed_results(path, 25)
+    await migrated(database)
+    await seed_results(database, 25)
     alices_rank = f"<@{ALICE}>: rank 1 of 25 (300)"
-    async with orchard_bot(fake_discord, path):
+    async with orchard_bot(fake_discord, database):
         first = await answered(
             await fake_discord.slash(
                 BOB, GUILD, CHANNEL, "leaderboard", {"game": "cheerio", "by": "best"}
@@ -227,32 +224,33 @@ async def test_boards_page_ten_at_a_time_and_show_the_askers_rank(
 
 
 async def test_forget_me_asks_first_and_its_button_survives_a_restart(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     server(fake_discord)
-    path = tmp_path / "o.db"
-    await migrated(path)
-    seed_results(path, 3)
-    async with orchard_bot(fake_discord, path):
+    await migrated(database)
+    await seed_results(database, 3)
+    async with orchard_bot(fake_discord, database):
         asked = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forget-me"))
         assert asked.ephemeral and "Sure?" in asked.content
         confirm = int(asked.original["id"])
-        assert rows(path, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(1,)]
-    async with orchard_bot(fake_discord, path):  # a restart between asking and confirming
+        assert await rows(database, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [
+            (1,)
+        ]
+    async with orchard_bot(fake_discord, database):  # a restart between asking and confirming
         button = fake_discord.find_button(confirm, "Forget me here")
         other = await answered(await fake_discord.click(BOB, confirm, button))
         assert other.ephemeral and "Only the person who asked" in other.content
         done = await answered(await fake_discord.click(ALICE, confirm, button))
         assert done.ephemeral and done.content.startswith("Done: 1 record removed")
-    assert rows(path, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(0,)]
-    assert rows(path, "SELECT COUNT(*) FROM results") == [(2,)]
+    assert await rows(database, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(0,)]
+    assert await rows(database, "SELECT COUNT(*) FROM results") == [(2,)]
 
 
 async def test_settings_need_manage_server_and_are_validated(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         declared = next(c for c in fake_discord.commands if c["name"] == "settings")
         assert int(declared["default_member_permissions"]) == MANAGE_GUILD
         with pytest.raises(PermissionError):
@@ -275,11 +273,11 @@ async def test_settings_need_manage_server_and_are_validated(
         assert "Saved" not in shown.content and "Hints: off" in shown.content
 
 
-async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, database: Target) -> None:
     from tests.botharness import new_game
 
     server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB, CAROL])
         (row,) = await bot.orchard.store.open_games(GUILD)
         await bot.orchard.runner.act(row.id, ALICE, "score", "sixes", version=0)  # Alice leads
@@ -315,27 +313,28 @@ async def play_out(bot, game_id: int, users: dict[int, int]):
     raise AssertionError("the game did not end")
 
 
-def finished_at(path: Path, game_id: int, user: int) -> int:
-    ((at,),) = rows(
+async def finished_at(path: Target, game_id: int, user: int) -> int:
+    ((at,),) = await rows(
         path, "SELECT finished_at FROM results WHERE game_id = ? AND user_id = ?", game_id, user
     )
     return int(at)
 
 
 async def test_stats_and_history_after_a_two_player_game(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     unpaced(fake_discord)
     server(fake_discord)
-    path = tmp_path / "o.db"
-    async with orchard_bot(fake_discord, path) as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE, 1: BOB})
-        seats = rows(path, "SELECT user_id, score, won FROM results ORDER BY placement, seat")
+        seats = await rows(
+            database, "SELECT user_id, score, won FROM results ORDER BY placement, seat"
+        )
         won = {user: bool(w) for user, _, w in seats}
-        ((mu, sigma),) = rows(
-            path, "SELECT mu, sigma FROM ratings WHERE user_id = ? AND pool = 'people'", ALICE
+        ((mu, sigma),) = await rows(
+            database, "SELECT mu, sigma FROM ratings WHERE user_id = ? AND pool = 'people'", ALICE
         )
 
         stats = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats"))
@@ -344,7 +343,7 @@ async def test_stats_and_history_after_a_two_player_game(
         assert field["name"] == "Cheerio"
         assert f"1 games · {int(won[ALICE])} wins ({rate})" in field["value"]
         assert f"rating {shown((mu, sigma)):.1f}" in field["value"]
-        assert f"last played <t:{finished_at(path, row.id, ALICE)}:R>" in field["value"]
+        assert f"last played <t:{await finished_at(database, row.id, ALICE)}:R>" in field["value"]
         assert stats.embeds[0]["description"] == f"1 games in 1 kinds · {int(won[ALICE])} wins"
 
         history = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "history"))
@@ -359,7 +358,7 @@ async def test_stats_and_history_after_a_two_player_game(
         assert standings.count("🏆") == sum(won.values()) >= 1
 
 
-def seed_charts(path: Path) -> None:
+async def seed_charts(database: Target) -> None:
     """Alice's earlier games here: three rated Cheerio games, two rated Hot Score games and
     two solo Apple Jack games (scores only), interleaved in time."""
     games = [  # id, kind, seats, score, mu (None: not rated), finished at
@@ -371,20 +370,20 @@ def seed_charts(path: Path) -> None:
         (606, "applejack", 1, 170, None, 60),
         (607, "cheerio", 2, 190, 27.0, 70),
     ]
-    with sqlite3.connect(path) as conn:
+    async with written(database) as tx:
         for game_id, kind, seats, score, mu, at in games:
-            conn.execute(
+            await tx.execute(
                 "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
                 " created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'finished', 1, ?, ?)",
                 (game_id, kind, GUILD, CHANNEL, ALICE, at, at),
             )
-            conn.execute(
+            await tx.execute(
                 "INSERT INTO results (game_id, seat, guild_id, kind, user_id, score, placement,"
                 " won, seats, finished_at) VALUES (?, 0, ?, ?, ?, ?, 1, 0, ?, ?)",
                 (game_id, GUILD, kind, ALICE, score, seats, at),
             )
             if mu is not None:
-                conn.execute(
+                await tx.execute(
                     "INSERT INTO rating_history (game_id, user_id, guild_id, kind, pool, mu,"
                     " sigma, at) VALUES (?, ?, ?, ?, 'people', ?, 1.0, ?)",
                     (game_id, ALICE, GUILD, kind, mu, at),
@@ -392,13 +391,12 @@ def seed_charts(path: Path) -> None:
 
 
 async def test_stats_charts_one_game_with_alt_text_naming_it(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     server(fake_discord)
-    path = tmp_path / "o.db"
-    await migrated(path)
-    seed_charts(path)
-    async with orchard_bot(fake_discord, path):
+    await migrated(database)
+    await seed_charts(database)
+    async with orchard_bot(fake_discord, database):
         for options, alt in (
             ({}, "Line chart of Cheerio rating over the last 3 games, from 22.0 to 24.0"),
             (
@@ -424,12 +422,11 @@ async def test_stats_charts_one_game_with_alt_text_naming_it(
 
 
 async def test_stats_show_the_rating_against_orchard(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     unpaced(fake_discord)
     server(fake_discord)
-    path = tmp_path / "o.db"
-    async with orchard_bot(fake_discord, path) as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         opened = await answered(
             await fake_discord.slash(
                 ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard", "level": "easy"}
@@ -438,9 +435,11 @@ async def test_stats_show_the_rating_against_orchard(
         assert opened.original is not None, opened.describe()
         (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE})
-        ((won, score),) = rows(path, "SELECT won, score FROM results WHERE user_id = ?", ALICE)
-        ((mu, sigma),) = rows(
-            path, "SELECT mu, sigma FROM ratings WHERE user_id = ? AND pool = 'orchard'", ALICE
+        ((won, score),) = await rows(
+            database, "SELECT won, score FROM results WHERE user_id = ?", ALICE
+        )
+        ((mu, sigma),) = await rows(
+            database, "SELECT mu, sigma FROM ratings WHERE user_id = ? AND pool = 'orchard'", ALICE
         )
         stats = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats"))
         (field,) = stats.embeds[0]["fields"]
@@ -456,15 +455,14 @@ async def test_stats_show_the_rating_against_orchard(
         assert wins.embeds[0]["description"] == line
 
 
-async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, database: Target) -> None:
     unpaced(fake_discord)
     server(fake_discord)
-    path = tmp_path / "o.db"
-    async with orchard_bot(fake_discord, path) as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [])
         (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE})
-        assert rows(path, "SELECT seats, won FROM results") == [(1, 0)]
+        assert await rows(database, "SELECT seats, won FROM results") == [(1, 0)]
         standings = fake_discord.message(board)["embeds"][0]["description"]
         assert standings.startswith("**Game over**") and "🏆" not in standings
         history = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "history"))
@@ -473,18 +471,17 @@ async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, tmp_path: Pa
 
 
 async def test_a_hinted_game_is_marked_in_its_standings_and_history(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     unpaced(fake_discord)
     server(fake_discord)
-    path = tmp_path / "o.db"
-    async with orchard_bot(fake_discord, path) as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         hint = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio hint"))
         assert hint.ephemeral and "expected final score" in hint.content
         (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE, 1: BOB})
-        assert rows(path, "SELECT hinted FROM results") == [(1,), (1,)]
+        assert await rows(database, "SELECT hinted FROM results") == [(1,), (1,)]
         standings = fake_discord.message(board)["embeds"][0]["description"]
         assert standings.startswith("**Game over · 💡 hinted**")
         history = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "history"))
@@ -503,7 +500,7 @@ ATTACH_FILES = 1 << 15
 
 
 async def test_settings_refuse_a_channel_the_bot_cannot_post_or_attach_in(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     no_files, fine, unseen = CHANNEL + 1, CHANNEL + 2, CHANNEL + 3
     server(fake_discord)
@@ -512,7 +509,7 @@ async def test_settings_refuse_a_channel_the_bot_cannot_post_or_attach_in(
         {"id": str(fake_discord.bot_id), "type": 1, "allow": "0", "deny": str(ATTACH_FILES)}
     ]
     fake_discord.permissions[ALICE] = MANAGE_GUILD
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         fake_discord.channels[unseen] = fake_discord.channels[fine] | {"id": str(unseen)}
 
         async def add(channel: int) -> str:
@@ -534,13 +531,12 @@ async def test_settings_refuse_a_channel_the_bot_cannot_post_or_attach_in(
 
 
 async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
-    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_discord: FakeDiscord, database: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server(fake_discord)
-    path = tmp_path / "o.db"
-    await migrated(path)
-    seed_results(path, 12)
-    async with orchard_bot(fake_discord, path) as bot:
+    await migrated(database)
+    await seed_results(database, 12)
+    async with orchard_bot(fake_discord, database) as bot:
         shown_board = await answered(
             await fake_discord.slash(
                 ALICE, GUILD, CHANNEL, "leaderboard", {"game": "cheerio", "by": "best"}
@@ -560,7 +556,9 @@ async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
             sorry = await press(fake_discord, ALICE, message, label)
             assert sorry.ephemeral and "Sorry, something went wrong" in sorry.content, label
             assert re.search(r"\(error [0-9a-f]{8}\)", sorry.content)
-        assert rows(path, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(1,)]
+        assert await rows(database, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [
+            (1,)
+        ]
 
 
 def test_a_board_line_shows_wins_games_best_and_average_with_the_ranked_one_first() -> None:

@@ -20,6 +20,7 @@ from bot.model import GameStatus
 from bot.orchard import Orchard
 from bot.runner import Snapshot
 from bot.specs import ENGINES, SPEC_OF
+from db.connection import Target
 from tests.botharness import (
     ALICE,
     BOB,
@@ -321,24 +322,23 @@ async def test_orchards_seats_are_never_pinged(fake_discord: FakeDiscord, bot: O
 
 
 async def test_a_restart_catches_up_and_leaves_one_turn_message(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     """Pings lost to a crash (a move committed while no bot ran) are caught up at start-up,
     and the turn message from before the restart is deleted, not left beside the next."""
     server(fake_discord)
-    path = tmp_path / "o.db"
     pings = Pings(fake_discord)
-    async with orchard_bot(fake_discord, path) as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
         live = await play(bot, pings, live, moves=4)  # Alice's turn, Bob's turn, ...
-    offline = await Orchard.open(path)
+    offline = await Orchard.open(database)
     before = awaited(live)
     seat = min(ENGINES["cheerio"].to_act(live.state))
     category = open_categories(live.state.cards[seat])[0]
     user = live.row.players[seat].user_id
     live = await offline.runner.act(live.id, user, "score", category)
     await offline.close()
-    async with orchard_bot(fake_discord, path) as bot:
+    async with orchard_bot(fake_discord, database) as bot:
         await pings.turn(before, live)  # the one the crash lost
         await pings.end(await play(bot, pings, live))
         no_errors(fake_discord)
@@ -360,8 +360,8 @@ async def test_a_failed_ping_is_logged_and_tried_again_while_the_game_goes_on(
     no_errors(fake_discord)
 
 
-async def test_a_ping_choice_is_a_persons_and_forget_me_deletes_it(tmp_path: Path) -> None:
-    o = await Orchard.open(tmp_path / "o.db")
+async def test_a_ping_choice_is_a_persons_and_forget_me_deletes_it(database: Target) -> None:
+    o = await Orchard.open(database)
     settings = o.settings
     assert await settings.ping_mode(GUILD, ALICE) == "channel"
     await settings.set_ping_choice(GUILD, ALICE, True)
