@@ -103,9 +103,10 @@ class OrchardBot(commands.AutoShardedBot):
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Discord lets each ``max_concurrency`` bucket of shards (shard id modulo it) IDENTIFY
-        once per 5 s, counting every process: on a shared store the processes take turns
-        through it; alone, discord.py's own pause does (5 s between shards)."""
-        if not self.orchard.store.shared:
+        once per 5 s, counting every process: processes running some shards each take turns
+        through their shared store; alone, discord.py's own pause does (5 s between shards,
+        none before the first: like a restart, which Discord then answers more slowly)."""
+        if not (self.config.shards.partial and self.orchard.store.shared):
             await super().before_identify_hook(shard_id, initial=initial)
             return
         if self._max_concurrency is None:

@@ -188,11 +188,19 @@ class Runner:
             for hook in self.on_commit:
                 hook(fresh)
 
-    async def fire_claimed(self, due: Due, upto: float, act: Act, skip: set[int]) -> Claim:
+    async def fire_claimed(
+        self,
+        due: Due,
+        upto: float,
+        act: Act,
+        skip: set[int],
+        committed: Callable[[], None] = lambda: None,
+    ) -> Claim:
         """Claim one game due by ``upto`` (not in ``skip``) that no process holds, and ``act``
-        on it inside the claim (shared stores only). A game another process holds is added
-        to ``skip``. A claim lasts only as long as the transaction that fires it, so a
-        process killed mid-way returns its claims at once."""
+        on it inside the claim (shared stores only); ``committed`` hears when that is done,
+        before the game is shown. A game another process holds is added to ``skip``. A claim
+        lasts only as long as the transaction that fires it, so a process killed mid-way
+        returns its claims at once."""
         busy = len(skip)
         async with self.store.claim(due, upto, skip) as session:
             if session is None:
@@ -205,6 +213,7 @@ class Runner:
             if fresh is None and not held.written:  # nothing to do: not claimed again
                 await session.write(_due_at(session.game_id, due, None))
         self._committed(held)
+        committed()
         if fresh is None:
             return Claim.IDLE
         await self.shown(fresh)

@@ -99,27 +99,33 @@ class Scheduler:
                 return False
 
     async def _claim_due(self) -> int:
-        """Claim and fire due games until none is left; most passes find none, at the cost
-        of one query, so the other claimers start only once one game was found."""
+        """Claim and fire due games side by side until none is left. Most passes find none,
+        at the cost of one query: the other claimers start once a first game is committed
+        (before its board is drawn, which may hang on a slow channel)."""
         skip: set[int] = set()
         fired = 0
+        helpers: list[asyncio.Task[None]] = []
+
+        def found() -> None:
+            if not helpers:
+                helpers.extend(asyncio.create_task(claiming()) for _ in range(FIRING_AT_ONCE - 1))
 
         async def claiming() -> None:
             nonlocal fired
-            while (found := await self._claim(skip)) is not Claim.NOTHING:
-                fired += found is Claim.FIRED
+            while (result := await self._claim(skip, found)) is not Claim.NOTHING:
+                fired += result is Claim.FIRED
 
-        first = await self._claim(skip)
-        if first is not Claim.NOTHING:
-            fired += first is Claim.FIRED
-            await asyncio.gather(*(claiming() for _ in range(FIRING_AT_ONCE)))
+        try:
+            await claiming()
+        finally:
+            await asyncio.gather(*helpers)
         self._busy = bool(skip)
         return fired
 
-    async def _claim(self, skip: set[int]) -> Claim:
+    async def _claim(self, skip: set[int], found: Callable[[], None]) -> Claim:
         upto = self.runner.clock() - self.lag()
         try:
-            return await self.runner.fire_claimed(self.due, upto, self.act, skip)
+            return await self.runner.fire_claimed(self.due, upto, self.act, skip, found)
         except FireFailed as err:
             log.exception("game %s: %s failed; retrying in a minute", err.game_id, self.due.name)
             skip.add(err.game_id)
