@@ -7,9 +7,10 @@ RUN useradd --create-home --uid 10001 orchard && mkdir /data && chown orchard /d
 WORKDIR /app
 
 # The dependencies in a layer of their own, read from pyproject.toml alone: a change to the
-# code reuses this layer instead of installing them again.
+# code reuses this layer instead of installing them again. The postgres extra (asyncpg) too,
+# so that one image runs on either database (ORCHARD_DB).
 COPY pyproject.toml ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
+RUN python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; print('\n'.join(p['dependencies'] + p['optional-dependencies']['postgres']))" > /tmp/requirements.txt \
     && pip install --no-cache-dir -r /tmp/requirements.txt && rm /tmp/requirements.txt
 
 COPY README.md ./

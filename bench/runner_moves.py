@@ -1,6 +1,7 @@
 """Per-move cost of the runner in-process, with 1, 100 and 1,000 games in play at once.
 
-    python bench/runner_moves.py [--moves 2000] [--sizes 1,100,1000]
+    python bench/runner_moves.py [--moves 2000] [--sizes 1,100,1000] [--runs 1]
+        [--postgres postgresql://…]
 
 The runner publishes to a Recorder (no Discord) on a real SQLite file (WAL, synchronous=FULL)
 in a temporary folder. Moves are interleaved round-robin over the games; a finished game is
@@ -8,12 +9,19 @@ replaced by a new one. Side by side: one bare aiosqlite insert-and-commit on the
 which is the floor a committed move cannot go below (one fsync'd transaction). One bare commit
 follows each move, so both see the same moments of a shared machine; a move's p99 is given
 as a multiple of the bare commits' p99.
+
+With ``--postgres URL`` (default: ``ORCHARD_TEST_PG`` if set) each run measures PostgreSQL too,
+right after SQLite, in a fresh schema on that server, beside a bare asyncpg insert-and-commit
+of its own; the server's fsync and synchronous_commit are printed, since they decide what a
+commit costs there. ``--runs`` repeats everything; the summary gives each figure's median over
+the runs with the lowest and highest.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -28,6 +36,7 @@ import aiosqlite  # noqa: E402
 
 from bot.games.cheerio import ROLLS_PER_TURN, CheerioState, open_categories  # noqa: E402
 from bot.runner import Snapshot  # noqa: E402
+from tests.databases import fresh_schema  # noqa: E402
 from tests.support import Table, orchard, player  # noqa: E402
 
 GUILD = 100
@@ -64,6 +73,9 @@ class Bare:
         self.conn = conn
         self.samples: list[float] = []
 
+    async def close(self) -> None:
+        await self.conn.close()
+
     @classmethod
     async def open(cls, path: Path) -> Bare:
         conn = await aiosqlite.connect(str(path), isolation_level=None)
@@ -80,9 +92,34 @@ class Bare:
         self.samples.append(time.perf_counter() - began)
 
 
-async def runner_moves(folder: Path, games: int, moves: int, bare: Bare) -> list[float]:
+class BarePostgres:
+    """One asyncpg insert-and-commit on a table of its own in the bench's schema, timed."""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+        self.samples: list[float] = []
+
+    @classmethod
+    async def open(cls, url: str) -> BarePostgres:
+        import asyncpg
+
+        conn = await asyncpg.connect(url)
+        await conn.execute("CREATE TABLE bare (id BIGSERIAL PRIMARY KEY, game BIGINT, body TEXT)")
+        return cls(conn)
+
+    async def commit(self) -> None:
+        began = time.perf_counter()
+        async with self.conn.transaction():
+            await self.conn.execute("INSERT INTO bare (game, body) VALUES ($1, $2)", 1, "x" * 300)
+        self.samples.append(time.perf_counter() - began)
+
+    async def close(self) -> None:
+        await self.conn.close()
+
+
+async def runner_moves(target: Path | str, games: int, moves: int, bare) -> list[float]:
     """``moves`` moves round-robin over ``games`` games, each followed by a bare commit."""
-    o = await orchard(folder / f"runner-{games}.db")
+    o = await orchard(target)
     try:
         table = [await new_game(o, n) for n in range(games)]
         made = games
@@ -107,23 +144,81 @@ async def runner_moves(folder: Path, games: int, moves: int, bare: Bare) -> list
         await o.close()
 
 
-async def run(sizes: list[int], moves: int, folder: Path | None) -> None:
+Figures = dict[tuple[str, int], tuple[list[float], list[float]]]  # (backend, games): samples
+
+
+async def one_run(sizes: list[int], moves: int, folder: Path, url: str | None) -> Figures:
+    """Each size on SQLite, then on PostgreSQL (if ``url``), printed as it goes."""
+    found: Figures = {}
+    for games in sizes:
+        backends = [("sqlite", None)] + ([("postgres", url)] if url else [])
+        for backend, server in backends:
+            if server is None:
+                bare = await Bare.open(folder / f"bare-{games}-{time.monotonic_ns()}.db")
+                try:
+                    target = folder / f"runner-{games}-{time.monotonic_ns()}.db"
+                    samples = await runner_moves(target, games, moves, bare)
+                finally:
+                    await bare.close()
+            else:
+                async with fresh_schema(server) as schema:
+                    bare = await BarePostgres.open(schema)
+                    try:
+                        samples = await runner_moves(schema, games, moves, bare)
+                    finally:
+                        await bare.close()
+            found[backend, games] = (samples, bare.samples)
+            print(
+                f"{backend:>8} runner.act, {games:>5} games in play: {figures(samples)}"
+                f"  ({len(samples)} moves)\n"
+                f"         bare insert + commit between them: {figures(bare.samples)}; "
+                f"move p99 {p99(samples) / p99(bare.samples):.1f}× a bare commit's"
+            )
+    return found
+
+
+def spread(values: list[float], unit: float = 1e3, suffix: str = " ms") -> str:
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"{mid * unit:.2f}{suffix} ({low * unit:.2f}–{high * unit:.2f})"
+
+
+def summary(runs: list[Figures]) -> None:
+    print(f"\nover {len(runs)} run(s): median (lowest–highest)")
+    for key in runs[0]:
+        moves = [statistics.median(r[key][0]) for r in runs]
+        tails = [p99(r[key][0]) for r in runs]
+        bares = [statistics.median(r[key][1]) for r in runs]
+        print(
+            f"  {key[0]:>8}, {key[1]:>5} games: move median {spread(moves)}, p99 {spread(tails)};"
+            f" bare commit median {spread(bares)}"
+        )
+
+
+async def server_settings(url: str) -> str:
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        names = ("server_version", "fsync", "synchronous_commit")
+        values = [await conn.fetchval(f"SHOW {name}") for name in names]
+        return ", ".join(f"{name} {value}" for name, value in zip(names, values, strict=True))
+    finally:
+        await conn.close()
+
+
+async def run(
+    sizes: list[int], moves: int, folder: Path | None, url: str | None, runs: int
+) -> None:
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         where = Path(tmp)
         print(f"database folder: {where}")
-        for games in sizes:
-            bare = await Bare.open(where / f"bare-{games}.db")
-            try:
-                samples = await runner_moves(where, games, moves, bare)
-            finally:
-                await bare.conn.close()
-            print(
-                f"runner.act, {games:>5} games in play: {figures(samples)}  ({len(samples)} moves)"
-            )
-            print(
-                f"  bare insert + commit between them: {figures(bare.samples)}; "
-                f"move p99 {p99(samples) / p99(bare.samples):.1f}× a bare commit's"
-            )
+        if url:
+            print(f"PostgreSQL: {await server_settings(url)}")
+        found = []
+        for number in range(runs):
+            print(f"run {number + 1} of {runs}")
+            found.append(await one_run(sizes, moves, where, url))
+        summary(found)
 
 
 def main() -> None:
@@ -131,9 +226,15 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--sizes", default="1,100,1000")
     parser.add_argument("--dir", type=Path, default=None, help="where the databases go")
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("ORCHARD_TEST_PG") or None,
+        help="a PostgreSQL server's URL: measure it beside SQLite (a schema of its own)",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    asyncio.run(run(sizes, args.moves, args.dir))
+    asyncio.run(run(sizes, args.moves, args.dir, args.postgres, args.runs))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from bot.components import OURS, GameButton, GameSelect, component_arg, data_of,
 from bot.config import Config
 from bot.interface import dispatch, refuse
 from bot.orchard import Orchard
+from bot.pacing import Pacer, pace
 from bot.specs import SPECS
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ class OrchardBot(commands.AutoShardedBot):
             help_command=None,
             **options,
         )
+        pace(self.http, Pacer())  # never over Discord's global limit, which would hold clicks
         self.config = config
         self.force_sync = force_sync
         self.uis: dict[str, GameUI] = {}

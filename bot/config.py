@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,12 @@ QUOTED_TOKEN = (
 )
 
 
+NO_ASYNCPG = (
+    "ORCHARD_DB is a PostgreSQL URL, which needs the postgres extra: "
+    "pip install 'orchard[postgres]' (asyncpg)."
+)
+
+
 class ConfigError(Exception):
     """A setting is missing or malformed; the message says which and how to fix it."""
 
@@ -79,9 +86,12 @@ class Config:
             raise ConfigError(NO_TOKEN_HELP)
         if len(token) > 1 and token[0] == token[-1] and token[0] in "\"'":
             raise ConfigError(QUOTED_TOKEN)
+        target = database()
+        if is_url(target) and importlib.util.find_spec("asyncpg") is None:
+            raise ConfigError(NO_ASYNCPG)
         return cls(
             token=token,
-            database=database(),
+            database=target,
             log_level=log_level(os.environ.get("LOG_LEVEL", "")),
             dev_guild_id=server_id(os.environ.get("DEV_GUILD_ID", ""), "DEV_GUILD_ID"),
             shards=shard_plan(),

@@ -75,6 +75,8 @@ class Orchard:
     async def stop(self) -> None:
         """Stop firing deadlines and playing Orchard's seats; the store stays open."""
         await self.leader.stop()
+        for stop in list(self.runner.stoppers):
+            await stop()
         await self.scheduler.stop()
         if self.opponents is not None:
             await self.opponents.stop()

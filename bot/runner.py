@@ -139,6 +139,8 @@ class Runner:
         self.board: Display | None = board  # the game's own message; used when no other is
         self.clock = clock
         self.on_commit: list[Callable[[Snapshot], None]] = []
+        # Loops started on this runner (the schedulers), stopped before its store closes.
+        self.stoppers: list[Callable[[], Awaitable[None]]] = []
         # Weak: a game's lock lives while someone holds or awaits it, so 10,000 games touched
         # once leave no 10,000 locks behind.
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -189,22 +191,17 @@ class Runner:
                 hook(fresh)
 
     async def fire_claimed(
-        self,
-        due: Due,
-        upto: float,
-        act: Act,
-        skip: set[int],
-        committed: Callable[[], None] = lambda: None,
-    ) -> Claim:
+        self, due: Due, upto: float, act: Act, skip: set[int]
+    ) -> tuple[Claim, Snapshot | None]:
         """Claim one game due by ``upto`` (not in ``skip``) that no process holds, and ``act``
-        on it inside the claim (shared stores only); ``committed`` hears when that is done,
-        before the game is shown. A game another process holds is added to ``skip``. A claim
-        lasts only as long as the transaction that fires it, so a process killed mid-way
-        returns its claims at once."""
+        on it inside the claim (shared stores only): what was found, and the game written
+        (to be shown by the caller). A game another process holds is added to ``skip``. A
+        claim lasts only as long as the transaction that fires it, so a process killed
+        mid-way returns its claims at once."""
         busy = len(skip)
         async with self.store.claim(due, upto, skip) as session:
             if session is None:
-                return Claim.BUSY if len(skip) > busy else Claim.NOTHING
+                return (Claim.BUSY if len(skip) > busy else Claim.NOTHING), None
             held = Held(self._snapshot(session.game_id, await session.get()), session)
             try:
                 fresh = await act(held)
@@ -213,11 +210,7 @@ class Runner:
             if fresh is None and not held.written:  # nothing to do: not claimed again
                 await session.write(_due_at(session.game_id, due, None))
         self._committed(held)
-        committed()
-        if fresh is None:
-            return Claim.IDLE
-        await self.shown(fresh)
-        return Claim.FIRED
+        return (Claim.IDLE if fresh is None else Claim.FIRED), fresh
 
     # Games and lobbies are created and changed here, and only here.
 
@@ -405,14 +398,19 @@ class Runner:
         return await self.shown(fresh)
 
     async def fire_deadline(self, game_id: int) -> Snapshot | None:
-        """What the clock does to a game whose deadline passed (idempotent): a lobby nobody
-        started closes; in a game, the awaited seats' timeout moves are played."""
-        async with self.held(game_id) as held:
-            fresh = await self.fire_held_deadline(held)
+        """What the clock does to a game whose deadline passed, written and then shown."""
+        fresh = await self.expire(game_id)
         return None if fresh is None else await self.shown(fresh)
 
+    async def expire(self, game_id: int) -> Snapshot | None:
+        """What the clock does to a game whose deadline passed (idempotent), written but not
+        yet shown. None if nothing was due."""
+        async with self.held(game_id) as held:
+            return await self.fire_held_deadline(held)
+
     async def fire_held_deadline(self, held: Held) -> Snapshot | None:
-        """The clock's move on a held game (see :meth:`fire_deadline`)."""
+        """The clock's move on a held game: a lobby nobody started closes; in a game, the
+        awaited seats' timeout moves are played."""
         snapshot = held.snapshot
         row = snapshot.row
         if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:

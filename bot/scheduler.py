@@ -4,8 +4,11 @@ database several processes share, Orchard's moves.
 Deadlines are rows, not view timeouts, so they survive a restart: on start-up the scheduler
 simply finds what is already due. It sleeps until the earliest deadline, or until a commit
 brings a deadline earlier than the one it waits for (most commits set one five minutes away,
-which changes nothing). Due games fire side by side, a bounded number at a time, so a game
-whose channel is slow, or thousands overdue after downtime, hold up no other server's.
+which changes nothing). Due games are written side by side, a bounded number at a time, and
+shown afterwards by a few display workers, apart from the writing: a channel that is slow or
+rate-limited, or thousands of boards to redraw after downtime, hold up no deadline and no
+other server's game. The workers' Discord requests are the backlog
+(:data:`bot.pacing.BACKLOG`): they go when nothing being played now is waiting.
 
 On a shared database (PostgreSQL) every process runs these loops, and a due game is a row one
 of them claims (``FOR UPDATE SKIP LOCKED``) inside the transaction that fires it: each fires
@@ -18,9 +21,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from collections.abc import Callable
 
 from bot.model import Due
+from bot.pacing import BACKLOG
 from bot.runner import Act, Claim, FireFailed, Runner, Snapshot
 
 log = logging.getLogger(__name__)
@@ -30,6 +35,7 @@ SHARED_POLL = 2.0  # a shared store: how long another process's due game may wai
 BUSY_RETRY = 0.05  # a due game another process held: look again this soon
 RETRY_SECONDS = 60.0
 FIRING_AT_ONCE = 16  # enough to keep the store busy; few enough that clicks get their turn
+SHOWING_AT_ONCE = 8  # display workers: more only queue on Discord's limit (bot.pacing)
 
 
 def no_lag() -> float:
@@ -56,18 +62,25 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self._next: float | None = None  # when the loop wakes by itself
         self._busy = False  # the last pass left a due game another process held
+        self._to_show: asyncio.Queue[Snapshot] = asyncio.Queue()
+        self._workers: list[asyncio.Task[None]] = []
         if due is Due.DEADLINE:
             runner.on_commit.append(self._changed)
 
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._loop(), name=f"orchard-due-{self.due.name}")
+            self.runner.stoppers.append(self.stop)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
+        """Stop firing; boards not yet shown stay as they were (their next click redraws)."""
+        tasks = [t for t in (self._task, *self._workers) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._task, self._workers = None, []
+        if self.stop in self.runner.stoppers:
+            self.runner.stoppers.remove(self.stop)
 
     def wake(self) -> None:
         self._wake.set()
@@ -81,51 +94,67 @@ class Scheduler:
         self.due_by(snapshot.row.deadline)
 
     async def run_due(self) -> int:
-        """Fire everything due now, side by side; returns how many games it moved."""
+        """Fire everything due now and show it; returns how many games it moved."""
+        fired = await self.fire_due()
+        await self.shown()
+        return fired
+
+    async def fire_due(self) -> int:
+        """Write everything due now, a few side by side; their displays are queued, not
+        awaited. A few workers share the list rather than a task per game: after downtime
+        10,000 tasks would make every walk over the loop's tasks slow."""
         if self.runner.store.shared:
             return await self._claim_due()
-        slots = asyncio.Semaphore(FIRING_AT_ONCE)
-        due = await self.runner.store.due_games(self.runner.clock())
-        fired = await asyncio.gather(*(self._fire(game_id, slots) for game_id in due))
-        return sum(fired)
+        due = deque(await self.runner.store.due_games(self.runner.clock()))
+        fired = 0
 
-    async def _fire(self, game_id: int, slots: asyncio.Semaphore) -> bool:
-        async with slots:
-            try:
-                return await self.runner.fire_deadline(game_id) is not None
-            except Exception:
-                log.exception("game %s: deadline failed; retrying in a minute", game_id)
-                await self.runner.postpone(game_id, self.runner.clock() + RETRY_SECONDS)
-                return False
+        async def worker() -> None:
+            nonlocal fired
+            while due:
+                done = await self._fire(due.popleft())  # not `fired += await`: it would
+                fired += done  # read ``fired`` before the await, losing other workers' counts
+
+        await asyncio.gather(*(worker() for _ in range(min(FIRING_AT_ONCE, len(due)))))
+        return fired
+
+    async def shown(self) -> None:
+        """Wait until every queued display has been shown."""
+        await self._to_show.join()
+
+    async def _fire(self, game_id: int) -> bool:
+        try:
+            fresh = await self.runner.expire(game_id)
+        except Exception:
+            log.exception("game %s: deadline failed; retrying in a minute", game_id)
+            await self.runner.postpone(game_id, self.runner.clock() + RETRY_SECONDS)
+            return False
+        if fresh is None:
+            return False
+        self._show_later(fresh)
+        return True
 
     async def _claim_due(self) -> int:
-        """Claim and fire due games side by side until none is left. Most passes find none,
-        at the cost of one query: the other claimers start once a first game is committed
-        (before its board is drawn, which may hang on a slow channel)."""
+        """Claim and fire due games until none is left, a few side by side. Most passes find
+        none, at the cost of one query: the other claimers start once a first was found."""
         skip: set[int] = set()
         fired = 0
-        helpers: list[asyncio.Task[None]] = []
-
-        def found() -> None:
-            if not helpers:
-                helpers.extend(asyncio.create_task(claiming()) for _ in range(FIRING_AT_ONCE - 1))
 
         async def claiming() -> None:
             nonlocal fired
-            while (result := await self._claim(skip, found)) is not Claim.NOTHING:
-                fired += result is Claim.FIRED
+            while (found := await self._claim(skip)) is not Claim.NOTHING:
+                fired += found is Claim.FIRED
 
-        try:
-            await claiming()
-        finally:
-            await asyncio.gather(*helpers)
+        first = await self._claim(skip)
+        if first is not Claim.NOTHING:
+            fired += first is Claim.FIRED
+            await asyncio.gather(*(claiming() for _ in range(FIRING_AT_ONCE)))
         self._busy = bool(skip)
         return fired
 
-    async def _claim(self, skip: set[int], found: Callable[[], None]) -> Claim:
+    async def _claim(self, skip: set[int]) -> Claim:
         upto = self.runner.clock() - self.lag()
         try:
-            return await self.runner.fire_claimed(self.due, upto, self.act, skip, found)
+            found, fresh = await self.runner.fire_claimed(self.due, upto, self.act, skip)
         except FireFailed as err:
             log.exception("game %s: %s failed; retrying in a minute", err.game_id, self.due.name)
             skip.add(err.game_id)
@@ -134,13 +163,35 @@ class Scheduler:
         except Exception:
             log.exception("claiming games due for %s failed; trying again soon", self.due.name)
             return Claim.NOTHING
+        if fresh is not None:
+            self._show_later(fresh)
+        return found
+
+    def _show_later(self, fresh: Snapshot) -> None:
+        if not self._workers:
+            self._workers = [
+                asyncio.create_task(self._show(), name=f"orchard-due-display-{i}")
+                for i in range(SHOWING_AT_ONCE)
+            ]
+        self._to_show.put_nowait(fresh)
+
+    async def _show(self) -> None:
+        """A display worker: its requests wait for everything being played now."""
+        BACKLOG.set(True)
+        while True:
+            snapshot = await self._to_show.get()
+            try:
+                await self.runner.shown(snapshot)  # skips a version a later write overtook
+            except Exception:
+                log.exception("game %s: could not show it", snapshot.id)
+            finally:
+                self._to_show.task_done()
 
     async def _loop(self) -> None:
-        shared = self.runner.store.shared
-        longest = SHARED_POLL if shared else MAX_SLEEP
+        longest = SHARED_POLL if self.runner.store.shared else MAX_SLEEP
         while True:
             self._wake.clear()
-            await self.run_due()
+            await self.fire_due()
             nearest = await self.runner.store.next_due(self.due)
             self._next = None if nearest is None else nearest + self.lag()
             delay = longest if self._next is None else self._next - self.runner.clock()

@@ -10,8 +10,10 @@ leaderboard's aggregate never queues a move behind it. Parameterised SQL only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
+import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -95,11 +97,13 @@ class SqliteDatabase:
     async def transaction(self) -> AsyncIterator[SqliteTransaction]:
         """The writer in one ``BEGIN IMMEDIATE``: committed on exit, rolled back on error."""
         async with self._lock:
-            await self.conn.execute("BEGIN IMMEDIATE")
             try:
+                # Inside the try: a task cancelled while awaiting BEGIN (at shutdown) still
+                # has it run on the thread, and must not leave it open for the next writer.
+                await self.conn.execute("BEGIN IMMEDIATE")
                 yield self._tx
             except BaseException:
-                await self.conn.execute("ROLLBACK")
+                await _rollback(self.conn)
                 raise
             await self.conn.execute("COMMIT")
 
@@ -125,6 +129,12 @@ class SqliteDatabase:
             rows = await self.conn.execute_fetchall("PRAGMA wal_checkpoint(TRUNCATE)")
         if any(row[0] for row in rows):
             log.warning("a reader blocked the checkpoint: old pages stay in the -wal file for now")
+
+
+async def _rollback(conn: aiosqlite.Connection) -> None:
+    """Roll back whatever is open; queued behind a BEGIN still running, so it follows it."""
+    with contextlib.suppress(sqlite3.OperationalError):  # the BEGIN failed: nothing is open
+        await conn.execute("ROLLBACK")
 
 
 async def _reader(path: str | Path) -> aiosqlite.Connection:

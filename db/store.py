@@ -238,9 +238,11 @@ class Store:
         Their results, ratings, rating history and turn-ping choice go; in the server's games
         that are over their tile-DM notes go too, and their seats, moves and hosting stay
         without their name or id (see each topic). Games still open are left to the caller,
-        which forfeits them first. Deleted and overwritten rows are zeroed (``secure_delete``)
-        and the -wal file is emptied after, so old copies do not linger (see
-        :meth:`Database.checkpoint` for the one limit).
+        which forfeits them first. On SQLite, deleted and overwritten rows are zeroed
+        (``secure_delete``) and the -wal file is emptied after, so old copies do not linger
+        (see :meth:`SqliteDatabase.checkpoint` for the one limit); PostgreSQL keeps dead rows
+        in its files until (auto)vacuum reuses their space, and in its write-ahead log until
+        it is recycled.
         """
         async with self.db.transaction() as tx:
             removed = sum([await topic.forget(tx, guild_id, user_id) for topic in TOPICS])

@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import pytest
 
 from db.backends import open_database
-from db.connection import Dialect, Target, Transaction
+from db.connection import Dialect, Target, Transaction, is_url
 
 SERVER = "ORCHARD_TEST_PG"
 REQUIRED = "ORCHARD_REQUIRE_PG"
@@ -85,3 +85,21 @@ async def query(target: Target, sql: str, *params: object) -> list[tuple[Any, ..
         return [tuple(row) for row in await db.fetchall(sql, params)]
     finally:
         await db.close()
+
+
+async def table_columns(target: Target) -> dict[str, list[str]]:
+    """Every table of ``target`` (its migrations' bookkeeping too) with its columns."""
+    if is_url(target):
+        found: dict[str, list[str]] = {}
+        for table, column in await query(
+            target,
+            "SELECT table_name, column_name FROM information_schema.columns"
+            " WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position",
+        ):
+            found.setdefault(table, []).append(column)
+        return found
+    tables = await query(target, "SELECT name FROM sqlite_master WHERE type = 'table'")
+    return {
+        table: [r[1] for r in await query(target, f"PRAGMA table_info({table})")]
+        for (table,) in tables
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.games.cheerio import open_categories
 from bot.lobby import Lobby
 from bot.model import Player
 from bot.orchard import Orchard
@@ -78,3 +79,14 @@ async def started(o: Table, kind: str, users: list[int]) -> Snapshot:
     for user in users[1:]:
         await o.lobby.join(live.id, player(user))
     return await o.lobby.start(live.id, users[0])
+
+
+async def finish_cheerio(o: Table, game_id: int, users: dict[int, int]) -> Snapshot:
+    """Play a Cheerio game in progress to its end: each seat (user by seat in ``users``)
+    scores its first open category."""
+    live = await o.runner.load(game_id)
+    while live.row.status == "active":
+        user = users[live.state.turn]
+        category = open_categories(live.state.cards[live.state.turn])[0]
+        live = await o.runner.act(game_id, user, "score", category, version=live.row.version)
+    return live

@@ -385,3 +385,17 @@ async def test_the_global_limit_spares_interaction_callbacks(fake: FakeDiscord) 
     limited = [r for r in fetched if r.status == 429]
     assert len(fetched) - len(limited) == 60 and limited
     assert all(r.headers.get("X-RateLimit-Global") == "true" for r in limited)
+
+
+async def test_the_global_limit_spares_follow_ups_and_edits_of_interactions(
+    fake: FakeDiscord,
+) -> None:
+    """The interaction's webhook (its edits and follow-ups) is an interaction endpoint too:
+    30 deferred commands, each edited once and followed up twice, are never limited."""
+    replies = [
+        await fake.slash(ALICE, GUILD, CHANNEL, "demo later", {"pause": 0.0}) for _ in range(30)
+    ]
+    for reply in replies:
+        await reply.wait_followups(2)
+    webhooks = [r for r in fake.requests if r.path.startswith("/webhooks/")]
+    assert len(webhooks) == 90 and {w.status for w in webhooks} == {200}

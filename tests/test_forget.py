@@ -8,6 +8,8 @@ from pathlib import Path
 
 from bot.games.cheerio import open_categories
 from bot.model import FORMER_PLAYER, NOBODY, GameChange, GameStatus, Player
+from db.connection import Target
+from tests.databases import query, table_columns
 from tests.support import Table, orchard
 
 HERE, THERE = 100, 555  # two servers
@@ -41,26 +43,24 @@ def rows(path: Path, sql: str, *params: object) -> list[tuple[object, ...]]:
         return conn.execute(sql, params).fetchall()
 
 
-def mentions(path: Path, guild: int) -> dict[str, int]:
+async def mentions(database: Target, guild: int) -> dict[str, int]:
     """Per table, the rows of ``guild`` (in games that are over) holding the person's name or
-    id in any column: every table, so one added later is checked too."""
+    id in any column: every table, so one added later is checked too. Values are compared as
+    text, which both backends can do to any column."""
     over = "SELECT id FROM games WHERE guild_id = ? AND status NOT IN ('lobby', 'active')"
     found = {}
-    with sqlite3.connect(path) as conn:
-        for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-            columns = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
-            if table == "games":
-                scope = f"id IN ({over})"
-            elif "game_id" in columns:
-                scope = f"game_id IN ({over})"
-            else:
-                scope = "guild_id = ?" if "guild_id" in columns else "? IS NOT NULL"
-            hit = " OR ".join(f"{c} IN (?, ?)" for c in columns)
-            params = [guild, *[value for _ in columns for value in (PERSON, NAME)]]
-            (count,) = conn.execute(
-                f"SELECT COUNT(*) FROM {table} WHERE {scope} AND ({hit})", params
-            ).fetchone()
-            found[table] = count
+    for table, columns in (await table_columns(database)).items():
+        if table == "games":
+            scope, params = f"id IN ({over})", [guild]
+        elif "game_id" in columns:
+            scope, params = f"game_id IN ({over})", [guild]
+        else:
+            scope, params = ("guild_id = ?", [guild]) if "guild_id" in columns else ("1 = 1", [])
+        hit = " OR ".join(f"CAST({c} AS TEXT) IN (?, ?)" for c in columns)
+        params += [value for _ in columns for value in (str(PERSON), NAME)]
+        ((found[table],),) = await query(
+            database, f"SELECT COUNT(*) FROM {table} WHERE {scope} AND ({hit})", *params
+        )
     return found
 
 
@@ -102,7 +102,7 @@ async def test_forget_me_erases_the_person_from_that_servers_games_and_files(
     elsewhere = [await played(o, THERE, 3, me(), other(BO))]
     still_open = [await lobby(o, 4, start=False), await lobby(o, 5, start=True)]
     kept = await snapshot(o, still_open + elsewhere)
-    held = mentions(path, HERE)
+    held = await mentions(path, HERE)
     assert {t for t, n in held.items() if n} == {
         "games",
         "game_players",
@@ -116,7 +116,7 @@ async def test_forget_me_erases_the_person_from_that_servers_games_and_files(
     removed = await o.store.forget_user(HERE, PERSON)
 
     assert removed == 2 + 1 + 2 + 1  # results, one rating, rating history, the tile-DM note
-    assert set(mentions(path, HERE).values()) == {0}
+    assert set((await mentions(path, HERE)).values()) == {0}
     for game_id, host, seat in ((hosted, NOBODY, 0), (joined, BO, 1)):
         game = await o.store.get_game(game_id)
         assert game is not None and game.host_id == host
@@ -129,6 +129,20 @@ async def test_forget_me_erases_the_person_from_that_servers_games_and_files(
     assert seats == [(len(still_open) + len(elsewhere),)]
     assert copies(path, NAME) == len(still_open) + len(elsewhere)
     assert path.with_name("o.db-wal").stat().st_size == 0, "the -wal file is checkpointed"
+    await o.close()
+
+
+async def test_forget_me_leaves_no_row_of_that_server_naming_the_person(database: Target) -> None:
+    """On either backend: after /forget-me no row of that server's finished games, nor of its
+    results, ratings or ping choices, holds the person's id or name (the files are SQLite's
+    matter, above: PostgreSQL keeps dead rows until VACUUM reuses their space)."""
+    o = await orchard(database)
+    await played(o, HERE, 1, me(), other(BO))
+    await played(o, HERE, 2, other(BO), me())
+    await o.store.set_ping_choice(HERE, PERSON, dm=True)
+    assert sum((await mentions(database, HERE)).values()) > 0
+    await o.store.forget_user(HERE, PERSON)
+    assert set((await mentions(database, HERE)).values()) == {0}
     await o.close()
 
 
@@ -205,7 +219,7 @@ async def test_forget_me_takes_the_person_out_of_open_games_first(tmp_path: Path
     assert (await o.store.records(HERE, "cheerio")).keys() == {BO, CY}, "no row for nobody"
     ratings = rows(path, "SELECT user_id FROM ratings WHERE guild_id = ? ORDER BY user_id", HERE)
     assert ratings == [(BO,), (CY,)]
-    assert set(mentions(path, HERE).values()) == {0}
+    assert set((await mentions(path, HERE)).values()) == {0}
     # nothing of theirs in the files, though the game wrote on after the forget
     assert copies(path, NAME) == 0 and copies(path, PERSON) == 0
     await o.close()

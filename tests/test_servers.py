@@ -25,7 +25,7 @@ from tests.botharness import (
 )
 from tests.databases import query, written
 from tests.fakediscord import FakeDiscord
-from tests.support import orchard, started
+from tests.support import finish_cheerio, orchard, started
 
 MANAGE_GUILD = 1 << 5
 MANAGE_MESSAGES = 1 << 13
@@ -41,28 +41,19 @@ def test_rate_moves_winner_up_loser_down_and_ties_together() -> None:
     assert third[1][0] > third[3][0]
 
 
-async def finish(o, game_id: int, users: dict[int, int]):
-    live = await o.runner.load(game_id)
-    while live.row.status == "active":
-        user = users[live.state.turn]
-        category = open_categories(live.state.cards[live.state.turn])[0]
-        live = await o.runner.act(game_id, user, "score", category, version=live.row.version)
-    return live
-
-
 rows = query
 
 
 async def test_finished_games_update_ratings_and_solo_games_do_not(database: Target) -> None:
     o = await orchard(database)
     solo = await started(o, "cheerio", [1])
-    await finish(o, solo.id, {0: 1})
+    await finish_cheerio(o, solo.id, {0: 1})
     assert await rows(database, "SELECT * FROM ratings") == []
     assert await rows(database, "SELECT won FROM results") == [(0,)], "a solo game is stored unwon"
     assert await o.store.board(100, "cheerio", "wins") == [(1, 0.0, 1)], "a solo win is no win"
 
     duel = await started(o, "cheerio", [1, 2])
-    live = await finish(o, duel.id, {0: 1, 1: 2})
+    live = await finish_cheerio(o, duel.id, {0: 1, 1: 2})
     results = {r.seat: r for r in o.runner.engine("cheerio").results(live.state)}
     rating = dict(await rows(database, "SELECT user_id, mu FROM ratings WHERE pool = 'people'"))
     if results[0].won and results[1].won:
@@ -114,7 +105,7 @@ async def test_wins_against_orchard_are_not_on_the_peoples_wins_board(database: 
     await o.lobby.add_seat(live.id, 1, Player(0, 9, "Orchard (easy)", True, level="easy"))
     await o.lobby.start(live.id, 1)
     await o.runner.forfeit(live.id, 9)  # Orchard leaves at once: Ann is sure to win
-    await finish(o, live.id, {0: 1})
+    await finish_cheerio(o, live.id, {0: 1})
     assert await rows(database, "SELECT user_id, won, orchard FROM results ORDER BY seat") == [
         (1, 1, 1),
         (9, 0, 1),
@@ -129,7 +120,7 @@ async def test_forget_me_removes_that_person_here_and_nothing_else(database: Tar
     o = await orchard(database)
     for users in ([1, 2], [1, 3]):
         game = await started(o, "cheerio", users)
-        await finish(o, game.id, dict(enumerate(users)))
+        await finish_cheerio(o, game.id, dict(enumerate(users)))
     async with written(database) as tx:  # the same person's record in another server
         await tx.execute(
             "INSERT INTO results (game_id, seat, guild_id, kind, user_id, score, placement, won,"
@@ -153,7 +144,7 @@ async def test_forget_me_removes_that_person_here_and_nothing_else(database: Tar
 async def test_departed_servers_are_purged_after_30_days_only(database: Target) -> None:
     o = await orchard(database)
     game = await started(o, "cheerio", [1, 2])
-    await finish(o, game.id, {0: 1, 1: 2})
+    await finish_cheerio(o, game.id, {0: 1, 1: 2})
     await o.store.guild_left(100, when=1000.0)
     assert await o.store.purge_departed(before=999.0) == []
     await o.store.guild_returned(100)

@@ -1,6 +1,7 @@
 """The store on a real SQLite file and a real PostgreSQL server: migrations, round trips,
 the version check."""
 
+import asyncio
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -358,3 +359,25 @@ def test_moves_continue_the_log_from_a_named_version() -> None:
         GameChange(1, moves=(Move(0, "roll"),), version=1)
     with pytest.raises(ValueError, match="expected"):
         GameChange(1, expected_version=3, moves=(Move(0, "roll"),), version=3)
+
+
+async def test_a_write_cancelled_at_its_begin_leaves_no_transaction_open(tmp_path: Path) -> None:
+    """A task cancelled while its BEGIN runs on the database thread (as at shutdown): the
+    BEGIN still runs, and the next writer must not find that transaction open."""
+    store = await Store.open(tmp_path / "o.db")
+    try:
+
+        async def write() -> None:
+            async with store.db.transaction():
+                await asyncio.sleep(10)
+
+        task = asyncio.create_task(write())
+        await asyncio.sleep(0)  # the task now awaits its BEGIN
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await store.set_meta("after", "yes")
+        assert await store.get_meta("after") == "yes"
+        assert not store.db.conn.in_transaction
+    finally:
+        await store.close()

@@ -71,7 +71,9 @@ INTERACTIVE = frozenset({BUTTON, TEXT_INPUT, *SELECTS})
 
 
 CALLBACK = re.compile(r"/interactions/\d+/[^/]+/callback")
-"""Interaction callbacks: exempt from the global rate limit, as on Discord."""
+INTERACTION_ENDPOINT = re.compile(CALLBACK.pattern + r"|/webhooks/\d+/[^/]+(/.*)?")
+"""Interaction endpoints (the callback; follow-ups and edits through the interaction's
+webhook token): exempt from the global rate limit, as on Discord."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 from tests.fakediscord.models import Request
-from tests.fakediscord.protocol import CALLBACK, JSON, json_response
+from tests.fakediscord.protocol import INTERACTION_ENDPOINT, JSON, json_response
 from tests.fakediscord.state import State
 
 
@@ -83,7 +83,7 @@ class RateLimits(State):
     def _limited(self, record: Request) -> web.Response | None:
         """The 429 for this request if a limit is spent; else None, and the use is counted."""
         now = time.monotonic()
-        if not CALLBACK.fullmatch(record.path):
+        if not INTERACTION_ENDPOINT.fullmatch(record.path):
             limit, per = self.global_limit
             window = self._windows.setdefault(("global", ""), Window(limit, per))
             if not window.take(now):

@@ -1,0 +1,99 @@
+"""Discord's global limit, kept by Orchard itself so that nobody's click waits behind it.
+
+Discord allows a bot 50 requests a second across every route but the interaction endpoints. When
+a bot goes over, discord.py holds *every* request, its answers to clicks included, until the
+limit resets; after downtime, thousands of overdue boards would keep it over for minutes.
+So every request discord.py's HTTP client makes first takes a slot here: at most
+:data:`BURST` at once and :data:`PER_SECOND` a second after that (together never more than 50
+in any second), and a request made for the backlog (:data:`BACKLOG`, set by the deadline
+scheduler's display workers) goes only when no other request is waiting: a game being played
+now is shown before a board that has been stale for an hour.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import re
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import discord
+
+PER_SECOND = 40.0
+BURST = 5.0  # with 40 a second: at most 45 in any second, a margin for discord.py's retries
+# Interaction endpoints, which Discord exempts from the global limit: the callback, and the
+# follow-ups and edits made with the interaction's webhook token.
+EXEMPT = re.compile(r"/interactions/.*/callback|/webhooks/.*")
+
+BACKLOG: contextvars.ContextVar[bool] = contextvars.ContextVar("orchard_backlog", default=False)
+"""True in a task whose Discord requests may wait for every other request."""
+
+
+class Pacer:
+    """A token bucket with two queues: requests now, and the backlog."""
+
+    def __init__(
+        self,
+        per_second: float = PER_SECOND,
+        burst: float = BURST,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.per_second = per_second
+        self.burst = burst
+        self.clock = clock
+        self._tokens = burst
+        self._last = clock()
+        self._now: deque[asyncio.Future[None]] = deque()
+        self._backlog: deque[asyncio.Future[None]] = deque()
+        self._granting: asyncio.Task[None] | None = None
+
+    async def slot(self, backlog: bool = False) -> None:
+        """Wait until one more request fits under the limit."""
+        if not self._now and not self._backlog and self._take():
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        (self._backlog if backlog else self._now).append(waiter)
+        if self._granting is None or self._granting.done():
+            self._granting = asyncio.create_task(self._grant(), name="orchard-pacer")
+        await waiter
+
+    @property
+    def waiting(self) -> int:
+        return len(self._now) + len(self._backlog)
+
+    def _take(self) -> bool:
+        now = self.clock()
+        self._tokens = min(self.burst, self._tokens + (now - self._last) * self.per_second)
+        self._last = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+    async def _grant(self) -> None:
+        """Hand out slots as they free up, requests now before the backlog."""
+        while self._now or self._backlog:
+            if not self._take():
+                await asyncio.sleep((1 - self._tokens) / self.per_second)
+                continue
+            queue = self._now or self._backlog
+            waiter = queue.popleft()
+            if waiter.done():  # its request was cancelled while it waited
+                self._tokens += 1
+                continue
+            waiter.set_result(None)
+
+
+def pace(http: discord.http.HTTPClient, pacer: Pacer) -> None:
+    """Make every request of ``http`` but an interaction callback take a slot first."""
+    request = http.request
+
+    async def paced(route: discord.http.Route, **kwargs: Any) -> Any:
+        if not EXEMPT.search(route.path):
+            await pacer.slot(BACKLOG.get())
+        return await request(route, **kwargs)
+
+    http.request = paced  # type: ignore[method-assign]

@@ -1,0 +1,83 @@
+"""Discord's global limit kept by the bot itself (bot/pacing.py).
+
+Going over it makes discord.py hold every request, answers to clicks included; the fake
+answers a 51st request in a second with a global 429 just as Discord does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import discord
+
+from bot.pacing import BACKLOG, Pacer
+from tests.botharness import CHANNEL, orchard_bot, server, unpaced
+from tests.fakediscord import FakeDiscord, run_bot
+
+
+async def test_the_backlog_waits_for_every_request_made_now() -> None:
+    pacer = Pacer(per_second=500, burst=1)
+    await pacer.slot()  # the one token is gone: everyone below queues
+    order: list[str] = []
+
+    async def request(name: str, backlog: bool) -> None:
+        await pacer.slot(backlog)
+        order.append(name)
+
+    await asyncio.gather(
+        request("old board 1", True),
+        request("old board 2", True),
+        request("click 1", False),
+        request("click 2", False),
+    )
+    assert order == ["click 1", "click 2", "old board 1", "old board 2"]
+
+
+async def test_a_cancelled_wait_gives_its_slot_to_the_next() -> None:
+    pacer = Pacer(per_second=50, burst=1)
+    await pacer.slot()
+    gone = asyncio.create_task(pacer.slot())
+    await asyncio.sleep(0)
+    gone.cancel()
+    await asyncio.wait_for(pacer.slot(True), 1.0)
+    assert pacer.waiting == 0
+
+
+async def _sends(bot: discord.Client, count: int) -> None:
+    channel = bot.get_partial_messageable(CHANNEL)
+    await asyncio.gather(*(channel.send(f"board {i}") for i in range(count)))
+
+
+def _global_refusals(fake: FakeDiscord) -> int:
+    return sum(1 for r in fake.requests if r.status == 429 and r.headers.get("X-RateLimit-Global"))
+
+
+async def test_orchard_stays_under_the_global_limit(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    unpaced(fake_discord)  # one channel for all: only the global limit is in play
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        await _sends(bot, 80)
+    assert _global_refusals(fake_discord) == 0
+    assert len([r for r in fake_discord.requests if r.method == "POST" and r.status == 200]) >= 80
+
+
+async def test_a_plain_bot_goes_over_it_in_the_same_case(fake_discord: FakeDiscord) -> None:
+    """The check above can fail: without pacing, the same sends draw global 429s."""
+    server(fake_discord)
+    unpaced(fake_discord)
+    bot = discord.Client(intents=discord.Intents.none(), guild_ready_timeout=0.05)
+    async with run_bot(bot, fake_discord):
+        await _sends(bot, 80)
+    assert _global_refusals(fake_discord) > 0
+
+
+async def test_backlog_is_a_task_local_mark() -> None:
+    async def inside() -> bool:
+        BACKLOG.set(True)
+        return BACKLOG.get()
+
+    assert await asyncio.create_task(inside())
+    assert not BACKLOG.get(), "the mark stays in the task that set it"

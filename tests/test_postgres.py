@@ -1,0 +1,78 @@
+"""What PostgreSQL needs beyond the shared store tests: values that overflowed or lost
+precision in SQLite's types there, migrations taken once by processes opening together, and
+the rewriting of ``?`` placeholders."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import pytest
+
+from bot.model import GameChange, GameStatus, Player
+from db.connection import Target
+from db.postgres import PostgresDatabase, changed, numbered
+from db.store import Store
+from tests.databases import fresh_schema
+
+SNOWFLAKE = 1_180_000_000_000_000_123  # a Discord id of 2023: more than 32 bits
+SEED = 2**62 - 1  # the lobby draws seeds of 62 bits
+DEADLINE = 1_790_000_123.456789  # a time in 2026: a 4-byte float is ~128 s off
+
+
+async def test_snowflakes_seeds_and_deadlines_come_back_exactly(database: Target) -> None:
+    store = await Store.open(database)
+    host = Player(0, SNOWFLAKE, "Ann")
+    game_id = await store.create_game(
+        "cheerio", SNOWFLAKE + 1, SNOWFLAKE + 2, host, seed=SEED, deadline=DEADLINE
+    )
+    assert await store.write(GameChange(game_id, message_id=SNOWFLAKE + 3))
+    game = await store.get_game(game_id)
+    await store.close()
+    assert game is not None
+    assert (game.guild_id, game.channel_id, game.message_id, game.host_id) == (
+        SNOWFLAKE + 1,
+        SNOWFLAKE + 2,
+        SNOWFLAKE + 3,
+        SNOWFLAKE,
+    )
+    assert (game.seed, game.deadline, game.players[0].user_id) == (SEED, DEADLINE, SNOWFLAKE)
+    assert game.status is GameStatus.LOBBY
+
+
+@pytest.mark.postgres
+async def test_processes_opening_an_empty_database_together_migrate_it_once() -> None:
+    async with fresh_schema() as url:
+        opened = await asyncio.gather(*(PostgresDatabase.open(url) for _ in range(3)))
+        applied = await opened[0].fetchall("SELECT version FROM schema_migrations")
+        for db in opened:
+            await db.close()
+    assert [r[0] for r in applied] == [12, 13]  # the schema, then Orchard's pending moves
+
+
+@pytest.mark.postgres
+async def test_ids_count_up_and_a_failed_transaction_leaves_nothing() -> None:
+    async with fresh_schema() as url:
+        store = await Store.open(url)
+        first = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+        second = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+        with pytest.raises(asyncpg.UniqueViolationError):
+            async with store.db.transaction() as tx:
+                await tx.execute("UPDATE games SET version = 5 WHERE id = ?", (first,))
+                await tx.execute(
+                    "INSERT INTO game_players (game_id, seat, user_id, name) VALUES (?, 0, 8, 'B')",
+                    (first,),
+                )
+        game = await store.get_game(first)
+        await store.close()
+    assert second == first + 1
+    assert game is not None and game.version == 0
+
+
+def test_placeholders_become_numbered_outside_quoted_strings() -> None:
+    sql = "SELECT ? FROM t WHERE a = '?' AND b = ? AND c = 'it''s ?' AND d IN (?, ?)"
+    assert numbered(sql) == (
+        "SELECT $1 FROM t WHERE a = '?' AND b = $2 AND c = 'it''s ?' AND d IN ($3, $4)"
+    )
+    assert numbered(sql) is numbered(sql), "rewritten once per statement"
+    assert [changed(s) for s in ("UPDATE 1", "INSERT 0 3", "DELETE 0", "SELECT 1")] == [1, 3, 0, 1]
