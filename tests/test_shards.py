@@ -4,12 +4,15 @@ operator can make with them, and a bot running some shards only on the fake Disc
 from __future__ import annotations
 
 import dataclasses
+import time
 from pathlib import Path
 
 import pytest
 
 from bot.app import OrchardBot
+from bot.health import heartbeat_key, problem
 from bot.shards import ShardError, ShardPlan, parse_plan, ranges_text
+from db.store import Store
 from tests.botharness import ALICE, answered, config, private
 from tests.fakediscord import FakeDiscord, run_bot
 from tests.test_cli import run_bot as run_cli
@@ -112,3 +115,17 @@ async def test_a_process_runs_only_its_shards_and_hears_only_their_servers(
             rules = await answered(await fake.slash(ALICE, ON_SHARD_1, 6002, "cheerio rules"))
             private(rules)
             assert not fake.connected(0)
+
+
+async def test_each_process_s_health_reads_its_own_heartbeat(tmp_path: Path) -> None:
+    """Processes beat under keys of their own: a live one's beat never hides a dead one's."""
+    live, dead = ShardPlan((0,), 2), ShardPlan((1,), 2)
+    assert heartbeat_key(live) == "gateway_heartbeat:0/2"
+    assert heartbeat_key(ShardPlan()) == heartbeat_key(ShardPlan(None, 4)) == "gateway_heartbeat"
+    store = await Store.open(tmp_path / "o.db")
+    await store.set_meta(heartbeat_key(live), f"{time.time():.3f}")
+    await store.set_meta(heartbeat_key(dead), f"{time.time() - 600:.3f}")
+    await store.close()
+    assert problem(tmp_path / "o.db", key=heartbeat_key(live))[0] is None
+    wrong, _ = problem(tmp_path / "o.db", key=heartbeat_key(dead))
+    assert wrong is not None and "600 s ago" in wrong
