@@ -78,16 +78,15 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=2000)
     args = parser.parse_args()
 
+    from bot.dice_emojis import DiceEmojis
     from cogs.cheerio import CheerioCog
 
-    cog: Any = CheerioCog(SimpleNamespace(uis={}))  # render needs no bot while in play
+    # render needs no bot while in play, only the dice pictures (none here: dice as text)
+    cog: Any = CheerioCog(SimpleNamespace(uis={}, dice=DiceEmojis()))
     live = cheerio_live()
 
     def cheerio_message() -> None:
-        payload = cog.render(live)
-        payload.embed.to_dict()
-        if payload.view is not None:
-            payload.view.to_components()
+        cog.render(live).view.to_components()
 
     print(f"Cheerio render, 6 players  : {timed(lambda: cog.render(live), args.n)}")
     print(f"  ... and to Discord JSON   : {timed(cheerio_message, args.n)}")

@@ -22,6 +22,7 @@ from bot.answers import watch
 from bot.boards import Boards, GameUI
 from bot.components import OURS, GameButton, GameSelect, component_arg, data_of, shown_as
 from bot.config import Config
+from bot.dice_emojis import DiceEmojis
 from bot.interface import dispatch, refuse
 from bot.orchard import Orchard
 from bot.pacing import Pacer, pace
@@ -72,6 +73,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.templates: list[re.Pattern[str]] = []
         self.forms: list[re.Pattern[str]] = []  # modal ids a cog answers in its own listener
         self._max_concurrency: int | None = None  # Discord's, read once when first needed
+        self.dice = DiceEmojis()  # the dice pictures boards show (text until uploaded)
 
     def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
         """Register persistent components and remember their ids, for :meth:`on_interaction`."""
@@ -89,6 +91,7 @@ class OrchardBot(commands.AutoShardedBot):
         await self.orchard.leader.start()  # the leader syncs the commands (if they changed)
         if self.force_sync and not self.orchard.leader.leading:
             await self.sync_commands()
+        await self.dice.upload(self)  # before any board is drawn: games resume with pictures
         await self.orchard.start()
         # Everything made so far lives as long as the bot: moved out of the collector's way,
         # a full collection no longer walks it (such passes paused the loop 50-77 ms).

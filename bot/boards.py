@@ -10,19 +10,22 @@ notifies no one, so its :class:`~bot.pings.TurnPings` tell people in messages of
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import discord
 from discord import ui
 
-from bot.components import GameButton, GameSelect, view_of
+from bot.components import GameButton, GameSelect
 from bot.model import NOBODY, GameStatus, MoveSource, Player
 from bot.pings import TurnPings, joined
 from bot.runner import Gone, Runner, Snapshot
-from bot.specs import SPEC_OF, VARIANTS, orchard_plays
+from bot.specs import SPEC_OF, VARIANTS, orchard_plays, title
+from bot.words import plural
 
 log = logging.getLogger(__name__)
 
@@ -30,33 +33,29 @@ UNKNOWN_CHANNEL = 10003  # Discord's error code for a deleted (or never seen) ch
 LOBBY_VERBS = ("lobby_join", "lobby_leave", "lobby_start", "lobby_cancel", "lobby_addbot")
 
 Draw = Callable[[], list[discord.File]]
+Row = Sequence[ui.Item[Any]]
 
 
 @dataclass
 class Rendered:
-    """A game message: what to send the first time and what to edit in later."""
+    """A game message in Components V2: one container, nothing in ``content`` or embeds."""
 
-    embed: discord.Embed
-    view: ui.View | None = None
-    content: str | None = None
+    view: ui.LayoutView
     files: list[discord.File] = field(default_factory=list)
     draw: Draw | None = None  # slow files, made off the event loop by Boards.render()
 
     def send_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
-            "content": self.content,
-            "embed": self.embed,
+        return {
+            "view": self.view,
             "files": self.files,
             "allowed_mentions": discord.AllowedMentions.none(),  # turn messages ping, never this
         }
-        if self.view is not None:
-            kwargs["view"] = self.view
-        return kwargs
 
     def edit_kwargs(self) -> dict[str, Any]:
+        """Also empties content and embeds: a board posted before V2 becomes one when edited."""
         return {
-            "content": self.content,
-            "embed": self.embed,
+            "content": None,
+            "embeds": [],
             "view": self.view,
             "attachments": self.files,
             "allowed_mentions": discord.AllowedMentions.none(),
@@ -65,6 +64,8 @@ class Rendered:
 
 class GameUI(Protocol):
     """What a game's cog provides to the shared machinery, for each kind it draws."""
+
+    accent: ClassVar[int]  # the colour down the side of its boards (and its lobby's)
 
     def render(self, snapshot: Snapshot) -> Rendered: ...
 
@@ -75,57 +76,129 @@ class GameUI(Protocol):
         ...
 
 
+def board(
+    accent: int,
+    heading: str,
+    status: str,
+    body: Sequence[ui.Item[Any] | str],
+    rows: Sequence[Row] = (),
+    footer: str = "",
+) -> ui.LayoutView:
+    """Every board's one layout: a heading and what is going on, the game, then its controls.
+
+    Kept compact for phones: small headings, a separator only where the subject changes.
+    """
+    box: ui.Container[ui.LayoutView] = ui.Container(accent_colour=accent)
+    box.add_item(ui.TextDisplay(f"### {heading}\n{status}".rstrip()))
+    box.add_item(ui.Separator())
+    for part in body:
+        box.add_item(ui.TextDisplay(part) if isinstance(part, str) else part)
+    shown = [row for row in rows if row]
+    if shown:
+        box.add_item(ui.Separator(visible=False))
+    for row in shown:
+        box.add_item(ui.ActionRow(*row))
+    if footer:
+        box.add_item(ui.TextDisplay(f"-# {footer}"))
+    view = ui.LayoutView(timeout=None)
+    view.add_item(box)
+    return view
+
+
+def footer_of(snapshot: Snapshot) -> str:
+    return f"{title(snapshot.row.kind)} · game {snapshot.id}"
+
+
+def seat_name(player: Player) -> str:
+    """A seat's name for people: Orchard's seats by their level ("Orchard (Hard)")."""
+    if player.is_bot and player.level:
+        return f"Orchard ({player.level.capitalize()})"
+    return player.name
+
+
 def names(snapshot: Snapshot) -> list[str]:
-    return [p.name for p in snapshot.row.players]
+    """Every seat's name, told apart: a second "Orchard (Hard)" is "Orchard (Hard) 2"."""
+    shown = [seat_name(p) for p in snapshot.row.players]
+    counted = Counter(shown)
+    seen: Counter[str] = Counter()
+    result = []
+    for name in shown:
+        seen[name] += 1
+        result.append(f"{name} {seen[name]}" if counted[name] > 1 and seen[name] > 1 else name)
+    return result
 
 
 def whose_turn(players: list[Player]) -> str | None:
     """A board's line naming, not mentioning, whom the game waits for."""
-    shown = [p.name for p in players]
+    shown = [seat_name(p) for p in players]
     if len(shown) < 2:
-        return f"{shown[0]}'s turn." if shown else None
-    return f"Waiting for {joined(shown)}."
+        return f"{shown[0]}'s turn" if shown else None
+    return f"Waiting for {joined(shown)}"
 
 
-def lobby_render(snapshot: Snapshot) -> Rendered:
+def when(moment: float) -> str:
+    """A moment as Discord shows it in each reader's own time ("in 5 minutes")."""
+    at = datetime.datetime.fromtimestamp(moment, tz=datetime.UTC)
+    return discord.utils.format_dt(at, "R")
+
+
+def until(deadline: float | None) -> str:
+    """When the turn runs out."""
+    return "" if deadline is None else f" · time runs out {when(deadline)}"
+
+
+def status(snapshot: Snapshot, waiting: list[Player], happened: str = "") -> str:
+    """The board's second line: whose turn it is, until when, and what just happened."""
+    turn = whose_turn(waiting)
+    lines = [f"**{turn}**{until(snapshot.row.deadline)}"] if turn else []
+    if happened:
+        lines.append(happened)
+    return "\n".join(lines)
+
+
+def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
     """The shared lobby message, and what is left of it once cancelled or expired."""
     row = snapshot.row
     variant = VARIANTS[row.kind]
+    shown = names(snapshot)
     seats = "\n".join(
-        f"{p.seat + 1}. {p.name}" + (" (host)" if p.user_id == row.host_id != NOBODY else "")
+        f"{p.seat + 1}. {shown[p.seat]}" + (" (host)" if p.user_id == row.host_id != NOBODY else "")
         for p in row.players
     )
     if row.status is not GameStatus.LOBBY:
-        embed = discord.Embed(title=f"{variant.title}: lobby closed", description=seats)
-        return Rendered(embed=embed, view=ui.View(timeout=None))
-    embed = discord.Embed(title=f"{variant.title}: who is playing?", description=variant.blurb)
-    embed.add_field(name=f"Players ({len(row.players)})", value=seats or "nobody yet")
-    embed.set_footer(
-        text="The host presses Start when everyone is in. "
-        "An unstarted lobby closes 15 minutes after the last join."
-    )
+        closed = board(accent, f"{variant.title}: lobby closed", "", [seats or "nobody"])
+        return Rendered(view=closed)
     buttons: list[ui.Item[Any]] = [
         GameButton(row.id, 0, "lobby_join", label="Join", style=discord.ButtonStyle.primary),
         GameButton(row.id, 0, "lobby_leave", label="Leave"),
         GameButton(row.id, 0, "lobby_start", label="Start", style=discord.ButtonStyle.success),
         GameButton(row.id, 0, "lobby_cancel", label="Cancel", style=discord.ButtonStyle.danger),
     ]
+    rows: list[Row] = [buttons]
     if orchard_plays(row.kind):
         levels = [
-            discord.SelectOption(label=f"Orchard ({level})", value=level)
+            discord.SelectOption(label=f"Orchard ({level.capitalize()})", value=level)
             for level in SPEC_OF[row.kind].levels
         ]
-        buttons.append(
-            GameSelect(row.id, 0, "lobby_addbot", levels, placeholder="Add Orchard…", row=1)
-        )
-    return Rendered(embed=embed, view=view_of(*buttons))
+        rows.append([GameSelect(row.id, 0, "lobby_addbot", levels, placeholder="Add Orchard…")])
+    body = [f"**{plural(len(row.players), 'player')}**\n{seats or 'nobody yet'}"]
+    closes = f"\nUnless started, it closes {when(row.deadline)}." if row.deadline else ""
+    lobby = board(
+        accent,
+        f"{variant.title}: who is playing?",
+        variant.blurb + closes,
+        body,
+        rows,
+        "The host presses Start when everyone is in; each join gives 15 more minutes.",
+    )
+    return Rendered(view=lobby)
 
 
 def timeout_notice(snapshot: Snapshot) -> str:
     """One line for the channel when the clock, not a player, moved the game."""
     lines = []
     for move in snapshot.moves:
-        name = snapshot.row.players[move.seat].name
+        name = seat_name(snapshot.row.players[move.seat])
         if move.source is MoveSource.TIMEOUT:
             lines.append(f"⏰ {name} ran out of time, so Orchard played for them.")
         elif move.source is MoveSource.FORFEIT and move.user_id is None:
@@ -147,7 +220,7 @@ class Boards:
     async def render(self, snapshot: Snapshot) -> Rendered:
         """A game's message; a picture is drawn in a thread so other games keep moving."""
         if snapshot.state is None:
-            payload = lobby_render(snapshot)
+            payload = lobby_render(snapshot, self.uis[snapshot.row.kind].accent)
         else:
             payload = self.uis[snapshot.row.kind].render(snapshot)
         if payload.draw is not None:

@@ -9,7 +9,7 @@ of a board is recognised as already played. A click is handed to the client's
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol, cast
 
 import discord
@@ -58,7 +58,7 @@ class GameButton(ui.DynamicItem[ui.Button[Any]], template=BUTTON_TEMPLATE):
         *,
         label: str | None = None,
         style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-        emoji: str | None = None,
+        emoji: str | discord.PartialEmoji | None = None,
         disabled: bool = False,
         row: int | None = None,
     ) -> None:
@@ -139,15 +139,24 @@ def shown_as(message: discord.Message | None, custom: str) -> int | None:
     """The component type ``custom`` has on ``message``, or None when it is not there.
 
     discord.py runs a dynamic item only when a component of the clicked type and id is on the
-    message, so a click that fails this test is ours to answer.
+    message, so a click that fails this test is ours to answer. Boards nest their controls
+    (Components V2: action rows in a container), so the whole tree is searched.
     """
     if message is None:
         return None
-    for row in message.components:
-        for child in getattr(row, "children", [row]):
-            if getattr(child, "custom_id", None) == custom:
-                return int(child.type.value)
+    for child in _every(list(message.components)):
+        if getattr(child, "custom_id", None) == custom:
+            return int(child.type.value)
     return None
+
+
+def _every(components: list[Any]) -> Iterator[Any]:
+    for component in components:
+        yield component
+        yield from _every(list(getattr(component, "children", None) or []))
+        accessory = getattr(component, "accessory", None)
+        if accessory is not None:
+            yield from _every([accessory])
 
 
 def data_of(interaction: discord.Interaction[Any]) -> dict[str, Any]:

@@ -70,6 +70,11 @@ def problem(
         try:
             row = asyncio.run(_server_heartbeat(str(db), key))
         except Exception as err:  # asyncpg's errors and OSError alike: it does not answer
+            if type(err).__name__ == "UndefinedTableError":
+                return (
+                    "no Orchard tables there: has Orchard ever started with this ORCHARD_DB?",
+                    0.0,
+                )
             return f"the PostgreSQL database does not answer: {err}", 0.0
     else:
         path = Path(db)

@@ -212,7 +212,8 @@ async def _repost(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
 def orchard_seat(interaction: discord.Interaction[Any], level: str) -> Player:
     """A seat for Orchard itself at ``level`` (easy, normal or hard)."""
     me = host(interaction).user
-    return Player(0, me.id if me else 0, f"Orchard ({level})", is_bot=True, level=level)
+    name = f"Orchard ({level.capitalize()})"
+    return Player(0, me.id if me else 0, name, is_bot=True, level=level)
 
 
 async def open_lobby(

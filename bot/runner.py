@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -167,13 +167,11 @@ class Runner:
         return self.engines[kind]
 
     async def load(self, game_id: int) -> Snapshot:
-        return self._snapshot(game_id, await self.store.get_game(game_id))
+        return self._snapshot(_found(await self.store.get_game(game_id)))
 
-    def _snapshot(self, game_id: int, row: GameRow | None) -> Snapshot:
-        if row is None:
-            raise Refusal("That game no longer exists.")
+    def _snapshot(self, row: GameRow) -> Snapshot:
         state = None if row.state is None else self.engine(row.kind).load(row.state)
-        return Snapshot(row, state, written=self._writes.get(game_id, 0))
+        return Snapshot(row, state, written=self._writes.get(row.id, 0))
 
     @asynccontextmanager
     async def held(self, game_id: int) -> AsyncIterator[Held]:
@@ -181,12 +179,13 @@ class Runner:
         across processes: load, apply, write, commit. Hooks hear each write once committed."""
         async with self.lock(game_id):
             async with self.store.game(game_id) as session:
-                held = Held(self._snapshot(game_id, await session.get()), session)
+                held = Held(self._snapshot(_found(await session.get())), session)
                 yield held
-            self._committed(held)
+            self._announce(held.written)
 
-    def _committed(self, held: Held) -> None:
-        for fresh in held.written:
+    def _announce(self, written: list[Snapshot]) -> None:
+        """Tell the hooks of committed writes."""
+        for fresh in written:
             for hook in self.on_commit:
                 hook(fresh)
 
@@ -202,14 +201,14 @@ class Runner:
         async with self.store.claim(due, upto, skip) as session:
             if session is None:
                 return (Claim.BUSY if len(skip) > busy else Claim.NOTHING), None
-            held = Held(self._snapshot(session.game_id, await session.get()), session)
+            held = Held(self._snapshot(_found(await session.get())), session)
             try:
                 fresh = await act(held)
             except Exception as err:
                 raise FireFailed(session.game_id) from err
             if fresh is None and not held.written:  # nothing to do: not claimed again
                 await session.write(_due_at(session.game_id, due, None))
-        self._committed(held)
+        self._announce(held.written)
         return (Claim.IDLE if fresh is None else Claim.FIRED), fresh
 
     # Games and lobbies are created and changed here, and only here.
@@ -409,16 +408,50 @@ class Runner:
             return await self.fire_held_deadline(held)
 
     async def fire_held_deadline(self, held: Held) -> Snapshot | None:
-        """The clock's move on a held game: a lobby nobody started closes; in a game, the
-        awaited seats' timeout moves are played."""
-        snapshot = held.snapshot
+        """The clock's move on a held game (see :meth:`_expiry`)."""
+        planned = await self._expiry(held.snapshot)
+        return None if planned is None else await self._write(held, *planned)
+
+    async def expire_many(self, game_ids: Sequence[int]) -> tuple[list[Snapshot], list[int]]:
+        """:meth:`expire` for many games at once, in one read and one transaction: after
+        downtime, thousands of games are due and a transaction each would take minutes
+        (one process only: on a shared store due games are claimed one by one).
+
+        Games whose lock is taken (someone is moving) are left out, as are all of them if a
+        guard fails; returns what was written and the ids left for :meth:`expire`.
+        """
+        locks = {game_id: self.lock(game_id) for game_id in game_ids}
+        free = [game_id for game_id, lock in locks.items() if not lock.locked()]
+        for game_id in free:
+            await locks[game_id].acquire()  # free, so taken at once
+        try:
+            plans: list[tuple[Snapshot, GameChange, Any]] = []
+            for row in await self.store.get_games(free):
+                snapshot = self._snapshot(row)
+                planned = await self._expiry(snapshot)
+                if planned is not None:
+                    change, state = planned
+                    plans.append((snapshot, self._stamped(row, change, state), state))
+            if not await self.store.write_many([change for _, change, _ in plans]):
+                return [], list(game_ids)
+            fresh = [self._numbered(*plan) for plan in plans]
+            self._announce(fresh)
+        finally:
+            for game_id in free:
+                locks[game_id].release()
+        taken = set(free)
+        return fresh, [game_id for game_id in game_ids if game_id not in taken]
+
+    async def _expiry(self, snapshot: Snapshot) -> tuple[GameChange, Any] | None:
+        """The change a passed deadline makes, and the state it leaves; None if not due: a
+        lobby nobody started closes; in a game, the awaited seats' timeout moves are played."""
         row = snapshot.row
         if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
             return None
         if row.status is GameStatus.LOBBY:
-            return await self._write(held, _closing(snapshot, GameStatus.CANCELLED), None)
+            return _closing(snapshot, GameStatus.CANCELLED), None
         state, moves, counts = self._timeout_moves(snapshot)
-        return await self._play(held, state, moves, counts)
+        return await self._played(snapshot, state, moves, counts), state
 
     async def replay(self, game_id: int) -> Any:
         """The state rebuilt from the seed and the move log: it must equal the stored one."""
@@ -540,7 +573,20 @@ class Runner:
         forgotten: int | None = None,
     ) -> Snapshot:
         """Write a state that moves reached: with the version check, its end and results."""
-        row = held.snapshot.row
+        change = await self._played(held.snapshot, state, moves, timeouts, forgotten=forgotten)
+        return await self._write(held, change, state)
+
+    async def _played(
+        self,
+        snapshot: Snapshot,
+        state: Any,
+        moves: list[Move],
+        timeouts: dict[int, int],
+        *,
+        forgotten: int | None = None,
+    ) -> GameChange:
+        """The change that writes a state moves reached: version check, end and results."""
+        row = snapshot.row
         if forgotten is not None:
             row = _written(row, GameChange(row.id, forgotten=forgotten))
         engine = self.engine(row.kind)
@@ -569,21 +615,30 @@ class Runner:
             rating=rating,
             forgotten=forgotten,
         )
-        return await self._write(held, change, state)
+        return change
 
     async def _write(self, held: Held, change: GameChange, state: Any) -> Snapshot:
         """The one write (inside the game's lock): guarded and numbered; the hooks hear of it
         once it is committed. Displaying it is the caller's, after the lock (:meth:`shown`)."""
         snapshot = held.snapshot
-        if change.state is not None or change.status is not None:
-            change = replace(change, orchard_since=self._orchard_since(snapshot.row, change, state))
+        change = self._stamped(snapshot.row, change, state)
         if not await held.session.write(change):
             raise Stale("That was already played: the board has moved on.")
-        written = self._writes.get(snapshot.id, 0) + 1
-        self._writes[snapshot.id] = written
-        fresh = Snapshot(_written(snapshot.row, change), state, change.moves, written)
+        fresh = self._numbered(snapshot, change, state)
         held.written.append(fresh)
         return fresh
+
+    def _stamped(self, row: GameRow, change: GameChange, state: Any) -> GameChange:
+        """``change`` with when the game began awaiting Orchard, if it writes a state or status."""
+        if change.state is None and change.status is None:
+            return change
+        return replace(change, orchard_since=self._orchard_since(row, change, state))
+
+    def _numbered(self, snapshot: Snapshot, change: GameChange, state: Any) -> Snapshot:
+        """The game as a write left it, numbered on (displays go in write order)."""
+        written = self._writes.get(snapshot.id, 0) + 1
+        self._writes[snapshot.id] = written
+        return Snapshot(_written(snapshot.row, change), state, change.moves, written)
 
     def _orchard_since(self, row: GameRow, change: GameChange, state: Any) -> float | None:
         """When the written game began awaiting an Orchard seat (now), or None: stored, so
@@ -600,6 +655,12 @@ class Runner:
             if not now.row.status.is_open:
                 return now
             return await self._write(held, _closing(now, GameStatus.ABANDONED), now.state)
+
+
+def _found(row: GameRow | None) -> GameRow:
+    if row is None:
+        raise Refusal("That game no longer exists.")
+    return row
 
 
 def _due_at(game_id: int, due: Due, when: float | None) -> GameChange:

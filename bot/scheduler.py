@@ -34,7 +34,9 @@ MAX_SLEEP = 60.0
 SHARED_POLL = 2.0  # a shared store: how long another process's due game may wait for us
 BUSY_RETRY = 0.05  # a due game another process held: look again this soon
 RETRY_SECONDS = 60.0
-FIRING_AT_ONCE = 16  # enough to keep the store busy; few enough that clicks get their turn
+BATCH = 100  # due games written in one transaction: a few ms, so clicks wait little
+BATCHES_AT_ONCE = 2  # one being written while the next is read and planned
+CLAIMING_AT_ONCE = 16  # shared stores: claims fired side by side, each its own transaction
 SHOWING_AT_ONCE = 8  # display workers: more only queue on Discord's limit (bot.pacing)
 
 
@@ -100,26 +102,44 @@ class Scheduler:
         return fired
 
     async def fire_due(self) -> int:
-        """Write everything due now, a few side by side; their displays are queued, not
-        awaited. A few workers share the list rather than a task per game: after downtime
-        10,000 tasks would make every walk over the loop's tasks slow."""
+        """Write everything due now; their displays are queued, not awaited.
+
+        Due games are written in batches of :data:`BATCH`, each in one read and one
+        transaction (after downtime, thousands are due and a transaction each would take
+        minutes); a game someone is moving right now, or a batch whose guard fails, is
+        written on its own. A few workers share the list, not a task per game: 10,000 tasks
+        would slow every walk over the loop's tasks. On a shared store each is claimed.
+        """
         if self.runner.store.shared:
             return await self._claim_due()
-        due = deque(await self.runner.store.due_games(self.runner.clock()))
+        due = await self.runner.store.due_games(self.runner.clock())
+        batches = deque(due[start : start + BATCH] for start in range(0, len(due), BATCH))
         fired = 0
 
         async def worker() -> None:
             nonlocal fired
-            while due:
-                done = await self._fire(due.popleft())  # not `fired += await`: it would
-                fired += done  # read ``fired`` before the await, losing other workers' counts
+            while batches:
+                done = await self._fire_batch(batches.popleft())  # not `fired += await`: it
+                fired += done  # would read ``fired`` before the await, losing others' counts
 
-        await asyncio.gather(*(worker() for _ in range(min(FIRING_AT_ONCE, len(due)))))
+        await asyncio.gather(*(worker() for _ in range(min(BATCHES_AT_ONCE, len(batches)))))
         return fired
 
     async def shown(self) -> None:
         """Wait until every queued display has been shown."""
         await self._to_show.join()
+
+    async def _fire_batch(self, game_ids: list[int]) -> int:
+        try:
+            fresh, left = await self.runner.expire_many(game_ids)
+        except Exception:
+            log.exception(
+                "deadlines of %s games failed together; firing them one by one", len(game_ids)
+            )
+            fresh, left = [], game_ids
+        for snapshot in fresh:
+            self._queue(snapshot)
+        return len(fresh) + sum([await self._fire(game_id) for game_id in left])
 
     async def _fire(self, game_id: int) -> bool:
         try:
@@ -130,7 +150,7 @@ class Scheduler:
             return False
         if fresh is None:
             return False
-        self._show_later(fresh)
+        self._queue(fresh)
         return True
 
     async def _claim_due(self) -> int:
@@ -147,7 +167,7 @@ class Scheduler:
         first = await self._claim(skip)
         if first is not Claim.NOTHING:
             fired += first is Claim.FIRED
-            await asyncio.gather(*(claiming() for _ in range(FIRING_AT_ONCE)))
+            await asyncio.gather(*(claiming() for _ in range(CLAIMING_AT_ONCE)))
         self._busy = bool(skip)
         return fired
 
@@ -164,16 +184,17 @@ class Scheduler:
             log.exception("claiming games due for %s failed; trying again soon", self.due.name)
             return Claim.NOTHING
         if fresh is not None:
-            self._show_later(fresh)
+            self._queue(fresh)
         return found
 
-    def _show_later(self, fresh: Snapshot) -> None:
+    def _queue(self, snapshot: Snapshot) -> None:
+        """Show ``snapshot`` soon, through the display workers (started at the first)."""
         if not self._workers:
             self._workers = [
                 asyncio.create_task(self._show(), name=f"orchard-due-display-{i}")
                 for i in range(SHOWING_AT_ONCE)
             ]
-        self._to_show.put_nowait(fresh)
+        self._to_show.put_nowait(snapshot)
 
     async def _show(self) -> None:
         """A display worker: its requests wait for everything being played now."""

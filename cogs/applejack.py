@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
+from discord import ui
 
-from bot.boards import Rendered, names, whose_turn
-from bot.components import GameButton, GameSelect, view_of
+from bot.boards import Rendered, Row, names, status
+from bot.components import GameButton, GameSelect
 from bot.games.applejack import (
-    CATEGORIES,
     ApplejackState,
     call_preview,
     open_categories,
     rerolls_left,
-    round_totals,
     totals,
 )
 from bot.runner import Snapshot
-from bot.specs import APPLEJACK
-from cogs.game import GameCog, die
+from bot.specs import APPLEJACK, title
+from bot.words import plural
+from cogs.game import GameCog, score_table
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -37,46 +37,8 @@ dice in it. The caller role passes on each turn.
 everyone rolls on their own. Highest total wins."""
 
 
-def player_lines(snapshot: Snapshot, state: ApplejackState) -> str:
-    lines = []
-    for seat, player in enumerate(snapshot.row.players):
-        if not state.active[seat]:
-            lines.append(f"~~{player.name}~~ (left)")
-            continue
-        dice = "  ".join(
-            f"**[{die(d)}]**" if state.decided[seat] and picked else die(d)
-            for d, picked in zip(state.dice[seat], state.picked[seat], strict=True)
-        )
-        tags = " 📣 caller" if seat == state.caller and state.phase != "solo" else ""
-        if state.decided[seat]:
-            chose = [str(i + 1) for i, p in enumerate(state.picked[seat]) if p]
-            tags += f" · rerolling {', '.join(chose)}" if chose else " · holds"
-        lines.append(f"**{player.name}**{tags}\n{dice}")
-    return "\n".join(lines)
-
-
-def round_card(snapshot: Snapshot, state: ApplejackState) -> str:
-    """This round's card, a column per player, so everyone sees what each call gave whom.
-
-    Names are cut to 6 characters: 6 players make 50-character lines, well inside a field.
-    """
-    lines = ["        " + " ".join(f"{name[:6]:>6}" for name in names(snapshot))]
-    for i, category in enumerate(CATEGORIES):
-        cells = ("-" if p is None else str(p) for p in (c[state.round][i] for c in state.cards))
-        lines.append(f"{category.title():<8}" + " ".join(f"{cell:>6}" for cell in cells))
-    return "```\n" + "\n".join(lines) + "\n```"
-
-
-def scoreboard(snapshot: Snapshot, state: ApplejackState) -> str:
-    rounds = len(state.cards[0])
-    head = "        " + " ".join(f"{'R' + str(r + 1):>4}" for r in range(rounds)) + " Total"
-    lines = [head]
-    for seat, name in enumerate(names(snapshot)):
-        subtotals = round_totals(state)[seat]
-        lines.append(
-            f"{name[:7]:<8}" + " ".join(f"{t:>4}" for t in subtotals) + f" {totals(state)[seat]:>5}"
-        )
-    return "```\n" + "\n".join(lines) + "\n```"
+HEADS = ("1", "2", "3", "4", "5", "6", "Ch", "Sum")
+"""The round card's columns: the faces, Cheerio and Sum."""
 
 
 class ApplejackCog(
@@ -84,48 +46,65 @@ class ApplejackCog(
 ):
     spec = APPLEJACK
     rules_text = RULES
+    accent = 0x2E7D32  # apple green
 
     def render(self, snapshot: Snapshot) -> Rendered:
         state: ApplejackState = snapshot.state
-        embed = discord.Embed(title=f"Apple Jack · game {snapshot.id} · round {state.round + 1}")
-        embed.add_field(name="Dice", value=player_lines(snapshot, state), inline=False)
-        embed.add_field(name="Open this round", value=", ".join(open_categories(state)) or "-")
-        embed.add_field(
-            name=f"Round {state.round + 1} card", value=round_card(snapshot, state), inline=False
-        )
-        embed.add_field(name="Scores", value=scoreboard(snapshot, state), inline=False)
-        if state.last_call is not None:
-            caller, category, points = state.last_call
-            got = ", ".join(
-                f"{n} {p}" for n, p in zip(names(snapshot), points, strict=True) if p is not None
-            )
-            embed.set_footer(text=f"{names(snapshot)[caller]} called {category}: {got}.")
+        players = names(snapshot)
+        rounds = len(state.cards[0])
+        heading = f"{title(snapshot.row.kind)} · round {state.round + 1} of {rounds}"
+        happened = self._last_call(state, players)
+        card = f"**Round {state.round + 1} card**\n" + self._round_card(state, players)
         if snapshot.row.status != "active":
-            return self.finished(snapshot, embed)
-        return self._in_play(snapshot, state, embed)
-
-    def _in_play(self, snapshot: Snapshot, state: ApplejackState, embed: discord.Embed) -> Rendered:
+            return Rendered(view=self.finished(snapshot, happened, [card]))
         waiting = sorted(self.bot.orchard.runner.engine(self.kind).to_act(state))
         who = [snapshot.row.players[s] for s in waiting]
         if state.phase == "call":
-            embed.description = f"**{who[0].name}** calls the category."
-            view = self._call_controls(snapshot, state)
+            rows: list[Row] = [self._call_controls(snapshot, state, players)]
+            doing = f"{players[waiting[0]]} calls the category everyone scores in."
         elif state.phase == "solo":
-            embed.description = "Last turn of the round: everyone rerolls on their own. " + (
-                "Waiting for " + ", ".join(p.name for p in who) + "."
-            )
-            view = self._solo_controls(snapshot)
+            rows = self._solo_controls(snapshot)
+            doing = "Last turn of the round: everyone rerolls on their own."
         else:
             left = rerolls_left(state, waiting[0])
-            embed.description = (
-                f"Reroll step {state.step} of 2 · **{who[0].name}** decides ({left} left)."
-            )
-            view = self._step_controls(snapshot, state, waiting[0])
-        return Rendered(embed=embed, view=view, content=whose_turn(who))
+            doing = f"Reroll step {state.step} of 2 · {players[waiting[0]]} has {left} left."
+            rows = self._step_controls(snapshot, state, waiting[0])
+        open_now = ", ".join(c.title() for c in open_categories(state)) or "-"
+        body = [self._dice(state, players) + f"\n-# {doing} Open: {open_now}", card]
+        view = self.layout(snapshot, heading, status(snapshot, who, happened), body, rows)
+        return Rendered(view=view)
 
-    def _step_controls(
-        self, snapshot: Snapshot, state: ApplejackState, seat: int
-    ) -> discord.ui.View:
+    def _dice(self, state: ApplejackState, players: list[str]) -> str:
+        """A line per player: dice, caller, choice and total (all dice are public)."""
+        lines = []
+        for seat, name in enumerate(players):
+            if not state.active[seat]:
+                lines.append(f"~~{name}~~ (left)")
+                continue
+            dice = self.bot.dice.line(state.dice[seat])
+            tags = " 📣 caller" if seat == state.caller and state.phase != "solo" else ""
+            if state.decided[seat]:
+                chose = [str(i + 1) for i, p in enumerate(state.picked[seat]) if p]
+                which = f"{'die' if len(chose) == 1 else 'dice'} {', '.join(chose)}"
+                tags += f" · rerolls {which}" if chose else " · holds"
+            lines.append(f"**{name}**{tags} {dice} · {totals(state)[seat]}")
+        return "\n".join(lines)
+
+    def _round_card(self, state: ApplejackState, players: list[str]) -> str:
+        """This round's card, a row per player, so everyone sees what each call gave whom."""
+        rows = [
+            (name, cards[state.round]) for name, cards in zip(players, state.cards, strict=True)
+        ]
+        return score_table(HEADS, rows)
+
+    def _last_call(self, state: ApplejackState, players: list[str]) -> str:
+        if state.last_call is None:
+            return ""
+        caller, category, points = state.last_call
+        got = ", ".join(f"{n} {p}" for n, p in zip(players, points, strict=True) if p is not None)
+        return f"{players[caller]} called {category.title()}: {got}."
+
+    def _step_controls(self, snapshot: Snapshot, state: ApplejackState, seat: int) -> list[Row]:
         gid, ver = snapshot.id, snapshot.row.version
         picks = [
             GameButton(
@@ -133,28 +112,31 @@ class ApplejackCog(
                 ver,
                 "pick",
                 str(i),
-                label=str(d),
-                emoji="🎲" if picked else None,
+                label=f"Don't reroll {d}" if picked else f"Reroll {d}",
+                emoji=self.bot.dice.emoji(d) or ("🎲" if picked else None),
                 style=discord.ButtonStyle.danger if picked else discord.ButtonStyle.secondary,
-                row=0,
             )
             for i, (d, picked) in enumerate(zip(state.dice[seat], state.picked[seat], strict=True))
         ]
+        count = sum(state.picked[seat])
         reroll = GameButton(
             gid,
             ver,
             "reroll",
-            label="Reroll selected",
+            label=f"Reroll {plural(count, 'die', 'dice')}" if count else "Pick dice to reroll",
             style=discord.ButtonStyle.primary,
-            row=1,
-            disabled=not any(state.picked[seat]),
+            disabled=not count,
         )
-        hold = GameButton(gid, ver, "hold", label="I'll hold", row=1)
-        return view_of(*picks, reroll, hold)
+        hold = GameButton(gid, ver, "hold", label="Hold: keep all five")
+        return [picks, [reroll, hold]]
 
-    def _solo_controls(self, snapshot: Snapshot) -> discord.ui.View:
+    def _solo_controls(self, snapshot: Snapshot) -> list[Row]:
         """Everyone acts at once, so each choice is one whole action: no shared toggles."""
-        options = [discord.SelectOption(label=f"Die {i + 1}", value=str(i)) for i in range(5)]
+        ordinal = ("first", "second", "third", "fourth", "fifth")
+        options = [
+            discord.SelectOption(label=f"Reroll your {ordinal[i]} die", value=str(i))
+            for i in range(5)
+        ]
         select = GameSelect(
             snapshot.id,
             snapshot.row.version,
@@ -162,27 +144,25 @@ class ApplejackCog(
             options,
             placeholder="Reroll which of your dice?",
             max_values=5,
-            row=0,
         )
-        done = GameButton(
-            snapshot.id, snapshot.row.version, "hold", label="I'll hold (done)", row=1
-        )
-        return view_of(select, done)
+        done = GameButton(snapshot.id, snapshot.row.version, "hold", label="Hold: keep all five")
+        return [[select], [done]]
 
-    def _call_controls(self, snapshot: Snapshot, state: ApplejackState) -> discord.ui.View:
-        players = names(snapshot)
+    def _call_controls(
+        self, snapshot: Snapshot, state: ApplejackState, players: list[str]
+    ) -> list[ui.Item[Any]]:
         options = []
         for category, points in call_preview(state):
-            each = " · ".join(
-                f"{players[s][:10]} {p}" for s, p in enumerate(points) if p is not None
-            )
+            each = " · ".join(f"{players[s]} {p}" for s, p in enumerate(points) if p is not None)
             options.append(
-                discord.SelectOption(label=category.title(), value=category, description=each[:100])
+                discord.SelectOption(
+                    label=f"Call {category.title()}", value=category, description=each[:100]
+                )
             )
         select = GameSelect(
-            snapshot.id, snapshot.row.version, "call", options, placeholder="Call category…"
+            snapshot.id, snapshot.row.version, "call", options, placeholder="Call a category…"
         )
-        return view_of(select)
+        return [select]
 
 
 async def setup(bot: OrchardBot) -> None:

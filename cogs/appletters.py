@@ -18,7 +18,7 @@ from discord import app_commands, ui
 from discord.ext import commands
 
 from bot.answers import acknowledge, answered, send, send_form
-from bot.boards import Draw, Rendered, names, whose_turn
+from bot.boards import Draw, Rendered, Row, names, status
 from bot.components import OURS, GameButton, GameSelect, data_of, view_of
 from bot.games.appletters import (
     MAX_WORD,
@@ -29,9 +29,10 @@ from bot.games.appletters import (
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
 from bot.runner import Display, Refusal, Snapshot
 from bot.specs import APPLETTERS, title
+from bot.words import plural
 from cogs.appletters_picture import draw_snake, last_word
 from cogs.appletters_tiles import TileDMs, tiles_message
-from cogs.game import GameCog, rematch
+from cogs.game import GameCog
 from cogs.servers import send_board
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ class WordModal(ui.Modal):
 class AppLettersCog(GameCog, group_name="appletters", group_description="Appletters word games"):
     spec = APPLETTERS
     rules_text = RULES
+    accent = 0xC62828  # apple red
 
     def __init__(self, bot: OrchardBot) -> None:
         super().__init__(bot)
@@ -343,22 +345,25 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     def render(self, snapshot: Snapshot) -> Rendered:
         view = public_view(snapshot.state)
         players = names(snapshot)
-        embed = discord.Embed(
-            title=f"{title(snapshot.row.kind)} · game {snapshot.id}", colour=0xC62828
-        )
-        embed.description = self._describe(view, players)
-        embed.add_field(name="Tiles", value=self._table(view, players), inline=False)
         recent = [
-            e.text if e.seat is None else f"{players[e.seat]} {e.text}" for e in view.log[-4:]
+            e.text if e.seat is None else f"{players[e.seat]} {e.text}" for e in view.log[-3:]
         ]
-        embed.add_field(name="Lately", value="\n".join(recent)[:1024] or "-", inline=False)
-        draw = self._picture(view, embed)
+        happened = recent[-1] if recent else ""
+        earlier = "\n".join(f"-# {line}" for line in recent[:-1])
+        body: list[ui.Item[Any] | str] = [self._describe(view, players)]
+        draw = self._picture(view, body)
+        body += [self._table(view, players)] + ([earlier] if earlier else [])
         if snapshot.row.status != "active":
-            return self._finished(snapshot, embed, draw)
+            return self._finished(snapshot, happened, body, draw)
         turn = snapshot.row.players[view.turn]
-        return Rendered(
-            embed=embed, view=self._controls(snapshot, view), content=whose_turn([turn]), draw=draw
+        layout = self.layout(
+            snapshot,
+            title(snapshot.row.kind),
+            status(snapshot, [turn], happened),
+            body,
+            self._controls(snapshot, view),
         )
+        return Rendered(view=layout, draw=draw)
 
     def _describe(self, view: View, players: list[str]) -> str:
         """The snake in words (for screen readers and images turned off)."""
@@ -369,8 +374,6 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
                 f"**{players[seat]} used every tile with {word}!** {players[view.turn]}: "
                 "accept it, or anyone may challenge it."
             )
-        elif view.phase == "play":
-            lines.append(f"**{players[view.turn]}'s turn**: play a word, or pick and pass.")
         if view.snake:
             lines.append("Words, start to end: " + " → ".join(w.text for w in view.snake))
             ends = dict((e, letter) for e, _, letter in view.open_ends)
@@ -380,7 +383,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         if view.challengeable is not None and view.phase == "play":
             seat, word = view.challengeable
             lines.append(f"{players[seat]}'s {word} may be challenged until the next move.")
-        return "\n".join(lines)[:4000]
+        return "\n".join(lines)[:1500]  # a board's texts share 4,000 characters
 
     def _table(self, view: View, players: list[str]) -> str:
         lines = []
@@ -389,20 +392,20 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             if not view.active[seat]:
                 lines.append(f"{name}: left the game (tiles set aside)")
                 continue
-            line = f"{arrow}**{name}**: {view.tile_counts[seat]} tiles"
+            line = f"{arrow}**{name}**: {plural(view.tile_counts[seat], 'tile')}"
             if view.scores is not None:
-                line += f" · {view.scores[seat]} points"
+                line += f" · {plural(view.scores[seat], 'point')}"
             if view.skips[seat]:
                 line += " · misses a turn"
             lines.append(line)
-        lines.append(f"Core: {view.core_count} tiles")
+        core = f"Core: {plural(view.core_count, 'tile')}"
         if view.kind == "appleturnover":
-            count = view.bad_apple_count
-            lines.append(f"Bad Apple pile: {count} tile{'' if count == 1 else 's'}, face down")
+            core += f" · Bad Apple pile: {plural(view.bad_apple_count, 'tile')}, face down"
+        lines.append(core)
         return "\n".join(lines)[:1024]
 
-    def _picture(self, view: View, embed: discord.Embed) -> Draw | None:
-        """Point the embed at the snake picture; drawing it is left to :func:`render`."""
+    def _picture(self, view: View, body: list[ui.Item[Any] | str]) -> Draw | None:
+        """Show the snake picture in the board; drawing it is left to :func:`render`."""
         if not view.snake:
             return None
         words = ", ".join(w.text for w in view.snake)
@@ -411,41 +414,52 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         alt = f"The word snake, start to end: {words}. Open ends: {ends}."
         if last is not None:
             alt += f" Last word: {last.text}."
-        embed.set_image(url="attachment://snake.png")
+        gallery: ui.MediaGallery[ui.LayoutView] = ui.MediaGallery()
+        gallery.add_item(media="attachment://snake.png", description=alt[:1000])
+        body.append(gallery)
         return lambda: [
             discord.File(io.BytesIO(draw_snake(view)), "snake.png", description=alt[:1000])
         ]
 
-    def _controls(self, snapshot: Snapshot, view: View) -> ui.View:
+    def _controls(self, snapshot: Snapshot, view: View) -> list[Row]:
         gid, ver = snapshot.id, snapshot.row.version
         primary = discord.ButtonStyle.primary
-        tiles = GameButton(gid, ver, "ui_tiles", label="My tiles", row=0)
+        tiles = GameButton(gid, ver, "ui_tiles", label="My tiles")
         items: list[ui.Item[Any]] = []
         if view.phase == "claim":
-            items.append(GameButton(gid, ver, "accept", label="Accept", style=primary))
+            items.append(GameButton(gid, ver, "accept", label="Accept the word", style=primary))
         else:
-            items.append(GameButton(gid, ver, "ui_play", label="Play word", style=primary))
+            items.append(GameButton(gid, ver, "ui_play", label="Play a word", style=primary))
             if view.kind == "appleturnover":
-                items.append(GameButton(gid, ver, "ui_turnover", label="Turn over"))
-            items.append(GameButton(gid, ver, "pick", label="Pick and pass"))
+                items.append(GameButton(gid, ver, "ui_turnover", label="Turn over a word"))
+            items.append(GameButton(gid, ver, "pick", label="Pick 3 tiles and pass"))
             if view.kind == "appleturnover":
                 used = view.bad_apple_used[view.turn]
-                items.append(GameButton(gid, ver, "ui_badapple", label="Bad apple", disabled=used))
-        items.append(tiles)
+                label = "Bad Apple: used" if used else "Toss a tile on the Bad Apple"
+                items.append(GameButton(gid, ver, "ui_badapple", label=label, disabled=used))
+        rows: list[Row] = [items, [tiles]]
         if view.challengeable is not None:
             word = view.challengeable[1]
             danger = discord.ButtonStyle.danger
             label = f"Challenge {word}"[:80]
-            items.append(GameButton(gid, ver, "challenge", label=label, style=danger, row=1))
-        return view_of(*items)
+            rows[1] = [tiles, GameButton(gid, ver, "challenge", label=label, style=danger)]
+        return rows
 
-    def _finished(self, snapshot: Snapshot, embed: discord.Embed, draw: Draw | None) -> Rendered:
+    def _finished(
+        self,
+        snapshot: Snapshot,
+        happened: str,
+        body: list[ui.Item[Any] | str],
+        draw: Draw | None,
+    ) -> Rendered:
         """Standings in points (Applescore) or tiles left, the snake kept, and Rematch."""
         state: AppState = snapshot.state
-        unit = " points" if state.scored else " tiles left"
         words = " → ".join(w.text for w in state.snake)
-        embed.description = self.standings(snapshot, unit) + f"\n\nThe snake: {words}"[:3000]
-        return Rendered(embed=embed, view=rematch(snapshot), draw=draw)
+        unit = "point" if state.scored else "tile"
+        pictures = [part for part in body if not isinstance(part, str)]
+        kept: list[ui.Item[Any] | str] = [*pictures, f"The snake: {words or 'no words yet'}"[:1500]]
+        view = self.finished(snapshot, happened, kept, unit=unit)
+        return Rendered(view=view, draw=draw)
 
 
 async def setup(bot: OrchardBot) -> None:

@@ -11,8 +11,8 @@ from discord import app_commands
 from bot.ai.cheerio_players import exact_tables
 from bot.ai.dice_optimal import DiceTables
 from bot.answers import send
-from bot.boards import Rendered, names, whose_turn
-from bot.components import GameButton, GameSelect, view_of
+from bot.boards import Rendered, Row, names, status
+from bot.components import GameButton, GameSelect
 from bot.games.cheerio import (
     CATEGORIES,
     ROLLS_PER_TURN,
@@ -22,8 +22,9 @@ from bot.games.cheerio import (
     total,
 )
 from bot.runner import Refusal, Snapshot
-from bot.specs import CHEERIO
-from cogs.game import GameCog, die
+from bot.specs import CHEERIO, title
+from bot.words import plural
+from cogs.game import GameCog, score_table
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -39,22 +40,21 @@ sixes: 60; five ones: 10).
 • A category that does not fit scores 0, and you may have to take one."""
 
 
+HEADS = ("1", "2", "3", "4", "5", "6", "Ch", "Sum")
+"""The scorecard's columns: the faces, Cheerio, and the total."""
+
+
 def scorecard(state: CheerioState, players: list[str]) -> str:
-    """A fixed-width table: one column per player, readable on a phone."""
-    heads = [name[:6] for name in players]
-    lines = ["        " + " ".join(f"{h:>6}" for h in heads)]
-    for i, category in enumerate(CATEGORIES):
-        cells = [("-" if card[i] is None else str(card[i])) for card in state.cards]
-        lines.append(f"{category.title():<8}" + " ".join(f"{c:>6}" for c in cells))
-    lines.append("Total   " + " ".join(f"{total(card):>6}" for card in state.cards))
-    return "```\n" + "\n".join(lines) + "\n```"
+    """A row per player (full names), a column per category: readable on a phone."""
+    rows = [(name, [*card, total(card)]) for name, card in zip(players, state.cards, strict=True)]
+    return score_table(HEADS, rows)
 
 
-def dice_line(state: CheerioState) -> str:
-    return "   ".join(
-        f"**[{die(d)}]** 🔒" if held else die(d)
-        for d, held in zip(state.dice, state.held, strict=True)
-    )
+def last_move(state: CheerioState, players: list[str]) -> str:
+    if state.last_score is None:
+        return ""
+    seat, category, points = state.last_score
+    return f"{players[seat]} scored {plural(points, 'point')} in {category.title()}."
 
 
 def hint_text(state: CheerioState, tables: DiceTables) -> str:
@@ -67,7 +67,7 @@ def hint_text(state: CheerioState, tables: DiceTables) -> str:
     lines = []
     for i, choice in enumerate(choices, start=1):
         if choice.kind == "score":
-            what = f"score {choice.category} now ({choice.points} points)"
+            what = f"score {choice.category} now ({plural(choice.points, 'point')})"
         elif choice.keep:
             what = f"keep {', '.join(map(str, choice.keep))} and roll the rest"
         else:
@@ -79,6 +79,7 @@ def hint_text(state: CheerioState, tables: DiceTables) -> str:
 class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five dice, ones wild"):
     spec = CHEERIO
     rules_text = RULES
+    accent = 0xF9A825  # sunny yellow
 
     @app_commands.command(
         name="hint", description="The best move for your dice now (only you see it)"
@@ -107,25 +108,24 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
     def render(self, snapshot: Snapshot) -> Rendered:
         state: CheerioState = snapshot.state
         players = names(snapshot)
-        embed = discord.Embed(title=f"Cheerio · game {snapshot.id}")
-        embed.add_field(name="Scorecard", value=scorecard(state, players), inline=False)
-        if state.last_score is not None:
-            seat, category, points = state.last_score
-            embed.set_footer(text=f"{players[seat]} scored {points} in {category}.")
+        card = scorecard(state, players)
+        happened = last_move(state, players)
         if snapshot.row.status != "active":
-            return self.finished(snapshot, embed)
+            return Rendered(view=self.finished(snapshot, happened, [card]))
         turn = snapshot.row.players[state.turn]
         left = ROLLS_PER_TURN - state.rolls
-        embed.description = (
-            f"**{turn.name}'s turn** · {left} roll{'s' * (left != 1)} left\n\n{dice_line(state)}"
+        dice = f"**{players[state.turn]}'s dice** · {plural(left, 'roll')} left"
+        view = self.layout(
+            snapshot,
+            title(snapshot.row.kind),
+            status(snapshot, [turn], happened),
+            [card, dice],
+            self._controls(snapshot, state),
         )
-        return Rendered(
-            embed=embed,
-            view=self._controls(snapshot, state),
-            content=whose_turn([turn]),
-        )
+        return Rendered(view=view)
 
-    def _controls(self, snapshot: Snapshot, state: CheerioState) -> discord.ui.View:
+    def _controls(self, snapshot: Snapshot, state: CheerioState) -> list[Row]:
+        """The dice themselves are the Keep / Release buttons: each die is shown once."""
         gid, ver = snapshot.id, snapshot.row.version
         no_rolls = state.rolls >= ROLLS_PER_TURN
         holds = [
@@ -134,29 +134,37 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
                 ver,
                 "hold",
                 str(i),
-                label=f"{d}",
-                emoji="🔒" if held else None,
+                label=f"Release {d}" if held else f"Keep {d}",
+                emoji=self.bot.dice.emoji(d, held) or ("🔒" if held else None),
                 style=discord.ButtonStyle.success if held else discord.ButtonStyle.secondary,
                 disabled=no_rolls,
-                row=0,
             )
             for i, (d, held) in enumerate(zip(state.dice, state.held, strict=True))
         ]
+        free = state.held.count(False)
+        label = (
+            "No rolls left: score below"
+            if no_rolls
+            else "Keep fewer dice to roll"
+            if not free
+            else f"Roll {'all ' if free == len(state.dice) else ''}{plural(free, 'die', 'dice')}"
+        )
         roll = GameButton(
             gid,
             ver,
             "roll",
-            label=f"Roll ({ROLLS_PER_TURN - state.rolls} left)",
+            label=label,
             style=discord.ButtonStyle.primary,
-            disabled=no_rolls or all(state.held),
-            row=1,
+            disabled=no_rolls or not free,
         )
         options = [
-            discord.SelectOption(label=f"{c.title()}: {score(c, state.dice)} points", value=c)
+            discord.SelectOption(
+                label=f"Score {plural(score(c, state.dice), 'point')} in {c.title()}", value=c
+            )
             for c in open_categories(state.cards[state.turn])
         ]
-        select = GameSelect(gid, ver, "score", options, placeholder="Score in…", row=2)
-        return view_of(*holds, roll, select)
+        select = GameSelect(gid, ver, "score", options, placeholder="Score these dice in…")
+        return [holds, [roll], [select]]
 
 
 async def setup(bot: OrchardBot) -> None:

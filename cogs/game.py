@@ -6,6 +6,7 @@ buttons, runner and storage are shared.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import discord
@@ -13,22 +14,40 @@ from discord import app_commands, ui
 from discord.ext import commands
 
 from bot.answers import send
-from bot.boards import Rendered, names
-from bot.components import GameButton, view_of
+from bot.boards import Rendered, Row, board, footer_of, names
+from bot.components import GameButton
 from bot.interface import open_lobby, orchard_seat, refuse
 from bot.model import Player
 from bot.runner import Refusal, Snapshot
-from bot.specs import GameSpec
+from bot.specs import GameSpec, title
+from bot.words import plural
 from cogs.servers import send_board
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
 
-DIE_FACES = "⚀⚁⚂⚃⚄⚅"
+NAME_WIDTH = 14  # "Orchard (Hard)": the longest name a score table shows in full
+Cell = int | None
 
 
-def die(face: int) -> str:
-    return f"{DIE_FACES[face - 1]} {face}"
+def short(name: str, width: int = NAME_WIDTH) -> str:
+    """A name that fits a table column, cut with an ellipsis only beyond ``width``."""
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def score_table(heads: Sequence[str], rows: Sequence[tuple[str, Sequence[Cell]]]) -> str:
+    """A code-block table, a row per player and a column per category, narrow for phones.
+
+    Names run down the side, so they are never cut to a stump: at most 14 characters and
+    three per column keep a six-player table within 40 characters a line.
+    """
+    width = max([len(short(name)) for name, _ in rows] + [1])
+    columns = [max(3, len(h) + 1) for h in heads]
+    lines = [" " * width + "".join(f"{h:>{w}}" for h, w in zip(heads, columns, strict=True))]
+    for name, cells in rows:
+        shown = (f"{'-' if c is None else c:>{w}}" for c, w in zip(cells, columns, strict=True))
+        lines.append(f"{short(name):<{width}}" + "".join(shown))
+    return "```\n" + "\n".join(lines) + "\n```"
 
 
 def trophies(snapshot: Snapshot, seats: int) -> bool:
@@ -43,11 +62,11 @@ def ending(snapshot: Snapshot) -> str:
     return word + (" · 💡 hinted" if snapshot.row.hinted else "")
 
 
-def rematch(snapshot: Snapshot) -> ui.View:
+def rematch(snapshot: Snapshot) -> list[ui.Item[Any]]:
     """What a finished game's message keeps: one button to play again with the same seats."""
     primary = discord.ButtonStyle.primary
-    again = GameButton(snapshot.id, snapshot.row.version, "rematch", label="Rematch", style=primary)
-    return view_of(again)
+    label = "Rematch (same players)"
+    return [GameButton(snapshot.id, snapshot.row.version, "rematch", label=label, style=primary)]
 
 
 class GameCog(commands.GroupCog):
@@ -55,6 +74,7 @@ class GameCog(commands.GroupCog):
 
     spec: ClassVar[GameSpec]
     rules_text: ClassVar[str] = ""
+    accent: ClassVar[int] = 0x5865F2  # the colour down the side of the game's boards
 
     def __init__(self, bot: OrchardBot) -> None:
         self.bot = bot
@@ -129,21 +149,40 @@ class GameCog(commands.GroupCog):
     def render(self, snapshot: Snapshot) -> Rendered:
         raise NotImplementedError
 
-    def finished(self, snapshot: Snapshot, embed: discord.Embed) -> Rendered:
+    def layout(
+        self,
+        snapshot: Snapshot,
+        heading: str,
+        status: str,
+        body: Sequence[ui.Item[Any] | str],
+        rows: Sequence[Row] = (),
+    ) -> ui.LayoutView:
+        """The game's board in the one layout every game shares (``bot.boards.board``)."""
+        return board(self.accent, heading, status, body, rows, footer_of(snapshot))
+
+    def finished(
+        self,
+        snapshot: Snapshot,
+        happened: str = "",
+        body: Sequence[ui.Item[Any] | str] = (),
+        unit: str = "",
+    ) -> ui.LayoutView:
         """Final standings and a Rematch button, for any game."""
-        embed.description = self.standings(snapshot)
-        return Rendered(embed=embed, view=rematch(snapshot))
+        heading = f"{title(snapshot.row.kind)} · {ending(snapshot)}"
+        parts = [self.standings(snapshot, unit), *body]
+        return self.layout(snapshot, heading, happened, parts, [rematch(snapshot)])
 
     def standings(self, snapshot: Snapshot, unit: str = "") -> str:
-        """The heading, then a line per seat, best first (ties share a place)."""
+        """A line per seat, best first (ties share a place); ``unit`` names what is counted."""
         results = self.bot.orchard.runner.engine(snapshot.row.kind).results(snapshot.state)
         players = names(snapshot)
         won = trophies(snapshot, len(results))
         lines = [
-            f"{r.placement}. {players[r.seat]}: {r.score}{unit}" + (" 🏆" if won and r.won else "")
+            f"{r.placement}. {players[r.seat]}: {plural(r.score, unit) if unit else r.score}"
+            + (" 🏆" if won and r.won else "")
             for r in sorted(results, key=lambda r: r.placement)
         ]
-        return f"**{ending(snapshot)}**\n" + "\n".join(lines)
+        return "\n".join(lines)
 
     async def on_ui(
         self, interaction: discord.Interaction[Any], snapshot: Snapshot, verb: str, arg: str

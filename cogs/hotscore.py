@@ -5,20 +5,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import discord
+from discord import ui
 
-from bot.boards import Rendered, names, whose_turn
-from bot.components import GameButton, view_of
+from bot.boards import Rendered, names, status
+from bot.components import GameButton
 from bot.games.hotscore import (
+    POINTS,
     HotscoreState,
+    Throw,
+    bracket,
     current_throw,
     describe,
     log_lines,
+    points_for,
     sign_values,
     stakes,
     throw_to_beat,
+    value,
+    value_bracket,
 )
 from bot.runner import Snapshot
-from bot.specs import HOTSCORE
+from bot.specs import HOTSCORE, title
 from cogs.game import GameCog
 
 if TYPE_CHECKING:
@@ -54,6 +61,7 @@ def bar(score: int) -> str:
 class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: race to 100"):
     spec = HOTSCORE
     rules_text = RULES
+    accent = 0xE64A19  # hot orange
 
     async def options_for(self, guild_id: int) -> dict[str, Any]:
         return {"floor_zero": (await self.bot.orchard.settings.get(guild_id)).hotscore_floor}
@@ -61,60 +69,74 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
     def render(self, snapshot: Snapshot) -> Rendered:
         state: HotscoreState = snapshot.state
         players = names(snapshot)
-        embed = discord.Embed(title=f"Hot Score · game {snapshot.id} · round {state.round}")
-        embed.description = "\n".join(
+        log = log_lines(state, players)
+        happened = log[-1] if log else ""
+        scores = "\n".join(
             f"`{bar(score)}` **{name}**" for name, score in zip(players, state.scores, strict=True)
         )
-        self._add_play(embed, state, players)
-        recent = log_lines(state, players)[-3:]
-        if recent:
-            embed.add_field(name="Lately", value="\n".join(recent), inline=False)
+        body = [scores, *self._play(state, players)]
+        if len(log) > 1:
+            body.append("\n".join(f"-# {line}" for line in log[-3:-1]))
         if snapshot.row.status != "active":
-            return self.finished(snapshot, embed)
+            return Rendered(view=self.finished(snapshot, happened, body, unit="point"))
         waiting = sorted(self.bot.orchard.runner.engine(self.kind).to_act(state))
         who = [snapshot.row.players[s] for s in waiting]
-        return Rendered(embed=embed, view=self._controls(snapshot, state), content=whose_turn(who))
+        heading = f"{title(snapshot.row.kind)} · round {state.round}"
+        rows = [self._controls(snapshot, state)]
+        view = self.layout(snapshot, heading, status(snapshot, who, happened), body, rows)
+        return Rendered(view=view)
 
-    def _add_play(self, embed: discord.Embed, state: HotscoreState, players: list[str]) -> None:
+    def _throw(self, throw: Throw) -> str:
+        """Dice as pictures, then what they make: ``⚄⚄⚀ 5+5-1 = 9 FAR``."""
+        return f"{self.bot.dice.line(throw.dice)} {describe(throw)}"
+
+    def _play(self, state: HotscoreState, players: list[str]) -> list[str]:
         if state.level:
             target = f"**{state.parity.upper()}**" if state.parity else "not thrown yet"
             thrown = "\n".join(
-                f"{players[s]}: {' '.join(map(str, d)) if d else '…'}"
+                f"{players[s]}: {self.bot.dice.line(d) if d else '…'}"
                 for s, d in enumerate(state.challenge_dice)
             )
-            embed.add_field(
-                name=f"Challenge ×{state.level} · stakes ±{stakes(state)}",
-                value=f"Target parity: {target}\n{thrown}",
-                inline=False,
-            )
-            return
-        throw = current_throw(state)
-        if throw is not None:
-            embed.add_field(name=f"{players[state.turn]} threw", value=describe(throw))
+            heading = f"**Challenge ×{state.level}** · stakes ±{stakes(state)} · {target}"
+            return [f"{heading}\n{thrown}"]
+        lines = []
         beat = throw_to_beat(state)
         if beat is not None:
-            embed.add_field(name=f"To beat ({players[state.starter]})", value=describe(beat))
+            lines.append(f"To beat, {players[state.starter]}: {self._throw(beat)}")
+        throw = current_throw(state)
+        if throw is not None:
+            lines.append(f"**{players[state.turn]} threw** {self._throw(throw)}")
+        return ["\n".join(lines)] if lines else []
 
-    def _controls(self, snapshot: Snapshot, state: HotscoreState) -> discord.ui.View:
+    def _controls(self, snapshot: Snapshot, state: HotscoreState) -> list[ui.Item[Any]]:
         gid, ver = snapshot.id, snapshot.row.version
         primary = discord.ButtonStyle.primary
-        if state.phase == "choose":
-            return view_of(
-                GameButton(gid, ver, "stick", label="Stick", style=primary),
-                GameButton(gid, ver, "bonus", label="Bonus Die"),
-            )
-        if state.phase == "sign":
+        throw = current_throw(state)
+        if state.phase == "choose" and throw is not None:
+            now = value(throw)
+            stick = f"Stick on {now} · {bracket(throw)} · {points_for(throw)} pts"
+            return [
+                GameButton(gid, ver, "stick", label=stick, style=primary),
+                GameButton(gid, ver, "bonus", label="Throw the Bonus Die: add or subtract it"),
+            ]
+        if state.phase == "sign" and throw is not None:
             plus, minus = sign_values(state)
-            throw = current_throw(state)
-            bonus = throw.dice[2] if throw is not None else 0
-            return view_of(
-                GameButton(gid, ver, "sign", "+", label=f"+{bonus} → {plus}", style=primary),
-                GameButton(gid, ver, "sign", "-", label=f"−{bonus} → {minus}", style=primary),
-            )
-        label = {"target": "Throw the parity die", "challenge": "Throw 3 dice"}.get(
-            state.phase, "Throw"
-        )
-        return view_of(GameButton(gid, ver, "throw", label=label, style=primary))
+            bonus = throw.dice[2]
+            return [
+                GameButton(gid, ver, "sign", "+", label=choice(f"+{bonus}", plus), style=primary),
+                GameButton(gid, ver, "sign", "-", label=choice(f"−{bonus}", minus), style=primary),
+            ]
+        label = {
+            "target": "Throw the parity die (odd or even)",
+            "challenge": "Throw 3 challenge dice",
+        }.get(state.phase, "Throw 2 dice")
+        return [GameButton(gid, ver, "throw", label=label, style=primary)]
+
+
+def choice(change: str, total: int) -> str:
+    """A Bonus Die sign as a button: ``+4 → 6 · NEAR · 5 pts``."""
+    kind = value_bracket(total)
+    return f"{change} → {total} · {kind} · {POINTS[kind]} pts"
 
 
 async def setup(bot: OrchardBot) -> None:

@@ -13,6 +13,7 @@ names or ids. The purge of a departed server (:func:`purge`) deletes its games, 
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import replace
@@ -61,6 +62,25 @@ async def get_game(db: Reader, game_id: int) -> GameRow | None:
         return None
     players = tuple(_player(r[_WIDTH:]) for r in rows if r[_WIDTH] is not None)
     return _game(rows[0][:_WIDTH], players)
+
+
+async def get_games(db: Database, game_ids: Sequence[int]) -> list[GameRow]:
+    """Many games and their seats in one query (those that exist), in id order."""
+    if not game_ids:
+        return []
+    marks = ", ".join("?" * len(game_ids))
+    rows = await db.fetchall(
+        f"SELECT {_COLUMNS_OF_G}, p.seat, p.user_id, p.name, p.is_bot, p.timeouts,"
+        " p.level FROM games g LEFT JOIN game_players p ON p.game_id = g.id"
+        f" WHERE g.id IN ({marks}) ORDER BY g.id, p.seat",
+        tuple(game_ids),
+    )
+    games: list[GameRow] = []
+    for _, group in itertools.groupby(rows, key=lambda r: r[0]):
+        seats = list(group)
+        players = tuple(_player(r[_WIDTH:]) for r in seats if r[_WIDTH] is not None)
+        games.append(_game(seats[0][:_WIDTH], players))
+    return games
 
 
 async def open_games(
@@ -205,10 +225,35 @@ async def write(tx: Transaction, change: GameChange, now: float) -> bool:
             [(count, change.game_id, seat) for seat, count in change.timeouts.items()],
         )
     if change.moves:
-        assert change.expected_version is not None  # GameChange checks it
-        await _append_moves(tx, change.game_id, change.expected_version, change.moves, now)
+        await tx.executemany(_INSERT_MOVE, _move_rows(change, now))
     if change.forgotten is not None:
         await _forget_in(tx, "?", (change.game_id,), change.forgotten)
+    return True
+
+
+async def write_many(tx: Transaction, changes: Sequence[GameChange], now: float) -> bool:
+    """Many changes in few statements: those setting the same columns under the same guards
+    share one ``executemany``. False if any guard failed (the caller rolls back)."""
+    if any(c.players is not None or c.forgotten is not None for c in changes):
+        return all([await write(tx, change, now) for change in changes])
+    groups: dict[tuple[tuple[str, ...], str], list[tuple[Any, ...]]] = {}
+    for change in changes:
+        columns = _columns(change, now)
+        where, guards = _guards(change)
+        groups.setdefault((tuple(columns), where), []).append((*columns.values(), *guards))
+    for (names, where), values in groups.items():
+        updated = await tx.executemany(
+            f"UPDATE games SET {', '.join(f'{c} = ?' for c in names)} WHERE {where}", values
+        )
+        if updated != len(values):
+            return False
+    await tx.executemany(
+        "UPDATE game_players SET timeouts = ? WHERE game_id = ? AND seat = ?",
+        [(n, c.game_id, seat) for c in changes for seat, n in c.timeouts.items()],
+    )
+    await tx.executemany(
+        _INSERT_MOVE, [row for c in changes if c.moves for row in _move_rows(c, now)]
+    )
     return True
 
 
@@ -260,18 +305,20 @@ async def _insert_player(tx: Transaction, game_id: int, player: Player) -> None:
     )
 
 
-async def _append_moves(
-    tx: Transaction, game_id: int, after: int, log: Sequence[Move], now: float
-) -> None:
-    """Add ``log`` to a game's move log, numbered on from version ``after``."""
-    await tx.executemany(
-        "INSERT INTO moves (game_id, seq, seat, user_id, verb, arg, source, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (game_id, after + i + 1, m.seat, m.user_id, m.verb, m.arg, m.source, now)
-            for i, m in enumerate(log)
-        ],
-    )
+_INSERT_MOVE = (
+    "INSERT INTO moves (game_id, seq, seat, user_id, verb, arg, source, created_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _move_rows(change: GameChange, now: float) -> list[tuple[Any, ...]]:
+    """The move log rows of ``change``, numbered on from its expected version."""
+    assert change.expected_version is not None  # GameChange checks it
+    after = change.expected_version
+    return [
+        (change.game_id, after + i + 1, m.seat, m.user_id, m.verb, m.arg, m.source, now)
+        for i, m in enumerate(change.moves)
+    ]
 
 
 async def note_tile_dm(

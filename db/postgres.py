@@ -57,8 +57,11 @@ class PostgresTransaction:
     async def execute(self, sql: str, params: Params = ()) -> int:
         return changed(await self.conn.execute(numbered(sql), *params))
 
-    async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
-        await self.conn.executemany(numbered(sql), rows)
+    async def executemany(self, sql: str, rows: Iterable[Params]) -> int:
+        """One prepared statement run per row (asyncpg's own ``executemany`` cannot say how
+        many rows changed, and a guarded batch must know)."""
+        statement = numbered(sql)
+        return sum([changed(await self.conn.execute(statement, *row)) for row in rows])
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         return cast(list[Row], await self.conn.fetch(numbered(sql), *params))

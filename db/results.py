@@ -22,19 +22,18 @@ PEOPLE_GAMES = f"(CASE WHEN {PEOPLE_GAME} THEN 1 ELSE 0 END)"
 TABLES = ("results", "ratings", "rating_history")
 
 _RATINGS_OF = "SELECT user_id, mu, sigma FROM ratings WHERE guild_id = ? AND kind = ? AND pool = ?"
-# Some players' stored ratings, read to rate the game they just finished; PostgreSQL locks the
-# rows (FOR UPDATE) so that two games finishing at once with one player rate one after the
-# other, as SQLite's single writer makes them. SQLite takes the players' ids as ``IN (?, …)``,
-# PostgreSQL as one array.
-PLAYERS_RATINGS: dict[Dialect, Callable[[int], str]] = {
-    Dialect.SQLITE: lambda count: f"{_RATINGS_OF} AND user_id IN ({','.join('?' * count)})",
-    Dialect.POSTGRES: lambda count: f"{_RATINGS_OF} AND user_id = ANY(?) FOR UPDATE",
+# Some players' stored ratings (SQL and the ids' parameters), read to rate the game they just
+# finished. SQLite takes the ids as ``IN (?, …)``, PostgreSQL as one array; PostgreSQL also
+# locks the rows (FOR UPDATE, in id order so that two such transactions cannot deadlock), so
+# that two games finishing at once with one player rate one after the other, as SQLite's
+# single writer makes them.
+PLAYERS_RATINGS: dict[Dialect, Callable[[list[int]], tuple[str, list[Any]]]] = {
+    Dialect.SQLITE: lambda ids: (f"{_RATINGS_OF} AND user_id IN ({','.join('?' * len(ids))})", ids),
+    Dialect.POSTGRES: lambda ids: (
+        f"{_RATINGS_OF} AND user_id = ANY(?) ORDER BY user_id FOR UPDATE",
+        [ids],
+    ),
 }
-
-
-def _users(tx: Transaction, users: list[int]) -> list[Any]:
-    """The players' ids as :data:`PLAYERS_RATINGS` of ``tx``'s dialect takes them."""
-    return [users] if tx.dialect is Dialect.POSTGRES else list(users)
 
 
 # Reads.
@@ -239,10 +238,8 @@ async def _update_ratings(tx: Transaction, game_id: int, update: RatingUpdate, n
     ((guild_id, kind),) = await tx.fetchall(
         "SELECT guild_id, kind FROM games WHERE id = ?", (game_id,)
     )
-    users = [user for user, _ in update.places]
-    rows = await tx.fetchall(
-        PLAYERS_RATINGS[tx.dialect](len(users)), (guild_id, kind, update.pool, *_users(tx, users))
-    )
+    sql, ids = PLAYERS_RATINGS[tx.dialect]([user for user, _ in update.places])
+    rows = await tx.fetchall(sql, (guild_id, kind, update.pool, *ids))
     previous = {row[0]: (row[1], row[2]) for row in rows}
     new = update.rate(previous, update.places)
     for user, (mu, sigma) in new.items():

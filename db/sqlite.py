@@ -50,8 +50,8 @@ class SqliteTransaction:
     async def execute(self, sql: str, params: Params = ()) -> int:
         return (await self.conn.execute(sql, params)).rowcount
 
-    async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
-        await self.conn.executemany(sql, rows)
+    async def executemany(self, sql: str, rows: Iterable[Params]) -> int:
+        return (await self.conn.executemany(sql, rows)).rowcount
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         return cast(list[Row], list(await self.conn.execute_fetchall(sql, params)))

@@ -9,7 +9,7 @@ transactions.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
@@ -41,6 +41,13 @@ class Topic(Protocol):
 
 # In the order /forget-me and the purge visit them: results before the games they point at.
 TOPICS: tuple[Topic, ...] = (results, games, settings, meta)
+
+
+CHUNK = 500  # ids in one query: well under SQLite's limit of bound parameters
+
+
+class _GuardFailed(Exception):
+    """Rolls back a batch in which one change's guard failed."""
 
 
 class Store:
@@ -144,6 +151,13 @@ class Store:
     async def get_game(self, game_id: int) -> GameRow | None:
         return await games.get_game(self.db, game_id)
 
+    async def get_games(self, game_ids: Sequence[int]) -> list[GameRow]:
+        """Many games at once (in chunks SQLite's parameter limit allows), in id order."""
+        rows: list[GameRow] = []
+        for start in range(0, len(game_ids), CHUNK):
+            rows += await games.get_games(self.db, game_ids[start : start + CHUNK])
+        return rows
+
     async def open_games(
         self, guild_id: int | None = None, channel_id: int | None = None, kind: str | None = None
     ) -> list[GameSummary]:
@@ -169,6 +183,20 @@ class Store:
         """
         async with self.db.transaction() as tx:
             return await write_change(tx, change, time.time())
+
+    async def write_many(self, changes: Sequence[GameChange]) -> bool:
+        """Every change of ``changes`` in one transaction, or (False) none if a guard fails:
+        after downtime, thousands of timeouts are written in seconds, not minutes."""
+        now = time.time()
+        try:
+            async with self.db.transaction() as tx:
+                if not await games.write_many(tx, changes, now):
+                    raise _GuardFailed
+                for change in changes:
+                    await results.write(tx, change, now)
+        except _GuardFailed:
+            return False
+        return True
 
     # Appletters' private tiles.
 

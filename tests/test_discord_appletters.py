@@ -47,7 +47,7 @@ from tests.botharness import (
     server,
     unpaced,
 )
-from tests.fakediscord import EPHEMERAL, FakeDiscord, InteractionRecord, components_of
+from tests.fakediscord import EPHEMERAL, FakeDiscord, InteractionRecord, components_of, text_of
 
 WORDS = "test-appletters"
 SEED = 20240611
@@ -182,7 +182,7 @@ async def modal_word(
     board: int,
     word: str,
     end: str = "",
-    button: str = "Play word",
+    button: str = "Play a word",
 ) -> InteractionRecord:
     opened = await press(fake, user, board, button)
     assert opened.modal is not None, opened.describe()
@@ -293,7 +293,7 @@ async def test_a_whole_game_keeps_every_hand_private(
         mover, other = state.turn, 1 - state.turn
         a, b = shared_pair(state.hands[mover], state.hands[other])
 
-        wrong = await press(fake, USERS[other], board, "Play word")
+        wrong = await press(fake, USERS[other], board, "Play a word")
         assert wrong.ephemeral and "not your turn" in wrong.content
         stranger = await press(fake, CAROL, board, "My tiles")
         assert stranger.ephemeral and "not playing" in stranger.content
@@ -308,7 +308,7 @@ async def test_a_whole_game_keeps_every_hand_private(
         assert [w.text for w in state.snake] == [a + b]
         await got_tiles(fake, USERS[mover], state.hands[mover])
         shown = fake.message(board)
-        assert (a + b) in shown["embeds"][0]["description"]
+        assert (a + b) in text_of(shown)
         assert shown["attachments"][0]["description"].startswith("The word snake")
 
         both = await answered(
@@ -324,7 +324,7 @@ async def test_a_whole_game_keeps_every_hand_private(
         state = await state_of(bot)
         note(hands, state)
         assert [w.text for w in state.snake] == [a + b, b + a]
-        assert (b + a) in fake.message(board)["embeds"][0]["description"]
+        assert (b + a) in text_of(fake.message(board))
 
         end = state.snake[-1].text[-1]
         short = {"word": add_word("ZZ" + end), "end": "start"}
@@ -333,7 +333,7 @@ async def test_a_whole_game_keeps_every_hand_private(
         )
         assert lacking.ephemeral and "don't have the tiles" in lacking.content, lacking.content
 
-        picked = await press(fake, USERS[mover], board, "Pick and pass")
+        picked = await press(fake, USERS[mover], board, "Pick 3 tiles and pass")
         assert picked.type == 7
         state = await state_of(bot)
         note(hands, state)
@@ -349,8 +349,8 @@ async def test_a_whole_game_keeps_every_hand_private(
         note(hands, live.state)
         assert live.row.status == "finished"
         final = fake.message(board)
-        assert "Game over" in final["embeds"][0]["description"]
-        assert fake.find_button(board, "Rematch")
+        assert "Game over" in text_of(final)
+        assert fake.find_button(board, "Rematch (same players)")
         assert await bot.orchard.runner.replay(live.id) == live.state
     assert any(r.name.startswith("bot.") for r in caplog.records)  # the refusals were logged
     assert_nothing_leaked(fake, hands, orchard_logs(caplog))
@@ -376,7 +376,7 @@ async def test_closed_dms_still_see_tiles_with_my_tiles(
         mine = await press(fake, BOB, board, "My tiles")
         assert mine.ephemeral and tiles_text(state.hands[1]) in mine.content
         mover = state.turn
-        await press(fake, USERS[mover], board, "Pick and pass")
+        await press(fake, USERS[mover], board, "Pick 3 tiles and pass")
         state = await noted(bot, hands)
         if mover == 0:
             await got_tiles(fake, ALICE, state.hands[0])
@@ -402,7 +402,7 @@ async def test_a_modal_opened_before_a_restart_still_plays(
         board = await new_game(fake, "appletters", ALICE, [BOB])
         state = await state_of(bot)
         mover = USERS[state.turn]
-        opened = await press(fake, mover, board, "Play word")
+        opened = await press(fake, mover, board, "Play a word")
         assert opened.modal is not None
         word = add_word(state.hands[state.turn][:3])
     async with appletters_bot(fake, database) as bot:
@@ -423,10 +423,10 @@ async def test_apple_turnover_bad_apple_challenge_and_turn_over(
     hands: dict[int, set[str]] = {}
     async with appletters_bot(fake, database) as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
-        assert "Apple Turnover" in fake.message(board)["embeds"][0]["title"]
+        assert "Apple Turnover" in text_of(fake.message(board))
         state = await noted(bot, hands)
         mover, other = USERS[state.turn], USERS[1 - state.turn]
-        offered = await press(fake, mover, board, "Bad apple")
+        offered = await press(fake, mover, board, "Toss a tile on the Bad Apple")
         assert offered.ephemeral and offered.original is not None
         (menu,) = [c for c in components_of(offered.original) if c.is_select]
         letter = state.hands[state.turn][0]
@@ -434,7 +434,7 @@ async def test_apple_turnover_bad_apple_challenge_and_turn_over(
             await fake.select(mover, int(offered.original["id"]), menu, [letter])
         )
         assert thrown.ephemeral and f"threw {letter}" in thrown.content
-        assert "Bad Apple pile: 1 tile, face down" in json.dumps(fake.message(board)["embeds"])
+        assert "Bad Apple pile: 1 tile, face down" in text_of(fake.message(board))
         state = await noted(bot, hands)
         nonsense = state.hands[state.turn][:2]  # unchecked: any letters are laid
         await modal_word(fake, other, board, nonsense)
@@ -450,12 +450,12 @@ async def test_apple_turnover_bad_apple_challenge_and_turn_over(
         before, owner_before = state.hands[turner], state.hands[owner]
         assert owner_before != paid_from  # the owner paid for the word now turned over
         longer = a_word(state, turner, len(old.text) + 2, "end", turnover=True)
-        turned = await modal_word(fake, USERS[turner], board, longer, "end", "Turn over")
+        turned = await modal_word(fake, USERS[turner], board, longer, "end", "Turn over a word")
         assert turned.updated and not turned.ephemeral, turned.describe()
         state = await noted(bot, hands)
         assert state.snake[-1].text == longer and old not in state.snake
         assert state.hands[owner] == paid_from  # every tile they paid came back
-        assert "TURN OVER!" in json.dumps(fake.message(board)["embeds"])
+        assert "TURN OVER!" in text_of(fake.message(board))
         await got_tiles(fake, USERS[owner], state.hands[owner])
 
         # Not in the list: the turned-over word is restored, the longer one goes back.
@@ -479,9 +479,9 @@ async def test_the_turn_over_button_opens_its_modal_and_turns_a_word_over(
         state, paid_from = await until_turnable(fake, bot, board, hands)
         turner, owner = state.turn, state.snake[-1].seat
         old = state.snake[-1]
-        waiting = await press(fake, USERS[owner], board, "Turn over")
+        waiting = await press(fake, USERS[owner], board, "Turn over a word")
         assert waiting.ephemeral and "not your turn" in waiting.content, waiting.describe()
-        opened = await press(fake, USERS[turner], board, "Turn over")
+        opened = await press(fake, USERS[turner], board, "Turn over a word")
         assert opened.modal is not None, opened.describe()
         assert opened.modal["title"] == "Turn over a word"
         assert opened.modal["custom_id"].endswith(":turnover:")
@@ -493,13 +493,13 @@ async def test_the_turn_over_button_opens_its_modal_and_turns_a_word_over(
         )
         assert short.ephemeral and f"longer than {old.text}" in short.content, short.content
         longer = a_word(state, turner, len(old.text) + 1, "end", turnover=True)
-        turned = await modal_word(fake, USERS[turner], board, longer, "end", "Turn over")
+        turned = await modal_word(fake, USERS[turner], board, longer, "end", "Turn over a word")
         assert turned.updated and not turned.ephemeral, turned.describe()
         after = await noted(bot, hands)
         assert [w.text for w in after.snake] == [w.text for w in state.snake[:-1]] + [longer]
         assert after.hands[owner] == paid_from  # the turned-over word's tiles came back
         assert len(after.hands[turner]) == len(state.hands[turner]) - (len(longer) - 1)
-        shown = json.dumps(fake.message(board)["embeds"])
+        shown = text_of(fake.message(board))
         assert "TURN OVER!" in shown and longer in shown
         await got_tiles(fake, USERS[owner], paid_from)
     assert_nothing_leaked(fake, hands)
@@ -557,7 +557,13 @@ async def test_rules_answer_privately(fake_discord: FakeDiscord, database: Targe
     async with appletters_bot(fake, database):
         rules = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "appletters rules"))
         assert rules.ephemeral, rules.describe()
-        for part in ("Appletters", "Apple Turnover", "Applescore", "Pick and pass", "My tiles"):
+        for part in (
+            "Appletters",
+            "Apple Turnover",
+            "Applescore",
+            "Pick and pass",
+            "My tiles",
+        ):
             assert part in rules.content, part
         assert fake.channel_messages(CHANNEL) == []
 
@@ -613,7 +619,7 @@ async def test_a_turn_deadline_picks_and_passes_and_says_so(
         picked.subtract(state.hands[late])
         assert +picked == Counter(state.core[:3]) and after.core == state.core[3:]
         assert (await bot.orchard.store.moves(live.id))[-1].source == "timeout"
-        assert "PICK AND PASS!" in json.dumps(fake.message(board)["embeds"])
+        assert "PICK AND PASS!" in text_of(fake.message(board))
         await got_tiles(fake, USERS[late], after.hands[late])
     assert_nothing_leaked(fake, hands)
 
@@ -657,8 +663,8 @@ async def test_a_game_ended_by_a_moderator_has_no_winner_on_its_board(
         fake.permissions[CAROL] = 1 << 13  # Manage Messages
         ended = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "end", {"game_id": game_id}))
         assert "ended by a moderator" in ended.content
-        standings = fake.message(board)["embeds"][0]["description"]
-        assert standings.startswith("**Game abandoned**") and "🏆" not in standings
+        standings = text_of(fake.message(board))
+        assert standings.startswith("### Appletters · Game abandoned\n") and "🏆" not in standings
         assert "The snake:" in standings
 
 

@@ -25,7 +25,7 @@ from bot.games.appletters import MAX_WORD, AppState, register_words
 from bot.runner import Refusal
 from db.connection import Target
 from tests.botharness import config, new_game, no_errors, orchard_bot, private, snapshot
-from tests.fakediscord import FakeDiscord, InteractionRecord, run_bot
+from tests.fakediscord import FakeDiscord, InteractionRecord, run_bot, text_of
 from tests.test_discord_appletters import assert_private, public_texts, replies_by_user
 
 GUILD, CHANNEL_A, CHANNEL_B = 5001, 6001, 6002
@@ -107,7 +107,7 @@ class Tables:
         live = await self.bot.orchard.runner.load(self.letters)
         if live.row.seat_of(user) != live.state.turn:
             return f"orcm:{self.letters}:{live.row.version}:play:"
-        opened = await answer(await self.fake.click(user, self.board, self.button("Play word")))
+        opened = await answer(await self.fake.click(user, self.board, self.button("Play a word")))
         assert opened.modal is not None, opened.describe()
         return str(opened.modal["custom_id"])
 
@@ -319,21 +319,21 @@ async def test_new_against_orchard_starts_at_once_and_orchard_plays(
         assert live.state.log[0].seat == (0 if seed == 3 else 1)  # who drew the lowest letter
         if live.state.turn == 0:
             passed = await answer(
-                await fake.click(ALICE, board, fake.find_button(board, "Pick and pass"))
+                await fake.click(ALICE, board, fake.find_button(board, "Pick 3 tiles and pass"))
             )
             assert passed.type == 7, passed.describe()
         await orchard_moved(bot, row.id)
 
         def boards() -> list[int]:
-            return [int(m["id"]) for m in fake.channel_messages(CHANNEL_A) if m.get("embeds")]
+            return [int(m["id"]) for m in fake.channel_messages(CHANNEL_A) if m.get("components")]
 
         def shown() -> bool:
-            alices = "Alice's turn" in str(fake.message(board)["embeds"][0]["description"])
+            alices = "Alice's turn" in str(text_of(fake.message(board)))
             return alices or len(boards()) > 1
 
         await fake.wait_for(shown, what="the board to show Alice's turn")
         assert boards() == [board]  # Orchard's move edited the one board, posted no other
-        assert "Orchard (hard)" in str(fake.message(board)["embeds"][0]["fields"])
+        assert "Orchard (Hard)" in str(text_of(fake.message(board)))
         no_errors(fake)
         moves = await bot.orchard.store.moves(row.id)
         held = [bot.orchard.runner._replayed(live.row, moves[:n]) for n in range(len(moves) + 1)]

@@ -16,7 +16,7 @@ from tests.botharness import (
     press,
     server,
 )
-from tests.fakediscord import FakeDiscord
+from tests.fakediscord import COMPONENTS_V2, FakeDiscord, text_of
 
 USERS = {0: ALICE, 1: BOB}
 
@@ -35,9 +35,9 @@ async def test_a_whole_two_player_game(fake_discord: FakeDiscord, database: Targ
         while live.row.status == "active":
             user = USERS[live.state.turn]
             if live.state.rolls == 1:
-                held = await press(fake_discord, user, board, str(live.state.dice[0]))
+                held = await press(fake_discord, user, board, f"Keep {live.state.dice[0]}")
                 assert held.type == 7 and not held.ephemeral
-                rolled = await press(fake_discord, user, board, "Roll (2 left)")
+                rolled = await press(fake_discord, user, board, "Roll 4 dice")
                 assert rolled.type == 7
             live = await bot.orchard.runner.load(game_id)
             category = open_categories(live.state.cards[live.state.turn])[0]
@@ -45,9 +45,10 @@ async def test_a_whole_two_player_game(fake_discord: FakeDiscord, database: Targ
             assert scored.type == 7, scored.describe()
             live = await bot.orchard.runner.load(game_id)
         final = fake_discord.message(board)
-        text = final["embeds"][0]["description"]
+        text = text_of(final)
+        assert final["flags"] & COMPONENTS_V2 and not final["content"] and not final["embeds"]
         assert "Game over" in text and ("Alice" in text and "Bob" in text)
-        assert fake_discord.find_button(board, "Rematch")
+        assert fake_discord.find_button(board, "Rematch (same players)")
         board_reply = await answered(
             await fake_discord.slash(BOB, GUILD, CHANNEL, "cheerio leaderboard")
         )
@@ -62,9 +63,9 @@ async def test_outsiders_and_wrong_turns_are_refused_privately(
     async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         before = (await game_of(bot)).row.version
-        stranger = await press(fake_discord, CAROL, board, "Roll (2 left)")
+        stranger = await press(fake_discord, CAROL, board, "Roll all 5 dice")
         assert stranger.ephemeral and "not playing" in stranger.content
-        early = await press(fake_discord, BOB, board, "Roll (2 left)")
+        early = await press(fake_discord, BOB, board, "Roll all 5 dice")
         assert early.ephemeral and "not your turn" in early.content
         assert (await game_of(bot)).row.version == before
 
@@ -73,8 +74,8 @@ async def test_stale_and_forged_buttons(fake_discord: FakeDiscord, database: Tar
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        old_roll = fake_discord.find_button(board, "Roll (2 left)").custom_id
-        await press(fake_discord, ALICE, board, "Roll (2 left)")
+        old_roll = fake_discord.find_button(board, "Roll all 5 dice").custom_id
+        await press(fake_discord, ALICE, board, "Roll all 5 dice")
         replay = await answered(await fake_discord.forge(ALICE, board, old_roll))
         assert replay.ephemeral and "already played" in replay.content
         live = await game_of(bot)
@@ -107,7 +108,7 @@ async def test_lobby_host_rules_and_dm_commands(
         in_dm = await answered(await fake_discord.slash(ALICE, None, None, "cheerio new"))
         assert in_dm.ephemeral and "server channel" in in_dm.content
         cancelled = await press(fake_discord, ALICE, lobby, "Cancel")
-        assert "lobby closed" in cancelled.original["embeds"][0]["title"]
+        assert "lobby closed" in text_of(cancelled.original)
 
 
 async def test_restart_resumes_and_old_buttons_still_work(
@@ -116,11 +117,11 @@ async def test_restart_resumes_and_old_buttons_still_work(
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        await press(fake_discord, ALICE, board, "Roll (2 left)")
+        await press(fake_discord, ALICE, board, "Roll all 5 dice")
         before = (await game_of(bot)).state
     async with orchard_bot(fake_discord, database) as bot:
         assert (await game_of(bot)).state == before
-        rolled = await press(fake_discord, ALICE, board, "Roll (1 left)")
+        rolled = await press(fake_discord, ALICE, board, "Roll all 5 dice")
         assert rolled.type == 7 and not rolled.ephemeral
         assert (await game_of(bot)).state.rolls == 3
 
@@ -135,11 +136,11 @@ async def test_games_lists_and_reposts_a_lost_board(
         assert listed.ephemeral and str(board) in listed.embeds[0]["description"]
         live = await game_of(bot)
         fake_discord.fail("PATCH", rf"/channels/{CHANNEL}/messages/{board}", 404)
-        await press(fake_discord, ALICE, board, "Roll (2 left)")  # answered by the interaction
+        await press(fake_discord, ALICE, board, "Roll all 5 dice")  # answered by the interaction
         again = await press(fake_discord, BOB, int(listed.original["id"]), f"Show #{live.id} again")
         assert again.ephemeral and "Posted again" in again.content
         fresh = (await game_of(bot)).row.message_id
-        assert fresh != board and fake_discord.message(fresh)["embeds"]
+        assert fresh != board and "Cheerio" in text_of(fake_discord.message(fresh))
 
 
 async def test_a_deleted_board_is_posted_again_on_the_next_move(
@@ -183,7 +184,7 @@ async def test_a_turn_deadline_plays_and_says_so(
         assert "Alice" in notice["content"]
         live = await game_of(bot)
         assert live.state.turn == 1 and live.row.players[0].timeouts == 1
-        assert "Alice scored" in fake_discord.message(board)["embeds"][0]["footer"]["text"]
+        assert "Alice scored" in text_of(fake_discord.message(board))
 
 
 async def test_commands_are_synced_only_when_they_change(
@@ -232,7 +233,7 @@ async def test_an_unexpected_error_apologises_with_an_id(
                 raise RuntimeError("a bug")
 
         bot.orchard.runner.engines = {"cheerio": Broken()}
-        sorry = await press(fake_discord, ALICE, board, "Roll (2 left)")
+        sorry = await press(fake_discord, ALICE, board, "Roll all 5 dice")
         bot.orchard.runner.engines = {"cheerio": engine}
         assert sorry.ephemeral and "error" in sorry.content and "Sorry" in sorry.content
         error_id = sorry.content.split("error ")[1][:8]

@@ -16,7 +16,7 @@ from tests.botharness import (
     press,
     server,
 )
-from tests.fakediscord import FakeDiscord
+from tests.fakediscord import FakeDiscord, text_of
 
 USERS = {0: ALICE, 1: BOB}
 
@@ -26,15 +26,17 @@ async def live_game(bot: OrchardBot, kind: str):
     return await bot.orchard.runner.load(row.id)
 
 
-def assert_round_card(embed: dict[str, Any], state: ApplejackState) -> None:
-    """The board's card for this round: a row per category, each player's points or "-"."""
-    (card,) = [f for f in embed["fields"] if f["name"] == f"Round {state.round + 1} card"]
-    rows = card["value"].strip("`\n").splitlines()
-    assert rows[0].split() == ["Alice", "Bob"]
-    assert len(rows) == 1 + len(CATEGORIES)
-    for i, (category, row) in enumerate(zip(CATEGORIES, rows[1:], strict=True)):
-        cells = ["-" if c[state.round][i] is None else str(c[state.round][i]) for c in state.cards]
-        assert row.split() == [category.title(), *cells]
+def assert_round_card(message: dict[str, Any], state: ApplejackState) -> None:
+    """The board's card for this round: a row per player (full name), each category's points
+    or "-", in card order."""
+    text = text_of(message)
+    card = text.split(f"**Round {state.round + 1} card**\n")[1].split("```")[1]
+    rows = card.strip("\n").splitlines()
+    assert rows[0].split() == ["1", "2", "3", "4", "5", "6", "Ch", "Sum"]
+    assert len(CATEGORIES) == 8
+    for name, row, cards in zip(["Alice", "Bob"], rows[1:], state.cards, strict=True):
+        cells = ["-" if p is None else str(p) for p in cards[state.round]]
+        assert row.split() == [name, *cells]
 
 
 async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, database: Target) -> None:
@@ -49,25 +51,27 @@ async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, database:
             waiting = sorted(engine.to_act(state))
             seat = waiting[0]
             if wrong is None and state.phase == "reroll":
-                wrong = await press(fake_discord, USERS[1 - seat], board, "I'll hold")
+                wrong = await press(fake_discord, USERS[1 - seat], board, "Hold: keep all five")
                 assert wrong.ephemeral and "not your decision" in wrong.content.lower()
             if state.phase == "call":
                 done = await choose(
                     fake_discord, USERS[seat], board, "call", [open_categories(state)[0]]
                 )
             elif state.phase == "solo":
-                done = await press(fake_discord, USERS[seat], board, "I'll hold (done)")
+                done = await press(fake_discord, USERS[seat], board, "Hold: keep all five")
             elif state.step == 1 and seat == state.caller:
-                await press(fake_discord, USERS[seat], board, str(state.dice[seat][0]))
-                done = await press(fake_discord, USERS[seat], board, "Reroll selected")
+                die = state.dice[seat][0]
+                await press(fake_discord, USERS[seat], board, f"Reroll {die}")
+                assert fake_discord.find_button(board, f"Don't reroll {die}")
+                done = await press(fake_discord, USERS[seat], board, "Reroll 1 die")
             else:
-                done = await press(fake_discord, USERS[seat], board, "I'll hold")
+                done = await press(fake_discord, USERS[seat], board, "Hold: keep all five")
             assert done.type == 7, done.describe()
             live = await bot.orchard.runner.load(live.id)
             if state.phase == "call" and live.row.status == "active":
-                assert_round_card(fake_discord.message(board)["embeds"][0], live.state)
+                assert_round_card(fake_discord.message(board), live.state)
         assert live.row.status == "finished"
-        assert "Game over" in fake_discord.message(board)["embeds"][0]["description"]
+        assert "Game over" in text_of(fake_discord.message(board))
         assert await bot.orchard.runner.replay(live.id) == live.state
 
 
@@ -77,18 +81,24 @@ async def test_a_hot_score_duel(fake_discord: FakeDiscord, database: Target) -> 
         board = await new_game(fake_discord, "hotscore", ALICE, [BOB])
         live = await live_game(bot, "hotscore")
         engine = bot.orchard.runner.engine("hotscore")
-        stranger = await press(fake_discord, CAROL, board, "Throw")
+        stranger = await press(fake_discord, CAROL, board, "Throw 2 dice")
         assert stranger.ephemeral and "not playing" in stranger.content
-        title = f"Hot Score · game {live.id} · round "
-        assert fake_discord.message(board)["embeds"][0]["title"] == title + "1"
+        title = "### Hot Score · round "
+        assert text_of(fake_discord.message(board)).startswith(title + "1\n")
         for _ in range(400):
             if live.row.status != "active":
                 break
-            assert fake_discord.message(board)["embeds"][0]["title"] == f"{title}{live.state.round}"
+            shown = text_of(fake_discord.message(board))
+            assert shown.startswith(f"{title}{live.state.round}\n")
+            assert f"Hot Score · game {live.id}" in shown
             seat = sorted(engine.to_act(live.state))[0]
             phase = live.state.phase
             if phase == "choose":
-                label = "Stick"
+                label = next(
+                    b.label
+                    for b in fake_discord.components(board)
+                    if b.is_button and (b.label or "").startswith("Stick on ")
+                )
             elif phase == "sign":
                 label = next(
                     b.label
@@ -102,8 +112,7 @@ async def test_a_hot_score_duel(fake_discord: FakeDiscord, database: Target) -> 
             live = await bot.orchard.runner.load(live.id)
         assert live.row.status == "finished", "a sticking duel reaches 100 within 400 clicks"
         assert 100 in live.state.scores
-        embed = fake_discord.message(board)["embeds"][0]
-        assert "Game over" in embed["description"]
+        assert "Game over" in text_of(fake_discord.message(board))
         assert await bot.orchard.runner.replay(live.id) == live.state
 
 

@@ -17,7 +17,7 @@ from tests.botharness import (
     server,
     unpaced,
 )
-from tests.fakediscord import FakeDiscord, components_of
+from tests.fakediscord import FakeDiscord, components_of, text_of
 
 
 async def until_alice_or_over(bot, game_id: int, fake: FakeDiscord | None = None) -> None:
@@ -63,7 +63,7 @@ async def test_opponent_orchard_plays_its_turns(
         assert live.row.status == "finished"
         moves = await bot.orchard.store.moves(row.id)
         assert sum(m.source == "bot" for m in moves) >= 7
-        assert "Orchard (hard)" in fake_discord.message(board)["embeds"][0]["description"]
+        assert "Orchard (Hard)" in text_of(fake_discord.message(board))
 
 
 async def test_add_orchard_from_the_lobby(fake_discord: FakeDiscord, database: Target) -> None:
@@ -74,7 +74,7 @@ async def test_add_orchard_from_the_lobby(fake_discord: FakeDiscord, database: T
         outsider = await choose(fake_discord, BOB, lobby, "lobby_addbot", ["easy"])
         assert outsider.ephemeral and "Only the host" in outsider.content
         added = await choose(fake_discord, ALICE, lobby, "lobby_addbot", ["easy"])
-        assert "Orchard (easy)" in added.original["embeds"][0]["fields"][0]["value"]
+        assert "Orchard (Easy)" in text_of(added.original)
         await press(fake_discord, ALICE, lobby, "Start")
         (row,) = await bot.orchard.store.open_games(GUILD)
         assert row.status == "active" and row.players[1].is_bot

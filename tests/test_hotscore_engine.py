@@ -28,6 +28,7 @@ from bot.games.hotscore import (
     log_lines,
     lose_points,
     move_towards_100,
+    reason,
     sign_values,
     stakes,
     throw_to_beat,
@@ -394,3 +395,18 @@ def test_random_legal_play_never_raises(seed: int, choices: random.Random) -> No
         assert all(0 <= s <= 100 for s in state.scores)
         assert all(legal_actions(state, s) for s in ENGINE.to_act(state))
     assert ENGINE.load(ENGINE.dump(state)) == state
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "why"),
+    [
+        (Throw((1, 2)), Throw((3, 3, 1), 1), "two dice beat three"),  # 3 FAR on two dice wins
+        (Throw((3, 3)), Throw((1, 2)), "NEAR beats FAR"),  # 6 against 3
+        (Throw((1, 3)), Throw((6, 3)), "9 is closer to 7 or 11 than 4"),  # 2 away against 3
+        (Throw((2, 3)), Throw((6, 3)), "same dice count and bracket, equally close to 7 or 11"),
+        (Throw((3, 4)), Throw((2, 2, 2)), "three of a kind against HOT"),  # a double challenge
+        (Throw((3, 4)), Throw((5, 5, 1), 1), "the other HOT on three dice answers a two-dice HOT"),
+    ],
+)
+def test_a_round_result_says_why_in_the_rules_order(first: Throw, second: Throw, why: str) -> None:
+    assert reason(first, second) == why

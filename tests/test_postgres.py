@@ -5,10 +5,12 @@ the rewriting of ``?`` placeholders."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import asyncpg
 import pytest
 
+from bot import health
 from bot.model import GameChange, GameStatus, Player
 from db.connection import Target
 from db.postgres import PostgresDatabase, changed, numbered
@@ -76,3 +78,17 @@ def test_placeholders_become_numbered_outside_quoted_strings() -> None:
     )
     assert numbered(sql) is numbered(sql), "rewritten once per statement"
     assert [changed(s) for s in ("UPDATE 1", "INSERT 0 3", "DELETE 0", "SELECT 1")] == [1, 3, 0, 1]
+
+
+@pytest.mark.postgres
+async def test_health_reads_the_heartbeat_from_postgres() -> None:
+    async with fresh_schema() as url:
+        empty, _ = await asyncio.to_thread(health.problem, url)
+        assert empty is not None and "ever started" in empty
+        store = await Store.open(url)
+        await store.set_meta(health.HEARTBEAT, str(time.time() - 5))
+        await store.close()
+        wrong, age = await asyncio.to_thread(health.problem, url)
+        assert wrong is None and 4 < age < 60
+    gone, _ = await asyncio.to_thread(health.problem, url)  # the schema is dropped
+    assert gone is not None

@@ -422,3 +422,49 @@ async def test_displays_wait_for_no_lock_and_an_overtaken_version_is_known(
     assert drawn == [(2, True), (3, True), (4, False)], "in write order; only 4 seats is news"
     assert len((await o.runner.load(lobby.id)).row.players) == 4
     await o.close()
+
+
+async def test_due_games_are_written_in_one_batch_but_a_game_being_moved_waits(
+    database: Target,
+) -> None:
+    """After downtime many games are due at once: they are written together, each as its
+    own timeout would be (and replaying equal); a game whose lock is taken is left to fire
+    on its own, after the move in progress."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    games = [
+        await o.lobby.start((await o.lobby.open("cheerio", GUILD, CHANNEL + i, player(i))).id, i)
+        for i in range(1, 6)
+    ]
+    clock.now += 301
+    busy = games[0].id
+    async with o.runner.lock(busy):
+        fresh, left = await o.runner.expire_many([g.id for g in games])
+    assert left == [busy]
+    assert sorted(s.id for s in fresh) == [g.id for g in games[1:]]
+    for game in games[1:]:
+        stored = await o.runner.load(game.id)
+        assert stored.row.version == 1 and stored.row.players[0].timeouts == 1
+        assert stored.state == await o.runner.replay(game.id)
+    assert (await o.runner.load(busy)).row.version == 0
+    assert await o.scheduler.run_due() == 1, "the game left out fires on its own"
+    await o.close()
+
+
+async def test_a_batch_with_a_failed_guard_writes_nothing(database: Target) -> None:
+    """One change whose guard fails (its game moved on) rolls the whole batch back."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    a = await started(o, "cheerio", [1])
+    b = await o.lobby.start((await o.lobby.open("cheerio", GUILD, CHANNEL + 1, player(2))).id, 2)
+    clock.now += 301
+    plans = []
+    for game in (a, b):
+        snapshot = await o.runner.load(game.id)
+        planned = await o.runner._expiry(snapshot)
+        assert planned is not None
+        plans.append(planned[0])
+    await o.runner.act(b.id, 2, "roll")  # b moves on: its planned change is stale
+    assert not await o.store.write_many(plans)
+    assert (await o.runner.load(a.id)).row.version == 0, "a was rolled back with b"
+    await o.close()

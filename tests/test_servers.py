@@ -24,7 +24,7 @@ from tests.botharness import (
     unpaced,
 )
 from tests.databases import query, written
-from tests.fakediscord import FakeDiscord
+from tests.fakediscord import FakeDiscord, text_of
 from tests.support import finish_cheerio, orchard, started
 
 MANAGE_GUILD = 1 << 5
@@ -74,7 +74,7 @@ async def test_games_with_orchard_are_rated_in_their_own_pool(database: Target) 
     o = await orchard(database)
     Opponents(o.runner, delay=0)
     live = await o.lobby.open("cheerio", 100, 200, Player(0, 1, "Ann"))
-    await o.lobby.add_seat(live.id, 1, Player(0, 9, "Orchard (easy)", True, level="easy"))
+    await o.lobby.add_seat(live.id, 1, Player(0, 9, "Orchard (Easy)", True, level="easy"))
     await o.lobby.start(live.id, 1)
     import asyncio
 
@@ -102,7 +102,7 @@ async def test_wins_against_orchard_are_not_on_the_peoples_wins_board(database: 
 
     o = await orchard(database)
     live = await o.lobby.open("cheerio", 100, 200, Player(0, 1, "Ann"))
-    await o.lobby.add_seat(live.id, 1, Player(0, 9, "Orchard (easy)", True, level="easy"))
+    await o.lobby.add_seat(live.id, 1, Player(0, 9, "Orchard (Easy)", True, level="easy"))
     await o.lobby.start(live.id, 1)
     await o.runner.forfeit(live.id, 9)  # Orchard leaves at once: Ann is sure to win
     await finish_cheerio(o, live.id, {0: 1})
@@ -284,7 +284,7 @@ async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, database: Ta
         assert "ended by a moderator" in ended.content
         assert (await bot.orchard.store.get_game(row.id)).status == "abandoned"
         assert await bot.orchard.store.board(GUILD, "cheerio", "wins") == []
-        standings = fake_discord.message(board)["embeds"][0]["description"]
+        standings = text_of(fake_discord.message(board))
         assert "Game abandoned" in standings and "🏆" not in standings, "nobody won or lost"
 
 
@@ -344,8 +344,8 @@ async def test_stats_and_history_after_a_two_player_game(
             f"<@{user}> {score}" + (" 🏆" if w else "") for user, score, w in seats
         )
         assert expected in line and line.startswith("**Cheerio** <t:")
-        standings = fake_discord.message(board)["embeds"][0]["description"]
-        assert standings.startswith("**Game over**")
+        standings = text_of(fake_discord.message(board))
+        assert "Cheerio · Game over\n" in standings
         assert standings.count("🏆") == sum(won.values()) >= 1
 
 
@@ -454,8 +454,8 @@ async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, database: Ta
         (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE})
         assert await rows(database, "SELECT seats, won FROM results") == [(1, 0)]
-        standings = fake_discord.message(board)["embeds"][0]["description"]
-        assert standings.startswith("**Game over**") and "🏆" not in standings
+        standings = text_of(fake_discord.message(board))
+        assert "Cheerio · Game over\n" in standings and "🏆" not in standings
         history = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "history"))
         line = history.embeds[0]["description"]
         assert f"<@{ALICE}> " in line and "🏆" not in line
@@ -473,15 +473,15 @@ async def test_a_hinted_game_is_marked_in_its_standings_and_history(
         (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE, 1: BOB})
         assert await rows(database, "SELECT hinted FROM results") == [(1,), (1,)]
-        standings = fake_discord.message(board)["embeds"][0]["description"]
-        assert standings.startswith("**Game over · 💡 hinted**")
+        standings = text_of(fake_discord.message(board))
+        assert "Cheerio · Game over · 💡 hinted\n" in standings
         history = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "history"))
         assert "💡 hinted" in history.embeds[0]["description"]
 
         plain = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE, 1: BOB})
-        assert "hinted" not in fake_discord.message(plain)["embeds"][0]["description"]
+        assert "hinted" not in text_of(fake_discord.message(plain))
         history = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "history"))
         newest, older = history.embeds[0]["description"].split("\n")
         assert "hinted" not in newest and "💡 hinted" in older
@@ -566,7 +566,7 @@ def test_two_orchard_seats_at_one_level_still_rate_the_people() -> None:
     from bot.model import GameRow, Player
     from bot.runner import _rating
 
-    easy = Player(1, 9, "Orchard (easy)", is_bot=True, level="easy")
+    easy = Player(1, 9, "Orchard (Easy)", is_bot=True, level="easy")
     seats = (Player(0, 1, "Ann"), easy, replace(easy, seat=2), Player(3, 2, "Bo"))
     row = GameRow(1, "cheerio", "", 100, 200, None, 1, "finished", 7, {}, None, 5, None, 0, 0)
     ranked = [SeatResult(2, 90, 1, True), SeatResult(0, 80, 2, False)]

@@ -138,6 +138,27 @@ def judge(first: Throw, second: Throw) -> Verdict:
     return Verdict(None, 0, 1)
 
 
+def reason(first: Throw, second: Throw) -> str:
+    """Why :func:`judge` decided as it did, in the same rule order, for the round's log line."""
+    kinds = ["three of a kind" if is_three_of_a_kind(t) else bracket(t) for t in (first, second)]
+    if "three of a kind" in kinds and all(bracket(t) == "HOT" for t in (first, second)):
+        other = kinds[1] if kinds[0] == "three of a kind" else kinds[0]
+        return f"three of a kind against {other}"
+    if _forces_challenge(first, second):
+        return "the other HOT on three dice answers a two-dice HOT"
+    if len(first.dice) != len(second.dice):
+        return "two dice beat three"
+    strengths = (_strength(first), _strength(second))
+    if strengths[0] == strengths[1]:
+        return "same dice count and bracket" + (
+            ", equally close to 7 or 11" if kinds[0] == "FAR" else ""
+        )
+    win, lose = (first, second) if strengths[0] > strengths[1] else (second, first)
+    if bracket(win) == bracket(lose):
+        return f"{value(win)} is closer to 7 or 11 than {value(lose)}"
+    return f"{bracket(win)} beats {bracket(lose)}"
+
+
 def _win(throws: tuple[Throw, Throw], winner: int) -> Verdict:
     return Verdict(winner, points_for(throws[winner]), 0)
 
@@ -473,15 +494,21 @@ class HotscoreEngine(Written[HotscoreAction]):
         assert a is not None and b is not None
         return f"Round {state.round}: {_seat(first)} {describe(a)} vs {_seat(second)} {describe(b)}"
 
+    def _why(self, state: HotscoreState) -> str:
+        first, second = state.throws[state.starter], state.throws[1 - state.starter]
+        assert first is not None and second is not None
+        return reason(first, second)
+
     def _award_round(self, state: HotscoreState, winner: int, points: int) -> HotscoreState:
         score = move_towards_100(state.scores[winner], points)
         state = replace(state, scores=_set(state.scores, winner, score))
-        state = _logged(state, f"{self._round_text(state)}: {_seat(winner)} +{points}.")
+        text = f"{self._round_text(state)}: {self._why(state)}, {_seat(winner)} +{points}."
+        state = _logged(state, text)
         return self._after_scoring(state, winner, loser=1 - winner)
 
     def _start_challenge(self, state: HotscoreState, level: int) -> HotscoreState:
         name = {1: "a challenge", 2: "a double challenge"}.get(level, f"a ×{level} challenge")
-        state = _logged(state, f"{self._round_text(state)}: {name}!")
+        state = _logged(state, f"{self._round_text(state)}: {self._why(state)}, {name}!")
         return replace(state, phase="target", level=level, turn=state.starter)
 
     def _throw_target(self, state: HotscoreState) -> HotscoreState:

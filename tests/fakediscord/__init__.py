@@ -34,8 +34,8 @@ as users (``slash``, ``clicks``, ``forms``), the records (``models``, ``record``
 numbers and limits (``protocol``, ``limits``) and ``run_bot``.
 """
 
-from tests.fakediscord.limits import payload_problems
-from tests.fakediscord.models import Component, Request, Upload, components_of
+from tests.fakediscord.limits import COMPONENTS_V2, payload_problems
+from tests.fakediscord.models import Component, Request, Upload, components_of, text_of
 from tests.fakediscord.notifications import SUPPRESS_NOTIFICATIONS
 from tests.fakediscord.protocol import (
     ADMINISTRATOR,
@@ -64,6 +64,7 @@ __all__ = [
     "ADMINISTRATOR",
     "ALREADY_ACKNOWLEDGED",
     "CANNOT_DM_USER",
+    "COMPONENTS_V2",
     "DEFAULT_APP_PERMISSIONS",
     "DEFAULT_MEMBER_PERMISSIONS",
     "DISCORD_EPOCH_MS",
@@ -87,4 +88,5 @@ __all__ = [
     "components_of",
     "payload_problems",
     "run_bot",
+    "text_of",
 ]

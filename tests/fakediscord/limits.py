@@ -7,6 +7,29 @@ from typing import Any
 from tests.fakediscord.models import walk
 from tests.fakediscord.protocol import JSON
 
+COMPONENTS_V2 = 1 << 15
+"""The message flag for Components V2: then a message is its components, with no content,
+embeds, poll or stickers, and the flag can never be taken off again."""
+
+
+class Refused(Exception):
+    """A request Discord answers 400 (Invalid Form Body) with these problems."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = list(problems)
+
+
+def v2_problems(body: JSON, flags: int) -> list[str]:
+    """What a body sent to a Components V2 message (by ``flags``) may not carry."""
+    if not flags & COMPONENTS_V2:
+        return []
+    return [
+        f"{key}: cannot be used with the IS_COMPONENTS_V2 flag"
+        for key in ("content", "embeds", "poll", "sticker_ids")
+        if body.get(key)
+    ]
+
 
 def _too_long(errors: list[str], where: str, text: Any, limit: int) -> int:
     n = len(text or "")
@@ -38,7 +61,10 @@ def payload_problems(body: JSON, *, modal: bool = False) -> list[str]:
     if total > 6000:
         errors.append(f"embeds: {total} characters in all > 6000")
     components = body.get("components") or []
-    v2 = int(body.get("flags") or 0) & (1 << 15)
+    v2 = int(body.get("flags") or 0) & COMPONENTS_V2
+    errors += v2_problems(body, int(body.get("flags") or 0))
+    if not v2 and not modal and any(c.get("type") != 1 for c in components):
+        errors.append("components: only action rows at the top without IS_COMPONENTS_V2")
     if modal:
         _too_long(errors, "title", body.get("title"), 45)
         if not 1 <= len(components) <= 5:
@@ -48,6 +74,9 @@ def payload_problems(body: JSON, *, modal: bool = False) -> list[str]:
     every = list(walk(components))
     if v2 and len(every) > 40:
         errors.append(f"components: {len(every)} in all > 40")
+    shown = sum(len(c.get("content") or "") for c in every if c.get("type") == 10)
+    if v2 and shown > 4000:
+        errors.append(f"text displays: {shown} characters in all > 4000")
     for c in every:
         where = f"component {c.get('custom_id') or c.get('type')!r}"
         _too_long(errors, f"{where}.custom_id", c.get("custom_id"), 100)

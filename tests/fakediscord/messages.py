@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 
+from tests.fakediscord.limits import COMPONENTS_V2, Refused, v2_problems
 from tests.fakediscord.models import Upload
 from tests.fakediscord.notifications import Notifications
 from tests.fakediscord.protocol import EPHEMERAL, JSON, LOADING, now_iso
@@ -94,6 +95,12 @@ class MessageStore(Notifications):
         return message
 
     def _edit_message(self, message: JSON, body: JSON, uploads: list[Upload]) -> JSON:
+        was_v2 = int(message["flags"]) & COMPONENTS_V2
+        problems = v2_problems(body, was_v2 | int(body.get("flags") or 0))
+        if was_v2 and body.get("flags") is not None and not int(body["flags"]) & COMPONENTS_V2:
+            problems.append("flags: IS_COMPONENTS_V2 cannot be removed from a message")
+        if problems:
+            raise Refused(*problems)
         for key in ("content", "embeds", "components", "poll"):
             if key in body:
                 message[key] = (

@@ -93,3 +93,20 @@ def components_of(message: JSON) -> list[Component]:
             )
         )
     return found
+
+
+def text_of(message: JSON) -> str:
+    """All the text a message shows: its content, embeds, and Components V2 text displays
+    (type 10), in display order, a line each, as a reader would scan it."""
+    parts = [str(message.get("content") or "")]
+    for embed in message.get("embeds") or []:
+        parts += [embed.get("title") or "", embed.get("description") or ""]
+        for f in embed.get("fields") or []:
+            parts += [f.get("name") or "", f.get("value") or ""]
+        parts.append((embed.get("footer") or {}).get("text") or "")
+    parts += [
+        str(c.get("content") or "")
+        for c in walk(message.get("components") or [])
+        if c.get("type") == 10
+    ]
+    return "\n".join(p for p in parts if p)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tests.fakediscord.models import Upload
+from tests.fakediscord.models import Upload, text_of
 from tests.fakediscord.protocol import DISCORD_EPOCH_MS, EPHEMERAL, JSON, LOADING
 
 if TYPE_CHECKING:
@@ -97,6 +97,12 @@ class InteractionRecord:
         if shown is not None:
             return str(shown.get("content") or "")
         return str(self.data.get("content") or "")
+
+    @property
+    def text(self) -> str:
+        """Every text the answer shows now (content, embeds, V2 text displays)."""
+        shown = self.reply
+        return text_of(shown if shown is not None else self.data)
 
     @property
     def embeds(self) -> list[JSON]:

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import base64
+import re
+
 from aiohttp import web
 
-from tests.fakediscord.protocol import UNKNOWN_USER, error, json_response
+from tests.fakediscord.limits import Refused
+from tests.fakediscord.protocol import JSON, UNKNOWN_USER, error, json_response, no_content
 from tests.fakediscord.routing import Call, Route
 from tests.fakediscord.world import World
+
+UNKNOWN_APPLICATION = 10002
+UNKNOWN_EMOJI = 10014
+MAX_APP_EMOJIS = 2000
+EMOJI_NAME = re.compile(r"\w{2,32}")
+DATA_URI = re.compile(r"data:image/(?P<kind>png|jpeg|gif|webp);base64,(?P<data>[A-Za-z0-9+/=]+)")
 
 
 class AppRoutes(World):
@@ -19,6 +29,9 @@ class AppRoutes(World):
             Route("POST", "/users/@me/channels", self._create_dm),
             Route("GET", "/oauth2/applications/@me", self._get_application),
             Route("GET", "/applications/@me", self._get_application),
+            Route("GET", "/applications/{app}/emojis", self._list_emojis),
+            Route("POST", "/applications/{app}/emojis", self._create_emoji),
+            Route("DELETE", "/applications/{app}/emojis/{eid}", self._delete_emoji),
         ]
 
     async def _get_gateway(self, call: Call) -> web.Response:
@@ -59,3 +72,49 @@ class AppRoutes(World):
     async def _create_dm(self, call: Call) -> web.Response:
         user_id = int(call.body["recipient_id"])
         return json_response(self.dm_channel(user_id))
+
+    # Application emojis: up to 2,000, names of 2 to 32 word characters, unique.
+
+    async def _list_emojis(self, call: Call) -> web.Response:
+        if call.id("app") != self.application_id:
+            return error(404, UNKNOWN_APPLICATION, "Unknown Application")
+        return json_response({"items": list(self.app_emojis.values())})
+
+    async def _create_emoji(self, call: Call) -> web.Response:
+        if call.id("app") != self.application_id:
+            return error(404, UNKNOWN_APPLICATION, "Unknown Application")
+        body = call.body or {}
+        name, image = str(body.get("name") or ""), str(body.get("image") or "")
+        problems = []
+        if not EMOJI_NAME.fullmatch(name):
+            problems.append(f"name: {name!r} is not 2 to 32 word characters")
+        if any(e["name"] == name for e in self.app_emojis.values()):
+            problems.append(f"name: an emoji named {name!r} already exists")
+        if len(self.app_emojis) >= MAX_APP_EMOJIS:
+            problems.append("emojis: the application has 2,000 already")
+        match = DATA_URI.fullmatch(image)
+        decoded = base64.b64decode(match["data"]) if match else b""
+        if not decoded or len(decoded) > 256 * 1024:
+            problems.append("image: not a base64 data URI of an image up to 256 KiB")
+        if problems:
+            raise Refused(*problems)
+        emoji_id = self.next_id()
+        emoji: JSON = {
+            "id": str(emoji_id),
+            "name": name,
+            "roles": [],
+            "user": self.users[self.owner_id],
+            "require_colons": True,
+            "managed": False,
+            "animated": match is not None and match["kind"] == "gif",
+            "available": True,
+        }
+        self.app_emojis[emoji_id] = emoji
+        self.emoji_images[emoji_id] = decoded
+        return json_response(emoji, 201)
+
+    async def _delete_emoji(self, call: Call) -> web.Response:
+        if self.app_emojis.pop(call.id("eid"), None) is None:
+            return error(404, UNKNOWN_EMOJI, "Unknown Emoji")
+        self.emoji_images.pop(call.id("eid"), None)
+        return no_content()

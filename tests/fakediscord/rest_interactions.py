@@ -9,7 +9,7 @@ import time
 
 from aiohttp import web
 
-from tests.fakediscord.limits import callback_problems, payload_problems
+from tests.fakediscord.limits import COMPONENTS_V2, callback_problems, payload_problems
 from tests.fakediscord.messages import MessageStore
 from tests.fakediscord.protocol import (
     ALREADY_ACKNOWLEDGED,
@@ -136,10 +136,12 @@ class InteractionRoutes(MessageStore):
         loading = record.original
         if record.type == 5 and loading is not None and int(loading["flags"]) & LOADING:
             # Discord: the first follow-up after a "thinking" defer replaces the loading message,
-            # keeping the defer's ephemeral choice.
-            message = self._edit_message(
-                loading, {k: v for k, v in body.items() if k != "flags"}, call.uploads
-            )
+            # keeping the defer's ephemeral choice (a V2 follow-up makes it a V2 message).
+            kept = {k: v for k, v in body.items() if k != "flags"}
+            v2 = int(body.get("flags") or 0) & COMPONENTS_V2
+            if v2:
+                kept["flags"] = v2 | (int(loading["flags"]) & EPHEMERAL)
+            message = self._edit_message(loading, kept, call.uploads)
             message["edited_timestamp"] = None
         else:
             message = self._create_message(record.channel_id, body, call.uploads)

@@ -22,6 +22,7 @@ from aiohttp import BodyPartReader, web
 from tests.fakediscord.clicks import Clicks
 from tests.fakediscord.faults import Faults
 from tests.fakediscord.forms import Forms
+from tests.fakediscord.limits import Refused
 from tests.fakediscord.models import Request, Upload
 from tests.fakediscord.protocol import INVALID_FORM_BODY, UNKNOWN_MESSAGE, error, json_response
 from tests.fakediscord.ratelimits import RateLimits
@@ -191,16 +192,15 @@ class FakeDiscord(
                 body = record.json
                 check = route.limits if self.strict and isinstance(body, dict) else None
                 problems = check(body) if check is not None else []
-                if problems:
-                    return json_response(
-                        {
-                            "code": INVALID_FORM_BODY,
-                            "message": "Invalid Form Body",
-                            "errors": problems,
-                        },
-                        400,
-                    )
-                return await route.handler(Call(record, match.groupdict()))
+                if not problems:
+                    try:
+                        return await route.handler(Call(record, match.groupdict()))
+                    except Refused as refused:
+                        problems = refused.problems
+                return json_response(
+                    {"code": INVALID_FORM_BODY, "message": "Invalid Form Body", "errors": problems},
+                    400,
+                )
         self.unhandled.append(record)
         return error(
             404, UNKNOWN_MESSAGE, f"fake Discord has no route {record.method} {record.path}"

@@ -75,6 +75,8 @@ class State:
         self.versions: dict[int, list[JSON]] = {}  # every version of each message
         self._channel_order: dict[int, list[int]] = {}
         self.reactions: list[tuple[str, int, int, str]] = []  # (PUT/DELETE, channel, msg, emoji)
+        self.app_emojis: dict[int, JSON] = {}  # the application's emojis by id
+        self.emoji_images: dict[int, bytes] = {}  # each one's decoded image
 
         self.requests: list[Request] = []
         self.unhandled: list[Request] = []

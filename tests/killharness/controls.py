@@ -9,9 +9,9 @@ import re
 from typing import Any
 
 from bot.boards import LOBBY_VERBS
-from tests.fakediscord import Component, FakeDiscord, components_of
+from tests.fakediscord import Component, FakeDiscord, components_of, text_of
 
-SEATED = re.compile(r"Players \((\d+)\)")
+SEATED = re.compile(r"\*\*(\d+) players?\*\*")
 NOT_MOVES = (*LOBBY_VERBS, "rematch", "repost")
 DONE = ("rematch", "repost")  # controls of a game no longer in play, or of /games
 
@@ -58,7 +58,7 @@ def key_of(component: Component) -> Key:
 def named(fake: FakeDiscord, message: dict[str, Any]) -> list[int]:
     """Whose turn it is: the game's message names the players it waits for (it mentions
     nobody: an edit would notify no one, so turn pings are messages of their own)."""
-    content = str(message.get("content") or "")
+    content = turn_line(message)
     return [
         user_id
         for user_id, user in fake.users.items()
@@ -66,14 +66,18 @@ def named(fake: FakeDiscord, message: dict[str, Any]) -> list[int]:
     ]
 
 
+def turn_line(message: dict[str, Any]) -> str:
+    """A board's line saying whom it waits for (a legacy board's content, else the V2 line)."""
+    for line in text_of(message).splitlines():
+        if "'s turn" in line or line.startswith(("Waiting for", "**Waiting for")):
+            return line
+    return ""
+
+
 def seated(message: dict[str, Any]) -> int:
     """How many players a lobby message lists."""
-    for embed in message.get("embeds") or []:
-        for item in embed.get("fields") or []:
-            found = SEATED.search(str(item.get("name") or ""))
-            if found:
-                return int(found[1])
-    return 0
+    found = SEATED.search(text_of(message))
+    return int(found[1]) if found else 0
 
 
 def version_of(payload: dict[str, Any]) -> int | None:

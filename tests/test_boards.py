@@ -1,0 +1,362 @@
+"""What every board looks like to a player, read from the payloads the fake Discord stored.
+
+Each board is a Components V2 message (no content, no embeds) in one container; its second
+line names whose turn it is and until when; every button says what it does; a six-player
+board fits a phone screen; dice are pictures (application emojis the bot uploaded) or, when
+those are missing, text; held dice look held; and no message says "1 points" or "3 tile".
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from bot.app import OrchardBot
+from bot.dice_faces import emoji_name
+from bot.games.hotscore import POINTS, value_bracket
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    answered,
+    choose,
+    new_game,
+    no_errors,
+    orchard_bot,
+    press,
+    server,
+    unpaced,
+)
+from tests.fakediscord import COMPONENTS_V2, Component, FakeDiscord, components_of, text_of
+from tests.fakediscord.models import walk
+
+DAVE, ERIN, FRANK = 7004, 7005, 7006
+MANAGE_MESSAGES = 1 << 13
+SIX = [ALICE, BOB, CAROL, DAVE, ERIN, FRANK]
+
+EFFECT = re.compile(
+    r"^(Keep \d|Release \d|Roll (all )?\d di(c)?e|No rolls left|Keep fewer dice|Reroll \d"
+    r"|Don't reroll \d|Reroll \d (die|dice)|Pick dice to reroll|Hold: keep all five"
+    r"|Stick on -?\d+ · (HOT|NEAR|FAR) · \d+ pts|Throw the Bonus Die|[+−]\d → -?\d+ · "
+    r"|Throw (2 dice|3 challenge dice|the parity die)|Play a word|Turn over a word"
+    r"|Pick 3 tiles and pass|Toss a tile|Bad Apple: used|My tiles|Challenge \w+|Accept the word"
+    r"|Rematch|Join|Leave|Start|Cancel)"
+)
+"""The start of every label a board's button may have: each says what pressing it does."""
+
+PHONE_LINES = 32
+"""What "fits a phone screen" means here: at most 32 lines of text and controls, counted as a
+phone shows them (prose wraps at 45 characters; each action row and heading is a line)."""
+PHONE_CODE_WIDTH = 40
+"""...and no line of a code-block table wider than 40 characters (tables do not wrap)."""
+
+WRONG_PLURALS = [
+    re.compile(r"\b1 (points|tiles|rolls|dice|games|wins|players|kinds)\b"),
+    re.compile(r"(?<![\d.])(0|[2-9]|\d\d+) (point|tile|roll|die|game|player|kind)\b(?! left\b)"),
+]
+
+
+def v2_board(message: dict[str, Any]) -> tuple[str, list[Component]]:
+    """The board's text and controls, after checking it is one Components V2 container."""
+    assert message["flags"] & COMPONENTS_V2, "the IS_COMPONENTS_V2 flag is set"
+    assert not message["content"] and not message["embeds"], "V2: no content, no embeds"
+    (box,) = message["components"]
+    assert box["type"] == 17 and box["accent_color"], "one container with its game's colour"
+    return text_of(message), components_of(message)
+
+
+def turn_line(text: str) -> str:
+    """The line under the heading: whose turn, until when (then what just happened)."""
+    heading, status = text.splitlines()[:2]
+    assert heading.startswith("### ")
+    return status
+
+
+def assert_turn(message: dict[str, Any], name: str) -> None:
+    text, _ = v2_board(message)
+    line = turn_line(text)
+    assert f"**{name}'s turn**" in line or ("Waiting for" in line and name in line), line
+    assert re.search(r"time runs out <t:\d+:R>", line), "a relative Discord timestamp"
+    assert "<@" not in text, "a board names players and never mentions them"
+
+
+def assert_labelled(message: dict[str, Any]) -> None:
+    for control in components_of(message):
+        if control.is_button:
+            assert control.label and EFFECT.match(control.label), control.label
+
+
+def phone_lines(message: dict[str, Any]) -> int:
+    """How many lines a phone shows for this board (see PHONE_LINES)."""
+    lines = 0
+    for c in walk(message["components"]):
+        if c["type"] == 1:
+            lines += 1
+        if c["type"] != 10:
+            continue
+        in_code = False
+        for line in c["content"].splitlines():
+            if line.startswith("```"):
+                in_code = not in_code
+                continue
+            if in_code:
+                assert len(line) <= PHONE_CODE_WIDTH, line
+                lines += 1
+                continue
+            shown = re.sub(r"<a?:\w+:\d+>", "EE", line).replace("**", "")
+            lines += max(1, -(-len(shown) // 45))
+    return lines
+
+
+READABLE = ("content", "label", "description", "title", "name", "value", "text")
+
+
+def every_text(payload: Any) -> list[str]:
+    """Every string a player could read in a payload the bot sent."""
+    found: list[str] = []
+    if isinstance(payload, dict):
+        for key, value in payload.items():
+            if key in READABLE and isinstance(value, str):
+                found.append(value)
+            found += every_text(value)
+    elif isinstance(payload, list):
+        for item in payload:
+            found += every_text(item)
+    return found
+
+
+def assert_plurals(fake: FakeDiscord) -> None:
+    for payload in fake.payloads():
+        for text in every_text(payload):
+            for rule in WRONG_PLURALS:
+                assert not rule.search(text), text
+
+
+async def game_row(bot: OrchardBot, kind: str) -> Any:
+    (row,) = [g for g in await bot.orchard.store.open_games(GUILD) if g.kind == kind]
+    return await bot.orchard.runner.load(row.id)
+
+
+async def test_a_cheerio_board_shows_dice_as_keep_buttons_and_held_dice_look_held(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        live = await game_row(bot, "cheerio")
+        message = fake_discord.message(board)
+        assert_turn(message, "Alice")
+        assert_labelled(message)
+        text, controls = v2_board(message)
+        assert "⚀" not in text and "Alice's dice** · 2 rolls left" in text
+        first = live.state.dice[0]
+        keep = fake_discord.find_button(board, f"Keep {first}")
+        assert keep.emoji == emoji_name(first, held=False) and keep.style == 2
+        await press(fake_discord, ALICE, board, f"Keep {first}")
+        held = fake_discord.find_button(
+            board,
+            lambda b: (
+                b.custom_id
+                == keep.custom_id.replace(f":{live.row.version}:", f":{live.row.version + 1}:")
+            ),
+        )
+        assert held.label == f"Release {first}" and held.style == 3, "green, and says so"
+        assert held.emoji == emoji_name(first, held=True) != keep.emoji, "a framed picture"
+        options = next(c for c in controls if c.is_select).raw["options"]
+        for option in options:
+            assert re.fullmatch(r"Score (1 point|\d+ points) in [A-Z][a-z]+", option["label"])
+        no_errors(fake_discord)
+
+
+async def test_every_board_is_v2_names_the_turn_and_labels_every_button(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    fake_discord.permissions[ALICE] = MANAGE_MESSAGES  # to /end each game
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        lobby, _ = v2_board(opened.original)
+        assert lobby.startswith("### Cheerio: who is playing?") and "**1 player**" in lobby
+        assert_labelled(opened.original)
+        await press(fake_discord, ALICE, int(opened.original["id"]), "Cancel")
+        for kind in ("applejack", "hotscore", "appletters"):
+            board = await new_game(fake_discord, kind, ALICE, [BOB])
+            live = await game_row(bot, kind)
+            first = live.row.players[sorted(bot.orchard.runner.engine(kind).to_act(live.state))[0]]
+            assert_turn(fake_discord.message(board), first.name)
+            assert_labelled(fake_discord.message(board))
+            assert f"· game {live.id}" in text_of(fake_discord.message(board)).splitlines()[-1]
+            await answered(
+                await fake_discord.slash(ALICE, GUILD, CHANNEL, "end", {"game_id": live.id})
+            )
+        assert_plurals(fake_discord)
+        no_errors(fake_discord)
+
+
+async def test_hot_score_choices_show_bracket_and_points_and_results_say_why(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "hotscore", ALICE, [BOB])
+        users = {0: ALICE, 1: BOB}
+        seen_signs = seen_results = 0
+        for _ in range(60):
+            live = await game_row(bot, "hotscore")
+            if live.row.status != "active" or (seen_signs and seen_results > 1):
+                break
+            seat = sorted(bot.orchard.runner.engine("hotscore").to_act(live.state))[0]
+            assert_labelled(fake_discord.message(board))
+            buttons = [c for c in fake_discord.components(board) if c.is_button]
+            if live.state.phase == "choose" and not seen_signs:
+                label = next(b.label for b in buttons if (b.label or "").startswith("Throw the"))
+            elif live.state.phase == "sign":
+                for button in buttons:
+                    found = re.fullmatch(
+                        r"[+−]\d → (-?\d+) · (\w+) · (\d+) pts", button.label or ""
+                    )
+                    assert found, button.label
+                    total, kind, points = found.groups()
+                    assert kind == value_bracket(int(total)) and int(points) == POINTS[kind]
+                seen_signs += 1
+                label = buttons[0].label
+            else:
+                label = buttons[0].label
+            await press(fake_discord, users[seat], board, label or "")
+            log = (await game_row(bot, "hotscore")).state.log
+            if log and log[-1].startswith("Round"):
+                seen_results += 1
+                why = ("beats", "two dice beat three", "closer to 7 or 11", "same dice", "against")
+                assert any(w in log[-1] for w in why), log[-1]
+        assert seen_signs and seen_results
+        assert_plurals(fake_discord)
+        no_errors(fake_discord)
+
+
+async def test_six_player_boards_fit_a_phone_and_keep_every_name(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    unpaced(fake_discord)
+    server(fake_discord)
+    names = {DAVE: "Dave", ERIN: "Erin", FRANK: "Francesca Longname"}
+    for user, name in names.items():
+        fake_discord.add_user(user, name)
+    fake_discord.add_guild(GUILD + 1, [CHANNEL + 1], SIX)
+    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+        for kind in ("cheerio", "applejack"):
+            board = await new_game(
+                fake_discord, kind, ALICE, SIX[1:], guild=GUILD + 1, channel=CHANNEL + 1
+            )
+            message = fake_discord.message(board)
+            assert phone_lines(message) <= PHONE_LINES, text_of(message)
+            text = text_of(message)
+            assert "Francesca Lon…" in text and "Carol" in text, "names cut only past 14"
+        no_errors(fake_discord)
+
+
+async def test_orchard_seats_are_named_by_level_in_full(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    fake_discord.permissions[ALICE] = MANAGE_MESSAGES
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        lobby = int(opened.original["id"])
+        await choose(fake_discord, ALICE, lobby, "lobby_addbot", ["hard"])
+        await choose(fake_discord, ALICE, lobby, "lobby_addbot", ["hard"])
+        assert "Orchard (Hard) 2" in text_of(fake_discord.message(lobby))
+        await press(fake_discord, ALICE, lobby, "Start")
+        card = text_of(fake_discord.message(lobby)).split("```")[1]
+        assert "Orchard (Hard) " in card and "Orchard (Hard) 2" not in card.replace("…", "")
+        assert card.count("Orchard (Hard") == 2, "two seats, both named in full (or nearly)"
+        await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "end", {"game_id": (await game_row(bot, "cheerio")).id}
+            )
+        )
+
+
+async def test_no_message_of_a_whole_cheerio_game_gets_a_plural_wrong(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        users = {0: ALICE, 1: BOB}
+        live = await game_row(bot, "cheerio")
+        while live.row.status == "active":
+            user = users[live.state.turn]
+            select = next(c for c in fake_discord.components(board) if c.is_select)
+            await choose(fake_discord, user, board, "score", [select.options[-1]])
+            live = await bot.orchard.runner.load(live.id)
+        assert_plurals(fake_discord)
+        no_errors(fake_discord)
+
+
+async def test_dice_emojis_are_uploaded_once_and_reused(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    path = tmp_path / "o.db"
+    async with orchard_bot(fake_discord, path) as bot:
+        made = {e["name"] for e in fake_discord.app_emojis.values()}
+        assert made == {emoji_name(f, h) for f in range(1, 7) for h in (False, True)}
+        assert all(img.startswith(b"\x89PNG") for img in fake_discord.emoji_images.values())
+        assert bot.dice.emoji(5, held=True) is not None
+    posts = len(fake_discord.requests_matching("POST", r"/applications/\d+/emojis$"))
+    assert posts == 12
+    gone = next(i for i, e in fake_discord.app_emojis.items() if e["name"] == "orchard_die3")
+    kept = {e["name"]: i for i, e in fake_discord.app_emojis.items()}
+    del fake_discord.app_emojis[gone]
+    async with orchard_bot(fake_discord, path):
+        again = fake_discord.requests_matching("POST", r"/applications/\d+/emojis$")
+        assert len(again) == posts + 1, "only the missing face is made again"
+        now = {e["name"]: i for i, e in fake_discord.app_emojis.items()}
+        assert {n: i for n, i in now.items() if n != "orchard_die3"} == {
+            n: i for n, i in kept.items() if n != "orchard_die3"
+        }
+
+
+async def test_without_emojis_dice_are_text_and_held_dice_still_stand_out(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    server(fake_discord)
+    fake_discord.fail("GET", r"/applications/\d+/emojis$", 403)  # e.g. a token without the scope
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        assert bot.dice.emoji(1) is None and bot.dice.face(4, held=True) == "**[4]**"
+        board = await new_game(fake_discord, "hotscore", ALICE, [BOB])
+        starter = (await game_row(bot, "hotscore")).state.turn
+        await press(fake_discord, (ALICE, BOB)[starter], board, "Throw 2 dice")
+        live = await game_row(bot, "hotscore")
+        text = text_of(fake_discord.message(board))
+        (dice,) = [t.dice for t in live.state.throws if t is not None]
+        assert " ".join(f"`{d}`" for d in dice) in text, "dice as text when there are no emojis"
+
+
+async def test_the_fake_refuses_content_or_embeds_on_a_v2_message(
+    fake_discord: FakeDiscord,
+) -> None:
+    server(fake_discord)
+    import aiohttp
+
+    text = {"type": 10, "content": "hello"}
+    url = f"{fake_discord.base_url}/api/v10/channels/{CHANNEL}/messages"
+    async with aiohttp.ClientSession() as http:
+        both = {"content": "hi", "flags": COMPONENTS_V2, "components": [text]}
+        async with http.post(url, json=both) as answer:
+            assert answer.status == 400
+        no_flag = {"components": [text]}
+        async with http.post(url, json=no_flag) as answer:
+            assert answer.status == 400, "V2 components need the flag"
+        good = {"flags": COMPONENTS_V2, "components": [text]}
+        async with http.post(url, json=good) as answer:
+            assert answer.status == 200
+            message = await answer.json()
+        async with http.patch(f"{url}/{message['id']}", json={"content": "edited"}) as answer:
+            assert answer.status == 400, "a V2 message never takes content"
+        async with http.patch(f"{url}/{message['id']}", json={"flags": 0}) as answer:
+            assert answer.status == 400, "the flag cannot be taken off"
