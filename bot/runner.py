@@ -328,16 +328,14 @@ class Runner:
         self, held: Held, decider: Callable[[int], Callable[[Snapshot], Any]]
     ) -> Snapshot | None:
         """Play the first Orchard seat the held game awaits (claimed as due for Orchard)."""
-        snapshot = held.snapshot
-        if snapshot.row.status is not GameStatus.ACTIVE:
-            return None
-        row = snapshot.row
-        seats = self._orchard_awaited(row.kind, row.players, snapshot.state)
+        row = held.snapshot.row
+        seats = self._orchard_awaited(row.kind, row.players, held.snapshot.state)
         return await self._seat_move(held, seats[0], decider(seats[0])) if seats else None
 
     async def _seat_move(
         self, held: Held, seat: int, decide: Callable[[Snapshot], Any]
     ) -> Snapshot | None:
+        """Orchard's move for ``seat``, decided on the held game; None if it is not its turn."""
         snapshot = held.snapshot
         row = snapshot.row
         engine = self.engine(row.kind)

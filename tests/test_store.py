@@ -101,7 +101,7 @@ async def test_fresh_file_gets_every_migration_and_wal(tmp_path: Path) -> None:
 
 
 async def test_each_older_version_upgrades_and_keeps_its_data(tmp_path: Path) -> None:
-    for older in range(1, NEWEST):
+    for older in [number for number, _, _ in available()][:-1]:  # numbers may skip one
         path = tmp_path / f"v{older}.db"
         async with aiosqlite.connect(path, isolation_level=None) as conn:
             assert await migrate(conn, upto=older) == older
