@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 from bot.answers import watch
@@ -27,15 +28,46 @@ from bot.interface import dispatch, refuse
 from bot.orchard import Orchard
 from bot.pacing import Pacer, pace
 from bot.specs import SPECS
+from bot.wording import command_mention
 
 log = logging.getLogger(__name__)
 
 SHARED_EXTENSIONS = ("cogs.core", "cogs.servers")
+PRESENCE = discord.Game(name="/help")
+"""Shown under the bot's name in the member list ("Playing /help"): where to start."""
 
 
 def extensions() -> tuple[str, ...]:
     """The shared commands, then each game's UI as its spec names it."""
     return SHARED_EXTENSIONS + tuple(spec.ui for spec in SPECS)
+
+
+CHOICE_NAMES = {
+    "orchard": "Orchard (the bot)",
+    "best": "Best score",
+    "average": "Average score",
+    "start": "Start of the snake",
+    "end": "End of the snake",
+    "challenge": "Unchecked: players challenge",
+    "checked": "Checked when played",
+    "full": "Full list",
+    "family": "Family list (common words)",
+    "channel": "In the game's channel",
+    "dm": "By DM",
+}
+"""How a choice reads in Discord's menus where its stored value (kept as the choice's
+value) would not read well; any other is capitalised ("easy" reads "Easy")."""
+
+
+def friendly_choices(tree: app_commands.CommandTree[Any]) -> None:
+    """Name every command choice for people: games and variants already carry their titles
+    (bot/specs.py); a choice named by its raw value is given a readable name."""
+    for command in tree.walk_commands():
+        if isinstance(command, app_commands.Command):
+            for parameter in command.parameters:
+                for choice in parameter.choices:
+                    if choice.name == str(choice.value):
+                        choice.name = CHOICE_NAMES.get(choice.name, choice.name.capitalize())
 
 
 def intents() -> discord.Intents:
@@ -64,6 +96,10 @@ class OrchardBot(commands.AutoShardedBot):
             command_prefix=commands.when_mentioned,
             intents=intents(),
             help_command=None,
+            activity=PRESENCE,
+            # Games and records belong to a server: a command is offered only in servers
+            # unless it says otherwise (/help works in DMs too).
+            allowed_contexts=app_commands.AppCommandContext(guild=True),
             **options,
         )
         pace(self.http, Pacer())  # never over Discord's global limit, which would hold clicks
@@ -74,6 +110,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.forms: list[re.Pattern[str]] = []  # modal ids a cog answers in its own listener
         self._max_concurrency: int | None = None  # Discord's, read once when first needed
         self.dice = DiceEmojis()  # the dice pictures boards show (text until uploaded)
+        self.command_ids: dict[str, int] = {}  # top-level command name -> Discord's id
 
     def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
         """Register persistent components and remember their ids, for :meth:`on_interaction`."""
@@ -87,6 +124,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.add_dynamic_items(GameButton, GameSelect)
         for extension in extensions():
             await self.load_extension(extension)
+        friendly_choices(self.tree)
         self.orchard.leader.on_lead.append(self.sync_commands)
         await self.orchard.leader.start()  # the leader syncs the commands (if they changed)
         if self.force_sync and not self.orchard.leader.leading:
@@ -131,11 +169,26 @@ class OrchardBot(commands.AutoShardedBot):
         key = command_hash_key(guild)
         if not self.force_sync and await self.orchard.store.get_meta(key) == digest:
             log.info("slash commands unchanged; not syncing")
+            await self._learn_command_ids(guild)
             return False
-        await self.tree.sync(guild=guild)
+        synced = await self.tree.sync(guild=guild)
+        self.command_ids = {c.name: c.id for c in synced}
         await self.orchard.store.set_meta(key, digest)
         log.info("slash commands synced (%s)", key)
         return True
+
+    async def _learn_command_ids(self, guild: discord.abc.Snowflake | None) -> None:
+        """The ids of commands synced before, for clickable mentions in /help; without them
+        /help names commands as plain text."""
+        try:
+            self.command_ids = {c.name: c.id for c in await self.tree.fetch_commands(guild=guild)}
+        except discord.HTTPException as err:
+            log.warning("could not read the synced commands' ids: %s", err)
+
+    def mention(self, command: str) -> str:
+        """A clickable ``</cheerio new:id>`` for ``"cheerio new"``, or ``/cheerio new`` as
+        text when its id is unknown."""
+        return command_mention(command, self.command_ids)
 
     def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
         """Every interaction is watched as it arrives, before any handler of it runs, so one

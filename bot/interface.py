@@ -24,6 +24,7 @@ from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, no_display
 from bot.specs import SPEC_OF
+from bot.wording import link
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +207,7 @@ async def _repost(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     bot = host(interaction)
     async with bot.orchard.runner.showing(snapshot.id):  # between two displays
         message = await bot.boards.post(await bot.orchard.runner.load(snapshot.id))
-    await send(interaction, f"Posted again: {message.jump_url}")
+    await send(interaction, f"Posted again: {link('go to the game', message.jump_url)}")
 
 
 def orchard_seat(interaction: discord.Interaction[Any], level: str) -> Player:
@@ -299,4 +300,5 @@ async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     others = tuple(
         p for p in row.players if p.user_id not in (interaction.user.id, NOBODY) or p.is_bot
     )
-    await open_lobby(interaction, row.kind, row.options, row.variant, others)
+    options = {k: v for k, v in row.options.items() if k != "edition"}  # today's rules
+    await open_lobby(interaction, row.kind, options, row.variant, others)

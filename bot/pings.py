@@ -29,6 +29,8 @@ import discord
 from bot.model import NOBODY, GameRow, GameStatus, Player, TurnPing
 from bot.runner import Refusal, Runner, Snapshot
 from bot.specs import title
+from bot.wording import joined as joined  # bot.boards imports it from here
+from bot.wording import link
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +40,6 @@ DRAIN_SECONDS = 5.0  # how long closing waits for pings in flight
 def pingable(player: Player) -> bool:
     """A person still at the table: never Orchard's seats or a forgotten one."""
     return not player.is_bot and player.user_id != NOBODY
-
-
-def joined(names: list[str]) -> str:
-    """Names in a sentence: "Alice", "Alice and Bob", "Alice, Bob and Carol"."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def game_name(row: GameRow) -> str:
@@ -67,7 +64,7 @@ def end_text(snapshot: Snapshot, winners: list[int], link: str) -> str:
         outcome = f"{names[0]} played it solo" if names else "nobody won"
     else:
         outcome = f"{joined(names)} won" if names else "nobody won"
-    return f"🏁 {game_name(snapshot.row)} is over: {outcome}. The final board: {link}"
+    return f"🏁 {game_name(snapshot.row)} is over: {outcome}. {link}"
 
 
 def only(users: Iterable[int]) -> discord.AllowedMentions:
@@ -218,7 +215,9 @@ class TurnPings:
         if row.status is GameStatus.FINISHED:
             results = self.runner.engine(row.kind).results(snapshot.state)
             winners = [r.seat for r in sorted(results, key=lambda r: r.placement) if r.won]
-            await self._send(row, end_text(snapshot, winners, await self._link(row)), [])
+            await self._send(
+                row, end_text(snapshot, winners, await self._link(row, "See the final board")), []
+            )
 
     async def _send(self, row: GameRow, text: str, users: list[int]) -> int | None:
         """Post in the game's channel, notifying exactly ``users``; the message id, or None."""
@@ -240,8 +239,9 @@ class TurnPings:
         except discord.HTTPException:
             log.warning("game %s: could not delete turn message %s", row.id, message_id)
 
-    async def _link(self, row: GameRow) -> str:
-        """The board's address (read back when this write did not carry its message id)."""
+    async def _link(self, row: GameRow, text: str = "go to the board") -> str:
+        """A masked link to the board (its message id read back when this write did not
+        carry it), or the channel's mention while the board has no message."""
         message_id = row.message_id
         if message_id is None:
             stored = await self.runner.store.get_game(row.id)
@@ -249,4 +249,4 @@ class TurnPings:
         channel = self.client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
         if message_id is None:
             return f"<#{row.channel_id}>"
-        return channel.get_partial_message(message_id).jump_url
+        return link(text, channel.get_partial_message(message_id).jump_url)

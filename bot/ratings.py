@@ -1,7 +1,8 @@
 """Skill ratings with openskill's Plackett-Luce model: a maintained multiplayer rating library.
 
-A rating is (mu, sigma); what players see is the conservative ``mu - 3 sigma``, which starts
-at 0 and grows as the system becomes sure of a player.
+A rating is (mu, sigma); boards rank by the conservative ``mu - 3 sigma``, which starts at 0
+and grows as the system becomes sure of a player. People see it on a display scale
+(:func:`display`): 1000 for a newcomer, like a chess rating, never negative.
 """
 
 from __future__ import annotations
@@ -14,10 +15,24 @@ Rating = tuple[float, float]
 MODEL = PlackettLuce()
 
 
+RATING_START = 1000
+"""The display rating of a new player, whose ``mu - 3 sigma`` is 0."""
+RATING_STEP = 40
+"""Display points per point of ``mu - 3 sigma``. A first game between newcomers moves the
+winner to about 1140 and the loser to about 930; fifty wins in a row read about 2060, fifty
+losses about 570 (openskill's defaults), so the scale reads like a chess rating."""
+
+
 def shown(rating: Rating) -> float:
-    """The number on the board: mu minus three sigma."""
+    """What boards rank by: mu minus three sigma."""
     mu, sigma = rating
     return mu - 3 * sigma
+
+
+def display(conservative: float) -> int:
+    """The rating people see for a ``mu - 3 sigma``: never below 0 (that would take one under
+    -25; fifty losses in a row reach about -11)."""
+    return max(0, round(RATING_START + RATING_STEP * conservative))
 
 
 def rate(previous: Mapping[int, Rating], places: Sequence[tuple[int, int]]) -> dict[int, Rating]:

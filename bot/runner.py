@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from bot.games.base import Ambiguous, Engine, MoveError, Option, SeatResult
+from bot.games.base import Ambiguous, Engine, MoveError, NotYourTurn, Option, SeatResult
 from bot.model import (
     FORFEIT_VERB,
     FORMER_PLAYER,
@@ -38,6 +38,7 @@ from bot.model import (
 from bot.ratings import rate
 from bot.settings import Settings
 from bot.specs import DEFAULT_LEVEL, SPEC_OF
+from bot.wording import not_your_turn
 from db.session import GameSession
 from db.store import Store
 
@@ -523,6 +524,9 @@ class Runner:
             return action, engine.apply(snapshot.state, action)
         except Ambiguous as err:
             raise Choose(str(err), snapshot.id, snapshot.row.version, err.options) from err
+        except NotYourTurn as err:
+            waiting = sorted(engine.to_act(snapshot.state))
+            raise Refusal(not_your_turn([snapshot.row.players[s].name for s in waiting])) from err
         except MoveError as err:
             raise Refusal(str(err)) from err
 

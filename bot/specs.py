@@ -130,7 +130,7 @@ APPLETTERS = GameSpec(
         Variant(
             "appleturnover",
             "Apple Turnover",
-            "Appletters with 21 tiles, stolen words, a Bad Apple and challenges.",
+            "Appletters with bigger hands, stolen words, a Bad Apple swap and challenges.",
             appletters.TURNOVER_ENGINE,
             lower_is_better=True,
             option="turnover",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+from collections import Counter
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -29,6 +30,7 @@ from bot.games.appletters import (
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
 from bot.runner import Display, Refusal, Snapshot
 from bot.specs import APPLETTERS, title
+from bot.wording import not_your_turn
 from bot.words import plural
 from cogs.appletters_picture import draw_snake, last_word
 from cogs.appletters_tiles import TileDMs, tiles_message
@@ -59,8 +61,9 @@ except the shared letter. The snake stays one tile wide: no touching other tiles
 • The core empty and nobody able to play: fewest tiles left wins.
 **Applescore**: a point per tile you lay, +5 for 8 letters or more, +5 for a word that reads \
 the same backwards (TOOT) or spells another word (DOG/GOD), +5 for going out. Most points wins.
-**Apple Turnover**: hands of 21. **Turn over** someone else's end word with a longer one \
-(their tiles go back to them). Once a game, throw one tile on the **Bad Apple** pile. Words \
+**Apple Turnover**: hands of 21 (15 with five or six players). **Turn over** someone else's \
+end word with a longer one (their tiles go back to them). Once a game, swap one tile for the \
+core's next on the **Bad Apple** pile: that is your turn. Words \
 are not checked: **Challenge** the last word before the next move; wrong challengers miss \
 a turn, and a word not in the list goes back."""
 
@@ -297,9 +300,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         if state.phase == "claim":
             raise Refusal("Someone has used every tile: challenge the last word or accept it.")
         if seat != state.turn:
-            raise Refusal(
-                f"It is not your turn: it is {snapshot.row.players[state.turn].name}'s go."
-            )
+            raise Refusal(not_your_turn([snapshot.row.players[state.turn].name]))
         return seat
 
     async def _show_tiles(self, interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:
@@ -322,15 +323,17 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         )
         await send(
             interaction,
-            "Which tile goes on the Bad Apple pile? It lies face down: only you know which.",
+            "Which tile goes on the Bad Apple pile? It lies face down: only you know which. "
+            "You take the core's next tile in its place, and that is your turn.",
             view=view_of(select),
         )
 
     async def _throw(
         self, interaction: discord.Interaction[Any], snapshot: Snapshot, arg: str
     ) -> None:
-        """A tile chosen in a private message: the board is edited, the choice said privately."""
-        await self.bot.orchard.runner.act(
+        """A tile chosen in a private message: the board is edited; the tile thrown and the
+        one drawn in its place are said privately."""
+        fresh = await self.bot.orchard.runner.act(
             snapshot.id,
             interaction.user.id,
             "badapple",
@@ -338,7 +341,11 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             version=custom_version(interaction),
             guild_id=interaction.guild_id or 0,
         )
-        await send(interaction, f"You threw {arg} on the Bad Apple pile.")
+        seat = snapshot.row.seat_of(interaction.user.id)
+        before = Counter(snapshot.state.hands[seat]) - Counter(arg) if seat is not None else None
+        drawn = "".join((Counter(fresh.state.hands[seat]) - before).elements()) if before else ""
+        got = f" and drew {drawn} from the core" if drawn else ": the core is empty"
+        await send(interaction, f"You threw {arg} on the Bad Apple pile{got}.")
 
     # The public message.
 

@@ -20,6 +20,7 @@ from bot.orchard import Orchard
 from bot.pings import send_dm
 from bot.runner import Snapshot
 from bot.specs import title
+from bot.wording import message_link
 
 log = logging.getLogger(__name__)
 
@@ -34,9 +35,7 @@ def tiles_text(hand: str) -> str:
 def tiles_message(snapshot: Snapshot, hand: str) -> str:
     """A player's hand with the game it belongs to and a link back to the board."""
     row = snapshot.row
-    where = f"<#{row.channel_id}>"
-    if row.message_id is not None:
-        where = f"https://discord.com/channels/{row.guild_id}/{row.channel_id}/{row.message_id}"
+    where = message_link("Go to the game", row.guild_id, row.channel_id, row.message_id)
     return (
         f"**{title(row.kind)} · game {row.id}** in <#{row.channel_id}>\n"
         f"Your tiles ({len(hand)}): {tiles_text(hand)}\n{where}"

@@ -1,9 +1,10 @@
-"""Commands that span games: /games, /stats, and the error handler for every slash command."""
+"""Commands that span games: /help, /games, and the error handler for every slash command."""
 
 from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -13,8 +14,11 @@ from discord.ext import commands
 from bot.answers import send
 from bot.components import GameButton, view_of
 from bot.interface import answer_refusal, refuse
+from bot.model import GameStatus
+from bot.ratings import RATING_START
 from bot.runner import Refusal
-from bot.specs import title
+from bot.specs import SPECS, title
+from bot.wording import message_link
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -22,10 +26,27 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def jump_url(guild_id: int, channel_id: int, message_id: int | None) -> str:
-    if message_id is None:
-        return f"<#{channel_id}>"
-    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+def help_text(mention: Callable[[str], str]) -> str:
+    """/help: each game in a line or two from its spec, then the commands around the games
+    and what a rating means. ``mention`` turns "cheerio new" into a clickable command."""
+    lines = ["Orchard hosts dice and word games in this server. Start one in a channel:", ""]
+    for spec in SPECS:
+        main, *others = spec.variants
+        start = f"{mention(spec.command + ' new')} · rules: {mention(spec.command + ' rules')}"
+        lines.append(f"**{main.title}**: {main.blurb}\n{start}")
+        lines += [f"  • **{v.title}**: {v.blurb}" for v in others]
+    lines += [
+        "",
+        f"**Around the games**: {mention('games')} lists open games here; {mention('stats')},"
+        f" {mention('history')} and {mention('leaderboard')} show records;"
+        f" {mention('pings')} chooses where you are told it is your turn;"
+        f" {mention('forfeit')} leaves a game.",
+        "",
+        f"**Ratings** start at {RATING_START} and move after every game between people, more"
+        " for beating someone rated above you, like a chess rating. Games against Orchard"
+        " have a rating of their own and never count on the server's boards.",
+    ]
+    return "\n".join(lines)
 
 
 def unseen_channel(error: app_commands.AppCommandError) -> bool:
@@ -42,10 +63,18 @@ class CoreCog(commands.Cog):
         self.bot = bot
         bot.tree.error(self.on_app_command_error)
 
+    @app_commands.command(name="help", description="What Orchard plays, and how to start")
+    @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+    async def help(self, interaction: discord.Interaction[Any]) -> None:
+        embed = discord.Embed(title="Orchard", description=help_text(self.bot.mention))
+        await send(interaction, embed=embed)
+
     @app_commands.command(name="games", description="Open games in this server, with links")
     async def games(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id is None:
-            await refuse(interaction, "Games snapshot in servers: use /games in a server channel.")
+            await refuse(
+                interaction, "Games are played in servers: use /games in a server channel."
+            )
             return
         rows = await self.bot.orchard.store.open_games(interaction.guild_id)
         if not rows:
@@ -55,8 +84,9 @@ class CoreCog(commands.Cog):
         buttons: list[GameButton] = []
         for row in rows[:25]:
             who = ", ".join(p.name for p in row.players)
-            link = jump_url(row.guild_id, row.channel_id, row.message_id)
-            lines.append(f"**{title(row.kind)}** #{row.id} ({row.status}) · {who} · {link}")
+            link = message_link("Go to it", row.guild_id, row.channel_id, row.message_id)
+            state = "waiting to start" if row.status is GameStatus.LOBBY else "in play"
+            lines.append(f"**{title(row.kind)}** #{row.id} ({state}) · {who} · {link}")
             if row.seat_of(interaction.user.id) is not None and len(buttons) < 25:
                 buttons.append(
                     GameButton(row.id, row.version, "repost", label=f"Show #{row.id} again")

@@ -11,6 +11,7 @@ import io
 import logging
 import math
 import time
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -21,11 +22,12 @@ from bot.answers import answer_publicly, send, update
 from bot.components import view_of
 from bot.interface import answering
 from bot.model import FORMER_PLAYER, NOBODY, KindStats, PastGame
-from bot.ratings import shown
+from bot.ratings import display, shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
-from cogs.core import jump_url
+from bot.wording import message_link
+from bot.words import plural
 from cogs.stats_chart import describe, line_chart
 
 if TYPE_CHECKING:
@@ -49,19 +51,24 @@ POSTING = {
 
 
 def value_text(by: str, value: float) -> str:
-    return f"{value:.1f}" if by in ("rating", "average") else f"{value:.0f}"
+    """A board's ranked figure: a rating on its display scale, a win count with its noun."""
+    if by == "rating":
+        return f"rating {display(value)}"
+    if by == "wins":
+        return plural(round(value), "win")
+    return f"{by} {value:.1f}" if by == "average" else f"{by} {value:.0f}"
 
 
 def board_figures(by: str, value: float, record: tuple[int, int, float, float] | None) -> str:
     """The ranked figure in bold, then the player's other figures: wins, games, best, average."""
     wins, games, best, average = record or (0, 0, 0.0, 0.0)
     figures = {
-        "wins": f"{wins} {'win' if wins == 1 else 'wins'}",
-        "games": f"{games} {'game' if games == 1 else 'games'}",
+        "wins": plural(wins, "win"),
+        "games": plural(games, "game"),
         "best": f"best {best:.0f}",
         "average": f"average {average:.1f}",
     }
-    head = f"rating {value:.1f}" if by == "rating" else figures.pop(by)
+    head = value_text(by, value) if by == "rating" else figures.pop(by)
     return f"**{head}** · " + " · ".join(figures.values())
 
 
@@ -247,7 +254,7 @@ class ServersCog(commands.Cog):
     ) -> list[discord.File]:
         """One game's line: its people's rating, else its scores (games never share a scale)."""
         history = await self.bot.orchard.store.rating_history(guild_id, user_id, kind)
-        values, what = [shown((mu, sigma)) for mu, sigma, _ in history], "rating"
+        values, what = [float(display(shown((mu, sigma)))) for mu, sigma, _ in history], "rating"
         if len(values) < 2:
             past = await self.bot.orchard.store.history(guild_id, user_id, kind, limit=30)
             values = [float(s[2]) for g in reversed(past) for s in g.seats if s[0] == user_id]
@@ -475,15 +482,15 @@ def most_played(rows: list[KindStats]) -> str | None:
 
 def stats_text(s: KindStats) -> str:
     """One game's field in /stats; wins count games between people, Orchard is apart."""
-    rate = f"{100 * s.wins / s.rated_games:.0f}%" if s.rated_games else "-"
+    rate = f" ({100 * s.wins / s.rated_games:.0f}%)" if s.rated_games else ""
     best = s.lowest if lower_is_better(s.kind) else s.best
-    rating = f"{shown(s.rating):.1f}" if s.rating else "unrated"
+    rating = f"rating {display(shown(s.rating))}" if s.rating else "unrated"
     text = (
-        f"{s.games} games · {s.wins} wins ({rate})\nbest {best} · average {s.average:.1f}\n"
-        f"rating {rating} · last played <t:{int(s.last_played)}:R>"
+        f"{plural(s.games, 'game')} · {plural(s.wins, 'win')}{rate}\n"
+        f"best {best} · average {s.average:.1f}\n{rating} · last played {ago(s.last_played)}"
     )
     if s.orchard_games or s.orchard_rating:
-        versus = f"{shown(s.orchard_rating):.1f}" if s.orchard_rating else "unrated"
+        versus = f"rating {display(shown(s.orchard_rating))}" if s.orchard_rating else "unrated"
         text += f"\nvs Orchard: {versus} · {s.orchard_wins} of {s.orchard_games} won"
     return text
 
@@ -493,9 +500,9 @@ def summary_text(rows: list[KindStats]) -> str:
     if not rows:
         return "No finished games yet."
     games, wins = sum(s.games for s in rows), sum(s.wins for s in rows)
-    text = f"{games} games in {len(rows)} kinds · {wins} wins"
+    text = f"{plural(games, 'game')} of {plural(len(rows), 'kind')} · {plural(wins, 'win')}"
     if any(s.orchard_games for s in rows):
-        text += f" · {sum(s.orchard_wins for s in rows)} wins vs Orchard"
+        text += f" · {plural(sum(s.orchard_wins for s in rows), 'win')} vs Orchard"
     return text
 
 
@@ -506,9 +513,14 @@ def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
         seat_name(uid, is_bot) + f" {score}" + (" 🏆" if won else "")
         for uid, is_bot, score, _, won in past.seats
     )
-    link = jump_url(guild_id, past.channel_id, past.message_id)
+    link = message_link("Final board", guild_id, past.channel_id, past.message_id)
     hinted = " · 💡 hinted" if past.hinted else ""
-    return f"**{title(past.kind)}** <t:{int(past.finished_at)}:R> · {scores}{hinted} · {link}"
+    return f"**{title(past.kind)}** {ago(past.finished_at)} · {scores}{hinted} · {link}"
+
+
+def ago(timestamp: float) -> str:
+    """A time as Discord shows it to each reader: "3 hours ago", in their own time zone."""
+    return discord.utils.format_dt(datetime.fromtimestamp(timestamp, UTC), "R")
 
 
 def seat_name(user_id: int, is_bot: bool) -> str:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from bot.games.appletters import (
     DISTRIBUTION,
+    EDITION,
     ENGINE,
     MAX_WORD,
     SCORE_ENGINE,
@@ -24,6 +25,7 @@ from bot.games.appletters import (
     AppState,
     BadApple,
     Challenge,
+    Event,
     Pick,
     Placement,
     Play,
@@ -99,6 +101,33 @@ def test_new_deals_full_hands_from_the_whole_bag(engine: AppLettersEngine, size:
     assert Counter("".join(state.hands) + state.core) == Counter(tile_bag())
     easy = engine.new(5, 2, {"words": WORDS, "easy_letters": True})
     assert in_bag(easy) == 107 and not set("QXZ") & set("".join(easy.hands) + easy.core)
+
+
+@pytest.mark.parametrize(
+    ("players", "hand", "core"),
+    # 110 tiles: 21 a hand up to four players (core 68, 47, 26), 15 from five (core 35, 20).
+    [(2, 21, 68), (3, 21, 47), (4, 21, 26), (5, 15, 35), (6, 15, 20)],
+)
+def test_turnover_deals_equal_hands_and_the_core_keeps_tiles(
+    players: int, hand: int, core: int
+) -> None:
+    for seed in range(5):
+        state = TURNOVER_ENGINE.new(seed, players, {"words": WORDS})
+        assert state.edition == EDITION == 2
+        assert [len(h) for h in state.hands] == [hand] * players
+        assert len(state.core) == core and in_bag(state) == 110
+    easy = TURNOVER_ENGINE.new(1, 6, {"words": WORDS, "easy_letters": True})
+    assert [len(h) for h in easy.hands] == [15] * 6 and len(easy.core) == 107 - 90
+
+
+def test_edition_1_turnover_dealt_21_at_any_table() -> None:
+    """As games stored before edition 2 were dealt: with six players the sixth got the 5
+    tiles left and the core none; with five the core kept 5."""
+    six = TURNOVER_ENGINE.new(3, 6, {"words": WORDS, "edition": 1})
+    assert sorted(map(len, six.hands)) == [5, 21, 21, 21, 21, 21] and six.core == ""
+    five = TURNOVER_ENGINE.new(3, 5, {"words": WORDS, "edition": 1})
+    assert [len(h) for h in five.hands] == [21] * 5 and len(five.core) == 5
+    assert six.edition == five.edition == 1
 
 
 def test_player_count_is_two_to_six() -> None:
@@ -526,22 +555,64 @@ def test_turnover_refusals() -> None:
         ENGINE.apply(table(ENGINE, [BIG, BIG]), Turnover(0, "EATS"))
 
 
-def test_bad_apple_once_per_game_and_face_up() -> None:
+def test_bad_apple_is_an_exchange_once_per_game_and_face_down() -> None:
+    """Q goes on the pile and the core's next tile (B) comes back: the hand keeps its size,
+    the core gives one, the turn passes. Only seat 0's own view shows the B."""
     state = table(TURNOVER_ENGINE, ["QAPPLE", "ZAT"], core="BCDEFG", check_words=True)
     state = act(state, 0, "badapple", "q")
-    assert state.bad_apples == "Q" and state.hands[0] == "AELPP" and state.turn == 1
-    assert state.log[-1].text == "threw a tile on the Bad Apple pile"
-    assert public_view(state).bad_apple_count == 1 and "Q" not in repr(public_view(state))
+    assert state.bad_apples == "Q" and state.hands[0] == "ABELPP" and state.core == "CDEFG"
+    assert state.turn == 1 and state.quiet == 0 and in_bag(state) == state.total_tiles
+    assert state.log[-1] == Event(0, "swapped a tile on the Bad Apple pile for one from the core")
+    assert view_for(state, 0).hand == "ABELPP"
+    for seen in (view_for(state, 1), public_view(state)):
+        assert seen.bad_apple_count == 1 and seen.tile_counts == (6, 3) and seen.core_count == 5
+        assert "Q" not in repr(seen) and "ABELPP" not in repr(seen)
     with pytest.raises(IllegalMove, match="don't have a X"):
         act(state, 1, "badapple", "X")
+    with pytest.raises(IllegalMove, match="not your turn"):
+        act(state, 0, "pick")
     state = act(state, 1, "pick")
     with pytest.raises(IllegalMove, match="already thrown"):
         act(state, 0, "badapple", "A")
+    with pytest.raises(IllegalMove, match="only thrown in Apple Turnover"):
+        ENGINE.apply(table(ENGINE, ["QA", "Z"]), BadApple(0, "Q"))
+
+
+def test_bad_apple_out_of_turn_is_refused_and_changes_nothing() -> None:
+    state = table(TURNOVER_ENGINE, ["QAPPLE", "ZAT"], core="BCDEFG", check_words=True)
+    with pytest.raises(IllegalMove, match="not your turn"):
+        act(state, 1, "badapple", "Z")
+    assert state.bad_apple_used == (False, False)
+
+
+def test_bad_apple_with_an_empty_core_is_a_throw_that_counts_toward_a_stalemate() -> None:
+    state = table(TURNOVER_ENGINE, ["QA", "ZAT", "EE"], check_words=True)
+    state = act(state, 0, "badapple", "Q")
+    assert state.hands[0] == "A" and state.core == "" and state.bad_apples == "Q"
+    assert state.turn == 1 and state.quiet == 1
+    assert state.log[-1].text == (
+        "threw a tile on the Bad Apple pile; the core is empty, so none comes back"
+    )
+
+
+def test_the_last_tile_is_exchanged_only_while_the_core_has_tiles() -> None:
+    one = table(TURNOVER_ENGINE, ["Q", "Z"], core="BC", check_words=True)
+    swapped = act(one, 0, "badapple", "Q")
+    assert swapped.hands[0] == "B" and swapped.core == "C" and not TURNOVER_ENGINE.is_over(swapped)
     lone = table(TURNOVER_ENGINE, ["Q", "Z"], check_words=True)
     with pytest.raises(IllegalMove, match="last tile"):
         act(lone, 0, "badapple", "Q")
-    with pytest.raises(IllegalMove, match="only thrown in Apple Turnover"):
-        ENGINE.apply(table(ENGINE, ["QA", "Z"]), BadApple(0, "Q"))
+
+
+def test_edition_1_games_threw_the_bad_apple_away() -> None:
+    """Games stored before the exchange replay as they were played: nothing comes back."""
+    state = table(TURNOVER_ENGINE, ["QAPPLE", "ZAT"], core="BCDEFG", check_words=True, edition=1)
+    state = act(state, 0, "badapple", "Q")
+    assert state.hands[0] == "AELPP" and state.core == "BCDEFG" and state.turn == 1
+    assert state.log[-1].text == "threw a tile on the Bad Apple pile"
+    lone = table(TURNOVER_ENGINE, ["Q", "Z"], core="BC", check_words=True, edition=1)
+    with pytest.raises(IllegalMove, match="last tile"):
+        act(lone, 0, "badapple", "Q")
 
 
 def test_words_are_unchecked_in_turnover_until_challenged() -> None:

@@ -435,7 +435,10 @@ async def test_apple_turnover_bad_apple_challenge_and_turn_over(
         )
         assert thrown.ephemeral and f"threw {letter}" in thrown.content
         assert "Bad Apple pile: 1 tile, face down" in text_of(fake.message(board))
+        thrower, drawn, before = state.turn, state.core[0], Counter(state.hands[state.turn])
         state = await noted(bot, hands)
+        assert Counter(state.hands[thrower]) == before - Counter(letter) + Counter(drawn)
+        assert f"and drew {drawn} from the core" in thrown.content, "said only to the thrower"
         nonsense = state.hands[state.turn][:2]  # unchecked: any letters are laid
         await modal_word(fake, other, board, nonsense)
         note(hands, await state_of(bot))

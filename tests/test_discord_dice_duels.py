@@ -52,7 +52,8 @@ async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, database:
             seat = waiting[0]
             if wrong is None and state.phase == "reroll":
                 wrong = await press(fake_discord, USERS[1 - seat], board, "Hold: keep all five")
-                assert wrong.ephemeral and "not your decision" in wrong.content.lower()
+                name = live.row.players[seat].name
+                assert wrong.ephemeral and wrong.content == f"It is not your turn: it is {name}'s."
             if state.phase == "call":
                 done = await choose(
                     fake_discord, USERS[seat], board, "call", [open_categories(state)[0]]

@@ -14,7 +14,7 @@ from bot import health
 from bot.model import GameChange, GameStatus, Player
 from db.connection import Dialect, Target
 from db.migrate import available
-from db.postgres import PostgresDatabase, changed, numbered
+from db.postgres import PostgresDatabase, changed, migrate, numbered
 from db.store import Store
 from tests.databases import fresh_schema
 
@@ -50,7 +50,7 @@ async def test_processes_opening_an_empty_database_together_migrate_it_once() ->
         applied = await opened[0].fetchall("SELECT version FROM schema_migrations")
         for db in opened:
             await db.close()
-    assert sorted(r[0] for r in applied) == [m[0] for m in available(Dialect.POSTGRES)]
+    assert [r[0] for r in applied] == [n for n, _, _ in available(Dialect.POSTGRES)]
 
 
 @pytest.mark.postgres
@@ -93,3 +93,25 @@ async def test_health_reads_the_heartbeat_from_postgres() -> None:
         assert wrong is None and 4 < age < 60
     gone, _ = await asyncio.to_thread(health.problem, url)  # the schema is dropped
     assert gone is not None
+
+
+@pytest.mark.postgres
+async def test_migration_13_marks_word_games_stored_before_it_as_edition_1() -> None:
+    async with fresh_schema() as url:
+        conn = await asyncpg.connect(url)
+        try:
+            assert await migrate(conn, upto=12) == 12
+            for game_id, kind in ((1, "appleturnover"), (2, "cheerio")):
+                await conn.execute(
+                    "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
+                    " options, created_at, updated_at)"
+                    " VALUES ($1, $2, 1, 2, 3, 'active', 4, '{\"x\": 5}', 0, 0)",
+                    game_id,
+                    kind,
+                )
+        finally:
+            await conn.close()
+        store = await Store.open(url)
+        options = [(await store.get_game(game_id)) for game_id in (1, 2)]
+        await store.close()
+    assert [game.options for game in options if game] == [{"x": 5, "edition": 1}, {"x": 5}]

@@ -183,7 +183,7 @@ async def test_boards_page_ten_at_a_time_and_show_the_askers_rank(
     server(fake_discord)
     await migrated(database)
     await seed_results(database, 25)
-    alices_rank = f"<@{ALICE}>: rank 1 of 25 (300)"
+    alices_rank = f"<@{ALICE}>: rank 1 of 25 (best 300)"
     async with orchard_bot(fake_discord, database):
         first = await answered(
             await fake_discord.slash(
@@ -332,10 +332,14 @@ async def test_stats_and_history_after_a_two_player_game(
         (field,) = stats.embeds[0]["fields"]
         rate = "100%" if won[ALICE] else "0%"
         assert field["name"] == "Cheerio"
-        assert f"1 games · {int(won[ALICE])} wins ({rate})" in field["value"]
-        assert f"rating {shown((mu, sigma)):.1f}" in field["value"]
+        wins = "1 win" if won[ALICE] else "0 wins"
+        assert f"1 game · {wins} ({rate})" in field["value"]
+        # openskill's first game between newcomers: mu - 3 sigma 3.44 or -1.83, shown as
+        # 1000 + 40 times that: 1138 for the winner, 927 for the loser
+        assert f"rating {1138 if won[ALICE] else 927} ·" in field["value"]
+        assert round(1000 + 40 * shown((mu, sigma))) == (1138 if won[ALICE] else 927)
         assert f"last played <t:{await finished_at(database, row.id, ALICE)}:R>" in field["value"]
-        assert stats.embeds[0]["description"] == f"1 games in 1 kinds · {int(won[ALICE])} wins"
+        assert stats.embeds[0]["description"] == f"1 game of 1 kind · {wins}"
 
         history = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "history"))
         line = history.embeds[0]["description"]
@@ -389,14 +393,15 @@ async def test_stats_charts_one_game_with_alt_text_naming_it(
     await seed_charts(database)
     async with orchard_bot(fake_discord, database):
         for options, alt in (
-            ({}, "Line chart of Cheerio rating over the last 3 games, from 22.0 to 24.0"),
+            # mu - 3 sigma 22 to 24 reads 1000 + 40 times that; scores are shown as they are
+            ({}, "Line chart of Cheerio rating over the last 3 games, from 1880 to 1960"),
             (
                 {"game": "hotscore"},
-                "Line chart of Hot Score rating over the last 2 games, from 37.0 to 42.0",
+                "Line chart of Hot Score rating over the last 2 games, from 2480 to 2680",
             ),
             (
                 {"game": "applejack"},
-                "Line chart of Apple Jack score over the last 2 games, from 150.0 to 170.0",
+                "Line chart of Apple Jack score over the last 2 games, from 150 to 170",
             ),
         ):
             stats = await answered(
@@ -434,9 +439,12 @@ async def test_stats_show_the_rating_against_orchard(
         )
         stats = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats"))
         (field,) = stats.embeds[0]["fields"]
-        assert f"vs Orchard: {shown((mu, sigma)):.1f} · {won} of 1 won" in field["value"]
-        assert "1 games · 0 wins (-)" in field["value"] and "rating unrated" in field["value"]
-        assert stats.embeds[0]["description"].endswith(f"0 wins · {won} wins vs Orchard")
+        shown_rating = 1138 if won else 927  # a first game of two newcomers, as above
+        assert round(1000 + 40 * shown((mu, sigma))) == shown_rating
+        assert f"vs Orchard: rating {shown_rating} · {won} of 1 won" in field["value"]
+        assert field["value"].startswith("1 game · 0 wins\n") and "\nunrated ·" in field["value"]
+        versus = "1 win" if won else "0 wins"
+        assert stats.embeds[0]["description"].endswith(f"0 wins · {versus} vs Orchard")
         wins = await answered(
             await fake_discord.slash(
                 BOB, GUILD, CHANNEL, "leaderboard", {"game": "cheerio", "by": "wins"}
@@ -558,7 +566,11 @@ def test_a_board_line_shows_wins_games_best_and_average_with_the_ranked_one_firs
     record = (5, 9, 245.0, 187.3)
     assert board_figures("best", 245.0, record) == "**best 245** · 5 wins · 9 games · average 187.3"
     assert board_figures("wins", 5.0, record) == "**5 wins** · 9 games · best 245 · average 187.3"
-    assert board_figures("rating", 31.25, record).startswith("**rating 31.2** · 5 wins · 9 games")
+    rating = board_figures("rating", 31.25, record)  # 1000 + 40 x 31.25
+    assert rating.startswith("**rating 2250** · 5 wins · 9 games")
+    assert (
+        board_figures("wins", 1.0, (1, 1, 9.0, 9.0)) == "**1 win** · 1 game · best 9 · average 9.0"
+    )
 
 
 def test_two_orchard_seats_at_one_level_still_rate_the_people() -> None:

@@ -72,3 +72,42 @@ async def test_the_running_bot_registers_exactly_the_specs(
     appletters = [v.option for v in SPEC_OF["appletters"].variants]
     assert options_of(commands, "appletters", "new", "variant") == appletters
     assert options_of(commands, "appletters", "leaderboard", "variant") == appletters
+
+
+def every_choice(commands: list[JSON]) -> list[tuple[str, JSON]]:
+    """(command path, choice) for every choice of every option, subcommands included."""
+    found: list[tuple[str, JSON]] = []
+
+    def walk(path: str, options: list[JSON]) -> None:
+        for option in options:
+            if option.get("type") in (1, 2):  # a subcommand or a group of them
+                walk(f"{path} {option['name']}", option.get("options", []))
+            found.extend((f"{path} {option['name']}", c) for c in option.get("choices", []))
+
+    for command in commands:
+        walk(command["name"], command.get("options", []))
+    return found
+
+
+async def test_every_choice_reads_as_a_name_not_a_stored_id(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """What Discord's menus show: titles from the specs for games and variants ("Apple
+    Turnover", never "appleturnover" or "turnover"), and a readable name for every other
+    choice; the values stay the ids the bot reads."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+        pass
+    choices = every_choice(fake_discord.commands or [])
+    assert len(choices) > 40
+    for where, choice in choices:
+        assert choice["name"] != choice["value"] and choice["name"][0].isupper(), where
+    named = {(where, c["value"]): c["name"] for where, c in choices}
+    assert named["stats game", "applejack"] == "Apple Jack"
+    assert named["appletters new variant", "turnover"] == "Apple Turnover"
+    assert named["cheerio new level", "hard"] == "Hard"
+    assert named["cheerio new opponent", "orchard"] == "Orchard (the bot)"
+    assert named["appletters play end", "start"] == "Start of the snake"
+    assert named["leaderboard by", "best"] == "Best score"
+    titles = {v.kind: v.title for v in VARIANTS.values()}
+    assert {c["value"]: c["name"] for w, c in choices if w == "history game"} == titles

@@ -24,6 +24,7 @@ from bot.runner import _written
 from db.connection import Target
 from db.migrate import available, migrate
 from db.store import Store
+from tests.support import CHANNEL, GUILD, orchard, player
 
 NEWEST = available()[-1][0]
 
@@ -84,7 +85,7 @@ def tables(path: Path) -> set[str]:
         return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
-async def count(store: Store, sql: str) -> list[tuple[object, ...]]:
+async def read_rows(store: Store, sql: str) -> list[tuple[object, ...]]:
     """Rows of ``sql`` read through the store's own database, on either backend."""
     return [tuple(row) for row in await store.db.fetchall(sql)]
 
@@ -297,7 +298,7 @@ async def test_a_failed_guard_writes_nothing_at_all(database: Target) -> None:
     assert [p.name for p in game.players] == ["Ann"]
     assert [m.verb for m in await store.moves(game_id)] == ["roll"]
     for table in ("results", "ratings", "rating_history"):
-        assert await count(store, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
+        assert await read_rows(store, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
     await store.close()
 
 
@@ -346,7 +347,7 @@ async def test_hinted_marks_the_game_and_its_results(database: Target) -> None:
     for game_id in (early, late):
         assert await store.write(finish(game_id, 0))
     assert await store.write(GameChange(late, hinted=True))
-    assert await count(store, "SELECT DISTINCT game_id, hinted FROM results ORDER BY 1") == [
+    assert await read_rows(store, "SELECT DISTINCT game_id, hinted FROM results ORDER BY 1") == [
         (early, 1),
         (late, 1),
     ]
@@ -381,3 +382,38 @@ async def test_a_write_cancelled_at_its_begin_leaves_no_transaction_open(tmp_pat
         assert not store.db.conn.in_transaction
     finally:
         await store.close()
+
+
+async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
+    tmp_path: Path,
+) -> None:
+    """A six-player Apple Turnover game stored before editions (no ``edition`` option, none
+    in its state) with a Bad Apple thrown: after the migration it replays as it was played,
+    21 tiles to five seats, 5 to the sixth, and the Bad Apple gave nothing back."""
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    live = await o.lobby.open("appleturnover", GUILD, CHANNEL, player(1), {"edition": 1})
+    for user in range(2, 7):
+        await o.lobby.join(live.id, player(user, user - 1))
+    live = await o.lobby.start(live.id, 1)
+    assert sorted(map(len, live.state.hands)) == [5, 21, 21, 21, 21, 21]
+    turn = live.state.turn
+    before = live.state.hands[turn]
+    live = await o.runner.act(live.id, turn + 1, "badapple", before[0])
+    assert len(live.state.hands[turn]) == len(before) - 1, "thrown away, nothing drawn"
+    stored = live.state
+    await o.close()
+    with sqlite3.connect(path) as conn:  # as the code before editions stored it
+        conn.execute(
+            "UPDATE games SET options = json_remove(options, '$.edition'),"
+            " state = json_remove(state, '$.edition')"
+        )
+        conn.execute("DROP INDEX games_orchard_since")  # and without the later migrations
+        conn.execute("ALTER TABLE games DROP COLUMN orchard_since")
+        conn.execute("DELETE FROM schema_migrations WHERE version >= 13")
+    o = await orchard(path)
+    try:
+        assert (await o.runner.load(live.id)).row.options == {"edition": 1}
+        assert await o.runner.replay(live.id) == stored == (await o.runner.load(live.id)).state
+    finally:
+        await o.close()

@@ -317,7 +317,7 @@ async def test_orchards_seats_are_never_pinged(fake_discord: FakeDiscord, bot: O
     assert pinged(fake) == [ALICE] * len(CATEGORIES)
     assert fake.bot_id not in {user for user, _ in fake.notifications}
     first = content(fake, fake.notifications[0][1])
-    assert first.endswith(f"/{opened.original_id}"), "even a game started at once links"
+    assert first.endswith(f"/{opened.original_id})"), "even a game started at once links"
     no_errors(fake)
 
 

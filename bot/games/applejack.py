@@ -13,6 +13,7 @@ from bot.games import codec
 from bot.games.base import (
     Act,
     IllegalMove,
+    NotYourTurn,
     Options,
     SeatResult,
     Verbs,
@@ -295,10 +296,10 @@ class ApplejackEngine(Written[ApplejackAction]):
         if seat in self.to_act(state):
             return
         if state.phase == "solo":
-            raise IllegalMove("You are done with this turn: wait for the others to finish.")
+            raise NotYourTurn("You are done with this turn: wait for the others to finish.")
         if state.decided[seat]:
-            raise IllegalMove("You have already decided for this reroll: wait for the others.")
-        raise IllegalMove(
+            raise NotYourTurn("You have already decided for this reroll: wait for the others.")
+        raise NotYourTurn(
             "It is not your decision yet: the caller decides first, then each player in order."
         )
 
@@ -335,7 +336,7 @@ class ApplejackEngine(Written[ApplejackAction]):
         if state.phase != "call":
             raise IllegalMove("The turn is not over yet: the rerolls come first.")
         if seat != state.caller:
-            raise IllegalMove("Only the caller chooses the category.")
+            raise NotYourTurn("Only the caller chooses the category.")
         if category in state.called:
             raise IllegalMove(f"{category.capitalize()} has already been scored this round.")
         return self._score(state, category)

@@ -20,6 +20,7 @@ from bot.games.base import (
     Ambiguous,
     BadInput,
     IllegalMove,
+    NotYourTurn,
     Option,
     Options,
     SeatResult,
@@ -44,6 +45,13 @@ MAX_WORD = 40
 """The longest word a player may lay, and the modal's and slash option's limit: the 110 tiles
 spell no listed word over 29 letters. Longer text is refused without being echoed back."""
 BONUS = 5
+EDITION = 2
+"""The rules edition new games play (their ``edition`` option, absent: this one). Edition 1
+(Apple Turnover games stored before it) dealt 21 tiles at any table and threw the Bad Apple
+away; edition 2 shrinks crowded hands and makes the Bad Apple an exchange. A game keeps its
+edition, so its move log replays as it was played."""
+CROWDED = 5
+"""From this many players a variant deals its ``crowded_hand_size`` (edition 2 on)."""
 
 Variant = Literal["appletters", "applescore", "appleturnover"]
 Phase = Literal["play", "claim", "over"]
@@ -63,6 +71,8 @@ class VariantRules:
     ``challenges``: words go unchecked unless the game's ``check_words`` option is on, and
     the last one may be challenged (without the flag every word is checked as it is laid).
     ``scored_by_default``: points count unless the ``scored`` option says otherwise.
+    ``crowded_hand_size``: the smaller hand dealt from :data:`CROWDED` players, so that every
+    hand is full and the core keeps tiles (None: ``hand_size`` at any table).
     """
 
     name: Variant
@@ -71,6 +81,12 @@ class VariantRules:
     bad_apple: bool
     challenges: bool
     scored_by_default: bool
+    crowded_hand_size: int | None = None
+
+    def hand_for(self, players: int, edition: int = EDITION) -> int:
+        """Tiles dealt to each of ``players`` (edition 1 always dealt ``hand_size``)."""
+        crowded = players >= CROWDED and edition >= 2
+        return self.crowded_hand_size if crowded and self.crowded_hand_size else self.hand_size
 
 
 VARIANTS: Mapping[str, VariantRules] = {
@@ -78,7 +94,7 @@ VARIANTS: Mapping[str, VariantRules] = {
     for rules in (
         VariantRules("appletters", 9, False, False, False, False),
         VariantRules("applescore", 9, False, False, False, True),
-        VariantRules("appleturnover", 21, True, True, True, False),
+        VariantRules("appleturnover", 21, True, True, True, False, crowded_hand_size=15),
     )
 }
 
@@ -170,6 +186,7 @@ class AppState:
     pending: Pending | None = None
     out_seat: int | None = None
     log: tuple[Event, ...] = ()
+    edition: int = 1  # states stored before editions were edition 1
 
     @property
     def rules(self) -> VariantRules:
@@ -709,9 +726,10 @@ class AppLettersEngine(Written[AppLettersAction]):
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"Appletters needs 2 to 6 players, not {players}")
         rules = self.rules
+        edition = int(options.get("edition", EDITION))
         bag = list(tile_bag(bool(options.get("easy_letters", False))))
         rng(seed, 0).shuffle(bag)
-        hands, core, starter = deal("".join(bag), players, rules.hand_size)
+        hands, core, starter = deal("".join(bag), players, rules.hand_for(players, edition))
         return AppState(
             seed=seed,
             draws=1,
@@ -731,6 +749,7 @@ class AppLettersEngine(Written[AppLettersAction]):
             bad_apples="",
             bad_apple_used=(False,) * players,
             log=(Event(starter, "drew the lowest letter and starts"),),
+            edition=edition,
         )
 
     def apply(self, state: AppState, action: AppLettersAction) -> AppState:
@@ -744,7 +763,7 @@ class AppLettersEngine(Written[AppLettersAction]):
         if state.phase == "claim":
             return self._claim_move(state, action)
         if seat != state.turn:
-            raise IllegalMove("It is not your turn.")
+            raise NotYourTurn()
         match action:
             case Play():
                 return self._play(state, action)
@@ -835,31 +854,37 @@ class AppLettersEngine(Written[AppLettersAction]):
         return self._end_turn(state, was_empty)
 
     def _bad_apple(self, state: AppState, seat: int, letter: str) -> AppState:
+        """Edition 2 exchanges the tile for the core's next one (none when it is empty);
+        edition 1 threw it away. Either way that is the whole turn, once a game."""
         if not state.rules.bad_apple:
             raise IllegalMove("Bad Apples are only thrown in Apple Turnover.")
         if state.bad_apple_used[seat]:
             raise IllegalMove("You have already thrown your one Bad Apple this game.")
         if letter not in state.hands[seat]:
             raise IllegalMove(f"You don't have a {letter} to throw away.")
-        if len(state.hands[seat]) == 1:
+        swap = state.edition >= 2 and bool(state.core)
+        if len(state.hands[seat]) == 1 and not swap:
             raise IllegalMove("You can't throw away your last tile: play it in a word instead.")
-        hand = _take(state.hands[seat], letter) or ""
+        drawn, core = (state.core[:1], state.core[1:]) if swap else ("", state.core)
+        hand = _give(_take(state.hands[seat], letter) or "", drawn)
+        was_empty = not state.core
         state = replace(
             state,
             hands=_set(state.hands, seat, hand),
+            core=core,
             bad_apples=state.bad_apples + letter,
             bad_apple_used=_set(state.bad_apple_used, seat, True),
             pending=None,
         )
-        state = _log(state, seat, "threw a tile on the Bad Apple pile")
-        return self._end_turn(state, not state.core)
+        state = _log(state, seat, _bad_apple_said(state.edition, swap))
+        return self._end_turn(state, was_empty)
 
     def _claim_move(self, state: AppState, action: AppLettersAction) -> AppState:
         """After an unchecked last word: the next player accepts it (or anyone challenges)."""
         if not isinstance(action, Accept):
             raise IllegalMove("Someone has used every tile: challenge the last word or accept it.")
         if action.seat != state.turn:
-            raise IllegalMove("It is not your turn.")
+            raise NotYourTurn()
         assert state.out_seat is not None
         return _go_out(replace(state, pending=None), state.out_seat)
 
@@ -949,6 +974,15 @@ def _word_list_option(options: Options) -> str:
     name = str(options.get("word_list", "full"))
     word_set(name)  # fail early on an unknown list
     return name
+
+
+def _bad_apple_said(edition: int, swap: bool) -> str:
+    """The log line of a Bad Apple, naming no letter; edition 1's as its games logged it."""
+    if swap:
+        return "swapped a tile on the Bad Apple pile for one from the core"
+    if edition >= 2:
+        return "threw a tile on the Bad Apple pile; the core is empty, so none comes back"
+    return "threw a tile on the Bad Apple pile"
 
 
 def _tiles(n: int) -> str:

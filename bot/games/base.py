@@ -25,6 +25,14 @@ class IllegalMove(MoveError):
     """A well-formed move the rules forbid now."""
 
 
+class NotYourTurn(IllegalMove):
+    """A move from a seat the game is not waiting for. Every game says it in the same words,
+    naming whom it waits for (the runner knows the names; an engine knows only seats)."""
+
+    def __init__(self, message: str = "It is not your turn.") -> None:
+        super().__init__(message)
+
+
 @dataclass(frozen=True)
 class Option:
     """One way to make an ambiguous move: a button's ``label`` (at most 80 characters) and

@@ -12,6 +12,7 @@ from bot.games.base import (
     Act,
     BadInput,
     IllegalMove,
+    NotYourTurn,
     Options,
     SeatResult,
     Verbs,
@@ -192,7 +193,7 @@ class CheerioEngine(Written[CheerioAction]):
         if self.is_over(state):
             raise IllegalMove("This game is over.")
         if action.seat != state.turn:
-            raise IllegalMove("It is not your turn.")
+            raise NotYourTurn()
         match action:
             case Hold(die=die):
                 return self._toggle(state, die)

@@ -15,6 +15,7 @@ from bot.games.base import (
     Act,
     BadInput,
     IllegalMove,
+    NotYourTurn,
     Options,
     SeatResult,
     Verbs,
@@ -365,7 +366,7 @@ class HotscoreEngine(Written[HotscoreAction]):
         if action.seat not in (0, 1):
             raise IllegalMove("You are not playing in this game.")
         if action.seat not in self.to_act(state):
-            raise IllegalMove(self._not_yours(state))
+            raise NotYourTurn(self._not_yours(state))
         match action:
             case ThrowDice(seat=seat):
                 return self._throw(state, seat)

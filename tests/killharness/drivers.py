@@ -18,7 +18,7 @@ from tests.killharness.report import Ack, Report
 GUILD = 5001
 STRANGER = 7999  # a member of the server who plays in no game: every control must answer him
 ANSWER_SECONDS = 3.0
-POSTED = re.compile(r"/(\d+)$")
+POSTED = re.compile(r"/(\d+)\)?$")  # "Posted again: [go to the game](…/id)"
 MOVED_ELSEWHERE = "Done:"  # a move made from an older copy of the board: applied, said privately
 
 

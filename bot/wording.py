@@ -1,0 +1,47 @@
+"""How Orchard words things for people, the same in every game: lists of names, the one
+"not your turn" and links. Pure text (no discord), so the runner and the cogs say
+it alike; plurals are in :mod:`bot.words`, times are ``discord.utils.format_dt``'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def joined(names: Sequence[str]) -> str:
+    """Names in a sentence: "Alice", "Alice and Bob", "Alice, Bob and Carol"."""
+    if len(names) < 2:
+        return "".join(names)
+    return ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def not_your_turn(waiting_for: Sequence[str]) -> str:
+    """Every game's one answer to a move out of turn, naming whom the game waits for."""
+    if not waiting_for:
+        return "It is not your turn."
+    if len(waiting_for) == 1:
+        return f"It is not your turn: it is {waiting_for[0]}'s."
+    return f"It is not your turn: the game is waiting for {joined(waiting_for)}."
+
+
+def link(text: str, url: str) -> str:
+    """A masked link, ``[text](url)``: Discord shows the words, not the address."""
+    return f"[{text}]({url})"
+
+
+def message_url(guild_id: int, channel_id: int, message_id: int) -> str:
+    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+
+
+def message_link(text: str, guild_id: int, channel_id: int, message_id: int | None) -> str:
+    """A masked link to a message, or the channel's mention when the message is unknown."""
+    if message_id is None:
+        return f"<#{channel_id}>"
+    return link(text, message_url(guild_id, channel_id, message_id))
+
+
+def command_mention(command: str, ids: dict[str, int]) -> str:
+    """``</cheerio new:123>``, which Discord shows as a clickable command, for ``"cheerio
+    new"`` when the top-level command's id is known; else ``/cheerio new`` in code style."""
+    top = command.split()[0]
+    return f"</{command}:{ids[top]}>" if top in ids else f"`/{command}`"

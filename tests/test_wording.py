@@ -1,0 +1,147 @@
+"""The words of every message around the games (not the boards): plurals, names, links and
+the one "not your turn", over a scripted game and the commands people run after it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from bot.ratings import display, shown
+from bot.specs import VARIANTS
+from bot.wording import joined, message_link, not_your_turn
+from bot.words import plural
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CHANNEL,
+    GUILD,
+    answered,
+    new_game,
+    no_errors,
+    orchard_bot,
+    server,
+    unpaced,
+)
+from tests.fakediscord import FakeDiscord
+from tests.test_servers import play_out
+
+KINDS = "|".join(VARIANTS)
+ONE_MANY = re.compile(r"(?<![\d.])1 (games|wins|kinds|points|tiles|players|turns)\b")
+MANY_ONE = re.compile(r"\b(?:[02-9]|\d{2,}) (game|win|kind|point|tile|player|turn)\b(?! of)")
+RAW_KIND = re.compile(rf"(?<![/:\w])({KINDS})(?![\w/:])")
+BARE_LINK = re.compile(r"(?<!\()https://discord\.com/channels/")
+
+
+def words_of(payload: Any) -> list[str]:
+    """The text people read in a message payload: content, embeds, labels; no ids or urls."""
+    found: list[str] = []
+    if isinstance(payload, dict):
+        for key, value in payload.items():
+            if key in ("content", "title", "description", "name", "value", "text", "label"):
+                if isinstance(value, str):
+                    found.append(value)
+            elif key not in ("custom_id", "url", "id"):
+                found += words_of(value)
+    elif isinstance(payload, list):
+        for item in payload:
+            found += words_of(item)
+    return found
+
+
+def faults(texts: list[str]) -> list[str]:
+    return [
+        f"{pattern.pattern!r} in {text!r}"
+        for text in texts
+        for pattern in (ONE_MANY, MANY_ONE, RAW_KIND, BARE_LINK)
+        if pattern.search(text)
+    ]
+
+
+def test_the_scans_catch_what_the_issue_saw() -> None:
+    """The patterns find each fault the issue quoted, and pass the corrected wording."""
+    seen = ["3 games in 1 kinds", "1 games · 0 wins", "Ones: 1 points", "a applejack game"]
+    seen.append("https://discord.com/channels/1/2/3")
+    assert len(faults(seen)) == len(seen)
+    fine = ["3 games of 1 kind · 1 win", "1 game · 0 wins", "Ones: 1 point", "Apple Jack"]
+    fine += [message_link("Final board", 1, 2, 3), "1 of 2 won", "</applejack new:5>"]
+    assert faults(fine) == []
+
+
+def test_the_shared_words() -> None:
+    assert [plural(n, "win") for n in (0, 1, 2)] == ["0 wins", "1 win", "2 wins"]
+    assert plural(2, "die", "dice") == "2 dice"
+    assert joined(["Ann"]) == "Ann" and joined(["Ann", "Bo", "Cy"]) == "Ann, Bo and Cy"
+    assert not_your_turn(["Bob"]) == "It is not your turn: it is Bob's."
+    assert (
+        not_your_turn(["Ann", "Bob"]) == "It is not your turn: the game is waiting for Ann and Bob."
+    )
+    assert message_link("Go", 1, 2, None) == "<#2>"
+    assert message_link("Go", 1, 2, 3) == "[Go](https://discord.com/channels/1/2/3)"
+
+
+def test_ratings_read_on_a_scale_that_never_looks_negative() -> None:
+    """A newcomer reads 1000; openskill's first game between two newcomers (mu - 3 sigma
+    3.44 for the winner, -1.83 for the loser) reads 1138 and 927; nothing reads below 0."""
+    assert display(shown((25.0, 25 / 3))) == 1000
+    assert (display(3.4377), display(-1.8331)) == (1138, 927)
+    assert display(-30.0) == 0 and display(-0.5) == 980
+
+
+async def test_every_message_around_a_game_reads_right(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """A two-player Cheerio game to its end, with a move out of turn, then /stats, /history,
+    /leaderboard, /games and /help: every reply, turn ping and DM is scanned (the boards are
+    the board code's own tests')."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        live = await bot.orchard.runner.load(row.id)
+        idle = (BOB, ALICE)[live.state.turn]
+        waited = live.row.players[live.state.turn].name
+        wrong = await answered(
+            await fake_discord.click(idle, board, roll_button(fake_discord, board))
+        )
+        assert wrong.ephemeral and wrong.content == f"It is not your turn: it is {waited}'s."
+        texts = [wrong.content]
+        await play_out(bot, row.id, {0: ALICE, 1: BOB})
+        for command, options in (
+            ("stats", {}),
+            ("history", {}),
+            ("leaderboard", {"game": "cheerio", "by": "rating"}),
+            ("leaderboard", {"game": "cheerio", "by": "wins"}),
+            ("cheerio leaderboard", {}),
+            ("games", {}),
+            ("help", {}),
+        ):
+            record = await answered(
+                await fake_discord.slash(ALICE, GUILD, CHANNEL, command, options)
+            )
+            assert record.original is not None, (command, record.describe())
+            texts += words_of(record.original)
+        await fake_discord.wait_for(  # the end is announced after the last move's commit
+            lambda: any("🏁" in str(m.get("content")) for m in fake_discord.messages.values()),
+            what="the end announcement",
+        )
+        posted = [*fake_discord.messages.values(), *fake_discord.deleted.values()]
+        # every message but the board: turn pings (deleted as the next is posted), the end
+        # announcement, the commands' answers
+        texts += [t for m in posted if int(m["id"]) != board for t in words_of(m)]
+        assert any("your turn in **Cheerio" in t for t in texts) and any("🏁" in t for t in texts)
+        assert any("[Final board](https://discord.com/channels/" in t for t in texts)
+        assert any("1 game ·" in t for t in texts), "the game counted in /stats, in the singular"
+        assert faults(texts) == []
+        no_errors(fake_discord)
+
+
+def roll_button(fake: FakeDiscord, board: int) -> Any:
+    """Cheerio's roll button on the board, whatever the board code labels it."""
+    from tests.fakediscord import components_of
+
+    (button,) = [
+        c for c in components_of(fake.message(board)) if (c.custom_id or "").split(":")[3] == "roll"
+    ]
+    return button
