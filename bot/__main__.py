@@ -25,6 +25,7 @@ from bot.config import (
     database,
     load_env,
     server_id,
+    shard_plan,
 )
 from db.connection import is_url
 
@@ -94,7 +95,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if command == "health":
         load_env()
-        return health.main(database())
+        try:
+            shards = shard_plan()
+        except ConfigError as err:
+            print(err, file=sys.stderr)
+            return 2
+        return health.main(database(), shards)
     try:
         config = Config.from_env()
         guild = server_id(rest[0], "SERVER_ID") if rest else config.dev_guild_id
@@ -112,6 +118,7 @@ def run(config: Config, *, force_sync: bool) -> int:
     from bot.app import OrchardBot  # not for `orchard health`, run every 30 s
 
     bot = OrchardBot(config, force_sync=force_sync)
+    log.info("running %s", config.shards.describe())
     try:
         return asyncio.run(serve(bot, config.token))
     except KeyboardInterrupt:  # Ctrl-C where no signal handler could be installed

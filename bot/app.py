@@ -89,6 +89,10 @@ class OrchardBot(commands.AutoShardedBot):
 
     def __init__(self, config: Config, *, force_sync: bool = False, **options: Any) -> None:
         options.setdefault("guild_ready_timeout", 2.0)
+        if config.shards.count is not None:
+            options.setdefault("shard_count", config.shards.count)
+        if config.shards.ids is not None:
+            options.setdefault("shard_ids", list(config.shards.ids))
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents(),
@@ -105,6 +109,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.uis: dict[str, GameUI] = {}
         self.templates: list[re.Pattern[str]] = []
         self.forms: list[re.Pattern[str]] = []  # modal ids a cog answers in its own listener
+        self._max_concurrency: int | None = None  # Discord's, read once when first needed
         self.dice = DiceEmojis()  # the dice pictures boards show (text until uploaded)
         self.command_ids: dict[str, int] = {}  # top-level command name -> Discord's id
 
@@ -121,7 +126,10 @@ class OrchardBot(commands.AutoShardedBot):
         for extension in extensions():
             await self.load_extension(extension)
         friendly_choices(self.tree)
-        await self.sync_commands()
+        self.orchard.leader.on_lead.append(self.sync_commands)
+        await self.orchard.leader.start()  # the leader syncs the commands (if they changed)
+        if self.force_sync and not self.orchard.leader.leading:
+            await self.sync_commands()
         await self.dice.upload(self)  # before any board is drawn: games resume with pictures
         await self.orchard.start()
         # Everything made so far lives as long as the bot: moved out of the collector's way,
@@ -136,6 +144,21 @@ class OrchardBot(commands.AutoShardedBot):
         await super().close()  # unloads the cogs, which finish what they have in flight
         if hasattr(self, "orchard"):
             await self.orchard.store.close()
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Discord lets each ``max_concurrency`` bucket of shards (shard id modulo it) IDENTIFY
+        once per 5 s, counting every process: processes running some shards each take turns
+        through their shared store; alone, discord.py's own pause does (5 s between shards,
+        none before the first: like a restart, which Discord then answers more slowly)."""
+        if not (self.config.shards.partial and self.orchard.store.shared):
+            await super().before_identify_hook(shard_id, initial=initial)
+            return
+        if self._max_concurrency is None:
+            _, _, limits = await self.http.get_bot_gateway()
+            self._max_concurrency = max(1, int(limits.get("max_concurrency", 1)))
+        bucket = (shard_id or 0) % self._max_concurrency
+        waited = await self.orchard.store.identify_turn(bucket)
+        log.info("shard %s identifies (bucket %s, waited %.1f s)", shard_id, bucket, waited)
 
     async def sync_commands(self) -> bool:
         """Sync slash commands only when they changed since the last sync (or when forced)."""

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dotenv import load_dotenv
 
+from bot.shards import ShardError, ShardPlan, parse_plan, single_process_refusal
 from db.connection import Target, is_url
 
 DEFAULT_DB = Path("data") / "orchard.db"
@@ -28,6 +29,16 @@ SETTINGS = (
         "DEV_GUILD_ID",
         "a server id: the slash commands are copied into that one server, where they appear at "
         "once, and not sent to every server; `orchard clear-guild` removes the copy",
+    ),
+    (
+        "ORCHARD_SHARD_COUNT",
+        "how many gateway shards all of Orchard's processes run together (the same in each); "
+        "unset, Discord's advice, all in this process",
+    ),
+    (
+        "ORCHARD_SHARDS",
+        "the shards this process runs, e.g. 0-7 or 0,2,4-5 (needs ORCHARD_SHARD_COUNT); "
+        "running some shards in other processes needs a postgresql:// ORCHARD_DB",
     ),
 )
 
@@ -65,6 +76,7 @@ class Config:
     database: Target
     log_level: str
     dev_guild_id: int | None
+    shards: ShardPlan = field(default_factory=ShardPlan)
 
     @classmethod
     def from_env(cls, env_file: str | None = ".env") -> Config:
@@ -82,6 +94,7 @@ class Config:
             database=target,
             log_level=log_level(os.environ.get("LOG_LEVEL", "")),
             dev_guild_id=server_id(os.environ.get("DEV_GUILD_ID", ""), "DEV_GUILD_ID"),
+            shards=shard_plan(),
         )
 
 
@@ -96,6 +109,21 @@ def database() -> Target:
     ``orchard health`` reads it too, without a token."""
     raw = os.environ.get("ORCHARD_DB", "").strip()
     return raw if is_url(raw) else Path(raw or DEFAULT_DB)
+
+
+def shard_plan() -> ShardPlan:
+    """ORCHARD_SHARDS and ORCHARD_SHARD_COUNT; some shards only (the rest run elsewhere) is
+    refused on SQLite, a file only one process on one machine may use."""
+    try:
+        plan = parse_plan(
+            os.environ.get("ORCHARD_SHARDS", ""), os.environ.get("ORCHARD_SHARD_COUNT", "")
+        )
+    except ShardError as err:
+        raise ConfigError(str(err)) from err
+    target = database()
+    if plan.partial and not is_url(target):
+        raise ConfigError(single_process_refusal(plan, str(target)))
+    return plan
 
 
 def server_id(raw: str, name: str) -> int | None:

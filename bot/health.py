@@ -19,6 +19,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.shards import ShardPlan, ranges_text
 from db.connection import Target, is_url
 
 if TYPE_CHECKING:
@@ -40,23 +41,34 @@ def connected(bot: OrchardBot) -> bool:
     return bot.is_ready() and bool(shards) and not any(s.is_closed() for s in shards)
 
 
+def heartbeat_key(shards: ShardPlan) -> str:
+    """Each process running some shards beats under a key of its own: otherwise a live
+    process's beat would hide a dead one's from its health check."""
+    if shards.ids is None or shards.count is None:
+        return HEARTBEAT
+    return f"{HEARTBEAT}:{ranges_text(shards.ids)}/{shards.count}"
+
+
 async def record_heartbeats(bot: OrchardBot, every: float = BEAT_EVERY) -> None:
     """Record the time in the store while the gateway is connected, from ready until cancelled."""
     await bot.wait_until_ready()
+    key = heartbeat_key(bot.config.shards)
     while not bot.is_closed():
         if connected(bot):
             try:
-                await bot.orchard.store.set_meta(HEARTBEAT, f"{time.time():.3f}")
+                await bot.orchard.store.set_meta(key, f"{time.time():.3f}")
             except Exception:  # the record goes stale, and health says so
                 log.warning("could not record the gateway heartbeat", exc_info=True)
         await asyncio.sleep(every)
 
 
-def problem(db: Target, now: float | None = None) -> tuple[str | None, float]:
-    """What is wrong (None if nothing) and the heartbeat's age in seconds."""
+def problem(
+    db: Target, now: float | None = None, key: str = HEARTBEAT
+) -> tuple[str | None, float]:
+    """What is wrong (None if nothing) and the age in seconds of the heartbeat under ``key``."""
     if is_url(db):
         try:
-            row = asyncio.run(_server_heartbeat(str(db)))
+            row = asyncio.run(_server_heartbeat(str(db), key))
         except Exception as err:  # asyncpg's errors and OSError alike: it does not answer
             if type(err).__name__ == "UndefinedTableError":
                 return (
@@ -71,7 +83,7 @@ def problem(db: Target, now: float | None = None) -> tuple[str | None, float]:
         try:
             uri = f"{path.resolve().as_uri()}?mode=ro"  # read only: never creates a database
             with closing(sqlite3.connect(uri, uri=True, timeout=5.0)) as conn:
-                row = conn.execute(HEARTBEAT_SQL, (HEARTBEAT,)).fetchone()
+                row = conn.execute(HEARTBEAT_SQL, (key,)).fetchone()
         except sqlite3.Error as err:
             return f"the database at {db} does not answer: {err}", 0.0
     if row is None:
@@ -82,7 +94,7 @@ def problem(db: Target, now: float | None = None) -> tuple[str | None, float]:
     return None, age
 
 
-async def _server_heartbeat(url: str) -> tuple[str] | None:
+async def _server_heartbeat(url: str, key: str) -> tuple[str] | None:
     """The heartbeat row on PostgreSQL, over one short-lived connection (no pool, no migration:
     a health check changes nothing)."""
     import asyncpg
@@ -91,15 +103,16 @@ async def _server_heartbeat(url: str) -> tuple[str] | None:
 
     conn = await asyncpg.connect(url, timeout=5.0)
     try:
-        row = await conn.fetchrow(numbered(HEARTBEAT_SQL), HEARTBEAT, timeout=5.0)
+        row = await conn.fetchrow(numbered(HEARTBEAT_SQL), key, timeout=5.0)
     finally:
         await conn.close()
     return None if row is None else (str(row[0]),)
 
 
-def main(db: Target) -> int:
-    """The ``orchard health`` command: 0 when healthy, else 1 and one line on stderr."""
-    wrong, age = problem(db)
+def main(db: Target, shards: ShardPlan | None = None) -> int:
+    """The ``orchard health`` command: 0 when healthy, else 1 and one line on stderr. With
+    ``shards``, the heartbeat of the process running them."""
+    wrong, age = problem(db, key=heartbeat_key(shards or ShardPlan()))
     if wrong is not None:
         print(f"unhealthy: {wrong}", file=sys.stderr)
         return 1

@@ -30,6 +30,15 @@ class GameStatus(StrEnum):
 OPEN_STATUSES = (GameStatus.LOBBY, GameStatus.ACTIVE)
 
 
+class Due(StrEnum):
+    """What a game can be due for, as the ``games`` column holding when: its deadline (a turn
+    or a lobby running out), or Orchard's move (the time the game began awaiting an Orchard
+    seat; it is due once Orchard's pause has passed since)."""
+
+    DEADLINE = "deadline"
+    ORCHARD = "orchard_since"
+
+
 class MoveSource(StrEnum):
     """Who made a logged move: a person, Orchard, the clock, or a seat leaving."""
 
@@ -213,6 +222,7 @@ class GameChange:
     state: dict[str, Any] | None = None
     version: int | None = None
     deadline: float | Keep | None = KEEP
+    orchard_since: float | Keep | None = KEEP  # see Due.ORCHARD; the runner sets it
     players: tuple[Player, ...] | None = None  # the lobby's seats, renumbered in order
     timeouts: Mapping[int, int] = field(default_factory=dict)
     moves: tuple[Move, ...] = ()  # appended to the log after ``expected_version``

@@ -3,6 +3,10 @@
 Moves go through :meth:`Runner.act_for_seat`, so they are validated, logged and committed
 exactly like a person's. The pause is a plain sleep in its own task: no game waits for
 another, and a move scheduled for an older version is dropped by the version check.
+
+On a database several processes share, a task in one process would die with it: there the
+pending move is the game's stored ``orchard_since`` (see :class:`bot.model.Due`), claimed and
+played by whichever process's loop finds it due first (:class:`bot.scheduler.Scheduler`).
 """
 
 from __future__ import annotations
@@ -11,8 +15,9 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from bot.model import GameStatus
-from bot.runner import Runner, Snapshot
+from bot.model import Due, GameStatus
+from bot.runner import Held, Runner, Snapshot
+from bot.scheduler import Scheduler
 from bot.specs import DEFAULT_LEVEL, SPEC_OF, GameAction
 
 log = logging.getLogger(__name__)
@@ -24,6 +29,9 @@ class Opponents:
         self.delay = delay
         self._pending: set[tuple[int, int, int]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self.claims: Scheduler | None = None
+        if runner.store.shared:
+            self.claims = Scheduler(runner, Due.ORCHARD, act=self._play_due, lag=self._delay)
         runner.on_commit.append(self.schedule)
 
     def schedule(self, snapshot: Snapshot) -> None:
@@ -31,6 +39,11 @@ class Opponents:
         if snapshot.row.status is not GameStatus.ACTIVE or snapshot.state is None:
             return
         engine = self.runner.engine(snapshot.row.kind)
+        if self.claims is not None:
+            if any(snapshot.row.players[s].is_bot for s in engine.to_act(snapshot.state)):
+                self.claims.start()
+                self.claims.due_by(self.runner.clock() + self.delay)
+            return
         for seat in sorted(engine.to_act(snapshot.state)):
             key = (snapshot.id, snapshot.row.version, seat)
             if snapshot.row.players[seat].is_bot and key not in self._pending:
@@ -41,12 +54,17 @@ class Opponents:
 
     async def resume(self) -> None:
         """After a restart: pick up every game that is waiting for Orchard."""
+        if self.claims is not None:
+            self.claims.start()
+            return
         for snapshot in await self.runner.load_many(
             await self.runner.store.games_waiting_on_bots()
         ):
             self.schedule(snapshot)
 
     async def stop(self) -> None:
+        if self.claims is not None:
+            await self.claims.stop()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -59,6 +77,12 @@ class Opponents:
             log.exception("game %s: Orchard's move failed", game_id)
         finally:
             self._pending.discard((game_id, version, seat))
+
+    def _delay(self) -> float:
+        return self.delay
+
+    async def _play_due(self, held: Held) -> Snapshot | None:
+        return await self.runner.play_orchard(held, self._decider)
 
     def _decider(self, seat: int) -> Callable[[Snapshot], GameAction]:
         def decide(snapshot: Snapshot) -> GameAction:

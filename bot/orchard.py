@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.leader import Leader
 from bot.lobby import Lobby
 from bot.opponents import Opponents
 from bot.runner import Display, Runner
@@ -27,6 +28,7 @@ class Orchard:
     runner: Runner
     lobby: Lobby
     scheduler: Scheduler
+    leader: Leader
     orchard_delay: float = 1.0
     opponents: Opponents | None = None  # Orchard's seats play from start() on
 
@@ -45,7 +47,7 @@ class Orchard:
         settings = Settings(store)
         runner = Runner(store, ENGINES, settings, board=board, clock=clock)
         lobby = Lobby(runner)
-        return cls(store, settings, runner, lobby, Scheduler(runner), orchard_delay)
+        return cls(store, settings, runner, lobby, Scheduler(runner), Leader(store), orchard_delay)
 
     async def start(self) -> None:
         """Pick up every game waiting for Orchard's own move, then fire what is due."""
@@ -64,11 +66,17 @@ class Orchard:
 
     async def purge_departed(self, before: float) -> list[int]:
         """Servers the bot left before ``before``: every row of theirs goes (games are over
-        for good there, so no runner is needed: nobody can click them any more)."""
+        for good there, so no runner is needed: nobody can click them any more). Only the
+        leader purges: the others return nothing."""
+        if not self.leader.leading:
+            return []
         return await self.store.purge_departed(before)
 
     async def stop(self) -> None:
         """Stop firing deadlines and playing Orchard's seats; the store stays open."""
+        await self.leader.stop()
+        for stop in list(self.runner.stoppers):
+            await stop()
         await self.scheduler.stop()
         if self.opponents is not None:
             await self.opponents.stop()

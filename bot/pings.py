@@ -154,7 +154,10 @@ class TurnPings:
                 log.exception("game %s: turn pings failed; the game goes on", snapshot.id)
 
     async def _stored(self, game_id: int) -> TurnPing:
-        if game_id not in self._pings:
+        """Where the game's pings stand: remembered here, or read afresh on a shared store,
+        where another process may have pinged for the game since (it took a click, fired a
+        deadline or played Orchard's move)."""
+        if game_id not in self._pings or self.runner.store.shared:
             self._pings[game_id] = await self.runner.store.turn_ping(game_id) or TurnPing(game_id)
         return self._pings[game_id]
 

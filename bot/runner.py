@@ -12,8 +12,10 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Any
 
 from bot.daily import is_daily
@@ -23,6 +25,7 @@ from bot.model import (
     FORMER_PLAYER,
     KEEP,
     NOBODY,
+    Due,
     GameChange,
     GameRow,
     GameStatus,
@@ -37,11 +40,29 @@ from bot.ratings import rate
 from bot.settings import Settings
 from bot.specs import DEFAULT_LEVEL, SPEC_OF
 from bot.wording import not_your_turn
+from db.session import GameSession
 from db.store import Store
 
 log = logging.getLogger(__name__)
 
 TIMEOUTS_TO_FORFEIT = 3
+
+
+class Claim(Enum):
+    """What :meth:`Runner.fire_claimed` found."""
+
+    NOTHING = "nothing due"
+    BUSY = "held by another process"
+    IDLE = "claimed, nothing to do"
+    FIRED = "fired"
+
+
+class FireFailed(Exception):
+    """Firing a claimed game failed (its transaction rolled back)."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"game {game_id}")
+        self.game_id = game_id
 
 
 class Refusal(Exception):
@@ -79,6 +100,19 @@ class Snapshot:
         return self.row.id
 
 
+@dataclass
+class Held:
+    """A game inside its lock: as loaded, its store session, and what was written meanwhile
+    (announced to the hooks once committed)."""
+
+    snapshot: Snapshot
+    session: GameSession
+    written: list[Snapshot] = field(default_factory=list)
+
+
+Act = Callable[[Held], Awaitable[Snapshot | None]]
+"""What firing a claimed game does to it, inside its claim: the Snapshot written, or None."""
+
 Display = Callable[[Snapshot], Awaitable[None]]
 """Draws a written game where people see it (a Discord message, or a test's recorder)."""
 
@@ -107,6 +141,8 @@ class Runner:
         self.board: Display | None = board  # the game's own message; used when no other is
         self.clock = clock
         self.on_commit: list[Callable[[Snapshot], None]] = []
+        # Loops started on this runner (the schedulers), stopped before its store closes.
+        self.stoppers: list[Callable[[], Awaitable[None]]] = []
         # Weak: a game's lock lives while someone holds or awaits it, so 10,000 games touched
         # once leave no 10,000 locks behind.
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -133,10 +169,7 @@ class Runner:
         return self.engines[kind]
 
     async def load(self, game_id: int) -> Snapshot:
-        row = await self.store.get_game(game_id)
-        if row is None:
-            raise Refusal("That game no longer exists.")
-        return self._snapshot(row)
+        return self._snapshot(_found(await self.store.get_game(game_id)))
 
     async def load_many(self, game_ids: Sequence[int]) -> list[Snapshot]:
         """Many games in a few reads (after a restart, a load each took seconds a thousand)."""
@@ -145,6 +178,44 @@ class Runner:
     def _snapshot(self, row: GameRow) -> Snapshot:
         state = None if row.state is None else self.engine(row.kind).load(row.state)
         return Snapshot(row, state, written=self._writes.get(row.id, 0))
+
+    @asynccontextmanager
+    async def held(self, game_id: int) -> AsyncIterator[Held]:
+        """The game loaded inside its lock, in-process and (on a shared database) in the store
+        across processes: load, apply, write, commit. Hooks hear each write once committed."""
+        async with self.lock(game_id):
+            async with self.store.game(game_id) as session:
+                held = Held(self._snapshot(_found(await session.get())), session)
+                yield held
+            self._announce(held.written)
+
+    def _announce(self, written: list[Snapshot]) -> None:
+        """Tell the hooks of committed writes."""
+        for fresh in written:
+            for hook in self.on_commit:
+                hook(fresh)
+
+    async def fire_claimed(
+        self, due: Due, upto: float, act: Act, skip: set[int]
+    ) -> tuple[Claim, Snapshot | None]:
+        """Claim one game due by ``upto`` (not in ``skip``) that no process holds, and ``act``
+        on it inside the claim (shared stores only): what was found, and the game written
+        (to be shown by the caller). A game another process holds is added to ``skip``. A
+        claim lasts only as long as the transaction that fires it, so a process killed
+        mid-way returns its claims at once."""
+        busy = len(skip)
+        async with self.store.claim(due, upto, skip) as session:
+            if session is None:
+                return (Claim.BUSY if len(skip) > busy else Claim.NOTHING), None
+            held = Held(self._snapshot(_found(await session.get())), session)
+            try:
+                fresh = await act(held)
+            except Exception as err:
+                raise FireFailed(session.game_id) from err
+            if fresh is None and not held.written:  # nothing to do: not claimed again
+                await session.write(_due_at(session.game_id, due, None))
+        self._announce(held.written)
+        return (Claim.IDLE if fresh is None else Claim.FIRED), fresh
 
     # Games and lobbies are created and changed here, and only here.
 
@@ -176,13 +247,13 @@ class Runner:
     async def change(self, game_id: int, plan: Plan, display: Display | None = None) -> Snapshot:
         """A change that is not a move (a lobby's seats, its start, closing a game), planned
         by the caller on the game as it is inside the lock."""
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
+        async with self.held(game_id) as held:
+            snapshot = held.snapshot
             change = await plan(snapshot)
             state = snapshot.state
             if change.state is not None:
                 state = self.engine(snapshot.row.kind).load(change.state)
-            fresh = await self._write(snapshot, change, state)
+            fresh = await self._write(held, change, state)
         return await self.shown(fresh, display)
 
     async def abandon(self, game_id: int, display: Display | None = None) -> Snapshot:
@@ -197,8 +268,8 @@ class Runner:
 
     async def mark_hinted(self, game_id: int) -> None:
         """Someone asked for a hint: the game and its results say so."""
-        async with self.lock(game_id):
-            await self.store.write(GameChange(game_id, hinted=True))
+        async with self.held(game_id) as held:
+            await held.session.write(GameChange(game_id, hinted=True))
 
     async def record_message(self, game_id: int, message_id: int) -> None:
         """The game's message now has this id (posted anew). Written without the lock: a
@@ -206,10 +277,10 @@ class Runner:
         await self.store.write(GameChange(game_id, message_id=message_id))
         self._messages[game_id] = message_id
 
-    async def postpone(self, game_id: int, deadline: float) -> None:
-        """Move a deadline that could not be handled, so it is retried rather than spun on."""
-        async with self.lock(game_id):
-            await self.store.write(GameChange(game_id, deadline=deadline))
+    async def postpone(self, game_id: int, when: float, due: Due = Due.DEADLINE) -> None:
+        """Move a due time that could not be handled, so it is retried rather than spun on."""
+        async with self.held(game_id) as held:
+            await held.session.write(_due_at(game_id, due, when))
 
     # Moves.
 
@@ -229,13 +300,13 @@ class Runner:
         ``guild_id``, when given, is the server the click came from: a game is only ever
         played from its own server.
         """
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
+        async with self.held(game_id) as held:
+            snapshot = held.snapshot
             if guild_id is not None and guild_id != snapshot.row.guild_id:
                 raise Refusal("This game belongs to another server.")
             seat = self._check_actor(snapshot, user_id)
             if version is not None and version != snapshot.row.version:
-                await self._check_side_by_side(snapshot, seat, version)
+                await self._check_side_by_side(held, seat, version)
             player = snapshot.row.players[seat]
             engine = self.engine(snapshot.row.kind)
             action, state = self._apply(snapshot, seat, verb, arg)
@@ -243,7 +314,7 @@ class Runner:
             who = None if player.is_bot else user_id
             moves = [Move(seat, *engine.format(action), who, source)]
             reset = {seat: 0} if player.timeouts else {}
-            fresh = await self._play(snapshot, state, moves, reset)
+            fresh = await self._play(held, state, moves, reset)
         return await self.shown(fresh, display)
 
     async def act_for_seat(
@@ -253,46 +324,64 @@ class Runner:
 
         Returns None, changing nothing, if the game moved on since the move was scheduled.
         """
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
-            row = snapshot.row
-            engine = self.engine(row.kind)
-            if (
-                row.status is not GameStatus.ACTIVE
-                or row.version != version
-                or not row.players[seat].is_bot
-            ):
+        async with self.held(game_id) as held:
+            if held.snapshot.row.version != version:
                 return None
-            if seat not in engine.to_act(snapshot.state):
-                return None
-            action = await asyncio.to_thread(decide, snapshot)  # a word search can take 50 ms
-            try:
-                state = engine.apply(snapshot.state, action)
-            except MoveError:
-                log.exception("game %s: Orchard chose an illegal move %s", game_id, action)
-                return None
-            moves = [Move(seat, *engine.format(action), None, MoveSource.BOT)]
-            fresh = await self._play(snapshot, state, moves, {})
-        return await self.shown(fresh)
+            fresh = await self._seat_move(held, seat, decide)
+        return None if fresh is None else await self.shown(fresh)
+
+    async def play_orchard(
+        self, held: Held, decider: Callable[[int], Callable[[Snapshot], Any]]
+    ) -> Snapshot | None:
+        """Play the first Orchard seat the held game awaits (claimed as due for Orchard)."""
+        row = held.snapshot.row
+        seats = self._orchard_awaited(row.kind, row.players, held.snapshot.state)
+        return await self._seat_move(held, seats[0], decider(seats[0])) if seats else None
+
+    async def _seat_move(
+        self, held: Held, seat: int, decide: Callable[[Snapshot], Any]
+    ) -> Snapshot | None:
+        """Orchard's move for ``seat``, decided on the held game; None if it is not its turn."""
+        snapshot = held.snapshot
+        row = snapshot.row
+        engine = self.engine(row.kind)
+        if row.status is not GameStatus.ACTIVE or not row.players[seat].is_bot:
+            return None
+        if seat not in engine.to_act(snapshot.state):
+            return None
+        action = await asyncio.to_thread(decide, snapshot)  # a word search can take 50 ms
+        try:
+            state = engine.apply(snapshot.state, action)
+        except MoveError:
+            log.exception("game %s: Orchard chose an illegal move %s", row.id, action)
+            return None
+        moves = [Move(seat, *engine.format(action), None, MoveSource.BOT)]
+        return await self._play(held, state, moves, {})
+
+    def _orchard_awaited(self, kind: str, players: tuple[Player, ...], state: Any) -> list[int]:
+        """The Orchard seats ``state`` awaits, in seat order."""
+        if state is None:
+            return []
+        return [s for s in sorted(self.engine(kind).to_act(state)) if players[s].is_bot]
 
     async def forfeit(
         self, game_id: int, user_id: int, *, display: Display | None = None
     ) -> Snapshot:
         """A player gives up their seat; the others play on (or win)."""
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
+        async with self.held(game_id) as held:
+            snapshot = held.snapshot
             seat = self._check_actor(snapshot, user_id)
             state = self.engine(snapshot.row.kind).forfeit(snapshot.state, seat)
             moves = [Move(seat, FORFEIT_VERB, "", user_id, MoveSource.FORFEIT)]
-            fresh = await self._play(snapshot, state, moves, {})
+            fresh = await self._play(held, state, moves, {})
         return await self.shown(fresh, display)
 
     async def forget_player(self, game_id: int, user_id: int) -> Snapshot | None:
         """Take a person out of an open game before /forget-me erases them: they leave a
         lobby (closing it, if they host it); a game in play goes on without them. Either
         way their seat, moves and hosting there become a former player's."""
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
+        async with self.held(game_id) as held:
+            snapshot = held.snapshot
             row = snapshot.row
             seat = row.seat_of(user_id)
             if not row.status.is_open or (seat is None and row.host_id != user_id):
@@ -302,13 +391,13 @@ class Runner:
                 if row.host_id != user_id:
                     rest = tuple(p for p in row.players if p.is_bot or p.user_id != user_id)
                     change = GameChange(row.id, from_status=GameStatus.LOBBY, players=rest)
-                fresh = await self._write(snapshot, replace(change, forgotten=user_id), None)
+                fresh = await self._write(held, replace(change, forgotten=user_id), None)
             elif seat is None:
                 return None  # a game in play always seats its host
             else:
                 state = self.engine(row.kind).forfeit(snapshot.state, seat)
                 moves = [Move(seat, FORFEIT_VERB, "", None, MoveSource.FORFEIT)]
-                fresh = await self._play(snapshot, state, moves, {}, forgotten=user_id)
+                fresh = await self._play(held, state, moves, {}, forgotten=user_id)
         return await self.shown(fresh)
 
     async def fire_deadline(self, game_id: int) -> Snapshot | None:
@@ -318,18 +407,19 @@ class Runner:
 
     async def expire(self, game_id: int) -> Snapshot | None:
         """What the clock does to a game whose deadline passed (idempotent), written but not
-        yet shown: a lobby nobody started closes; in a game, the awaited seats' timeout moves
-        are played. None if nothing was due."""
-        async with self.lock(game_id):
-            snapshot = await self.load(game_id)
-            planned = await self._expiry(snapshot)
-            if planned is None:
-                return None
-            return await self._write(snapshot, *planned)
+        yet shown. None if nothing was due."""
+        async with self.held(game_id) as held:
+            return await self.fire_held_deadline(held)
+
+    async def fire_held_deadline(self, held: Held) -> Snapshot | None:
+        """The clock's move on a held game (see :meth:`_expiry`)."""
+        planned = await self._expiry(held.snapshot)
+        return None if planned is None else await self._write(held, *planned)
 
     async def expire_many(self, game_ids: Sequence[int]) -> tuple[list[Snapshot], list[int]]:
         """:meth:`expire` for many games at once, in one read and one transaction: after
-        downtime, thousands of games are due and a transaction each would take minutes.
+        downtime, thousands of games are due and a transaction each would take minutes
+        (one process only: on a shared store due games are claimed one by one).
 
         Games whose lock is taken (someone is moving) are left out, as are all of them if a
         guard fails; returns what was written and the ids left for :meth:`expire`.
@@ -343,10 +433,12 @@ class Runner:
             for snapshot in await self.load_many(free):
                 planned = await self._expiry(snapshot)
                 if planned is not None:
-                    plans.append((snapshot, *planned))
+                    change, state = planned
+                    plans.append((snapshot, self._stamped(row, change, state), state))
             if not await self.store.write_many([change for _, change, _ in plans]):
                 return [], list(game_ids)
-            fresh = [self._committed(*plan) for plan in plans]
+            fresh = [self._numbered(*plan) for plan in plans]
+            self._announce(fresh)
         finally:
             for game_id in free:
                 locks[game_id].release()
@@ -354,7 +446,8 @@ class Runner:
         return fresh, [game_id for game_id in game_ids if game_id not in taken]
 
     async def _expiry(self, snapshot: Snapshot) -> tuple[GameChange, Any] | None:
-        """The change a passed deadline makes, and the state it leaves; None if not due."""
+        """The change a passed deadline makes, and the state it leaves; None if not due: a
+        lobby nobody started closes; in a game, the awaited seats' timeout moves are played."""
         row = snapshot.row
         if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
             return None
@@ -442,16 +535,17 @@ class Runner:
         except MoveError as err:
             raise Refusal(str(err)) from err
 
-    async def _check_side_by_side(self, snapshot: Snapshot, seat: int, version: int) -> None:
+    async def _check_side_by_side(self, held: Held, seat: int, version: int) -> None:
         """A click drawn at an older version stands only where several seats were awaited at
         once (each on its own dice: Apple Jack's last turn, Hot Score's challenge throw), the
         clicker among them, and it has not moved since: then the moves in between were other
         seats', which never touch its options. Anything else is a stale board or a double click.
         """
+        snapshot = held.snapshot
         stale = Stale("That was already played: the board has moved on.")
         if version > snapshot.row.version:
             raise stale
-        moves = await self.store.moves(snapshot.id)
+        moves = await held.session.moves()
         if any(move.seat == seat for move in moves[version:]):
             raise stale
         engine = self.engine(snapshot.row.kind)
@@ -478,7 +572,7 @@ class Runner:
 
     async def _play(
         self,
-        snapshot: Snapshot,
+        held: Held,
         state: Any,
         moves: list[Move],
         timeouts: dict[int, int],
@@ -486,8 +580,8 @@ class Runner:
         forgotten: int | None = None,
     ) -> Snapshot:
         """Write a state that moves reached: with the version check, its end and results."""
-        change = await self._played(snapshot, state, moves, timeouts, forgotten=forgotten)
-        return await self._write(snapshot, change, state)
+        change = await self._played(held.snapshot, state, moves, timeouts, forgotten=forgotten)
+        return await self._write(held, change, state)
 
     async def _played(
         self,
@@ -530,29 +624,57 @@ class Runner:
         )
         return change
 
-    async def _write(self, snapshot: Snapshot, change: GameChange, state: Any) -> Snapshot:
-        """The one write (inside the game's lock): guarded, numbered, announced to the hooks.
-        Displaying it is the caller's, after the lock (:meth:`shown`)."""
-        if not await self.store.write(change):
+    async def _write(self, held: Held, change: GameChange, state: Any) -> Snapshot:
+        """The one write (inside the game's lock): guarded and numbered; the hooks hear of it
+        once it is committed. Displaying it is the caller's, after the lock (:meth:`shown`)."""
+        snapshot = held.snapshot
+        change = self._stamped(snapshot.row, change, state)
+        if not await held.session.write(change):
             raise Stale("That was already played: the board has moved on.")
-        return self._committed(snapshot, change, state)
+        fresh = self._numbered(snapshot, change, state)
+        held.written.append(fresh)
+        return fresh
 
-    def _committed(self, snapshot: Snapshot, change: GameChange, state: Any) -> Snapshot:
-        """What follows every write: the game numbered on, and the hooks told."""
+    def _stamped(self, row: GameRow, change: GameChange, state: Any) -> GameChange:
+        """``change`` with when the game began awaiting Orchard, if it writes a state or status."""
+        if change.state is None and change.status is None:
+            return change
+        return replace(change, orchard_since=self._orchard_since(row, change, state))
+
+    def _numbered(self, snapshot: Snapshot, change: GameChange, state: Any) -> Snapshot:
+        """The game as a write left it, numbered on (displays go in write order)."""
         written = self._writes.get(snapshot.id, 0) + 1
         self._writes[snapshot.id] = written
-        fresh = Snapshot(_written(snapshot.row, change), state, change.moves, written)
-        for hook in self.on_commit:
-            hook(fresh)
-        return fresh
+        return Snapshot(_written(snapshot.row, change), state, change.moves, written)
+
+    def _orchard_since(self, row: GameRow, change: GameChange, state: Any) -> float | None:
+        """When the written game began awaiting an Orchard seat (now), or None: stored, so
+        whichever process is alive plays it (see :class:`bot.model.Due`)."""
+        if (change.status or row.status) is not GameStatus.ACTIVE:
+            return None
+        players = row.players if change.players is None else change.players
+        return self.clock() if self._orchard_awaited(row.kind, players, state) else None
 
     async def _abandon_gone(self, snapshot: Snapshot) -> Snapshot:
         """A game nobody can see any more ends without results (and without a display)."""
-        async with self.lock(snapshot.id):
-            now = await self.load(snapshot.id)
+        async with self.held(snapshot.id) as held:
+            now = held.snapshot
             if not now.row.status.is_open:
                 return now
-            return await self._write(now, _closing(now, GameStatus.ABANDONED), now.state)
+            return await self._write(held, _closing(now, GameStatus.ABANDONED), now.state)
+
+
+def _found(row: GameRow | None) -> GameRow:
+    if row is None:
+        raise Refusal("That game no longer exists.")
+    return row
+
+
+def _due_at(game_id: int, due: Due, when: float | None) -> GameChange:
+    """A change of only the game's time of ``due``."""
+    if due is Due.DEADLINE:
+        return GameChange(game_id, deadline=when)
+    return GameChange(game_id, orchard_since=when)
 
 
 def _closing(snapshot: Snapshot, status: GameStatus) -> GameChange:

@@ -1,4 +1,5 @@
-"""One task that fires turn deadlines and lobby expiries, read from the store.
+"""The tasks that fire games as they fall due: turn deadlines and lobby expiries, and, on a
+database several processes share, Orchard's moves.
 
 Deadlines are rows, not view timeouts, so they survive a restart: on start-up the scheduler
 simply finds what is already due. It sleeps until the earliest deadline, or until a commit
@@ -8,6 +9,11 @@ shown afterwards by a few display workers, apart from the writing: a channel tha
 rate-limited, or thousands of boards to redraw after downtime, hold up no deadline and no
 other server's game. The workers' Discord requests are the backlog
 (:data:`bot.pacing.BACKLOG`): they go when nothing being played now is waiting.
+
+On a shared database (PostgreSQL) every process runs these loops, and a due game is a row one
+of them claims (``FOR UPDATE SKIP LOCKED``) inside the transaction that fires it: each fires
+exactly once, and a process that dies mid-way gives its claims back as its transaction ends.
+Another process's commits are not heard here, so the loop also looks every ``SHARED_POLL`` s.
 """
 
 from __future__ import annotations
@@ -16,32 +22,57 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
+from collections.abc import Callable
 
+from bot.model import Due
 from bot.pacing import BACKLOG
-from bot.runner import Runner, Snapshot
+from bot.runner import Act, Claim, FireFailed, Runner, Snapshot
 
 log = logging.getLogger(__name__)
 
 MAX_SLEEP = 60.0
+SHARED_POLL = 2.0  # a shared store: how long another process's due game may wait for us
+BUSY_RETRY = 0.05  # a due game another process held: look again this soon
 RETRY_SECONDS = 60.0
 BATCH = 100  # due games written in one transaction: a few ms, so clicks wait little
 BATCHES_AT_ONCE = 2  # one being written while the next is read and planned
+CLAIMING_AT_ONCE = 16  # shared stores: claims fired side by side, each its own transaction
 SHOWING_AT_ONCE = 8  # display workers: more only queue on Discord's limit (bot.pacing)
 
 
+def no_lag() -> float:
+    return 0.0
+
+
 class Scheduler:
-    def __init__(self, runner: Runner) -> None:
+    """Fires games due for ``due``; ``act`` fires a claimed one (shared stores), ``lag`` is
+    how long after its stored time a game falls due (Orchard's pause)."""
+
+    def __init__(
+        self,
+        runner: Runner,
+        due: Due = Due.DEADLINE,
+        *,
+        act: Act | None = None,
+        lag: Callable[[], float] = no_lag,
+    ) -> None:
         self.runner = runner
+        self.due = due
+        self.act: Act = act or runner.fire_held_deadline
+        self.lag = lag
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._next: float | None = None  # the deadline the loop sleeps until
+        self._next: float | None = None  # when the loop wakes by itself
+        self._busy = False  # the last pass left a due game another process held
         self._to_show: asyncio.Queue[Snapshot] = asyncio.Queue()
         self._workers: list[asyncio.Task[None]] = []
-        runner.on_commit.append(self._changed)
+        if due is Due.DEADLINE:
+            runner.on_commit.append(self._changed)
 
     def start(self) -> None:
         if self._task is None:
-            self._task = asyncio.create_task(self._loop(), name="orchard-deadlines")
+            self._task = asyncio.create_task(self._loop(), name=f"orchard-due-{self.due.name}")
+            self.runner.stoppers.append(self.stop)
 
     async def stop(self) -> None:
         """Stop firing; boards not yet shown stay as they were (their next click redraws)."""
@@ -50,17 +81,22 @@ class Scheduler:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._task, self._workers = None, []
+        if self.stop in self.runner.stoppers:
+            self.runner.stoppers.remove(self.stop)
 
     def wake(self) -> None:
         self._wake.set()
 
-    def _changed(self, snapshot: Snapshot) -> None:
-        deadline = snapshot.row.deadline
-        if deadline is not None and (self._next is None or deadline < self._next):
+    def due_by(self, when: float | None) -> None:
+        """A game here falls due at ``when``: wake up for it if that is sooner."""
+        if when is not None and (self._next is None or when < self._next):
             self._wake.set()
 
+    def _changed(self, snapshot: Snapshot) -> None:
+        self.due_by(snapshot.row.deadline)
+
     async def run_due(self) -> int:
-        """Fire everything due now and show it; returns how many games it touched."""
+        """Fire everything due now and show it; returns how many games it moved."""
         fired = await self.fire_due()
         await self.shown()
         return fired
@@ -72,8 +108,10 @@ class Scheduler:
         transaction (after downtime, thousands are due and a transaction each would take
         minutes); a game someone is moving right now, or a batch whose guard fails, is
         written on its own. A few workers share the list, not a task per game: 10,000 tasks
-        would slow every walk over the loop's tasks.
+        would slow every walk over the loop's tasks. On a shared store each is claimed.
         """
+        if self.runner.store.shared:
+            return await self._claim_due()
         due = await self.runner.store.due_games(self.runner.clock())
         batches = deque(due[start : start + BATCH] for start in range(0, len(due), BATCH))
         fired = 0
@@ -115,11 +153,45 @@ class Scheduler:
         self._queue(fresh)
         return True
 
+    async def _claim_due(self) -> int:
+        """Claim and fire due games until none is left, a few side by side. Most passes find
+        none, at the cost of one query: the other claimers start once a first was found."""
+        skip: set[int] = set()
+        fired = 0
+
+        async def claiming() -> None:
+            nonlocal fired
+            while (found := await self._claim(skip)) is not Claim.NOTHING:
+                fired += found is Claim.FIRED
+
+        first = await self._claim(skip)
+        if first is not Claim.NOTHING:
+            fired += first is Claim.FIRED
+            await asyncio.gather(*(claiming() for _ in range(CLAIMING_AT_ONCE)))
+        self._busy = bool(skip)
+        return fired
+
+    async def _claim(self, skip: set[int]) -> Claim:
+        upto = self.runner.clock() - self.lag()
+        try:
+            found, fresh = await self.runner.fire_claimed(self.due, upto, self.act, skip)
+        except FireFailed as err:
+            log.exception("game %s: %s failed; retrying in a minute", err.game_id, self.due.name)
+            skip.add(err.game_id)
+            await self.runner.postpone(err.game_id, self.runner.clock() + RETRY_SECONDS, self.due)
+            return Claim.IDLE
+        except Exception:
+            log.exception("claiming games due for %s failed; trying again soon", self.due.name)
+            return Claim.NOTHING
+        if fresh is not None:
+            self._queue(fresh)
+        return found
+
     def _queue(self, snapshot: Snapshot) -> None:
         """Show ``snapshot`` soon, through the display workers (started at the first)."""
         if not self._workers:
             self._workers = [
-                asyncio.create_task(self._show(), name=f"orchard-deadline-display-{i}")
+                asyncio.create_task(self._show(), name=f"orchard-due-display-{i}")
                 for i in range(SHOWING_AT_ONCE)
             ]
         self._to_show.put_nowait(snapshot)
@@ -132,17 +204,19 @@ class Scheduler:
             try:
                 await self.runner.shown(snapshot)  # skips a version a later write overtook
             except Exception:
-                log.exception("game %s: could not show its deadline", snapshot.id)
+                log.exception("game %s: could not show it", snapshot.id)
             finally:
                 self._to_show.task_done()
 
     async def _loop(self) -> None:
+        longest = SHARED_POLL if self.runner.store.shared else MAX_SLEEP
         while True:
             self._wake.clear()
             await self.fire_due()
-            nearest = self._next = await self.runner.store.next_deadline()
-            delay = MAX_SLEEP if nearest is None else nearest - self.runner.clock()
-            delay = min(max(delay, 0.0), MAX_SLEEP)
+            nearest = await self.runner.store.next_due(self.due)
+            self._next = None if nearest is None else nearest + self.lag()
+            delay = longest if self._next is None else self._next - self.runner.clock()
+            delay = min(max(delay, BUSY_RETRY if self._busy else 0.0), longest)
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):  # wait_for (3.11) can swallow a cancel
                     await self._wake.wait()

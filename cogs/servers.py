@@ -209,6 +209,7 @@ class ServersCog(commands.Cog):
         bot.add_dynamic_items(BoardPage, ForgetMe)
 
     async def cog_load(self) -> None:
+        self.bot.orchard.leader.on_lead.append(self._purge)  # at start-up, or on taking over
         self.purge.start()
         self.bot.boards.pings.start()
 
@@ -446,7 +447,10 @@ class ServersCog(commands.Cog):
 
     @tasks.loop(hours=6)
     async def purge(self) -> None:
-        """Forget servers the bot left more than 30 days ago."""
+        """Forget servers the bot left more than 30 days ago (the leading process does)."""
+        await self._purge()
+
+    async def _purge(self) -> None:
         await self.bot.orchard.purge_departed(time.time() - KEEP_DEPARTED_DAYS * 86400)
 
     def _guild(self, interaction: discord.Interaction[Any]) -> int:

@@ -29,6 +29,12 @@ class Dialect(StrEnum):
     POSTGRES = "postgres"
 
 
+class Reader(Protocol):
+    """Anything that reads: a database (the last commit), or a transaction (its own view)."""
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]: ...
+
+
 class Transaction(Protocol):
     """One transaction's statements: every write, and the reads a write depends on."""
 

@@ -23,6 +23,7 @@ from bot.model import (
     FORMER_PLAYER,
     KEEP,
     NOBODY,
+    Due,
     GameChange,
     GameRow,
     GameStatus,
@@ -32,7 +33,7 @@ from bot.model import (
     Player,
     TurnPing,
 )
-from db.connection import Database, Transaction
+from db.connection import Database, Reader, Transaction
 
 STATE_FORMAT = 1
 OPEN = "status IN ('lobby', 'active')"
@@ -49,7 +50,7 @@ _SUMMARY = "id, kind, status, guild_id, channel_id, message_id, host_id, version
 # Reads.
 
 
-async def get_game(db: Database, game_id: int) -> GameRow | None:
+async def get_game(db: Reader, game_id: int) -> GameRow | None:
     """A game and its seats in one query: every move starts with this read."""
     rows = await db.fetchall(
         f"SELECT {_COLUMNS_OF_G}, p.seat, p.user_id, p.name, p.is_bot, p.timeouts,"
@@ -114,7 +115,7 @@ async def games_waiting_on_bots(db: Database) -> list[int]:
     return [r[0] for r in rows]
 
 
-async def moves(db: Database, game_id: int) -> list[Move]:
+async def moves(db: Reader, game_id: int) -> list[Move]:
     rows = await db.fetchall(
         "SELECT seat, verb, arg, user_id, source FROM moves WHERE game_id = ? ORDER BY seq",
         (game_id,),
@@ -122,9 +123,11 @@ async def moves(db: Database, game_id: int) -> list[Move]:
     return [Move(r[0], r[1], r[2], r[3], MoveSource(r[4])) for r in rows]
 
 
-async def next_deadline(db: Database) -> float | None:
+async def next_due(db: Database, due: Due) -> float | None:
+    """The soonest time of ``due`` among open games (Due names a column: never user input)."""
+    column = Due(due).value
     rows = await db.fetchall(
-        f"SELECT MIN(deadline) FROM games WHERE deadline IS NOT NULL AND {OPEN}"
+        f"SELECT MIN({column}) FROM games WHERE {column} IS NOT NULL AND {OPEN}"
     )
     return float(rows[0][0]) if rows and rows[0][0] is not None else None
 
@@ -265,6 +268,8 @@ def _columns(change: GameChange, now: float) -> dict[str, Any]:
         columns["version"] = change.version
     if change.deadline is not KEEP:
         columns["deadline"] = change.deadline
+    if change.orchard_since is not KEEP:
+        columns["orchard_since"] = change.orchard_since
     if change.hinted:
         columns["hinted"] = 1
     if change.message_id is not None:

@@ -9,10 +9,12 @@ transactions.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
 from bot.model import (
+    Due,
     GameChange,
     GameRow,
     GameSummary,
@@ -24,7 +26,9 @@ from bot.model import (
 )
 from db import daily, games, meta, results, settings
 from db.backends import open_database
-from db.connection import Database, Target, Transaction
+from db.connection import Database, Dialect, Target, Transaction
+from db.session import GameSession, write_change
+from db.shared import SharedLocks
 
 
 class Topic(Protocol):
@@ -47,16 +51,23 @@ class _GuardFailed(Exception):
 
 
 class Store:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, locks: SharedLocks | None = None) -> None:
         self.db = db
+        self.locks = locks  # how processes sharing the database coordinate (None: SQLite)
 
     @classmethod
     async def open(cls, target: Target) -> Store:
         """Open (creating folders and schema as needed) the database ``target`` names: a
         SQLite file's path, or a ``postgresql://`` URL."""
-        return cls(await open_database(target))
+        db = await open_database(target)
+        if db.dialect is Dialect.SQLITE:
+            return cls(db)
+        schema = await db.fetchall("SELECT current_schema()")
+        return cls(db, SharedLocks(str(schema[0][0])))
 
     async def close(self) -> None:
+        if self.locks is not None:
+            await self.locks.resign(self._pool)
         await self.db.close()
 
     # Games.
@@ -87,6 +98,56 @@ class Store:
                 time.time(),
             )
 
+    # Processes sharing the database (see db.shared); on SQLite there is one process.
+
+    @property
+    def shared(self) -> bool:
+        """Several processes may use this database at once (never a SQLite file)."""
+        return self.locks is not None
+
+    @property
+    def _pool(self) -> Any:
+        return getattr(self.db, "pool", None)
+
+    @asynccontextmanager
+    async def game(self, game_id: int) -> AsyncIterator[GameSession]:
+        """One game held for a change (the caller holds its in-process lock). On SQLite,
+        the store's reads and writes as they are; shared, one transaction that takes the
+        game's lock across processes first: load, apply and commit happen inside it."""
+        if self.locks is None:
+            yield GameSession(self.db, game_id)
+            return
+        async with self.db.transaction() as tx:
+            await self.locks.lock_game(tx, game_id)
+            yield GameSession(self.db, game_id, tx)
+
+    @asynccontextmanager
+    async def claim(
+        self, due: Due, upto: float, skip: set[int]
+    ) -> AsyncIterator[GameSession | None]:
+        """The open game soonest due for ``due`` by ``upto``, not in ``skip``, held as
+        :meth:`game` holds it, that no other process holds; None if there is none (a game
+        held elsewhere is added to ``skip``). Shared stores only."""
+        if self.locks is None:
+            raise NotImplementedError("one process on SQLite: the scheduler lists what is due")
+        async with self.db.transaction() as tx:
+            game_id = await self.locks.claim_due(tx, due, upto, skip)
+            yield None if game_id is None else GameSession(self.db, game_id, tx)
+
+    async def try_lead(self) -> bool:
+        """Become the process that does the bot's chores, if none is (see bot.leader)."""
+        return self.locks is None or await self.locks.try_lead(self._pool)
+
+    async def still_leading(self) -> bool:
+        return self.locks is None or await self.locks.still_leading(self._pool)
+
+    async def identify_turn(self, bucket: int) -> float:
+        """Wait for IDENTIFY ``bucket``'s turn among every process (shared stores only)."""
+        if self.locks is None:
+            raise NotImplementedError("one process on SQLite: discord.py paces its own shards")
+        async with self.db.transaction() as tx:
+            return await self.locks.identify_turn(tx, bucket)
+
     async def get_game(self, game_id: int) -> GameRow | None:
         return await games.get_game(self.db, game_id)
 
@@ -108,8 +169,8 @@ class Store:
     async def moves(self, game_id: int) -> list[Move]:
         return await games.moves(self.db, game_id)
 
-    async def next_deadline(self) -> float | None:
-        return await games.next_deadline(self.db)
+    async def next_due(self, due: Due) -> float | None:
+        return await games.next_due(self.db, due)
 
     async def due_games(self, now: float) -> list[int]:
         return await games.due_games(self.db, now)
@@ -120,12 +181,8 @@ class Store:
         Returns False, writing nothing, when a guard fails (the game left ``from_status`` or
         moved past ``expected_version``: someone else got there first) or the game is gone.
         """
-        now = time.time()
         async with self.db.transaction() as tx:
-            if not await games.write(tx, change, now):
-                return False
-            await results.write(tx, change, now)
-        return True
+            return await write_change(tx, change, time.time())
 
     async def write_many(self, changes: Sequence[GameChange]) -> bool:
         """Every change of ``changes`` in one transaction, or (False) none if a guard fails:

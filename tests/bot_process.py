@@ -1,14 +1,16 @@
 """The real bot in a process of its own on a fake Discord, so a test can SIGKILL it.
 
-``python -m tests.bot_process PORT DB`` (the child) points discord.py at the fake on
-127.0.0.1:PORT exactly as ``FakeDiscord.install`` does, then runs ``bot.__main__.serve``
-unchanged. :class:`BotProcess` (the parent's side) starts, kills and restarts that child on
+``python -m tests.bot_process PORT DB [SHARDS COUNT]`` (the child) points discord.py at the
+fake on 127.0.0.1:PORT exactly as ``FakeDiscord.install`` does, then runs
+``bot.__main__.serve`` unchanged, on the shards given (``0-0 2``: shard 0 of 2) or all.
+:class:`BotProcess` (the parent's side) starts, kills and restarts that child on
 the same database while the fake runs in the test's own event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import signal
 import sys
@@ -22,6 +24,8 @@ import yarl
 
 from bot.__main__ import serve
 from bot.app import OrchardBot
+from bot.shards import ShardPlan, parse_plan, ranges_text
+from db.connection import is_url
 from tests.botharness import config
 from tests.fakediscord import FakeDiscord
 
@@ -36,14 +40,17 @@ def point_at(port: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or not argv[0].isdigit():
-        print("usage: python -m tests.bot_process PORT DB", file=sys.stderr)
+    if len(argv) not in (2, 4) or not argv[0].isdigit():
+        print("usage: python -m tests.bot_process PORT DB [SHARDS COUNT]", file=sys.stderr)
         return 2
     point_at(int(argv[0]))
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    bot = OrchardBot(config(Path(argv[1])), guild_ready_timeout=0.05)
+    plan = parse_plan(*argv[2:]) if len(argv) == 4 else ShardPlan()
+    database = argv[1] if is_url(argv[1]) else Path(argv[1])
+    chosen = dataclasses.replace(config(database), shards=plan)
+    bot = OrchardBot(chosen, guild_ready_timeout=0.05)
     return asyncio.run(serve(bot, "fake-token"))
 
 
@@ -51,11 +58,30 @@ class BotProcess:
     """The child process, restarted on the same database after every kill; output to ``log``."""
 
     def __init__(
-        self, fake: FakeDiscord, db: Path, log: Path, program: Sequence[str] = PROGRAM
+        self,
+        fake: FakeDiscord,
+        db: Path | str,
+        log: Path,
+        program: Sequence[str] = PROGRAM,
+        shards: ShardPlan | None = None,
     ) -> None:
         self.fake, self.db, self.log = fake, db, log
         self.program = tuple(program)  # what runs as ``python PROGRAM... PORT DB``
+        self.shards = shards or ShardPlan()
         self.proc: asyncio.subprocess.Process | None = None
+
+    @property
+    def shard_ids(self) -> tuple[int, ...]:
+        """The shards this process runs."""
+        return self.shards.ids or tuple(range(self.shards.count or 1))
+
+    def online(self) -> bool:
+        return all(self.fake.connected(shard) for shard in self.shard_ids)
+
+    def _args(self) -> tuple[str, ...]:
+        if self.shards.count is None:
+            return ()
+        return (ranges_text(self.shard_ids), str(self.shards.count))
 
     async def start(self, wait: bool = True) -> float:
         """Start the bot; with ``wait``, until it is connected. Returns the seconds taken."""
@@ -67,6 +93,7 @@ class BotProcess:
                 *self.program,
                 str(self.fake.port),
                 str(self.db),
+                *self._args(),
                 cwd=ROOT,
                 stdout=sink,
                 stderr=sink,
@@ -78,7 +105,7 @@ class BotProcess:
     async def ready(self, identifies_before: int) -> None:
         """Wait until a bot identified after ``identifies_before`` identifies is connected."""
         await self.fake.wait_for(
-            lambda: len(self.fake.identifies) > identifies_before and self.fake.connected(0),
+            lambda: len(self.fake.identifies) > identifies_before and self.online(),
             60.0,
             "the bot process to connect",
         )
@@ -88,7 +115,11 @@ class BotProcess:
         if self.proc is not None and self.proc.returncode is None:
             self.proc.send_signal(signal.SIGKILL)
             await self.proc.wait()
-        await self.fake.wait_for(lambda: not self.fake.connected(0), 10.0, "the socket to close")
+        await self.fake.wait_for(
+            lambda: not any(self.fake.connected(s) for s in self.shard_ids),
+            10.0,
+            "the socket to close",
+        )
 
     async def stop(self) -> None:
         """SIGTERM (a clean shutdown), SIGKILL after 10 s."""

@@ -121,6 +121,8 @@ def test_help_says_what_each_command_does_and_names_every_setting(tmp_path: Path
         "ORCHARD_DB",
         "LOG_LEVEL",
         "DEV_GUILD_ID",
+        "ORCHARD_SHARD_COUNT",
+        "ORCHARD_SHARDS",
     }
     assert not (tmp_path / "data").exists()
 

@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.games.cheerio import open_categories
-from bot.model import Player
+from bot.model import Due, Player
 from tests.support import CHANNEL, GUILD, Table, orchard, player, started
 
 PLAYER_TABLES = ("results", "ratings", "rating_history")
@@ -33,7 +33,8 @@ async def workload(o: Table) -> None:
     await store.open_games(GUILD, CHANNEL, "cheerio")
     await store.games_waiting_on_bots()
     await store.due_games(o.clock.now + 10_000)
-    await store.next_deadline()
+    await store.next_due(Due.DEADLINE)
+    await store.next_due(Due.ORCHARD)
     for by in ("rating", "wins", "best", "average"):
         await store.board_with_records(GUILD, "cheerio", by)
     await store.user_stats(GUILD, 1)

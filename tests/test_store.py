@@ -102,7 +102,7 @@ async def test_fresh_file_gets_every_migration_and_wal(tmp_path: Path) -> None:
 
 
 async def test_each_older_version_upgrades_and_keeps_its_data(tmp_path: Path) -> None:
-    for older in range(1, NEWEST):
+    for older in [number for number, _, _ in available()][:-1]:  # numbers may skip one
         path = tmp_path / f"v{older}.db"
         async with aiosqlite.connect(path, isolation_level=None) as conn:
             assert await migrate(conn, upto=older) == older
@@ -408,6 +408,8 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
             "UPDATE games SET options = json_remove(options, '$.edition'),"
             " state = json_remove(state, '$.edition')"
         )
+        conn.execute("DROP INDEX games_orchard_since")  # and without the later migrations
+        conn.execute("ALTER TABLE games DROP COLUMN orchard_since")
         conn.execute("DELETE FROM schema_migrations WHERE version >= 13")
         for table in ("daily_plays", "daily_world", "daily_channels"):  # made again by 014
             conn.execute(f"DROP TABLE {table}")

@@ -6,6 +6,7 @@ Enough of it that discord.py connects, sees its guilds, and resumes after a drop
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,8 +72,15 @@ class Gateway(World, Waiting):
         return 0 if guild_id is None else (guild_id >> 22) % self.shard_count
 
     async def _identify(self, session: Session, data: JSON) -> None:
+        shard_id, count = (int(n) for n in (data.get("shard") or [0, 1]))
+        if count != self.shard_count or not 0 <= shard_id < count:
+            await session.ws.close(code=4010)  # Invalid shard
+            return
+        if self._identify_too_soon(shard_id):
+            self.identifies_refused.append(data)
+            await session.ws.send_json({"op": 9, "d": False})
+            return
         self.identifies.append(data)
-        shard_id = int((data.get("shard") or [0, 1])[0])
         session.shard_id = shard_id
         session.session_id = f"session-{self.next_id()}"
         self._known_sessions[session.session_id] = session
@@ -96,6 +104,18 @@ class Gateway(World, Waiting):
         session.live = True
         self._sessions[shard_id] = session
         self._notify()
+
+    def _identify_too_soon(self, shard_id: int) -> bool:
+        """An IDENTIFY within ``identify_interval`` of the last in its bucket (and records
+        this one's time when it is not)."""
+        now = time.monotonic()
+        bucket = shard_id % self.max_concurrency
+        last = self._last_identify.get(bucket)
+        interval = self.identify_interval
+        if interval is not None and last is not None and now - last < interval:
+            return True
+        self._last_identify[bucket] = now
+        return False
 
     async def _resume(self, session: Session, data: JSON) -> None:
         old = self._known_sessions.get(data.get("session_id", ""))

@@ -35,7 +35,12 @@ class AppRoutes(World):
         ]
 
     async def _get_gateway(self, call: Call) -> web.Response:
-        limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
+        limit = {
+            "total": 1000,
+            "remaining": 1000 - len(self.identifies),
+            "reset_after": 0,
+            "max_concurrency": self.max_concurrency,
+        }
         return json_response(
             {"url": self.gateway_url, "shards": self.shard_count, "session_start_limit": limit}
         )

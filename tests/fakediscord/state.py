@@ -88,6 +88,15 @@ class State:
         self.errors: list[logging.LogRecord] = []
 
         self.identifies: list[JSON] = []
+        # Discord's IDENTIFY limits: shards start in ``max_concurrency`` buckets (bucket =
+        # shard_id % max_concurrency), one IDENTIFY per bucket per ``identify_interval`` s; a
+        # faster one is answered op 9 (invalid session) and kept in ``identifies_refused``.
+        # None: not enforced, for tests that restart a bot within 5 s on purpose (Discord
+        # would refuse it, discord.py would retry 5 s later: slower, nothing else).
+        self.max_concurrency = 1
+        self.identify_interval: float | None = None
+        self.identifies_refused: list[JSON] = []
+        self._last_identify: dict[int, float] = {}  # per bucket, accepted ones only
         # Each ended gateway connection's close code: the bot's own when it sent a close frame
         # (discord.py's close() sends 1000), 1006 when the connection just dropped.
         self.close_codes: list[int | None] = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+from typing import ClassVar
 
 from tests.fakediscord import Component, FakeDiscord, InteractionRecord, components_of
 from tests.killharness.controls import find, is_move, parts
@@ -25,6 +26,8 @@ class Driver:
     """Players of one channel's games, pressing buttons through the fake like people would."""
 
     kind = ""
+    guild = GUILD  # the server the channel is in
+    options: ClassVar[dict[str, object]] = {}  # the new game's options
 
     def __init__(self, fake: FakeDiscord, report: Report, users: list[int], channel: int) -> None:
         self.fake, self.report, self.users, self.channel = fake, report, users, channel
@@ -89,7 +92,7 @@ class Driver:
     async def recover(self) -> int | None:
         """The host finds the game with /games and posts it again, or opens a new one."""
         fake, user = self.fake, self.host
-        listed = await self.answer(await fake.slash(user, GUILD, self.channel, "games"))
+        listed = await self.answer(await fake.slash(user, self.guild, self.channel, "games"))
         if listed is None:
             return None
         shown = listed.original
@@ -98,7 +101,10 @@ class Driver:
             posted = await self.answer(await fake.click(user, int(shown["id"]), again[0]))
             found = POSTED.search(posted.content) if posted is not None else None
             return int(found[1]) if found else None
-        opened = await self.answer(await fake.slash(user, GUILD, self.channel, f"{self.kind} new"))
+        new = f"{self.kind} new"
+        opened = await self.answer(
+            await fake.slash(user, self.guild, self.channel, new, dict(self.options))
+        )
         if opened is None or opened.original is None or opened.ephemeral:
             return None
         return int(opened.original["id"])

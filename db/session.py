@@ -1,0 +1,46 @@
+"""One game held for a change: the reads and the guarded write the runner makes inside its lock.
+
+On SQLite (one process) the runner's in-process lock is the whole lock: the session reads
+and writes as the store always does, each write its own transaction, so nothing is slower.
+On a database several processes share, the session is one transaction that took the game's
+lock there first, so load, apply and commit hold across processes (see :meth:`Store.game`).
+"""
+
+from __future__ import annotations
+
+import time
+
+from bot.model import GameChange, GameRow, Move
+from db import games, results
+from db.connection import Database, Transaction
+
+
+async def write_change(tx: Transaction, change: GameChange, now: float) -> bool:
+    """``change`` to its game inside ``tx``: row, seats, moves, results, rating; False (nothing
+    written) when a guard failed."""
+    if not await games.write(tx, change, now):
+        return False
+    await results.write(tx, change, now)
+    return True
+
+
+class GameSession:
+    """Reads and writes of one game inside its lock: in ``tx`` when the game is held in a
+    transaction (a shared store), else through the database's own reads and transactions."""
+
+    def __init__(self, db: Database, game_id: int, tx: Transaction | None = None) -> None:
+        self.db, self.game_id, self.tx = db, game_id, tx
+
+    async def get(self) -> GameRow | None:
+        return await games.get_game(self.tx or self.db, self.game_id)
+
+    async def moves(self) -> list[Move]:
+        return await games.moves(self.tx or self.db, self.game_id)
+
+    async def write(self, change: GameChange) -> bool:
+        """:meth:`Store.write`, in this session: False (nothing written) if a guard failed."""
+        assert change.game_id == self.game_id
+        if self.tx is not None:
+            return await write_change(self.tx, change, time.time())
+        async with self.db.transaction() as tx:
+            return await write_change(tx, change, time.time())

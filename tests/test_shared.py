@@ -1,0 +1,165 @@
+"""Two Orchards on one PostgreSQL database, as two processes would be: the game lock holds
+across them, due games are claimed once, the leader's lock passes on, IDENTIFYs take turns.
+
+Each Orchard has its own store (its own pool of connections), so they share nothing but the
+database, exactly like processes; they run in this one test process only to keep it fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.model import Due
+from bot.opponents import Opponents
+from bot.runner import Snapshot
+from db.shared import IDENTIFY_EVERY
+from tests.databases import fresh_schema
+from tests.support import GUILD, Clock, Table, orchard, player, started
+from tests.test_opponents import game_with_orchard
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+async def url() -> AsyncIterator[str]:
+    async with fresh_schema() as fresh:
+        yield fresh
+
+
+async def two(url: str, clock: Clock) -> tuple[Table, Table]:
+    return await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
+
+
+async def waiting_for_a_lock(o: Table) -> int:
+    rows = await o.store.db.fetchall(
+        "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+    )
+    return int(rows[0][0])
+
+
+async def solo(o: Table, channel: int) -> Snapshot:
+    """A solo Cheerio game started in its own channel (one open game a channel)."""
+    lobby = await o.lobby.open("cheerio", GUILD, channel, player(channel))
+    return await o.lobby.start(lobby.id, channel)
+
+
+async def until(predicate, timeout: float = 10.0) -> None:
+    async def poll() -> None:
+        while not await predicate():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+async def test_a_move_waits_while_another_process_holds_the_game(url: str) -> None:
+    clock = Clock()
+    a, b = await two(url, clock)
+    live = await started(a, "cheerio", [1])
+    async with a.store.game(live.id):  # A loads, applies... and has not committed yet
+        clicking = asyncio.create_task(b.runner.act(live.id, 1, "roll", version=0))
+
+        async def b_waits() -> bool:
+            return await waiting_for_a_lock(a) == 1
+
+        await until(b_waits)
+        assert not clicking.done()
+    moved = await clicking
+    assert moved.row.version == 1
+    await a.close()
+    await b.close()
+
+
+async def test_two_processes_clicking_the_same_board_move_once(url: str) -> None:
+    clock = Clock()
+    a, b = await two(url, clock)
+    live = await started(a, "cheerio", [1])
+    for version in range(2):  # the rolls a turn has left after the first
+        done = await asyncio.gather(
+            a.runner.act(live.id, 1, "roll", version=version),
+            b.runner.act(live.id, 1, "roll", version=version),
+            return_exceptions=True,
+        )
+        assert sorted(type(d).__name__ for d in done) == ["Snapshot", "Stale"], done
+    assert len(await b.store.moves(live.id)) == 2
+    assert await b.runner.replay(live.id) == (await a.runner.load(live.id)).state
+    await a.close()
+    await b.close()
+
+
+async def test_due_deadlines_fire_once_over_two_claimers(url: str) -> None:
+    clock = Clock()
+    a, b = await two(url, clock)
+    games = [(await solo(a, channel)).id for channel in range(1, 41)]
+    clock.now += 301
+    fired = await asyncio.gather(a.scheduler.run_due(), b.scheduler.run_due())
+    assert sum(fired) == len(games), fired
+    for game_id in games:
+        (move,) = await a.store.moves(game_id)
+        assert move.source == "timeout"
+    assert await a.scheduler.run_due() == await b.scheduler.run_due() == 0
+    await a.close()
+    await b.close()
+
+
+async def test_a_claimer_passes_over_a_game_a_click_holds(url: str) -> None:
+    """The claim never waits for a game's lock (that could deadlock with the click holding
+    it): the game stays due and fires on the next pass."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    live = await started(a, "cheerio", [1])
+    clock.now += 301
+    async with a.store.game(live.id):
+        assert await b.scheduler.run_due() == 0
+    assert await b.scheduler.run_due() == 1
+    await a.close()
+    await b.close()
+
+
+async def test_orchard_s_pending_move_is_played_by_another_process(url: str) -> None:
+    """A commits a move that hands the turn to Orchard, and plays no Orchard seats (as if it
+    died at once): B finds the move due in the database and plays it."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    game_id = await game_with_orchard(a, [1])
+    live = await a.lobby.start(game_id, 1)
+    live = await a.runner.act(game_id, 1, "score", "cheerio", version=live.row.version)
+    opponents = Opponents(b.runner, delay=1.0)
+    assert opponents.claims is not None
+    assert await opponents.claims.run_due() == 0, "Orchard's pause has not passed yet"
+    clock.now += 1.0
+    assert await opponents.claims.run_due() == 1
+    after = await b.runner.load(game_id)
+    moves = await b.store.moves(game_id)
+    assert moves[-1].source == "bot" and after.row.version == live.row.version + 1
+    assert await b.runner.replay(game_id) == after.state
+    assert await b.store.next_due(Due.ORCHARD) is None or after.state.turn == 1
+    await opponents.stop()
+    await a.close()
+    await b.close()
+
+
+async def test_the_leader_s_lock_passes_on_when_its_holder_goes(url: str) -> None:
+    clock = Clock()
+    a, b = await two(url, clock)
+    assert await a.store.try_lead()
+    assert not await b.store.try_lead()
+    assert await a.store.still_leading()
+    await a.close()  # its session ends, as when a process dies
+    assert await b.store.try_lead()
+    assert await b.store.still_leading()
+    await b.close()
+
+
+async def test_identifies_take_turns_per_bucket(url: str) -> None:
+    """One IDENTIFY per bucket per 5 s over every process; other buckets do not wait."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    assert await a.store.identify_turn(0) == 0.0
+    assert await b.store.identify_turn(1) == 0.0
+    waited = await b.store.identify_turn(0)
+    assert IDENTIFY_EVERY - 1.0 < waited <= IDENTIFY_EVERY
+    await a.close()
+    await b.close()
