@@ -434,7 +434,7 @@ class Runner:
                 planned = await self._expiry(snapshot)
                 if planned is not None:
                     change, state = planned
-                    plans.append((snapshot, self._stamped(row, change, state), state))
+                    plans.append((snapshot, self._stamped(snapshot.row, change, state), state))
             if not await self.store.write_many([change for _, change, _ in plans]):
                 return [], list(game_ids)
             fresh = [self._numbered(*plan) for plan in plans]
