@@ -207,10 +207,11 @@ async def test_a_rate_limited_channel_still_ends_with_the_board_right(
         g = await against_orchard(fake, bot, "hard")
         for _ in range(2):
             await my_turn_again(g)
+        showing = bot.orchard.runner.showing(g.id)  # held while a version is being shown
+        await fake.wait_for(lambda: fake.pending_faults == 0 and not showing.locked(), 10.0)
         await g.check()
-        assert fake.pending_faults == 0
         paced = [r for r in fake.requests_matching("PATCH", EDIT) if r.status == 200]
-        assert len(paced) > 5  # more than one window's worth
+        assert len(paced) >= 2  # edits went through (overtaken versions are not drawn)
         late = [r for r in fake.requests_matching("POST", CALLBACK) if r.status != 200]
         assert late == [] and not fake.errors
 
