@@ -13,10 +13,12 @@ from discord.ext import commands
 
 from bot.answers import send
 from bot.components import GameButton, view_of
+from bot.daily import HELP as DAILY_HELP
 from bot.daily import NO_CHANNEL
 from bot.interface import answer_refusal, refuse
 from bot.model import GameStatus
 from bot.ratings import RATING_START
+from bot.reviews import HELP as REVIEW_HELP
 from bot.runner import Refusal
 from bot.specs import SPECS, title
 from bot.wording import message_link
@@ -46,6 +48,10 @@ def help_text(mention: Callable[[str], str]) -> str:
         f"**Ratings** start at {RATING_START} and move after every game between people, more"
         " for beating someone rated above you, like a chess rating. Games against Orchard"
         " have a rating of their own and never count on the server's boards.",
+        "",
+        DAILY_HELP,
+        "",
+        REVIEW_HELP,
     ]
     return "\n".join(lines)
 

@@ -40,6 +40,8 @@ async def test_help_overviews_every_game_with_clickable_commands(
     for name in ("games", "stats", "history", "leaderboard", "pings", "forfeit"):
         assert f"</{name}:{ids[name]}>" in text
     assert "Ratings** start at 1000" in text and "`/" not in text
+    assert "**/daily**" in text, "the Daily Orchard is explained"
+    assert "**Accuracy** is the share of the optimum" in text, "and what accuracy means"
     mentioned = set(re.findall(r"</([a-z -]+):(\d+)>", text))
     assert all(ids[path.split()[0]] == id_ for path, id_ in mentioned), "every id is Discord's"
 
