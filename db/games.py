@@ -50,18 +50,22 @@ _SUMMARY = "id, kind, status, guild_id, channel_id, message_id, host_id, version
 # Reads.
 
 
-async def get_game(db: Reader, game_id: int) -> GameRow | None:
-    """A game and its seats in one query: every move starts with this read."""
-    rows = await db.fetchall(
-        f"SELECT {_COLUMNS_OF_G}, p.seat, p.user_id, p.name, p.is_bot, p.timeouts,"
-        " p.level FROM games g LEFT JOIN game_players p ON p.game_id = g.id"
-        " WHERE g.id = ? ORDER BY p.seat",
-        (game_id,),
-    )
-    if not rows:
-        return None
+_WITH_SEATS = (
+    f"SELECT {_COLUMNS_OF_G}, p.seat, p.user_id, p.name, p.is_bot, p.timeouts,"
+    " p.level FROM games g LEFT JOIN game_players p ON p.game_id = g.id"
+)
+
+
+def _seated(rows: Sequence[Sequence[Any]]) -> GameRow:
+    """One game from its rows of :data:`_WITH_SEATS` (a row per seat, or one with none)."""
     players = tuple(_player(r[_WIDTH:]) for r in rows if r[_WIDTH] is not None)
     return _game(rows[0][:_WIDTH], players)
+
+
+async def get_game(db: Reader, game_id: int) -> GameRow | None:
+    """A game and its seats in one query: every move starts with this read."""
+    rows = await db.fetchall(f"{_WITH_SEATS} WHERE g.id = ? ORDER BY p.seat", (game_id,))
+    return _seated(rows) if rows else None
 
 
 async def get_games(db: Database, game_ids: Sequence[int]) -> list[GameRow]:
@@ -70,17 +74,9 @@ async def get_games(db: Database, game_ids: Sequence[int]) -> list[GameRow]:
         return []
     marks = ", ".join("?" * len(game_ids))
     rows = await db.fetchall(
-        f"SELECT {_COLUMNS_OF_G}, p.seat, p.user_id, p.name, p.is_bot, p.timeouts,"
-        " p.level FROM games g LEFT JOIN game_players p ON p.game_id = g.id"
-        f" WHERE g.id IN ({marks}) ORDER BY g.id, p.seat",
-        tuple(game_ids),
+        f"{_WITH_SEATS} WHERE g.id IN ({marks}) ORDER BY g.id, p.seat", tuple(game_ids)
     )
-    games: list[GameRow] = []
-    for _, group in itertools.groupby(rows, key=lambda r: r[0]):
-        seats = list(group)
-        players = tuple(_player(r[_WIDTH:]) for r in seats if r[_WIDTH] is not None)
-        games.append(_game(seats[0][:_WIDTH], players))
-    return games
+    return [_seated(list(group)) for _, group in itertools.groupby(rows, key=lambda r: r[0])]
 
 
 async def open_games(
