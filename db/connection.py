@@ -34,6 +34,11 @@ class Reader(Protocol):
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]: ...
 
+    async def lookup(self, sql: str, params: Params = ()) -> list[Row]:
+        """A read of a few rows by their key (a game and its seats): cheap enough that SQLite
+        runs it on the loop rather than pay a trip to a reader's thread."""
+        ...
+
 
 class Transaction(Protocol):
     """One transaction's statements: every write, and the reads a write depends on."""
@@ -50,6 +55,8 @@ class Transaction(Protocol):
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]: ...
 
+    async def lookup(self, sql: str, params: Params = ()) -> list[Row]: ...
+
     async def insert(self, sql: str, params: Params = ()) -> int:
         """Run an ``INSERT … RETURNING id``; returns the new row's id."""
         ...
@@ -60,12 +67,17 @@ class Database(Protocol):
 
     dialect: Dialect
 
-    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
-        """Committed on exit, rolled back on error."""
+    def transaction(self, large: bool = False) -> AbstractAsyncContextManager[Transaction]:
+        """Committed on exit, rolled back on error. ``large``: it may touch many rows (erasing
+        a person or a server), so its statements must not run on the event loop."""
         ...
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         """One read of the last commit; it never waits for a write."""
+        ...
+
+    async def lookup(self, sql: str, params: Params = ()) -> list[Row]:
+        """One read by key of the last commit (see :meth:`Reader.lookup`)."""
         ...
 
     async def checkpoint(self) -> None:

@@ -64,7 +64,7 @@ def _seated(rows: Sequence[Sequence[Any]]) -> GameRow:
 
 async def get_game(db: Reader, game_id: int) -> GameRow | None:
     """A game and its seats in one query: every move starts with this read."""
-    rows = await db.fetchall(f"{_WITH_SEATS} WHERE g.id = ? ORDER BY p.seat", (game_id,))
+    rows = await db.lookup(f"{_WITH_SEATS} WHERE g.id = ? ORDER BY p.seat", (game_id,))
     return _seated(rows) if rows else None
 
 
@@ -146,7 +146,7 @@ async def tile_dms(db: Database, game_id: int) -> dict[int, tuple[str, bool]]:
 
 
 async def turn_ping(db: Database, game_id: int) -> TurnPing | None:
-    rows = await db.fetchall(
+    rows = await db.lookup(
         "SELECT version, awaited, message_id, mentioned FROM turn_pings WHERE game_id = ?",
         (game_id,),
     )

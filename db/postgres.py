@@ -66,6 +66,9 @@ class PostgresTransaction:
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         return cast(list[Row], await self.conn.fetch(numbered(sql), *params))
 
+    async def lookup(self, sql: str, params: Params = ()) -> list[Row]:
+        return await self.fetchall(sql, params)
+
     async def insert(self, sql: str, params: Params = ()) -> int:
         return int(await self.conn.fetchval(numbered(sql), *params))
 
@@ -94,14 +97,17 @@ class PostgresDatabase:
         await self.pool.close()
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[PostgresTransaction]:
+    async def transaction(self, large: bool = False) -> AsyncIterator[PostgresTransaction]:
         """A connection of the pool in one transaction (READ COMMITTED): committed on exit,
-        rolled back on error. Writes that must not interleave lock their rows."""
+        rolled back on error. Writes that must not interleave lock their rows. (``large``
+        changes nothing here: the server does the work, never this process's loop.)"""
         async with self.pool.acquire() as conn, conn.transaction():
             yield PostgresTransaction(conn)
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         return cast(list[Row], await self.pool.fetch(numbered(sql), *params))
+
+    lookup = fetchall
 
     async def checkpoint(self) -> None:
         """Nothing to do: PostgreSQL's write-ahead log is recycled by the server itself, and

@@ -22,7 +22,7 @@ async def guild_settings(db: Database, guild_id: int) -> dict[str, Any]:
 
 async def ping_choice(db: Database, guild_id: int, user_id: int) -> bool | None:
     """True: the person wants turn pings by DM here; False: in the channel; None: no choice."""
-    rows = await db.fetchall(
+    rows = await db.lookup(
         "SELECT dm FROM ping_choices WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
     )
     return bool(rows[0][0]) if rows else None

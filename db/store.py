@@ -272,7 +272,7 @@ class Store:
         in its files until (auto)vacuum reuses their space, and in its write-ahead log until
         it is recycled.
         """
-        async with self.db.transaction() as tx:
+        async with self.db.transaction(large=True) as tx:
             removed = sum([await topic.forget(tx, guild_id, user_id) for topic in TOPICS])
         await self.db.checkpoint()
         return removed
@@ -288,7 +288,7 @@ class Store:
     async def purge_departed(self, before: float) -> list[int]:
         """Remove every row of servers the bot left before ``before``; returns those servers."""
         gone = await settings.departed(self.db, before)
-        async with self.db.transaction() as tx:
+        async with self.db.transaction(large=True) as tx:
             for guild_id in gone:
                 for topic in TOPICS:
                     await topic.purge(tx, guild_id)

@@ -26,7 +26,7 @@ async def test_the_live_connection_is_wal_and_full(
         rolled = await answered(await fake_discord.click(ALICE, board, roll))
         assert rolled.type == 7, rolled.describe()
         live = connections(bot.orchard.store)
-        assert live, "the store holds no aiosqlite connection"
+        assert live, "the store holds no SQLite connection"
         assert any(conn.total_changes > 0 for conn in live), "no connection found wrote the move"
         for conn in live:
             assert await pragma(conn, "journal_mode") == "wal"

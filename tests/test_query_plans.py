@@ -65,8 +65,10 @@ async def test_every_query_has_an_index_for_its_shape(tmp_path: Path) -> None:
     path = tmp_path / "o.db"
     o = await orchard(path)
     statements: list[str] = []
-    for conn in (o.store.db.conn, *o.store.db.readers):
-        await conn.set_trace_callback(statements.append)
+    o.store.db.conn.set_trace_callback(statements.append)
+    o.store.db.glance.set_trace_callback(statements.append)
+    for reader in o.store.db.readers:
+        await reader.set_trace_callback(statements.append)
     await workload(o)
     await o.close()
     found = plans(path, statements)
