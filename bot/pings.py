@@ -8,11 +8,13 @@ is shown, in version order per game: from a runner hook rather than from
 every write ends in the hooks). They never touch the game: a failure is logged and play goes
 on.
 
-A game keeps at most one live turn message in its channel: the previous one is deleted before
-the next is posted (editing it could carry no new ping), and once nobody it pinged is still
-awaited. Its id and the seats awaited are stored (:class:`~bot.model.TurnPing`), so only the
-newly awaited are pinged and a restart catches up and still deletes it. A finished game is
-announced in a message of its own that pings nobody.
+A game keeps one live turn message in its channel: the previous one is deleted when the next
+is posted (editing it could carry no new ping), and once nobody it pinged is still awaited.
+Deleting is tidying, so it goes in the background as the backlog of the global limit
+(:data:`bot.pacing.BACKLOG`): pings and boards go first, and a restart in between leaves the
+old message behind. The live message's id and the seats awaited are stored
+(:class:`~bot.model.TurnPing`), so only the newly awaited are pinged and a restart catches up
+and still deletes it. A finished game is announced in a message of its own that pings nobody.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import discord
 
 from bot.daily import is_daily
 from bot.model import NOBODY, GameRow, GameStatus, Player, TurnPing
+from bot.pacing import BACKLOG
 from bot.runner import Refusal, Runner, Snapshot
 from bot.specs import title
 from bot.wording import joined as joined  # bot.boards imports it from here
@@ -169,7 +172,7 @@ class TurnPings:
         told, in_channel = await self._direct(row, sorted(awaited - ping.awaited))
         message_id, mentioned = ping.message_id, ping.mentioned
         if in_channel or (message_id is not None and not mentioned & awaited):
-            await self._delete(row, message_id)
+            self._spawn(self._delete(row, message_id))
             message_id, mentioned = None, frozenset()
         if in_channel:
             users = [row.players[seat].user_id for seat in in_channel]
@@ -211,7 +214,7 @@ class TurnPings:
     async def _end(self, snapshot: Snapshot, ping: TurnPing) -> None:
         """The last turn message goes; a finished game is announced, pinging nobody."""
         row = snapshot.row
-        await self._delete(row, ping.message_id)
+        self._spawn(self._delete(row, ping.message_id))
         self._pings.pop(row.id, None)
         await self.runner.store.drop_turn_ping(row.id)
         if row.status is GameStatus.FINISHED:
@@ -231,8 +234,11 @@ class TurnPings:
             return None
 
     async def _delete(self, row: GameRow, message_id: int | None) -> None:
+        """Tidy away a turn message in the background, as the backlog: it waits for every
+        request of a game being played now, and a ping never waits for it."""
         if message_id is None:
             return
+        BACKLOG.set(True)  # this task's own context: nothing else it sends
         channel = self.client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
         try:
             await channel.get_partial_message(message_id).delete()
