@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import replace
 
 from bot.daily import NO_CHANNEL, DailyPlay, day_of, streak
 from bot.games.base import daily_day
+from bot.locks import KeyedLocks
 from bot.model import GameChange, GameStatus, Player
 from bot.runner import Refusal, Runner, Snapshot, no_display
 from bot.specs import SPEC_OF
@@ -32,9 +32,7 @@ class Dailies:
         self.runner = runner
         self.store = DailyStore(runner.store.db)
         self.clock = clock
-        self._locks: weakref.WeakValueDictionary[tuple[int, str, int], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks: KeyedLocks[tuple[int, str, int]] = KeyedLocks()
 
     def today(self) -> int:
         return day_of(self.clock())
@@ -48,7 +46,7 @@ class Dailies:
             raise Refusal("There is no daily game of that kind.")
         day = self.today()
         key = (day, kind, player.user_id)
-        async with self._locks.setdefault(key, asyncio.Lock()):
+        async with self._locks[key]:
             play = await self.store.play(day, kind, player.user_id)
             if play is None:
                 play = await self._start(day, kind, guild_id, player)

@@ -8,12 +8,11 @@ closes when its deadline fires (:meth:`Runner.fire_deadline`).
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-import weakref
 from dataclasses import replace
 from typing import Any
 
+from bot.locks import KeyedLocks
 from bot.model import GameChange, GameRow, GameStatus, Player
 from bot.runner import Display, Refusal, Runner, Snapshot
 
@@ -24,9 +23,7 @@ class Lobby:
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
         self.store = runner.store
-        self._opening: weakref.WeakValueDictionary[tuple[int, int, str], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._opening: KeyedLocks[tuple[int, int, str]] = KeyedLocks()
 
     async def open(
         self,
@@ -43,7 +40,7 @@ class Lobby:
         two `/new` at the same moment cannot both pass a one-open-game limit.
         """
         key = (guild_id, channel_id, kind)
-        async with self._opening.setdefault(key, asyncio.Lock()):
+        async with self._opening[key]:
             await self._check_room(kind, guild_id, channel_id, host)
             return await self.runner.create(
                 kind,

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from collections.abc import Coroutine, Iterable
 from dataclasses import replace
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 import discord
 
 from bot.daily import is_daily
+from bot.locks import KeyedLocks
 from bot.model import NOBODY, GameRow, GameStatus, Player, TurnPing
 from bot.pacing import BACKLOG
 from bot.runner import Refusal, Runner, Snapshot
@@ -39,6 +39,7 @@ from bot.wording import link
 log = logging.getLogger(__name__)
 
 DRAIN_SECONDS = 5.0  # how long closing waits for pings in flight
+BACKLOG_WORKERS = 4  # ping the backlog's commits: more only queue on Discord's limit
 
 
 def pingable(player: Player) -> bool:
@@ -96,8 +97,10 @@ class TurnPings:
         self.client = client
         self.runner = runner
         self._pings: dict[int, TurnPing] = {}  # per game in play: where its pings stand
-        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._locks: KeyedLocks[int] = KeyedLocks()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._backlog: asyncio.Queue[Snapshot] = asyncio.Queue()
+        self._workers: list[asyncio.Task[None]] = []
 
     def start(self) -> None:
         """Ping after every commit from now on, and catch up on games a restart interrupted."""
@@ -108,6 +111,8 @@ class TurnPings:
         """Let pings in flight finish and be recorded while the store is still open."""
         if self._on_commit in self.runner.on_commit:
             self.runner.on_commit.remove(self._on_commit)
+        for worker in self._workers:  # the backlog's pings left are caught up at the restart
+            worker.cancel()
         if self._tasks:
             _, late = await asyncio.wait(self._tasks, timeout=DRAIN_SECONDS)
             for task in late:
@@ -115,14 +120,27 @@ class TurnPings:
 
     def _on_commit(self, snapshot: Snapshot) -> None:
         """Runner hook (sync): ping in the background, after the board is shown. A daily
-        game is played privately: nobody is pinged, nor its end announced."""
-        if snapshot.state is not None and not is_daily(snapshot.row.options):
+        game is played privately: nobody is pinged, nor its end announced. A commit of the
+        backlog (deadlines the scheduler fired) is pinged by a few workers as the limit
+        lets them, not by a task each: after downtime there are thousands."""
+        if snapshot.state is None or is_daily(snapshot.row.options):
+            return
+        if not BACKLOG.get():
             self._spawn(self._handle(snapshot))
+            return
+        if not self._workers:
+            self._workers = [self._spawn(self._work()) for _ in range(BACKLOG_WORKERS)]
+        self._backlog.put_nowait(snapshot)
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    async def _work(self) -> None:
+        while True:
+            await self._handle(await self._backlog.get())
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     async def _resume(self) -> None:
         """Games whose pings fell behind while Orchard was down: moved on, or over.
@@ -141,7 +159,7 @@ class TurnPings:
 
     async def _handle(self, snapshot: Snapshot, *, recorded_only: bool = False) -> None:
         """Bring one game's pings up to ``snapshot``; versions are handled in order."""
-        async with self._locks.setdefault(snapshot.id, asyncio.Lock()):  # weak: gone when idle
+        async with self._locks[snapshot.id]:
             async with self.runner.showing(snapshot.id):
                 pass  # the board of this version is shown first (and its message id known)
             try:

@@ -7,8 +7,9 @@ brings a deadline earlier than the one it waits for (most commits set one five m
 which changes nothing). Due games are written side by side, a bounded number at a time, and
 shown afterwards by a few display workers, apart from the writing: a channel that is slow or
 rate-limited, or thousands of boards to redraw after downtime, hold up no deadline and no
-other server's game. The workers' Discord requests are the backlog
-(:data:`bot.pacing.BACKLOG`): they go when nothing being played now is waiting.
+other server's game. The loop's Discord requests, and those of what its commits set off (turn
+pings, Orchard's next move), are the backlog (:data:`bot.pacing.BACKLOG`): they go when
+nothing being played now is waiting.
 
 On a shared database (PostgreSQL) every process runs these loops, and a due game is a row one
 of them claims (``FOR UPDATE SKIP LOCKED``) inside the transaction that fires it: each fires
@@ -209,6 +210,8 @@ class Scheduler:
                 self._to_show.task_done()
 
     async def _loop(self) -> None:
+        # What firing sets off (boards, turn pings, Orchard's next move) is the backlog too.
+        BACKLOG.set(True)
         longest = SHARED_POLL if self.runner.store.shared else MAX_SLEEP
         while True:
             self._wake.clear()

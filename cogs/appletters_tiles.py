@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 
 import discord
 
 from bot.games.appletters import AppState
+from bot.locks import KeyedLocks
 from bot.model import GameStatus
 from bot.orchard import Orchard
 from bot.pings import send_dm
@@ -50,7 +50,7 @@ class TileDMs:
         self.orchard = orchard
         self.kinds = kinds
         self._versions: dict[int, int] = {}  # per game in play: the newest version DMed for
-        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._locks: KeyedLocks[int] = KeyedLocks()
         self._tasks: set[asyncio.Task[None]] = set()
 
     def start(self) -> None:
@@ -76,7 +76,7 @@ class TileDMs:
         """DM each player whose hand differs from the one they were last sent, in version
         order; a finished game's notes go."""
         store = self.orchard.store
-        async with self._locks.setdefault(snapshot.id, asyncio.Lock()):  # weak: gone when idle
+        async with self._locks[snapshot.id]:
             if snapshot.row.version < self._versions.get(snapshot.id, -1):
                 return  # a newer version was handled already
             self._versions[snapshot.id] = snapshot.row.version
