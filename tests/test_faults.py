@@ -9,6 +9,7 @@ and 500/502 (after 1 s, so 500 is injected once only) and raises at once on 403/
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,6 +32,7 @@ from tests.botharness import (
 )
 from tests.fakediscord import FakeDiscord, InteractionRecord
 
+PATIENCE = 2.0  # seconds a player waits for a stale board to catch up before clicking it
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
 EDIT = rf"/channels/{CHANNEL}/messages/\d+$"
 
@@ -65,6 +67,10 @@ class Game:
         """
         await self.refresh()
         live = await self.live()
+        # Like a person, give the board a moment to show the game as it is: clicking a stale
+        # board over and over only queues redraws behind the channel's rate limit.
+        with contextlib.suppress(TimeoutError):
+            await self.fake.wait_for(lambda: self._shows(live), PATIENCE, "the board")
         state = live.state
         before = live.row.version
         if state.rolls < ROLLS_PER_TURN:
