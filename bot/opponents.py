@@ -22,6 +22,8 @@ from bot.specs import DEFAULT_LEVEL, SPEC_OF, GameAction
 
 log = logging.getLogger(__name__)
 
+MOVING_AT_ONCE = 4
+
 
 class Opponents:
     def __init__(self, runner: Runner, delay: float = 1.0) -> None:
@@ -29,6 +31,9 @@ class Opponents:
         self.delay = delay
         self._pending: set[tuple[int, int, int]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        # Moves decided and written at once: after a restart, a thousand seats would otherwise
+        # all move in the same instant, and every click wait behind them. Shown outside it.
+        self._moving = asyncio.Semaphore(MOVING_AT_ONCE)
         self.claims: Scheduler | None = None
         if runner.store.shared:
             self.claims = Scheduler(runner, Due.ORCHARD, act=self._play_due, lag=self._delay)
@@ -72,7 +77,10 @@ class Opponents:
     async def _play(self, game_id: int, version: int, seat: int) -> None:
         try:
             await asyncio.sleep(self.delay)
-            await self.runner.act_for_seat(game_id, seat, version, self._decider(seat))
+            async with self._moving:
+                fresh = await self.runner.act_for_seat(game_id, seat, version, self._decider(seat))
+            if fresh is not None:
+                await self.runner.shown(fresh)
         except Exception:
             log.exception("game %s: Orchard's move failed", game_id)
         finally:

@@ -319,15 +319,15 @@ class Runner:
     async def act_for_seat(
         self, game_id: int, seat: int, version: int, decide: Callable[[Snapshot], Any]
     ) -> Snapshot | None:
-        """Play an Orchard seat's move, decided on the state inside the lock.
+        """Play an Orchard seat's move, decided on the state inside the lock, written but not
+        yet shown (the caller shows it with :meth:`shown`).
 
         Returns None, changing nothing, if the game moved on since the move was scheduled.
         """
         async with self.held(game_id) as held:
             if held.snapshot.row.version != version:
                 return None
-            fresh = await self._seat_move(held, seat, decide)
-        return None if fresh is None else await self.shown(fresh)
+            return await self._seat_move(held, seat, decide)
 
     async def play_orchard(
         self, held: Held, decider: Callable[[int], Callable[[Snapshot], Any]]

@@ -225,9 +225,9 @@ class CheerioEngine(Written[CheerioAction]):
         return state
 
     def is_over(self, state: CheerioState) -> bool:
+        """No seat still in the game has a box left (asked several times a move: kept cheap)."""
         return not any(
-            active and open_categories(card)
-            for active, card in zip(state.active, state.cards, strict=True)
+            active and None in card for active, card in zip(state.active, state.cards, strict=True)
         )
 
     def results(self, state: CheerioState) -> list[SeatResult]:
