@@ -155,7 +155,9 @@ async def dispatch(
 
 async def _heal(interaction: discord.Interaction[Any], game_id: int) -> None:
     """A stale control still on the game's own message means an edit never reached Discord
-    (a 503, lost permissions, a crash between commit and edit): show the game as it is."""
+    (a 503, lost permissions, a crash between commit and edit): show the game as it is. Unless
+    the edit was only on its way (queued on the channel's limit) and has drawn it since: then
+    clicking the stale board again and again redraws nothing more."""
     custom = str(data_of(interaction).get("custom_id", ""))
     message = interaction.message
     if message is None or shown_as(message, custom) is None:
@@ -163,7 +165,7 @@ async def _heal(interaction: discord.Interaction[Any], game_id: int) -> None:
     runner = host(interaction).orchard.runner
     async with runner.showing(game_id):  # after any display in flight
         snapshot = await runner.load(game_id)
-        if snapshot.row.message_id == message.id:
+        if snapshot.row.message_id == message.id and not runner.drawn(snapshot):
             await runner.display(snapshot)
 
 

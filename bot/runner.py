@@ -152,6 +152,7 @@ class Runner:
         self._showing: KeyedLocks[int] = KeyedLocks()
         self._writes: dict[int, int] = {}  # per game: how many writes this process made
         self._messages: dict[int, int] = {}  # per game: the message id this process recorded
+        self._drawn: dict[int, int] = {}  # per game: the last version this process drew
 
     def lock(self, game_id: int) -> asyncio.Lock:
         return self._locks[game_id]
@@ -163,6 +164,10 @@ class Runner:
     def outdated(self, snapshot: Snapshot) -> bool:
         """A newer version of the game was written since ``snapshot``: no need to draw it."""
         return snapshot.written < self._writes.get(snapshot.id, 0)
+
+    def drawn(self, snapshot: Snapshot) -> bool:
+        """This version of the game was drawn where people see it (by this process)."""
+        return self._drawn.get(snapshot.id) == snapshot.row.version
 
     def engine(self, kind: str) -> Engine[Any, Any]:
         return self.engines[kind]
@@ -492,6 +497,7 @@ class Runner:
                 continue
             try:
                 await draw(snapshot)
+                self._drawn[snapshot.id] = snapshot.row.version
                 return snapshot
             except Gone:
                 log.warning("game %s: its channel is gone; abandoned", snapshot.id)

@@ -222,6 +222,29 @@ async def test_a_rate_limited_channel_still_ends_with_the_board_right(
         assert late == [] and not fake.errors
 
 
+async def test_stale_clicks_while_the_edit_waits_its_turn_redraw_nothing_more(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Orchard's board edits queue on a slow channel's limit; Alice presses Roll on the board
+    Discord still shows, again and again. Each is refused, and once the queued edit lands the
+    latest version has been drawn once: a stale click redraws only what was never drawn."""
+    fake = fake_discord
+    server(fake)
+    fake.route_limits = tuple(replace(r, per=2.0) for r in fake.route_limits)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        g = await against_orchard(fake, bot, "easy")
+        await my_turn_again(g)
+        stale = [await click_stale_roll(g) for _ in range(4)]
+        assert all("already played" in record.content for record in stale)
+        showing = bot.orchard.runner.showing(g.id)  # held while a version is being shown
+        await fake.wait_for(lambda: not showing.locked(), 20.0, "the queued edits")
+        await g.check()
+        live = await g.live()
+        latest = f"orc:{g.id}:{live.row.version}:"
+        drawn = [r for r in fake.requests_matching("PATCH", EDIT) if latest in str(r.json)]
+        assert len(drawn) == 1, len(drawn)
+
+
 async def test_500_once_is_retried_after_a_second(game: Game) -> None:
     game.fake.fail("POST", CALLBACK, 500, times=1)
     record = await game.act()
