@@ -189,8 +189,7 @@ class SqliteDatabase:
                 # A task cancelled while BEGIN runs (at shutdown) must leave nothing open.
                 await asyncio.shield(self._on_thread(_rolled_back, self.conn))
                 raise
-            self._group = _Group(asyncio.get_running_loop().create_future())
-            self._group.done.add_done_callback(_seen)
+            self._group = _new_group()
         return self._group
 
     def _commit_soon(self) -> None:
@@ -203,14 +202,19 @@ class SqliteDatabase:
         self._group = None
         self._committing = asyncio.get_running_loop().create_task(self._commit(group))
 
-    async def _commit(self, group: _Group) -> None:
+    async def _commit(self, group: _Group, chain: bool = True) -> None:
+        """Commit ``group``; if transactions are already waiting (and ``chain``), begin the
+        next group in the same trip to the thread, so they do not pay a trip of their own."""
+        waiting = chain and (self._wanting > 0 or self._body.locked())
         try:
-            await self._on_thread(self.conn.execute, "COMMIT")
+            begun = await self._on_thread(_committed, self.conn, waiting)
         except BaseException as err:
             await asyncio.shield(self._on_thread(_rolled_back, self.conn))
             _fail(group, err)
         else:
             group.done.set_result(None)
+            if begun:
+                self._group = _new_group()
         finally:
             self._committing = None
 
@@ -221,7 +225,7 @@ class SqliteDatabase:
                 await asyncio.shield(self._committing)
         if self._group is not None:
             group, self._group = self._group, None
-            self._committing = asyncio.get_running_loop().create_task(self._commit(group))
+            self._committing = asyncio.get_running_loop().create_task(self._commit(group, False))
             with contextlib.suppress(Exception):
                 await asyncio.shield(self._committing)
 
@@ -270,6 +274,18 @@ def _rows(conn: sqlite3.Connection, sql: str, params: Params) -> list[Row]:
     return cast(list[Row], conn.execute(sql, params).fetchall())
 
 
+def _committed(conn: sqlite3.Connection, begin_next: bool) -> bool:
+    """COMMIT, then (``begin_next``) BEGIN the next group: whether it was begun."""
+    conn.execute("COMMIT")
+    if not begin_next:
+        return False
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error:
+        return False  # the next transaction begins on its own, and sees the error itself
+    return True
+
+
 def _roll_back_to(conn: sqlite3.Connection, name: str) -> None:
     """Undo one transaction's savepoint, if the transaction around it is still open."""
     if conn.in_transaction:
@@ -281,6 +297,12 @@ def _rolled_back(conn: sqlite3.Connection) -> None:
     """Roll back whatever is open (nothing, if a BEGIN failed)."""
     with contextlib.suppress(sqlite3.OperationalError):
         conn.execute("ROLLBACK")
+
+
+def _new_group() -> _Group:
+    group = _Group(asyncio.get_running_loop().create_future())
+    group.done.add_done_callback(_seen)
+    return group
 
 
 def _fail(group: _Group, err: BaseException) -> None:
