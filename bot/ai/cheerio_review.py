@@ -8,6 +8,7 @@ Pure: replays the move log from the seed with the engine.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -50,7 +51,16 @@ def expected(tables: DiceTables, state: CheerioState, seat: int) -> Fraction:
     used = used_of(state, seat)
     if state.turn != seat or ENGINE.is_over(state):
         return banked + exact(tables.value(used))
-    return banked + best_option(tables, used, state.dice, ROLLS_PER_TURN - state.rolls)[0]
+    return banked + _best(tables, used, state.dice, ROLLS_PER_TURN - state.rolls)[0]
+
+
+@functools.lru_cache(maxsize=1024)
+def _best(
+    tables: DiceTables, used: tuple[str, ...], dice: tuple[int, ...], rolls_left: int
+) -> tuple[Fraction, Choice]:
+    """:func:`best_option`, remembered: a review asks it of each roll twice (the roll's
+    expectation, then the decision made on it)."""
+    return best_option(tables, used, dice, rolls_left)
 
 
 def describe(choice: Choice) -> str:
@@ -114,7 +124,7 @@ def _decide(tables: DiceTables, ledger: Ledger, state: CheerioState, action: Rol
     seat, card = state.turn, state.cards[state.turn]
     used, left = used_of(state, seat), ROLLS_PER_TURN - state.rolls
     banked = Fraction(total(card))
-    _, best = best_option(tables, used, state.dice, left)
+    _, best = _best(tables, used, state.dice, left)
     if isinstance(action, Score):
         points = score(action.category, state.dice)
         value = score_value(tables, used, action.category, points)
