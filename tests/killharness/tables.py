@@ -93,7 +93,8 @@ class WordTable(Table):
     as at a Hot Score table. On their turn a player reads the game from the bot's store
     (as Discord would never show it: the hand is secret) and, if the hand can lay a listed
     word, usually types it in the Play word form, naming the end when the word fits both;
-    otherwise presses Pick and pass."""
+    otherwise presses Pick and pass (and always on the table's first turn, so a short run,
+    with few turns between kills, still picks)."""
 
     kind = "appletters"
 
@@ -102,16 +103,19 @@ class WordTable(Table):
     ) -> None:
         super().__init__(fake, report, users, channel)
         self.store = store
+        self.picked = False
 
     async def turn(self, user: int, message: dict[str, Any], moves: list[Component]) -> bool:
         play = find(message, "ui_play")
         found = None
-        if play is not None and self.rng.random() < WORD_CHANCE:
+        if play is not None and self.picked and self.rng.random() < WORD_CHANCE:
             game, version, _, _ = parts(play)
             found = await word_to_play(self.store, game, version, user, self.rng)
         if play is None or found is None:
             pick = find(message, "pick")
-            return await self.move(user, pick or self.rng.choice(moves), None)
+            moved = await self.move(user, pick or self.rng.choice(moves), None)
+            self.picked = self.picked or (moved and pick is not None)
+            return moved
         return await self.type_word(user, play, found)
 
     async def type_word(self, user: int, button: Component, way: Placement) -> bool:
