@@ -9,8 +9,8 @@ naming a private attribute.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 import aiosqlite
