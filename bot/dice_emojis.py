@@ -39,12 +39,24 @@ class DiceEmojis:
             log.warning("dice emojis unavailable (%r): dice are shown as text", err)
 
     async def _upload(self, client: discord.Client) -> None:
+        await self._fetch(client)
+        for name, png in all_faces().items():
+            if name in self.known:
+                continue
+            try:
+                made = await client.create_application_emoji(name=name, image=png)
+            except discord.HTTPException as err:
+                # Orchard's other processes start together and share the application's
+                # emojis: one of them may have made this one since we looked.
+                await self._fetch(client)
+                if err.status != 400 or name not in self.known:
+                    raise
+                continue
+            self.known[name] = discord.PartialEmoji(name=made.name, id=made.id)
+
+    async def _fetch(self, client: discord.Client) -> None:
         for emoji in await client.fetch_application_emojis():
             self.known[emoji.name] = discord.PartialEmoji(name=emoji.name, id=emoji.id)
-        for name, png in all_faces().items():
-            if name not in self.known:
-                made = await client.create_application_emoji(name=name, image=png)
-                self.known[name] = discord.PartialEmoji(name=made.name, id=made.id)
 
     def emoji(self, face: int, held: bool = False) -> discord.PartialEmoji | None:
         return self.known.get(emoji_name(face, held))

@@ -8,11 +8,13 @@ those are missing, text; held dice look held; and no message says "1 points" or 
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
 
 from bot.app import OrchardBot
+from bot.dice_emojis import DiceEmojis
 from bot.dice_faces import emoji_name
 from bot.games.hotscore import POINTS, value_bracket
 from tests.botharness import (
@@ -319,6 +321,22 @@ async def test_dice_emojis_are_uploaded_once_and_reused(
         assert {n: i for n, i in now.items() if n != "orchard_die3"} == {
             n: i for n, i in kept.items() if n != "orchard_die3"
         }
+
+
+async def test_processes_starting_together_share_the_emojis_one_of_them_made(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Orchard's processes upload at once: each finds the emoji list without a face, and all
+    but one are refused it (400, name taken). Each must still end up with every face."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        fake_discord.app_emojis.clear()
+        starting = [DiceEmojis() for _ in range(3)]
+        await asyncio.gather(*(dice.upload(bot) for dice in starting))
+        faces = {emoji_name(f, h) for f in range(1, 7) for h in (False, True)}
+        assert {e["name"] for e in fake_discord.app_emojis.values()} == faces
+        assert len(fake_discord.app_emojis) == len(faces)
+        assert all(set(dice.known) == faces for dice in starting)
 
 
 async def test_without_emojis_dice_are_text_and_held_dice_still_stand_out(

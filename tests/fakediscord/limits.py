@@ -20,6 +20,17 @@ class Refused(Exception):
         self.problems = list(problems)
 
 
+def form_errors(problems: list[str]) -> JSON:
+    """Problems (``"field: what is wrong"``) as Discord's ``errors`` object, which discord.py
+    flattens into its exception's text: one ``_errors`` list per field."""
+    errors: JSON = {}
+    for problem in problems:
+        field, _, message = problem.partition(": ")
+        entry = {"code": "BASE_TYPE_INVALID", "message": message or field}
+        errors.setdefault(field if message else "_form", {"_errors": []})["_errors"].append(entry)
+    return errors
+
+
 def v2_problems(body: JSON, flags: int) -> list[str]:
     """What a body sent to a Components V2 message (by ``flags``) may not carry."""
     if not flags & COMPONENTS_V2:

@@ -22,7 +22,7 @@ from aiohttp import BodyPartReader, web
 from tests.fakediscord.clicks import Clicks
 from tests.fakediscord.faults import Faults
 from tests.fakediscord.forms import Forms
-from tests.fakediscord.limits import Refused
+from tests.fakediscord.limits import Refused, form_errors
 from tests.fakediscord.models import Request, Upload
 from tests.fakediscord.protocol import INVALID_FORM_BODY, UNKNOWN_MESSAGE, error, json_response
 from tests.fakediscord.ratelimits import RateLimits
@@ -198,7 +198,11 @@ class FakeDiscord(
                     except Refused as refused:
                         problems = refused.problems
                 return json_response(
-                    {"code": INVALID_FORM_BODY, "message": "Invalid Form Body", "errors": problems},
+                    {
+                        "code": INVALID_FORM_BODY,
+                        "message": "Invalid Form Body",
+                        "errors": form_errors(problems),
+                    },
                     400,
                 )
         self.unhandled.append(record)
