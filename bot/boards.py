@@ -236,7 +236,8 @@ class Boards:
 
         Discord's own failures (a 503, which discord.py does not retry) get one more try
         shortly, so a board does not wait for the next click to catch up. A version already
-        overtaken by a newer write is not drawn at all: the newer display draws the board.
+        overtaken by a newer write (here, or by another process on a shared store) is not
+        drawn at all: the newer version's display draws the board.
         """
         try:
             if not self.runner.outdated(snapshot):
@@ -292,3 +293,5 @@ class Boards:
                 await self._edit_or_post(snapshot)
             except (discord.HTTPException, Gone):
                 log.warning("game %s: board still not shown; the next click redraws it", game_id)
+                return
+            await self.runner.catch_up(snapshot)  # another process may have moved it since

@@ -95,6 +95,7 @@ class Snapshot:
     state: Any
     moves: tuple[Move, ...] = ()  # what the write that produced this version added
     written: int = 0  # which of this process's writes to the game it is: displays go in order
+    overtaken: bool = False  # found older than the stored version (another process wrote)
 
     @property
     def id(self) -> int:
@@ -162,8 +163,9 @@ class Runner:
         return self._showing[game_id]
 
     def outdated(self, snapshot: Snapshot) -> bool:
-        """A newer version of the game was written since ``snapshot``: no need to draw it."""
-        return snapshot.written < self._writes.get(snapshot.id, 0)
+        """A newer version of the game was written since ``snapshot`` (here, or by another
+        process sharing the store): no need to draw it, the newer one's display draws it."""
+        return snapshot.overtaken or snapshot.written < self._writes.get(snapshot.id, 0)
 
     def drawn(self, snapshot: Snapshot) -> bool:
         """This version of the game was drawn where people see it (by this process)."""
@@ -496,9 +498,7 @@ class Runner:
             if draw is None:
                 continue
             try:
-                await draw(snapshot)
-                self._drawn[snapshot.id] = snapshot.row.version
-                return snapshot
+                sent = await self._draw(draw, snapshot)
             except Gone:
                 log.warning("game %s: its channel is gone; abandoned", snapshot.id)
                 return await self._abandon_gone(snapshot)
@@ -509,7 +509,42 @@ class Runner:
                     snapshot.row.version,
                     exc_info=True,
                 )
+                continue
+            if sent:
+                await self.catch_up(snapshot)
+            return snapshot
         return snapshot
+
+    async def _draw(self, draw: Display, snapshot: Snapshot) -> bool:
+        """Draw ``snapshot``; False if it was the board, which skips an outdated version."""
+        edit = await self._against_store(snapshot) if draw is self.board else snapshot
+        await draw(edit)
+        self._drawn[snapshot.id] = snapshot.row.version
+        return not (draw is self.board and self.outdated(edit))
+
+    async def _against_store(self, snapshot: Snapshot) -> Snapshot:
+        """``snapshot``, marked overtaken if another process has stored a newer version (shared
+        stores only): a board edit of it could land after that version's own edit."""
+        if not self.store.shared or self.outdated(snapshot):
+            return snapshot
+        stored = await self.store.version(snapshot.id)
+        return replace(snapshot, overtaken=stored is not None and stored > snapshot.row.version)
+
+    async def catch_up(self, drawn: Snapshot) -> None:
+        """After an edit of ``drawn`` (shared stores only): if another process stored a newer
+        version meanwhile, its edit may have landed first, so draw the newest on the board.
+        Then whichever process edits last leaves the latest version up."""
+        if not self.store.shared or self.board is None or is_daily(drawn.row.options):
+            return
+        try:
+            stored = await self.store.version(drawn.id)
+            newer = stored is not None and stored > drawn.row.version
+            latest = await self.load(drawn.id) if newer else None
+        except Exception:  # the write stands; the next change draws the board
+            log.warning("game %s: could not look for a newer version", drawn.id, exc_info=True)
+            return
+        if latest is not None:
+            await self.display(latest)
 
     # Inside the lock.
 

@@ -151,6 +151,10 @@ class Store:
     async def get_game(self, game_id: int) -> GameRow | None:
         return await games.get_game(self.db, game_id)
 
+    async def version(self, game_id: int) -> int | None:
+        """The game's last committed version, by key (None if it is gone)."""
+        return await games.version(self.db, game_id)
+
     async def get_games(self, game_ids: Sequence[int]) -> list[GameRow]:
         """Many games at once (in chunks SQLite's parameter limit allows), in id order."""
         rows: list[GameRow] = []

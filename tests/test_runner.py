@@ -6,7 +6,7 @@ import pytest
 
 from bot.runner import Refusal, Stale
 from db.connection import Target
-from tests.support import CHANNEL, GUILD, Clock, orchard, player, started
+from tests.support import CHANNEL, GUILD, Clock, Recorder, orchard, player, started
 
 
 async def test_two_racing_clicks_apply_exactly_once(database: Target) -> None:
@@ -467,4 +467,26 @@ async def test_a_batch_with_a_failed_guard_writes_nothing(database: Target) -> N
     await o.runner.act(b.id, 2, "roll")  # b moves on: its planned change is stale
     assert not await o.store.write_many(plans)
     assert (await o.runner.load(a.id)).row.version == 0, "a was rolled back with b"
+    await o.close()
+
+
+async def test_a_display_reads_the_stored_version_only_where_processes_share_the_store(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One process (SQLite) knows from its own writes which version is news: a display costs
+    no read. On a shared store a board edit reads the stored version before (is it still
+    news?) and after (did another process move meanwhile?), a click's reply after only."""
+    o = await orchard(database)
+    live = await started(o, "cheerio", [1])
+    reads: list[int] = []
+    stored_version = o.store.version
+
+    async def counted(game_id: int) -> int | None:
+        reads.append(game_id)
+        return await stored_version(game_id)
+
+    monkeypatch.setattr(o.store, "version", counted)
+    await o.runner.act(live.id, 1, "roll", version=0)  # shown on the board
+    await o.runner.act(live.id, 1, "roll", version=1, display=Recorder())  # a click's reply
+    assert len(reads) == (3 if o.store.shared else 0)
     await o.close()

@@ -1,5 +1,6 @@
 """Two Orchards on one PostgreSQL database, as two processes would be: the game lock holds
-across them, due games are claimed once, the leader's lock passes on, IDENTIFYs take turns.
+across them, due games are claimed once, the leader's lock passes on, IDENTIFYs take turns,
+and a game's board ends on its latest version whichever process's edit lands last.
 
 Each Orchard has its own store (its own pool of connections), so they share nothing but the
 database, exactly like processes; they run in this one test process only to keep it fast.
@@ -14,7 +15,7 @@ import pytest
 
 from bot.model import Due
 from bot.opponents import Opponents
-from bot.runner import Snapshot
+from bot.runner import Display, Runner, Snapshot
 from db.shared import IDENTIFY_EVERY
 from tests.databases import fresh_schema
 from tests.support import GUILD, Clock, Table, orchard, player, started
@@ -161,5 +162,82 @@ async def test_identifies_take_turns_per_bucket(url: str) -> None:
     assert await b.store.identify_turn(1) == 0.0
     waited = await b.store.identify_turn(0)
     assert IDENTIFY_EVERY - 1.0 < waited <= IDENTIFY_EVERY
+    await a.close()
+    await b.close()
+
+
+def edits(
+    runner: Runner,
+    landed: list[int],
+    entered: asyncio.Event | None = None,
+    release: asyncio.Event | None = None,
+) -> Display:
+    """A process's edits of a game's one message, as Discord applies them: ``landed`` is each
+    drawn version in the order the edits landed. A version ``runner`` knows is outdated is
+    not drawn (as :meth:`bot.boards.Boards.display`); with ``release`` given, the first edit
+    hangs (a slow channel) until it is set."""
+
+    async def draw(snapshot: Snapshot) -> None:
+        if runner.outdated(snapshot):
+            return
+        if entered is not None and release is not None and not entered.is_set():
+            entered.set()
+            await release.wait()
+        landed.append(snapshot.row.version)
+
+    return draw
+
+
+@pytest.mark.parametrize("via", ["board", "click"])
+async def test_the_last_edit_of_a_board_shows_the_latest_version(url: str, via: str) -> None:
+    """A commits version 1 and its edit (of the board, or a click's reply) hangs; meanwhile a
+    click routed to B commits version 2, and B's edit lands. A's edit of version 1 lands last,
+    so A then draws the newest version: players never keep seeing an outdated board until
+    the next move (with a deadline of minutes, or Orchard's seat, to wait for)."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    live = await started(a, "cheerio", [1])
+    landed: list[int] = []
+    entered, release = asyncio.Event(), asyncio.Event()
+    slow = edits(a.runner, landed, entered, release)
+    a.runner.board = slow if via == "board" else edits(a.runner, landed)
+    b.runner.board = edits(b.runner, landed)
+    version = live.row.version
+    first = asyncio.create_task(
+        a.runner.act(live.id, 1, "roll", version=version, display=None if via == "board" else slow)
+    )
+    await asyncio.wait_for(entered.wait(), 10)
+    second = await b.runner.act(live.id, 1, "roll", version=version + 1)
+    release.set()
+    await first
+    stored = await a.store.get_game(live.id)
+    assert stored is not None and stored.version == second.row.version
+    assert landed[-1] == stored.version, f"edits landed in this order: {landed}"
+    await a.close()
+    await b.close()
+
+
+async def test_no_edit_is_sent_for_a_version_another_process_overtook(url: str) -> None:
+    """A commits version 1 while an earlier edit of the game is still in flight there (its
+    displays' lock held); meanwhile B commits version 2 and draws it. When A's turn to draw
+    version 1 comes, the store already holds version 2: A sends no edit for it."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    live = await started(a, "cheerio", [1])
+    landed: list[int] = []
+    a.runner.board = edits(a.runner, landed)
+    b.runner.board = edits(b.runner, landed)
+    version = live.row.version
+    async with a.runner.showing(live.id):
+        first = asyncio.create_task(a.runner.act(live.id, 1, "roll", version=version))
+
+        async def committed() -> bool:
+            stored = await b.store.get_game(live.id)
+            return stored is not None and stored.version == version + 1
+
+        await until(committed)
+        await b.runner.act(live.id, 1, "roll", version=version + 1)
+    await first
+    assert landed == [version + 2], "only the latest version is drawn"
     await a.close()
     await b.close()
