@@ -10,6 +10,7 @@ together on one database migrate it once.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import re
 import time
@@ -24,6 +25,11 @@ from db.connection import Dialect, Params, Row
 from db.migrate import RECORD, pending
 
 POOL_SIZE = 10
+# Connections transactions may never take: the leader's advisory lock keeps one for as long
+# as it leads, and a read made inside a transaction (a settings cache miss in a move) needs
+# another. Were every connection held by a transaction waiting for such a read, none would
+# ever come back: the process would hang (seen on two processes restarted mid-game night).
+RESERVED = 2
 # Keys of the session-level advisory locks Orchard takes (one number space per database).
 MIGRATION_LOCK = 0x4F52_4348_0001  # "ORCH", 1: applying migrations
 
@@ -78,8 +84,9 @@ class PostgresDatabase:
 
     dialect = Dialect.POSTGRES
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, pool_size: int = POOL_SIZE) -> None:
         self.pool = pool
+        self._transactions = asyncio.Semaphore(max(1, pool_size - RESERVED))
 
     @classmethod
     async def open(cls, url: str, pool_size: int = POOL_SIZE) -> PostgresDatabase:
@@ -91,7 +98,7 @@ class PostgresDatabase:
         except BaseException:
             await pool.close()
             raise
-        return cls(pool)
+        return cls(pool, pool_size)
 
     async def close(self) -> None:
         await self.pool.close()
@@ -100,8 +107,9 @@ class PostgresDatabase:
     async def transaction(self, large: bool = False) -> AsyncIterator[PostgresTransaction]:
         """A connection of the pool in one transaction (READ COMMITTED): committed on exit,
         rolled back on error. Writes that must not interleave lock their rows. (``large``
-        changes nothing here: the server does the work, never this process's loop.)"""
-        async with self.pool.acquire() as conn, conn.transaction():
+        changes nothing here: the server does the work, never this process's loop.) At most
+        the pool's size less :data:`RESERVED` at once, so a read never waits for ever."""
+        async with self._transactions, self.pool.acquire() as conn, conn.transaction():
             yield PostgresTransaction(conn)
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:

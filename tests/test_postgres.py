@@ -54,6 +54,26 @@ async def test_processes_opening_an_empty_database_together_migrate_it_once() ->
 
 
 @pytest.mark.postgres
+async def test_reads_inside_transactions_find_a_connection_when_every_one_is_busy() -> None:
+    """A move reads outside its transaction now and then (a server's settings not yet cached):
+    with as many moves at once as the pool has connections, each holding one, that read must
+    still get one. Before, the process hung for good."""
+    async with fresh_schema() as url:
+        db = await PostgresDatabase.open(url, pool_size=3)
+
+        async def move() -> int:
+            async with db.transaction() as tx:
+                await tx.fetchall("SELECT 1")
+                return len(await db.fetchall("SELECT 1"))
+
+        try:
+            done = await asyncio.wait_for(asyncio.gather(*(move() for _ in range(6))), 10.0)
+        finally:
+            await db.close()
+    assert done == [1] * 6
+
+
+@pytest.mark.postgres
 async def test_ids_count_up_and_a_failed_transaction_leaves_nothing() -> None:
     async with fresh_schema() as url:
         store = await Store.open(url)
