@@ -61,7 +61,7 @@ async def once(folder: Path, games: int, seconds: float, n: int) -> tuple[Window
         await asyncio.sleep(max(5.0, began + SETTLED - time.monotonic()))
         assert bot.proc is not None
         with no_collection():  # this process's own pauses are not the bot's
-            window = await measure(bot.proc.pid, db, seconds)
+            window = await measure([bot.proc.pid], db, seconds)
             await people.pause()
     finally:
         await people.finish()

@@ -1,6 +1,7 @@
 """A game night: hundreds of games at once across 50 servers, against the floor no bot can beat.
 
     python bench/game_night.py [--runs 3] [--seconds 60] [--slice 10] [--warm 10]
+    python bench/game_night.py --postgres URL --processes 2 [--runs 3] ...
 
 The fake Discord and the people run in this process; each bot runs alone in its own process
 (``tests/bot_process.py``), so its CPU is read from /proc for it alone, with this process's
@@ -25,6 +26,12 @@ Every fifth server has a 30 s turn deadline, and half of its people step away on
    a server with 40,000 results, and a channel (three people against Orchard, clicking anyway
    when their board stands still) where every message edit is answered 429, retry_after 5 s.
 
+With ``--postgres URL`` Orchard runs on that PostgreSQL server instead (each run in a fresh
+schema of its own, seeded anew, dropped after) in ``--processes`` processes, each running its
+share of the shards (the servers' ids spread them evenly), all on one fake Discord; the floor
+stays the same one process on SQLite, the floor no bot can beat on any store. The server's CPU
+(its postmaster and every child) is read beside the bot's.
+
 Figures are printed, nothing is asserted.
 """
 
@@ -40,6 +47,8 @@ import sqlite3
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +69,8 @@ from bench.loadkit import (  # noqa: E402
     measure,
     ms,
     no_collection,
+    pg_query,
+    postmaster,
     quiet,
     seconds,
     summarise,
@@ -79,8 +90,10 @@ from bench.players import (  # noqa: E402
 from bot.model import GameChange, GameStatus, Player, RatingPool, RatingUpdate, Result  # noqa: E402
 from bot.orchard import Orchard  # noqa: E402
 from bot.ratings import rate  # noqa: E402
+from bot.shards import ShardPlan  # noqa: E402
 from db.store import Store  # noqa: E402
 from tests.bot_process import PROGRAM, BotProcess  # noqa: E402
+from tests.databases import with_schema  # noqa: E402
 from tests.fakediscord import FakeDiscord  # noqa: E402
 from tests.live_db import fill_without_fsync  # noqa: E402
 
@@ -95,6 +108,12 @@ GAME_ROWS = [("games", "id"), ("game_players", "game_id"), ("results", "game_id"
 GAME_ROWS += [("rating_history", "game_id")]
 FLOOR = (str(ROOT / "bench" / "floor_bot.py"),)
 SPAM: dict[str, dict[str, str]] = {"leaderboard": {"game": "applejack", "by": "wins"}, "stats": {}}
+
+
+def guild_of(server: int) -> int:
+    """A server's id: Discord sends its events to shard ``(id >> 22) % shard_count``, so
+    consecutive servers fall on consecutive shards."""
+    return GUILD + (server << 22)
 
 
 @dataclass(frozen=True)
@@ -138,9 +157,9 @@ def plan(servers: int, cheerio: int, hotscore: int, applejack: int, orchard_ever
         level = LEVELS[(index // orchard_every) % 3] if index % orchard_every == 0 else None
         humans = tuple(next(users) for _ in range(1 if level else people))
         tables.append(
-            Table(kind, GUILD + server, next(channels), humans, level, short=server % 5 == 0)
+            Table(kind, guild_of(server), next(channels), humans, level, short=server % 5 == 0)
         )
-    neighbour = GUILD + servers
+    neighbour = guild_of(servers)
     limited = next(channels)
     for level in LEVELS:  # three people against Orchard in the channel Discord throttles
         tables.append(Table("cheerio", neighbour, limited, (next(users),), level, impatient=True))
@@ -157,14 +176,14 @@ def plan(servers: int, cheerio: int, hotscore: int, applejack: int, orchard_ever
 
 
 def populate(fake: FakeDiscord, night: Plan) -> None:
-    for guild in range(GUILD, night.neighbour + 1):
+    for guild in map(guild_of, range(night.servers + 1)):
         members = night.members(guild)
         for user in members:
             fake.add_user(user, f"player{user}")
         fake.add_guild(guild, night.channels(guild), members)
 
 
-async def seed(db: Path, night: Plan, results: int) -> float:
+async def seed(db: Path | str, night: Plan, results: int) -> float:
     """The database every Orchard run copies: the servers' turn deadlines, and ``results``
     results of finished four-player Apple Jack games in the neighbour's server.
 
@@ -174,7 +193,8 @@ async def seed(db: Path, night: Plan, results: int) -> float:
     takes a second where writing them all one by one takes minutes on this machine."""
     began = time.monotonic()
     orchard = await Orchard.open(db)
-    await fill_without_fsync(orchard.store)
+    if isinstance(db, Path):
+        await fill_without_fsync(orchard.store)
     for guild in {t.guild for t in night.tables if t.short}:
         await orchard.settings.update(guild, turn_seconds=SHORT_SECONDS)
     await orchard.settings.update(
@@ -183,7 +203,10 @@ async def seed(db: Path, night: Plan, results: int) -> float:
     games = max(1, results // SEATS // COPIES)
     await finished_games(orchard.store, night, games)
     await orchard.close()
-    await asyncio.to_thread(copy_games, db, COPIES)
+    if isinstance(db, Path):
+        await asyncio.to_thread(copy_games, db, COPIES)
+    else:
+        await copy_games_pg(db, COPIES)
     return time.monotonic() - began
 
 
@@ -215,32 +238,58 @@ async def finished_games(store: Store, night: Plan, games: int) -> None:
         )
 
 
+def copying(last: int, copies: int) -> list[str]:
+    """The statements writing every game's rows (the game, its seats, results and rating
+    history) ``copies`` times in all, the copies under new game ids; ``last`` is the highest
+    id so far. The same SQL on either store."""
+    statements = []
+    for table, key in GAME_ROWS:
+        statements.append(f"CREATE TEMP TABLE copied AS SELECT * FROM {table}")
+        for _ in range(copies - 1):
+            statements.append(f"UPDATE copied SET {key} = {key} + {last}")
+            statements.append(f"INSERT INTO {table} SELECT * FROM copied")
+        statements.append("DROP TABLE copied")
+    return statements
+
+
 def copy_games(db: Path, copies: int) -> None:
-    """Every game's rows (the game, its seats, results and rating history) ``copies`` times in
-    all, the copies under new game ids."""
     conn = sqlite3.connect(db)
     try:
         (last,) = conn.execute("SELECT MAX(id) FROM games").fetchone()
-        for table, key in GAME_ROWS:
-            conn.execute(f"CREATE TEMP TABLE copied AS SELECT * FROM {table}")
-            for _ in range(copies - 1):
-                conn.execute(f"UPDATE copied SET {key} = {key} + ?", (last,))
-                conn.execute(f"INSERT INTO {table} SELECT * FROM copied")
-            conn.execute("DROP TABLE copied")
+        for statement in copying(last, copies):
+            conn.execute(statement)
         conn.commit()
     finally:
         conn.close()
 
 
+async def copy_games_pg(url: str, copies: int) -> None:
+    """As :func:`copy_games`, then the id sequence moved past the copies."""
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        async with conn.transaction():
+            last = await conn.fetchval("SELECT MAX(id) FROM games")
+            for statement in copying(last, copies):
+                await conn.execute(statement)
+            await conn.execute(
+                "SELECT setval(pg_get_serial_sequence('games', 'id'), MAX(id)) FROM games"
+            )
+    finally:
+        await conn.close()
+
+
 @dataclass
 class Side:
-    """One bot, in its own process on its own fake, with its own copy of the tables."""
+    """One bot, in its own process (or processes) on its own fake, with its own copy of the
+    tables."""
 
     fake: FakeDiscord
-    bot: BotProcess
-    db: Path
+    bots: list[BotProcess]
+    db: Path | str
     people: Night
-    log: Path
+    server: int | None = None  # the PostgreSQL server's postmaster, whose CPU is read too
     windows: list[Window] = field(default_factory=list)
 
     @property
@@ -249,34 +298,58 @@ class Side:
 
     async def measure(self, seconds: float) -> Window:
         """``seconds`` of this bot at work; Orchard's moves are counted by source."""
-        assert self.bot.proc is not None
-        return await measure(self.bot.proc.pid, self.db, seconds, by_source=self.orchard)
+        pids = [bot.proc.pid for bot in self.bots if bot.proc is not None]
+        return await measure(pids, self.db, seconds, by_source=self.orchard, server=self.server)
 
     def spans(self) -> list[Span]:
         return [(w.began, w.ended) for w in self.windows]
 
+    def logged(self) -> list[int]:
+        """How much each process has logged so far."""
+        return [bot.log.stat().st_size for bot in self.bots]
+
+    async def start(self) -> None:
+        """Every process at once, until all are connected."""
+        await asyncio.gather(*(bot.start(wait=False) for bot in self.bots))
+        await asyncio.gather(*(bot.ready(0) for bot in self.bots))
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(bot.stop() for bot in self.bots))
+
     async def close(self) -> None:
-        await self.people.finish()
-        await self.bot.stop()
-        await self.fake.close()
+        try:
+            await self.people.finish()
+        finally:
+            await self.stop()
+            await self.fake.close()
 
 
 async def open_side(
-    night: Plan, db: Path, log: Path, program: tuple[str, ...], seed: int
+    night: Plan,
+    db: Path | str,
+    logs: list[Path],
+    program: tuple[str, ...],
+    seed: int,
+    server: int | None = None,
 ) -> tuple[Side, float]:
-    """Start the fake and the bot, open every table through Discord; the people wait.
-    Returns the side and when its bot was connected."""
-    fake = FakeDiscord()
+    """Start the fake and the bot (one process per log, each with its share of the shards),
+    open every table through Discord; the people wait. Returns the side and when its bot was
+    connected."""
+    fake = FakeDiscord(shard_count=len(logs))
     await fake.start()
     populate(fake, night)
     floor = program == FLOOR
-    bot = BotProcess(fake, db, log, program)
+    count = len(logs)
+    bots = [
+        BotProcess(fake, db, log, program, ShardPlan((k,), count) if count > 1 else None)
+        for k, log in enumerate(logs)
+    ]
     tables = [dataclasses.replace(t) for t in night.tables]
     people = Night(fake, tables, floor=floor, seed=seed, break_within=night.break_within)
     people.playing.clear()
-    side = Side(fake, bot, db, people, log)
+    side = Side(fake, bots, db, people, server)
     try:
-        await bot.start()
+        await side.start()
         connected = time.monotonic()
         await set_up(fake, tables, open_floor if floor else open_table)
     except BaseException:
@@ -333,18 +406,39 @@ async def spam(people: Night, night: Plan, every: float) -> None:
         await asyncio.gather(*sent, return_exceptions=True)
 
 
-async def game_night(
+@asynccontextmanager
+async def orchard_database(
     night: Plan, template: Path, folder: Path, args: argparse.Namespace, n: int
+) -> AsyncIterator[Path | str]:
+    """Run ``n``'s database: a copy of the SQLite template, or a PostgreSQL schema of its own
+    seeded as the template was (dropped after)."""
+    if args.postgres is None:
+        shutil.copy(template, folder / "orchard.db")
+        yield folder / "orchard.db"
+        return
+    schema = f"game_night_{n + 1}"
+    await pg_query(args.postgres, f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    await pg_query(args.postgres, f"CREATE SCHEMA {schema}")
+    try:
+        url = with_schema(args.postgres, schema)
+        took = await seed(url, night, args.results)
+        print(f"  seeded a schema of its own on PostgreSQL in {took:.1f} s")
+        yield url
+    finally:
+        await pg_query(args.postgres, f"DROP SCHEMA {schema} CASCADE")
+
+
+async def game_night(
+    night: Plan, db: Path | str, folder: Path, args: argparse.Namespace, n: int
 ) -> Run:
     lag = LoopLag().start()
-    shutil.copy(template, folder / "orchard.db")
-    orchard, started = await open_side(
-        night, folder / "orchard.db", folder / f"orchard-{n + 1}.log", PROGRAM, n
-    )
+    server = None if args.postgres is None else await postmaster(args.postgres)
+    logs = [folder / f"orchard-{n + 1}-{k + 1}.log" for k in range(args.processes)]
+    orchard, started = await open_side(night, db, logs, PROGRAM, n, server)
     floor: Side | None = None
     try:
         floor, _ = await open_side(
-            night, folder / f"floor-{n + 1}.db", folder / f"floor-{n + 1}.log", FLOOR, n
+            night, folder / f"floor-{n + 1}.db", [folder / f"floor-{n + 1}.log"], FLOOR, n
         )
         # warm up: no window starts in the bot's first SETTLED seconds after connecting
         orchard.people.play()
@@ -367,8 +461,8 @@ async def game_night(
         people.play()
         skipped, stopped = people.skipped, time.monotonic()
         with no_collection():
-            await orchard.bot.stop()
-            await orchard.bot.start()
+            await orchard.stop()
+            await orchard.start()
             up = time.monotonic()
             await asyncio.sleep(RESTART_WINDOW)
             await people.pause()
@@ -391,7 +485,7 @@ async def game_night(
             await asyncio.gather(spammer, return_exceptions=True)
             await people.pause()
         limited = len(orchard.fake.requests_matching("PATCH", path)) - edits
-        running = orchard.log.stat().st_size  # what the bot logged before its last stop
+        running = orchard.logged()  # what the bot logged before its last stop
     finally:
         await orchard.close()
         if floor is not None:
@@ -420,7 +514,7 @@ async def game_night(
         others=latencies(people.log, [(crowded.began, crowded.ended)], others),
         spam=latencies(people.log, [(crowded.began, crowded.ended)], lambda c: c.verb in SPAM),
         limited=limited,
-        errors=logged_errors(orchard.log, running),
+        errors=sum(map(logged_errors, [b.log for b in orchard.bots], running)),
     )
 
 
@@ -481,6 +575,7 @@ def summary(runs: list[Run]) -> None:
         ),
         ("Orchard: moves a second", [r.night.per_second for r in runs], count),
         ("Orchard: bot CPU a move", [r.night.cpu_per_move for r in runs], ms),
+        ("Orchard: PostgreSQL's CPU a move", [r.night.server_per_move for r in runs], ms),
         ("Orchard p99 / floor p99 (target ≤ 2)", [r.p99_ratio for r in runs], times),
         (
             "Orchard CPU a move / floor's (target ≤ 1.5)",
@@ -517,13 +612,15 @@ async def main_async(args: argparse.Namespace) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         template = folder / "template.db"
         template.unlink(missing_ok=True)
-        took = await seed(template, night, args.results)
-        print(f"seeded {args.results} results in the neighbour's server in {took:.1f} s")
+        if args.postgres is None:
+            took = await seed(template, night, args.results)
+            print(f"seeded {args.results} results in the neighbour's server in {took:.1f} s")
         runs: list[Run] = []
         for n in range(args.runs):
             if args.quiet:
                 print(await quiet(args.quiet / 100, args.quiet_wait))
-            runs.append(await game_night(night, template, folder, args, n))
+            async with orchard_database(night, template, folder, args, n) as db:
+                runs.append(await game_night(night, db, folder, args, n))
             report(n + 1, runs[-1])
         summary(runs)
 
@@ -540,8 +637,13 @@ def main() -> None:
     parser.add_argument("--orchard-every", type=int, default=10, help="1 table in N seats Orchard")
     parser.add_argument("--results", type=int, default=40_000, help="in the neighbour's server")
     parser.add_argument("--spam-every", type=float, default=0.1, help="the neighbour's commands")
+    parser.add_argument("--postgres", metavar="URL", help="Orchard on this PostgreSQL server")
+    parser.add_argument("--processes", type=int, default=1, help="Orchard's, each with shards")
     add_run_options(parser)
-    asyncio.run(main_async(parser.parse_args()))
+    args = parser.parse_args()
+    if args.processes > 1 and args.postgres is None:
+        parser.error("--processes above 1 needs --postgres: processes cannot share SQLite")
+    asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":

@@ -57,19 +57,21 @@ def cores() -> int:
 
 @dataclass(frozen=True)
 class Usage:
-    """CPU seconds spent over a wall-clock span: the bot, this process (fake and driver), the
-    whole machine (so what else ran is the rest)."""
+    """CPU seconds spent over a wall-clock span: the bot (every process of it), this process
+    (fake and driver), the database server (PostgreSQL's processes; none for SQLite, whose
+    work is inside the bot's), the whole machine (so what else ran is the rest)."""
 
     seconds: float
     bot: float
     bench: float
     machine: float
+    server: float = 0.0
 
-    FIELDS = ("seconds", "bot", "bench", "machine")
+    FIELDS = ("seconds", "bot", "bench", "machine", "server")
 
     @property
     def other(self) -> float:
-        return max(0.0, self.machine - self.bot - self.bench)
+        return max(0.0, self.machine - self.bot - self.bench - self.server)
 
     @property
     def elsewhere(self) -> float:
@@ -83,31 +85,65 @@ class Usage:
             return f"{100 * cpu / self.seconds:.0f}%"
 
         busy = 100 * self.machine / (self.seconds * cores())
+        server = f", PostgreSQL {pct(self.server)}" if self.server else ""
         return (
-            f"bot {pct(self.bot)} of a core, fake and driver {pct(self.bench)}, "
+            f"bot {pct(self.bot)} of a core, fake and driver {pct(self.bench)}{server}, "
             f"anything else {pct(self.other)}; machine {busy:.0f}% busy ({cores()} cores)"
         )
 
 
-class CpuMeter:
-    """CPU used between :meth:`start` and :meth:`stop` by the bot process, this one, the machine."""
+def server_pids(postmaster: int | None) -> list[int]:
+    """The database server's processes: the postmaster and its children (none for SQLite)."""
+    if postmaster is None:
+        return []
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # exited meanwhile
+        if ppid == postmaster:
+            children.append(int(stat.parent.name))
+    return [postmaster, *children]
 
-    def __init__(self, bot_pid: int) -> None:
-        self.bot_pid = bot_pid
+
+def cpu_of(pids: Iterable[int]) -> dict[int, float]:
+    """Each live process's CPU seconds (one that exited meanwhile is left out)."""
+    seconds = {}
+    for pid in pids:
+        try:
+            seconds[pid] = cpu_seconds(pid)
+        except OSError:
+            continue
+    return seconds
+
+
+class CpuMeter:
+    """CPU used between :meth:`start` and :meth:`stop` by the bot's processes, this one, the
+    database server's (given its postmaster's pid) and the machine. A server process started
+    meanwhile counts whole; one that ended meanwhile is lost (its pooled connections live on)."""
+
+    def __init__(self, bot_pids: Sequence[int], postmaster: int | None = None) -> None:
+        self.bot_pids = list(bot_pids)
+        self.postmaster = postmaster
         self._began = (0.0, 0.0, 0.0, 0.0)
+        self._server: dict[int, float] = {}
 
     def _now(self) -> tuple[float, float, float, float]:
         busy, _ = machine_cpu()
-        return time.monotonic(), cpu_seconds(self.bot_pid), cpu_seconds(), busy
+        bot = sum(cpu_seconds(pid) for pid in self.bot_pids)
+        return time.monotonic(), bot, cpu_seconds(), busy
 
     def start(self) -> CpuMeter:
+        self._server = cpu_of(server_pids(self.postmaster))
         self._began = self._now()
         return self
 
     def stop(self) -> Usage:
         now = self._now()
-        began = self._began
-        return Usage(*(b - a for a, b in zip(began, now, strict=True)))
+        server = cpu_of(server_pids(self.postmaster))
+        spent = sum(cpu - self._server.get(pid, 0.0) for pid, cpu in server.items())
+        return Usage(*(b - a for a, b in zip(self._began, now, strict=True)), server=spent)
 
 
 @contextmanager
@@ -215,13 +251,35 @@ def query(db: Path, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any
 
 
 async def moves_committed(
-    db: Path, began: float, ended: float, source: bool = True
+    db: Path | str, began: float, ended: float, source: bool = True
 ) -> dict[str, int]:
-    """Rows of the ``moves`` table written between two wall-clock times, by source."""
+    """Rows of the ``moves`` table written between two wall-clock times, by source (``db``: a
+    SQLite file, or a PostgreSQL URL)."""
     by = "source" if source else "'move'"
     sql = f"SELECT {by}, COUNT(*) FROM moves WHERE created_at >= ? AND created_at < ? GROUP BY 1"
-    rows = await asyncio.to_thread(query, db, sql, (began, ended))
+    if isinstance(db, str):
+        rows = await pg_query(db, sql.replace("?", "$1", 1).replace("?", "$2", 1), began, ended)
+    else:
+        rows = await asyncio.to_thread(query, db, sql, (began, ended))
     return {str(kind): int(n) for kind, n in rows}
+
+
+async def pg_query(url: str, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    """One query on its own connection, from outside the bot."""
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        return [tuple(row) for row in await conn.fetch(sql, *params)]
+    finally:
+        await conn.close()
+
+
+async def postmaster(url: str) -> int:
+    """The pid of the PostgreSQL server ``url`` names (its data directory's ``postmaster.pid``;
+    needs a superuser, as ``pg_virtualenv`` makes), so its CPU can be read beside the bot's."""
+    [(directory,)] = await pg_query(url, "SHOW data_directory")
+    return int((Path(directory) / "postmaster.pid").read_text().split()[0])
 
 
 @dataclass(frozen=True)
@@ -245,6 +303,11 @@ class Window:
     def cpu_per_move(self) -> float:
         return self.usage.bot / max(1, self.committed)
 
+    @property
+    def server_per_move(self) -> float:
+        """The database server's CPU a move (PostgreSQL's; SQLite's is in the bot's)."""
+        return self.usage.server / max(1, self.committed)
+
     def text(self) -> str:
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(self.moves.items()))
         return (
@@ -263,11 +326,19 @@ class Window:
         return cls(windows[0].began, windows[-1].ended, usage, moves)
 
 
-async def measure(pid: int, db: Path, seconds: float, *, by_source: bool = True) -> Window:
-    """``seconds`` of a bot at work: its CPU (and the rest), and the moves its database
-    committed meanwhile (Orchard's by source; the floor's table has none)."""
+async def measure(
+    pids: Sequence[int],
+    db: Path | str,
+    seconds: float,
+    *,
+    by_source: bool = True,
+    server: int | None = None,
+) -> Window:
+    """``seconds`` of a bot at work (in one process or several, with the database server whose
+    postmaster is ``server``): its CPU (and the rest), and the moves its database committed
+    meanwhile (Orchard's by source; the floor's table has none)."""
     wall, began = time.time(), time.monotonic()
-    meter = CpuMeter(pid).start()
+    meter = CpuMeter(pids, server).start()
     await asyncio.sleep(seconds)
     usage = meter.stop()
     moves = await moves_committed(db, wall, time.time(), source=by_source)

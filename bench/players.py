@@ -273,7 +273,7 @@ class Night:
                     intent = self.intent(table, user, rng)
                 if intent is None:
                     continue
-                if not self.fake.connected(0):
+                if not self.fake.connected(self.fake.shard_of(table.guild)):
                     self.skipped += 1
                     continue
                 self.in_flight += 1

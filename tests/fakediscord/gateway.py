@@ -68,7 +68,8 @@ class Gateway(World, Waiting):
         session.seq += 1
         await session.ws.send_json({"op": 0, "t": event, "s": session.seq, "d": data})
 
-    def _shard_of(self, guild_id: int | None) -> int:
+    def shard_of(self, guild_id: int | None) -> int:
+        """The shard Discord sends a server's events to."""
         return 0 if guild_id is None else (guild_id >> 22) % self.shard_count
 
     async def _identify(self, session: Session, data: JSON) -> None:
@@ -84,7 +85,7 @@ class Gateway(World, Waiting):
         session.shard_id = shard_id
         session.session_id = f"session-{self.next_id()}"
         self._known_sessions[session.session_id] = session
-        guild_ids = [g for g in self.guilds if self._shard_of(g) == shard_id]
+        guild_ids = [g for g in self.guilds if self.shard_of(g) == shard_id]
         ready = {
             "v": 10,
             "user": self.users[self.bot_id],
@@ -138,7 +139,7 @@ class Gateway(World, Waiting):
         self, event: str, data: JSON, *, guild_id: int | None = None, timeout: float = 5.0
     ) -> None:
         """Send a gateway event to the shard owning ``guild_id`` (waits for it to be connected)."""
-        shard_id = self._shard_of(guild_id)
+        shard_id = self.shard_of(guild_id)
         await self.wait_for(lambda: self.connected(shard_id), timeout, f"shard {shard_id} online")
         await self._send(self._sessions[shard_id], event, data)
 
