@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import pytest
 
+from bot import reviews
 from bot.ai import applejack_review, cheerio_review
 from bot.ai.applejack_players import choose as applejack_choose
 from bot.ai.cheerio_players import easy as cheerio_easy
@@ -132,3 +133,29 @@ def test_applejack_games_split_exactly(players: int) -> None:
         split_holds(review)
         assert review.final == applejack.totals(state)[seat]
         assert (review.others == 0) == (players == 1)
+
+
+def test_accuracy_by_hand_one_costly_choice_in_a_hard_game() -> None:
+    """Hard plays day 1's daily Cheerio until only ones are open, then the player scores ones
+    at once on 2 3 3 4 6 (no one showing). Every earlier choice was Hard's, so the one cost
+    is the last turn's: rerolling all five is worth 5 * 11/36 + 5 * (11/36)^5 = 1.5411 (each
+    die a one within two rerolls with chance 11/36; five ones score double), and scoring 0
+    gives that up. The optimum is 121.642 (the tables' value of an empty card), so accuracy is
+    floor(100 * (1 - 1.5411 / 121.642)) = floor(98.73) = 98; rounding would say 99, and
+    dividing by the final score (166) 99 too. /help states the same formula."""
+    engine, options = cheerio.ENGINE, {"daily": 1}
+    state, moves = engine.new(1, 1, options), []
+    while cheerio.open_categories(state.cards[0]) != ["ones"]:
+        action = cheerio_hard(state, 0)
+        moves.append(Move(0, *engine.format(action)))
+        state = engine.apply(state, action)
+    assert sorted(state.dice) == [2, 3, 3, 4, 6] and state.rolls == 1
+    moves.append(Move(0, "score", "ones"))
+    review = cheerio_review.review(1, 1, options, moves, 0)
+    assert review is not None
+    split_holds(review)
+    cost = 5 * TWO_REROLLS + 5 * TWO_REROLLS**5
+    assert float(review.choices) == pytest.approx(float(cost), abs=1e-12)
+    assert float(review.optimum) == pytest.approx(121.642, abs=1e-3) and review.final == 166
+    assert review.accuracy == 98 and review.best_choices == len(review.decisions) - 1
+    assert "100 × (1 − choices ÷ optimum), rounded down" in reviews.HELP
