@@ -126,3 +126,37 @@ async def test_each_servers_board_shows_its_own_players(database: Target) -> Non
         assert await dailies.board(41, "cheerio", GUILD) == []  # another day's board
     finally:
         await table.close()
+
+
+async def test_streaks_over_days_with_a_gap(database: Target) -> None:
+    """Days 42, 43 and 44 played: a streak of 3, still 3 on day 45 while it is unplayed. Day 45
+    missed, so on day 46 the streak is 0 until that day's game is over, then 1; day 47 makes 2,
+    as soon as its game is over (before anything has read and recorded its result). An
+    unfinished game counts for nothing."""
+    clock = Clock(NOON)
+    table = await orchard(database, clock)
+    try:
+        dailies = Dailies(table.runner, clock)
+        seen = []
+        for day in (42, 43, 44):
+            clock.now = NOON + (day - 42) * 86400
+            await finished_play(table, dailies, GUILD, 1)
+            seen.append(await dailies.streak("cheerio", 1))
+        assert seen == [1, 2, 3]
+        clock.now = NOON + 3 * 86400
+        assert dailies.today() == 45 and await dailies.streak("cheerio", 1) == 3
+        clock.now = NOON + 4 * 86400
+        await dailies.game_of_the_day("cheerio", GUILD, player(1))  # begun only
+        assert await dailies.streak("cheerio", 1) == 0
+        clock.now += 3600
+        await finished_play(table, dailies, GUILD, 1)
+        assert await dailies.streak("cheerio", 1) == 1
+        clock.now = NOON + 5 * 86400
+        snapshot, _ = await dailies.game_of_the_day("cheerio", GUILD, player(1))
+        for category in CATEGORIES:  # over, its result not read (so not recorded) yet
+            await table.runner.act(snapshot.id, 1, "score", category)
+        assert await dailies.streak("cheerio", 1) == 2
+        assert await dailies.streak("cheerio", 1, today=44) == 3  # as of an earlier day
+        assert await dailies.streak("applejack", 1) == 0  # each game has its own
+    finally:
+        await table.close()
