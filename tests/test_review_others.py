@@ -86,3 +86,35 @@ def test_a_hotscore_review_names_only_the_seats_own_rounds(seat: int) -> None:
     assert len(decisions) == sum(
         1 for m in moves if m.seat == seat and m.verb in ("stick", "bonus", "sign")
     )
+
+
+_WORD_TEXT = """apple apples eat eats eaten the ant tea toot ten net at pa ta dog god pear
+staple elephant noon era"""
+WORDS = frozenset(_WORD_TEXT.split())
+
+
+def after_eat(hand: str) -> appletters.AppState:
+    """Seat 0 has laid EAT flat (open ends E and T); seat 1, holding ``hand``, is to play."""
+    state = appletters.ENGINE.new(1, 2, {"words": WORDS})
+    state = replace(state, hands=("AETZ", "".join(sorted(hand))), core="", turn=0)
+    state = appletters.ENGINE.apply(state, appletters.Play(0, "EAT"))
+    assert state.turn == 1 and [w.text for w in state.snake] == ["EAT"]
+    return state
+
+
+@pytest.mark.parametrize(
+    ("hand", "longest"),
+    [
+        # Through E or T, AELNPPST spells AT, TA, ANT, NET, TEA, TEN, EATS, APPLE, EATEN and
+        # STAPLE (ending on the E); ELEPHANT lacks an H, APPLES hooks to neither end.
+        ("AELNPPST", "STAPLE"),
+        # Without the S the longest are APPLE and EATEN, five letters each: alphabetical first.
+        ("AELNPPT", "APPLE"),
+        # With an H, ELEPHANT (beginning on the E, or ending on the T) is the longest.
+        ("AEHLNPPST", "ELEPHANT"),
+        # Nothing in the list hooks onto E or T with these.
+        ("DGOO", None),
+    ],
+)
+def test_the_longest_word_the_askers_tiles_could_lay(hand: str, longest: str | None) -> None:
+    assert appletters_review.longest_word(after_eat(hand), 1) == longest
