@@ -118,3 +118,32 @@ def after_eat(hand: str) -> appletters.AppState:
 )
 def test_the_longest_word_the_askers_tiles_could_lay(hand: str, longest: str | None) -> None:
     assert appletters_review.longest_word(after_eat(hand), 1) == longest
+
+
+ROUND_ONE = [Move(0, "throw"), Move(0, "stick"), Move(1, "throw"), Move(1, "bonus")]
+
+
+def test_a_sign_decision_and_its_cost_by_hand() -> None:
+    """Seed 58, round 1: the starter sticks on 6 5 (11, HOT). The answer's 3 1 (4, FAR)
+    sticking loses (HOT beats FAR): 0. Its Bonus Die can only save the round by making the
+    other HOT number, 7 (a forced challenge, half a win): 4 + 3, one face in six, so the
+    Bonus Die is worth 1/6 * 1/2 = 1/12; any other three dice lose to two. The die shows 3:
+    + makes 7 (1/2), - makes 1 (lost, 0), so taking it away gives up 1/2: 50 points."""
+    state = hotscore.ENGINE.new(58, 2, {})
+    for move in ROUND_ONE:
+        state = hotscore.ENGINE.apply(state, hotscore.ENGINE.parse(move.seat, move.verb, move.arg))
+    assert state.throws[0] == Throw((6, 5)) and state.throws[1] == Throw((3, 1, 3))
+    bonus, sign = hotscore_review.review(58, 2, {}, [*ROUND_ONE, Move(1, "sign", "-")], 1)
+    assert (bonus.round, bonus.dice, bonus.chose, bonus.best) == (1, (3, 1), "bonus", "bonus")
+    assert bonus.chance == pytest.approx(1 / 12, abs=1e-12) and bonus.cost == 0
+    assert (sign.round, sign.dice, sign.chose, sign.best) == (1, (3, 1, 3), "-", "+")
+    assert sign.chance == 0 and sign.cost == pytest.approx(0.5, abs=1e-12)
+    stuck = hotscore_review.review(58, 2, {}, [*ROUND_ONE[:3], Move(1, "stick")], 1)
+    assert [(d.chose, d.best, d.chance) for d in stuck] == [("stick", "bonus", 0.0)]
+    assert stuck[0].cost == pytest.approx(1 / 12, abs=1e-12)
+    text = hotscore_review.review_text("hotscore", 58, 2, {}, [*ROUND_ONE, Move(1, "sign", "-")], 1)
+    assert "gave up 50 percentage points" in text
+    assert (
+        "Round 1, dice 3 1 3: you chose to take the Bonus Die away (0% to win the round); "
+        "add the Bonus Die gave 50%" in text
+    )

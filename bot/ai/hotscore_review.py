@@ -52,9 +52,7 @@ def review(
             chosen = action.sign if isinstance(action, Sign) else action.verb
             best = max(values, key=lambda k: values[k])
             cost = max(values[best] - values[chosen], 0.0)
-            found.append(
-                RoundDecision(state.round + 1, own.dice, chosen, best, values[chosen], cost)
-            )
+            found.append(RoundDecision(state.round, own.dice, chosen, best, values[chosen], cost))
         state = ENGINE.apply(state, action)
     return found
 
