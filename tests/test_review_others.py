@@ -147,3 +147,22 @@ def test_a_sign_decision_and_its_cost_by_hand() -> None:
         "Round 1, dice 3 1 3: you chose to take the Bonus Die away (0% to win the round); "
         "add the Bonus Die gave 50%" in text
     )
+
+
+def test_the_hotscore_review_lists_every_decision_that_gave_something_up() -> None:
+    """Easy always sticks: four of its eighteen decisions gave something up, listed in order
+    after the three costliest. Round 1 by hand: the starter stuck on 1 6 (7, HOT); Easy's 4 5
+    (9, FAR) lost sticking, while the Bonus Die's 2 would have made 11, the other HOT number
+    (a forced challenge, half a win): 1/6 * 1/2 = 8%."""
+    moves = hotscore_game(["easy", "hard"])
+    decisions = hotscore_review.review(5, 2, {}, moves, 0)
+    costly = [d for d in decisions if d.cost > 0]
+    lines = hotscore_review.review_text("hotscore", 5, 2, {}, moves, 0).splitlines()
+    assert len(decisions) == 18 and len(costly) == 4 and lines[0].startswith("**Your review** · 14")
+    assert [line[:2] for line in lines[1:4]] == ["• "] * 3
+    assert lines[4].startswith("Every decision that gave something up (4, in order;")
+    assert [line.split(" · ")[:2] for line in lines[5:]] == [
+        [f"Round {d.round}", " ".join(map(str, d.dice))] for d in costly
+    ]
+    assert lines[5] == "Round 1 · 4 5 · stick 0% → throw the Bonus Die 8% · −8 points"
+    assert costly[0].cost == pytest.approx(1 / 12, abs=1e-12)
