@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from string import ascii_lowercase
 
 import pytest
 
@@ -11,8 +12,10 @@ from bot.ai.appletters_players import choose as appletters_choose
 from bot.ai.hotscore_players import choose as hotscore_choose
 from bot.ai.hotscore_players import option_values
 from bot.games import appletters, hotscore
+from bot.games.appletters import Pick
 from bot.games.hotscore import Throw
 from bot.model import Move
+from bot.reviews import MESSAGE_LIMIT, pages
 
 
 def hotscore_game(levels: list[str], seed: int = 5) -> list[Move]:
@@ -166,3 +169,26 @@ def test_the_hotscore_review_lists_every_decision_that_gave_something_up() -> No
     ]
     assert lines[5] == "Round 1 · 4 5 · stick 0% → throw the Bonus Die 8% · −8 points"
     assert costly[0].cost == pytest.approx(1 / 12, abs=1e-12)
+
+
+def test_a_long_appletters_review_keeps_every_turn() -> None:
+    """Every two-letter pairing is a word: both players pick until the core is empty, then lay
+    one tile a turn (Hard), so the asker has 68 turns, over 2,000 characters of review. Each
+    turn is there, in order, and the pages Discord is sent hold all of it."""
+    options = {"words": [a + b for a in ascii_lowercase for b in ascii_lowercase]}
+    engine = appletters.ENGINE
+    state, moves = engine.new(3, 2, options), []
+    for n in range(400):
+        if engine.is_over(state):
+            break
+        seat = min(engine.to_act(state))
+        view = engine.view_for(state, seat)
+        action = Pick(seat) if state.core else appletters_choose(view, seat, "hard", n)
+        moves.append(Move(seat, *engine.format(action)))
+        state = engine.apply(state, action)
+    text = appletters_review.review_text(engine.kind, 3, 2, options, moves, 0)
+    lines = text.splitlines()
+    turns = sum(1 for m in moves if m.seat == 0)
+    assert engine.is_over(state) and turns == 68 and len(text) > MESSAGE_LIMIT
+    assert [line.split(":")[0][2:] for line in lines[1:]] == [f"Turn {n}" for n in range(1, 69)]
+    assert lines[-1].startswith("✓ Turn 68: ") and "\n".join(pages(text)) == text
