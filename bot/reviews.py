@@ -23,16 +23,18 @@ from bot.specs import SPEC_OF
 from db.store import Store
 
 REVIEW_VERB = "review"
+MESSAGE_LIMIT = 2000  # characters of a message's content, Discord's limit
 
 HELP = """\
 **Review** (the button on a finished game, only you see it): your decisions weighed against \
 the best play. For the dice games, the game splits exactly into *optimum* (the best possible \
 expected score) + *luck* (how far each roll moved your expected final score) − *choices* \
-(what each decision gave up against the best option, in expected points), with your three \
-costliest choices and the better move. **Accuracy** is the share of the optimum your choices \
-kept: 100 × (1 − choices ÷ optimum), rounded down; 100% means every choice was a best one. \
-Hot Score: the chance of winning the round each decision gave up. Appletters: the longest \
-word your own tiles could have played on each of your turns."""
+(what each decision gave up against the best option, in expected points): your three \
+costliest choices with the better move, then every choice that gave something up. \
+**Accuracy** is the share of the optimum your choices kept: 100 × (1 − choices ÷ optimum), \
+rounded down; 100% means every choice was a best one. Hot Score: the chance of winning the \
+round each decision gave up. Appletters: the longest word your own tiles could have played \
+on each of your turns."""
 """The /help section of the Review button (for whoever assembles /help)."""
 
 
@@ -64,6 +66,22 @@ async def review_text(store: Store, snapshot: Snapshot, user_id: int) -> str:
 async def answer_review(
     interaction: discord.Interaction[Any], snapshot: Snapshot, store: Store
 ) -> None:
-    """Answer the Review button privately with the asker's own review."""
+    """Answer the Review button privately with the asker's own review, whole: a long one in
+    several messages (the answer, then follow-ups), none over Discord's limit."""
     text = await review_text(store, snapshot, interaction.user.id)
-    await send(interaction, text[:2000], ephemeral=True)
+    for page in pages(text):
+        await send(interaction, page, ephemeral=True)
+
+
+def pages(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
+    """``text`` in messages of at most ``limit`` characters, split between lines (a line
+    longer than that, which no review writes, is cut into pieces)."""
+    found: list[str] = []
+    for line in text.split("\n"):
+        pieces = [line[i : i + limit] for i in range(0, len(line), limit)] or [""]
+        for piece in pieces:
+            if found and len(found[-1]) + 1 + len(piece) <= limit:
+                found[-1] += "\n" + piece
+            else:
+                found.append(piece)
+    return found

@@ -69,10 +69,12 @@ class DailyStore:
         return [_play(r) for r in rows]
 
     async def days_played(self, kind: str, user_id: int, since: int) -> list[int]:
-        """The days (from ``since`` on) the person finished a daily game of ``kind``."""
+        """The days (from ``since`` on) the person finished a daily game of ``kind``: by its
+        game's status, as a result is recorded only on the first read after the last move."""
         rows = await self.db.fetchall(
-            "SELECT day FROM daily_plays WHERE kind = ? AND user_id = ? AND day >= ?"
-            " AND score IS NOT NULL",
+            "SELECT p.day FROM daily_plays p JOIN games g ON g.id = p.game_id"
+            " WHERE p.kind = ? AND p.user_id = ? AND p.day >= ?"
+            " AND (p.score IS NOT NULL OR g.status = 'finished')",
             (kind, user_id, since),
         )
         return [int(r[0]) for r in rows]

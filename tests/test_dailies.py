@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from bot.dailies import Dailies
-from bot.daily import EPOCH, NO_CHANNEL, day_number, share_line, streak
+from bot.daily import EPOCH, NO_CHANNEL, DailyPlay, day_number, share_line, streak
 from bot.games.cheerio import CATEGORIES
 from bot.model import GameStatus
-from tests.support import Clock, orchard, player
+from db.connection import Target
+from tests.support import Clock, Table, orchard, player
 
-GUILD = 100
+GUILD, OTHER_GUILD = 100, 200
 NOON = dt.datetime(2026, 2, 11, 12, tzinfo=dt.UTC).timestamp()
 
 
@@ -90,5 +91,72 @@ async def test_a_result_is_recorded_on_the_first_read_after_the_end(tmp_path: Pa
         assert await table.orchard.forget(GUILD, 1) >= 2
         assert await dailies.board(42, "cheerio", GUILD) == []
         assert not await dailies.store.in_world(1)
+    finally:
+        await table.close()
+
+
+async def finished_play(table: Table, dailies: Dailies, guild: int, user: int) -> DailyPlay:
+    """``user`` plays today's Cheerio in ``guild``, scoring each category at once."""
+    snapshot, _ = await dailies.game_of_the_day("cheerio", guild, player(user))
+    for category in CATEGORIES:
+        await table.runner.act(snapshot.id, user, "score", category)
+    _, play = await dailies.game_of_the_day("cheerio", guild, player(user))
+    assert play.score is not None  # recorded on this first read after the end
+    return play
+
+
+async def test_each_servers_board_shows_its_own_players(database: Target) -> None:
+    """Users 1 and 2 play in one server, 3 in another: each board names only its own. The
+    world board names only those who joined it (1 and 3), whichever server they play in."""
+    clock = Clock(NOON)
+    table = await orchard(database, clock)
+    try:
+        dailies = Dailies(table.runner, clock)
+        for guild, user in ((GUILD, 1), (GUILD, 2), (OTHER_GUILD, 3)):
+            await finished_play(table, dailies, guild, user)
+        await dailies.game_of_the_day("cheerio", GUILD, player(4))  # started, not finished
+        here = await dailies.board(42, "cheerio", GUILD)
+        there = await dailies.board(42, "cheerio", OTHER_GUILD)
+        assert [p.user_id for p in here] == [1, 2] and {p.guild_id for p in here} == {GUILD}
+        assert [p.user_id for p in there] == [3]
+        assert await dailies.board(42, "cheerio", 999) == []
+        for user in (1, 3):
+            await dailies.join_world(user, True)
+        assert [p.user_id for p in await dailies.board(42, "cheerio", None)] == [1, 3]
+        assert await dailies.board(41, "cheerio", GUILD) == []  # another day's board
+    finally:
+        await table.close()
+
+
+async def test_streaks_over_days_with_a_gap(database: Target) -> None:
+    """Days 42, 43 and 44 played: a streak of 3, still 3 on day 45 while it is unplayed. Day 45
+    missed, so on day 46 the streak is 0 until that day's game is over, then 1; day 47 makes 2,
+    as soon as its game is over (before anything has read and recorded its result). An
+    unfinished game counts for nothing."""
+    clock = Clock(NOON)
+    table = await orchard(database, clock)
+    try:
+        dailies = Dailies(table.runner, clock)
+        seen = []
+        for day in (42, 43, 44):
+            clock.now = NOON + (day - 42) * 86400
+            await finished_play(table, dailies, GUILD, 1)
+            seen.append(await dailies.streak("cheerio", 1))
+        assert seen == [1, 2, 3]
+        clock.now = NOON + 3 * 86400
+        assert dailies.today() == 45 and await dailies.streak("cheerio", 1) == 3
+        clock.now = NOON + 4 * 86400
+        await dailies.game_of_the_day("cheerio", GUILD, player(1))  # begun only
+        assert await dailies.streak("cheerio", 1) == 0
+        clock.now += 3600
+        await finished_play(table, dailies, GUILD, 1)
+        assert await dailies.streak("cheerio", 1) == 1
+        clock.now = NOON + 5 * 86400
+        snapshot, _ = await dailies.game_of_the_day("cheerio", GUILD, player(1))
+        for category in CATEGORIES:  # over, its result not read (so not recorded) yet
+            await table.runner.act(snapshot.id, 1, "score", category)
+        assert await dailies.streak("cheerio", 1) == 2
+        assert await dailies.streak("cheerio", 1, today=44) == 3  # as of an earlier day
+        assert await dailies.streak("applejack", 1) == 0  # each game has its own
     finally:
         await table.close()

@@ -12,6 +12,7 @@ from bot.app import OrchardBot
 from bot.daily import day_of
 from bot.games.applejack import CATEGORIES as APPLEJACK_CATEGORIES
 from bot.games.cheerio import CATEGORIES
+from bot.model import Player
 from tests.botharness import (
     ALICE,
     BOB,
@@ -210,4 +211,43 @@ async def test_yesterdays_board_is_posted_once_in_the_chosen_channel(
         titles = [m["embeds"][0]["title"] for m in posted]
         assert f"Orchard Daily #{day_of(now) - 1} · Cheerio · this server" in titles
         assert "Alice" in posted[0]["embeds"][0]["description"]
+        no_errors(fake_discord)
+
+
+async def finish_daily(bot: OrchardBot, user: int, name: str) -> None:
+    """``user`` plays the cog's today's Cheerio through the runner, scoring in ORDER."""
+    cog: Any = bot.get_cog("DailyCog")
+    snapshot, _ = await cog.dailies.game_of_the_day("cheerio", GUILD, Player(0, user, name))
+    for category in ORDER:
+        await bot.orchard.runner.act(snapshot.id, user, "score", category)
+
+
+async def said_today(fake: FakeDiscord) -> tuple[str, str]:
+    """Alice's /daily (once played) and the server's /daily-board, as text."""
+    daily = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "daily"))
+    board = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "daily-board"))
+    assert daily.original is not None
+    return text_of(daily.original), board.embeds[0]["description"]
+
+
+async def test_streaks_on_the_board_and_in_daily(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """Alice plays three days in a row, Bob only the third: the board marks Alice 🔥 3 and
+    Bob with nothing (a streak of one is no streak), and her /daily says "Days in a row: 3."
+    She misses the next day; the day after, she is back to 1 and her 🔥 is gone."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        cog: Any = bot.get_cog("DailyCog")
+        now = time.time()
+        for offset in (-3, -2, -1):
+            cog.dailies.clock = lambda offset=offset: now + offset * 86400
+            await finish_daily(bot, ALICE, "Alice")
+        await finish_daily(bot, BOB, "Bob")
+        daily, board = await said_today(fake_discord)
+        assert "Days in a row: 3." in daily
+        alice, bob = board.splitlines()
+        assert "Alice" in alice and alice.endswith(" · 🔥 3") and "🔥" not in bob
+        cog.dailies.clock = lambda: now + 86400  # today (offset 0) missed
+        await finish_daily(bot, ALICE, "Alice")
+        daily, board = await said_today(fake_discord)
+        assert "Days in a row: 1." in daily and "Alice" in board and "🔥" not in board
         no_errors(fake_discord)

@@ -3,12 +3,18 @@ privately, once the game is over."""
 
 from __future__ import annotations
 
+import re
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from bot.ai.applejack_players import choose as applejack_choose
 from bot.ai.appletters_players import choose as appletters_choose
 from bot.ai.cheerio_players import hard as cheerio_hard
+from bot.ai.hotscore_players import choose as hotscore_choose
 from bot.app import OrchardBot
+from bot.reviews import MESSAGE_LIMIT, pages
+from bot.runner import no_display
 from bot.specs import ENGINES, SPEC_OF
 from tests.botharness import (
     ALICE,
@@ -34,19 +40,31 @@ async def game_id_of(bot: OrchardBot, kind: str) -> int:
     return row.id
 
 
-async def play_out(bot: OrchardBot, game_id: int, decide: Any) -> None:
-    """Both players play (through the runner, as their clicks would) until the game ends."""
+async def play_out(
+    bot: OrchardBot, game_id: int, decide: Any, users: tuple[int, ...] = USERS
+) -> None:
+    """Every player plays (through the runner, as their clicks would) until the game ends;
+    only the finished board is drawn (a long game's every board would take seconds)."""
     runner = bot.orchard.runner
     live = await runner.load(game_id)
     while live.row.status == "active":
         engine = ENGINES[live.row.kind]
         seat = min(engine.to_act(live.state))
         verb, arg = engine.format(decide(engine, live.state, seat))
-        live = await runner.act(game_id, USERS[seat], verb, arg)
+        live = await runner.act(game_id, users[seat], verb, arg, display=no_display)
+    await runner.shown(live)
 
 
 def cheerio_move(engine: Any, state: Any, seat: int) -> Any:
     return cheerio_hard(state, seat)
+
+
+def applejack_easy(engine: Any, state: Any, seat: int) -> Any:
+    return applejack_choose(state, seat, "easy", 0)
+
+
+def hotscore_easy_and_hard(engine: Any, state: Any, seat: int) -> Any:
+    return hotscore_choose(state, seat, ("easy", "hard")[seat], 0)
 
 
 def appletters_move(engine: Any, state: Any, seat: int) -> Any:
@@ -102,6 +120,76 @@ async def test_an_appletters_review_reads_only_the_askers_tiles(
             m.arg.split("-")[0].upper() for m in moves if m.seat == 0 and m.verb == "play"
         }
         assert all(f": {w} ·" not in reply.content for w in bobs_words - alices_words)
-        if state.hands[1]:
-            assert state.hands[1] not in reply.content
+        shown = set(re.findall(r"[A-Z]{2,}", reply.content))  # words, not a lone letter
+        assert state.hands[1] not in shown  # Bob's tiles left are never a word shown
+        no_errors(fake_discord)
+
+
+async def whole_review(fake: FakeDiscord, user: int, board: int, expected: str) -> list[str]:
+    """Press Review as ``user``: every private message of the answer, once all are sent."""
+    reply = await press(fake, user, board, "Review")
+    private(reply)
+    count = len(pages(expected))
+    await fake.wait_for(lambda: len(reply.followups) == count - 1, what="the review's pages")
+    shown = [reply.content, *(str(m["content"]) for m in reply.followups)]
+    assert all(int(m["flags"]) & 64 for m in reply.followups)  # each one private too
+    return shown
+
+
+async def expected_review(bot: OrchardBot, game_id: int, seat: int) -> str:
+    row = await bot.orchard.store.get_game(game_id)
+    assert row is not None and row.status == "finished"
+    review = SPEC_OF[row.kind].review
+    assert review is not None
+    moves = await bot.orchard.store.moves(game_id)
+    return review(row.kind, row.seed, len(row.players), row.options, moves, seat)
+
+
+def test_pages_split_between_lines_and_keep_everything() -> None:
+    lines = [f"line {n} " + "x" * (n % 70) for n in range(300)]
+    text = "\n".join(lines)
+    found = pages(text)
+    assert len(found) > 3 and all(len(p) <= MESSAGE_LIMIT for p in found)
+    assert "\n".join(found) == text and all(p.split("\n")[0] in lines for p in found)
+    # Each page is full: the next page's first line would not have fitted on it.
+    assert all(len(a) + 1 + len(b.split("\n")[0]) > MESSAGE_LIMIT for a, b in pairwise(found))
+    assert pages("short") == ["short"] and pages("y" * 4500) == ["y" * 2000, "y" * 2000, "y" * 500]
+
+
+async def test_an_applejack_review_shows_every_costly_choice_in_several_messages(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Three Easy players: a review too long for one message comes whole, in private pages
+    of at most 2,000 characters, the three costliest choices first."""
+    server(fake_discord)
+    unpaced(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "applejack", ALICE, [BOB, CAROL])
+        game_id = await game_id_of(bot, "applejack")
+        await play_out(bot, game_id, applejack_easy, (ALICE, BOB, CAROL))
+        expected = await expected_review(bot, game_id, 1)
+        assert len(expected) > MESSAGE_LIMIT and "Every choice that gave something up" in expected
+        shown = await whole_review(fake_discord, BOB, board, expected)
+        assert len(shown) >= 2 and "\n".join(shown) == expected
+        assert shown[0].splitlines()[2] == "Costliest choices (expected final score given up):"
+        assert all(0 < len(page) <= MESSAGE_LIMIT for page in shown)
+        no_errors(fake_discord)
+
+
+async def test_a_hotscore_review_through_the_button(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Easy (Alice) against Hard (Bob): Alice's review names what her sticks gave up, Bob's
+    says every decision was a best one."""
+    server(fake_discord)
+    unpaced(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "hotscore", ALICE, [BOB])
+        game_id = await game_id_of(bot, "hotscore")
+        await play_out(bot, game_id, hotscore_easy_and_hard)
+        for seat, user in enumerate(USERS):
+            expected = await expected_review(bot, game_id, seat)
+            assert "\n".join(await whole_review(fake_discord, user, board, expected)) == expected
+        hard = await expected_review(bot, game_id, 1)
+        assert hard.startswith("**Your review**") and "gave up 0 percentage points" in hard
         no_errors(fake_discord)

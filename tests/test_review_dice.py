@@ -6,12 +6,13 @@ from fractions import Fraction
 
 import pytest
 
+from bot import reviews
 from bot.ai import applejack_review, cheerio_review
 from bot.ai.applejack_players import choose as applejack_choose
 from bot.ai.cheerio_players import easy as cheerio_easy
 from bot.ai.cheerio_players import exact_tables
 from bot.ai.cheerio_players import hard as cheerio_hard
-from bot.ai.dice_review import DiceReview
+from bot.ai.dice_review import DiceReview, dice_text
 from bot.games import applejack, cheerio
 from bot.games.base import daily_dice
 from bot.model import FORFEIT_VERB, Move
@@ -132,3 +133,61 @@ def test_applejack_games_split_exactly(players: int) -> None:
         split_holds(review)
         assert review.final == applejack.totals(state)[seat]
         assert (review.others == 0) == (players == 1)
+
+
+def hard_then_ones_at_once() -> list[Move]:
+    """Day 1's daily Cheerio: Hard's choices until only ones are open, then ones scored at
+    once on the turn's first roll, 2 3 3 4 6."""
+    engine, options = cheerio.ENGINE, {"daily": 1}
+    state, moves = engine.new(1, 1, options), []
+    while cheerio.open_categories(state.cards[0]) != ["ones"]:
+        action = cheerio_hard(state, 0)
+        moves.append(Move(0, *engine.format(action)))
+        state = engine.apply(state, action)
+    assert sorted(state.dice) == [2, 3, 3, 4, 6] and state.rolls == 1
+    return [*moves, Move(0, "score", "ones")]
+
+
+def test_accuracy_by_hand_one_costly_choice_in_a_hard_game() -> None:
+    """Hard plays day 1's daily Cheerio until only ones are open, then the player scores ones
+    at once on 2 3 3 4 6 (no one showing). Every earlier choice was Hard's, so the one cost
+    is the last turn's: rerolling all five is worth 5 * 11/36 + 5 * (11/36)^5 = 1.5411 (each
+    die a one within two rerolls with chance 11/36; five ones score double), and scoring 0
+    gives that up. The optimum is 121.642 (the tables' value of an empty card), so accuracy is
+    floor(100 * (1 - 1.5411 / 121.642)) = floor(98.73) = 98; rounding would say 99, and
+    dividing by the final score (166) 99 too. /help states the same formula."""
+    review = cheerio_review.review(1, 1, {"daily": 1}, hard_then_ones_at_once(), 0)
+    assert review is not None
+    split_holds(review)
+    cost = 5 * TWO_REROLLS + 5 * TWO_REROLLS**5
+    assert float(review.choices) == pytest.approx(float(cost), abs=1e-12)
+    assert float(review.optimum) == pytest.approx(121.642, abs=1e-3) and review.final == 166
+    assert review.accuracy == 98 and review.best_choices == len(review.decisions) - 1
+    assert "100 × (1 − choices ÷ optimum), rounded down" in reviews.HELP
+
+
+def test_the_review_lists_every_choice_that_gave_something_up() -> None:
+    """Scoring every category on its first roll gives something up each turn: the three
+    costliest come first, then all seven in order, the last one worked out by hand (ones
+    scored on 2 3 4 5 6: rerolling all five was worth 5 * 11/36 + 5 * (11/36)^5 = 1.54)."""
+    order = (*cheerio.CATEGORIES[1:], "ones")
+    review = cheerio_review.review(7, 1, {"daily": DAY}, scored_at_once(order), 0)
+    assert review is not None and review.best_choices == 0
+    lines = dice_text(review).splitlines()
+    top = lines.index("Costliest choices (expected final score given up):")
+    listed = lines.index("Every choice that gave something up (7, in order):")
+    assert listed == top + 4 and len(lines) == listed + 8
+    assert [line.split(" · ")[0] for line in lines[listed + 1 :]] == [
+        f"Turn {n}, roll 1" for n in range(1, 8)
+    ]
+    assert lines[-1] == "Turn 7, roll 1 · 2 3 4 5 6 · score ones (0) → reroll all five · −1.5"
+    assert lines[top + 1].startswith("• Turn 6, roll 1, dice 4 5 5 6 6: you chose to score")
+    for worst, line in zip(review.costliest(), lines[top + 1 : listed], strict=True):
+        assert worst.where.capitalize() in line and f"(−{float(worst.cost):.1f})" in line
+
+
+def test_a_review_with_few_costly_choices_lists_them_once() -> None:
+    """With three costly choices or fewer the costliest are all of them: no second list."""
+    text = dice_text(cheerio_review.review(1, 1, {"daily": 1}, hard_then_ones_at_once(), 0))
+    assert "Every choice" not in text and text.count("\n• ") == 1
+    assert text.endswith("better: reroll all five (−1.5)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from string import ascii_lowercase
 
 import pytest
 
@@ -11,8 +12,10 @@ from bot.ai.appletters_players import choose as appletters_choose
 from bot.ai.hotscore_players import choose as hotscore_choose
 from bot.ai.hotscore_players import option_values
 from bot.games import appletters, hotscore
+from bot.games.appletters import Pick
 from bot.games.hotscore import Throw
 from bot.model import Move
+from bot.reviews import MESSAGE_LIMIT, pages
 
 
 def hotscore_game(levels: list[str], seed: int = 5) -> list[Move]:
@@ -86,3 +89,106 @@ def test_a_hotscore_review_names_only_the_seats_own_rounds(seat: int) -> None:
     assert len(decisions) == sum(
         1 for m in moves if m.seat == seat and m.verb in ("stick", "bonus", "sign")
     )
+
+
+_WORD_TEXT = """apple apples eat eats eaten the ant tea toot ten net at pa ta dog god pear
+staple elephant noon era"""
+WORDS = frozenset(_WORD_TEXT.split())
+
+
+def after_eat(hand: str) -> appletters.AppState:
+    """Seat 0 has laid EAT flat (open ends E and T); seat 1, holding ``hand``, is to play."""
+    state = appletters.ENGINE.new(1, 2, {"words": WORDS})
+    state = replace(state, hands=("AETZ", "".join(sorted(hand))), core="", turn=0)
+    state = appletters.ENGINE.apply(state, appletters.Play(0, "EAT"))
+    assert state.turn == 1 and [w.text for w in state.snake] == ["EAT"]
+    return state
+
+
+@pytest.mark.parametrize(
+    ("hand", "longest"),
+    [
+        # Through E or T, AELNPPST spells AT, TA, ANT, NET, TEA, TEN, EATS, APPLE, EATEN and
+        # STAPLE (ending on the E); ELEPHANT lacks an H, APPLES hooks to neither end.
+        ("AELNPPST", "STAPLE"),
+        # Without the S the longest are APPLE and EATEN, five letters each: alphabetical first.
+        ("AELNPPT", "APPLE"),
+        # With an H, ELEPHANT (beginning on the E, or ending on the T) is the longest.
+        ("AEHLNPPST", "ELEPHANT"),
+        # Nothing in the list hooks onto E or T with these.
+        ("DGOO", None),
+    ],
+)
+def test_the_longest_word_the_askers_tiles_could_lay(hand: str, longest: str | None) -> None:
+    assert appletters_review.longest_word(after_eat(hand), 1) == longest
+
+
+ROUND_ONE = [Move(0, "throw"), Move(0, "stick"), Move(1, "throw"), Move(1, "bonus")]
+
+
+def test_a_sign_decision_and_its_cost_by_hand() -> None:
+    """Seed 58, round 1: the starter sticks on 6 5 (11, HOT). The answer's 3 1 (4, FAR)
+    sticking loses (HOT beats FAR): 0. Its Bonus Die can only save the round by making the
+    other HOT number, 7 (a forced challenge, half a win): 4 + 3, one face in six, so the
+    Bonus Die is worth 1/6 * 1/2 = 1/12; any other three dice lose to two. The die shows 3:
+    + makes 7 (1/2), - makes 1 (lost, 0), so taking it away gives up 1/2: 50 points."""
+    state = hotscore.ENGINE.new(58, 2, {})
+    for move in ROUND_ONE:
+        state = hotscore.ENGINE.apply(state, hotscore.ENGINE.parse(move.seat, move.verb, move.arg))
+    assert state.throws[0] == Throw((6, 5)) and state.throws[1] == Throw((3, 1, 3))
+    bonus, sign = hotscore_review.review(58, 2, {}, [*ROUND_ONE, Move(1, "sign", "-")], 1)
+    assert (bonus.round, bonus.dice, bonus.chose, bonus.best) == (1, (3, 1), "bonus", "bonus")
+    assert bonus.chance == pytest.approx(1 / 12, abs=1e-12) and bonus.cost == 0
+    assert (sign.round, sign.dice, sign.chose, sign.best) == (1, (3, 1, 3), "-", "+")
+    assert sign.chance == 0 and sign.cost == pytest.approx(0.5, abs=1e-12)
+    stuck = hotscore_review.review(58, 2, {}, [*ROUND_ONE[:3], Move(1, "stick")], 1)
+    assert [(d.chose, d.best, d.chance) for d in stuck] == [("stick", "bonus", 0.0)]
+    assert stuck[0].cost == pytest.approx(1 / 12, abs=1e-12)
+    text = hotscore_review.review_text("hotscore", 58, 2, {}, [*ROUND_ONE, Move(1, "sign", "-")], 1)
+    assert "gave up 50 percentage points" in text
+    assert (
+        "Round 1, dice 3 1 3: you chose to take the Bonus Die away (0% to win the round); "
+        "add the Bonus Die gave 50%" in text
+    )
+
+
+def test_the_hotscore_review_lists_every_decision_that_gave_something_up() -> None:
+    """Easy always sticks: four of its eighteen decisions gave something up, listed in order
+    after the three costliest. Round 1 by hand: the starter stuck on 1 6 (7, HOT); Easy's 4 5
+    (9, FAR) lost sticking, while the Bonus Die's 2 would have made 11, the other HOT number
+    (a forced challenge, half a win): 1/6 * 1/2 = 8%."""
+    moves = hotscore_game(["easy", "hard"])
+    decisions = hotscore_review.review(5, 2, {}, moves, 0)
+    costly = [d for d in decisions if d.cost > 0]
+    lines = hotscore_review.review_text("hotscore", 5, 2, {}, moves, 0).splitlines()
+    assert len(decisions) == 18 and len(costly) == 4 and lines[0].startswith("**Your review** · 14")
+    assert [line[:2] for line in lines[1:4]] == ["• "] * 3
+    assert lines[4].startswith("Every decision that gave something up (4, in order;")
+    assert [line.split(" · ")[:2] for line in lines[5:]] == [
+        [f"Round {d.round}", " ".join(map(str, d.dice))] for d in costly
+    ]
+    assert lines[5] == "Round 1 · 4 5 · stick 0% → throw the Bonus Die 8% · −8 points"
+    assert costly[0].cost == pytest.approx(1 / 12, abs=1e-12)
+
+
+def test_a_long_appletters_review_keeps_every_turn() -> None:
+    """Every two-letter pairing is a word: both players pick until the core is empty, then lay
+    one tile a turn (Hard), so the asker has 68 turns, over 2,000 characters of review. Each
+    turn is there, in order, and the pages Discord is sent hold all of it."""
+    options = {"words": [a + b for a in ascii_lowercase for b in ascii_lowercase]}
+    engine = appletters.ENGINE
+    state, moves = engine.new(3, 2, options), []
+    for n in range(400):
+        if engine.is_over(state):
+            break
+        seat = min(engine.to_act(state))
+        view = engine.view_for(state, seat)
+        action = Pick(seat) if state.core else appletters_choose(view, seat, "hard", n)
+        moves.append(Move(seat, *engine.format(action)))
+        state = engine.apply(state, action)
+    text = appletters_review.review_text(engine.kind, 3, 2, options, moves, 0)
+    lines = text.splitlines()
+    turns = sum(1 for m in moves if m.seat == 0)
+    assert engine.is_over(state) and turns == 68 and len(text) > MESSAGE_LIMIT
+    assert [line.split(":")[0][2:] for line in lines[1:]] == [f"Turn {n}" for n in range(1, 69)]
+    assert lines[-1].startswith("✓ Turn 68: ") and "\n".join(pages(text)) == text

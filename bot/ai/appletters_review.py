@@ -69,6 +69,8 @@ def review(
 def review_text(
     kind: str, seed: int, players: int, options: Mapping[str, Any], moves: Sequence[Move], seat: int
 ) -> str:
+    """Every one of the asker's turns, however many: the Review button sends a long review in
+    several messages (:func:`bot.reviews.pages`) rather than cut turns off."""
     turns = review(kind, seed, players, options, moves, seat)
     if not turns:
         return "You had no turn in this game."
@@ -81,4 +83,4 @@ def review_text(
         best = t.longest or "nothing fitted"
         mark = "✓" if t.longest is None or (t.played and len(t.played) >= len(t.longest)) else "·"
         lines.append(f"{mark} Turn {t.turn}: {did} · longest possible: {best}")
-    return "\n".join(lines)[:1900]
+    return "\n".join(lines)

@@ -158,7 +158,9 @@ def points(value: Fraction) -> str:
 
 
 def dice_text(review: DiceReview | None) -> str:
-    """A review as the player reads it (well under Discord's 2,000 characters)."""
+    """A review as the player reads it: the split, the three costliest choices, then every
+    choice that gave something up (the issue asks for each one's cost, not only the worst).
+    It may run past one message: :func:`bot.reviews.pages` splits it."""
     if review is None:
         return "You left this game before its end: there is nothing to review."
     lines = [
@@ -171,10 +173,30 @@ def dice_text(review: DiceReview | None) -> str:
     worst = review.costliest()
     if worst:
         lines.append("Costliest choices (expected final score given up):")
-    for d in worst:
-        dice = " ".join(map(str, d.dice))
-        lines.append(
-            f"• {d.where.capitalize()}, dice {dice}: you chose to {d.chose}; "
-            f"better: {d.best} (−{float(d.cost):.1f})"
-        )
+    lines += [costliest_line(d) for d in worst]
+    costly = [d for d in review.decisions if d.cost > 0]
+    if len(costly) > len(worst):
+        lines.append(f"Every choice that gave something up ({len(costly)}, in order):")
+        lines += [listed_line(d) for d in costly]
     return "\n".join(lines)
+
+
+def costliest_line(d: Decision) -> str:
+    dice = " ".join(map(str, d.dice))
+    return (
+        f"• {d.where.capitalize()}, dice {dice}: you chose to {d.chose}; "
+        f"better: {d.best} ({given_up(d.cost)})"
+    )
+
+
+def listed_line(d: Decision) -> str:
+    """One costly choice, compact: a long game can list a hundred of them."""
+    dice = " ".join(map(str, d.dice))
+    chose, best = (text.removesuffix(" and reroll") for text in (d.chose, d.best))
+    return f"{d.where.capitalize()} · {dice} · {chose} → {best} · {given_up(d.cost)}"
+
+
+def given_up(cost: Fraction) -> str:
+    """A cost in expected points: one decimal, or one digit when smaller (never "−0.0")."""
+    value = float(cost)
+    return f"−{value:.1f}" if value >= 0.095 else f"−{value:.1g}"

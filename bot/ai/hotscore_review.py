@@ -17,6 +17,7 @@ from bot.ai.hotscore_players import option_values
 from bot.games.hotscore import ENGINE, Bonus, Sign, Stick, current_throw, throw_to_beat
 from bot.model import FORFEIT_VERB, Move
 
+COSTLESS = 1e-12  # float noise: a decision this close to the best one gave nothing up
 WORDS = {
     "stick": "stick",
     "bonus": "throw the Bonus Die",
@@ -52,9 +53,7 @@ def review(
             chosen = action.sign if isinstance(action, Sign) else action.verb
             best = max(values, key=lambda k: values[k])
             cost = max(values[best] - values[chosen], 0.0)
-            found.append(
-                RoundDecision(state.round + 1, own.dice, chosen, best, values[chosen], cost)
-            )
+            found.append(RoundDecision(state.round, own.dice, chosen, best, values[chosen], cost))
         state = ENGINE.apply(state, action)
     return found
 
@@ -62,20 +61,47 @@ def review(
 def review_text(
     kind: str, seed: int, players: int, options: Mapping[str, Any], moves: Sequence[Move], seat: int
 ) -> str:
+    """The three costliest decisions, then every one that gave something up, in order."""
     decisions = review(seed, players, options, moves, seat)
     if not decisions:
         return "You made no decision in this game (every throw was a stick or a challenge)."
-    best = sum(1 for d in decisions if d.cost <= 1e-12)
-    lost = sum(d.cost for d in decisions)
+    costly = [d for d in decisions if d.cost > COSTLESS]
+    lost = sum(d.cost for d in costly)
     lines = [
-        f"**Your review** · {best} of {len(decisions)} decisions were the best there was; "
-        f"the rest gave up {100 * lost:.0f} percentage points of round-win chance in all.",
+        f"**Your review** · {len(decisions) - len(costly)} of {len(decisions)} decisions were "
+        f"the best there was; the rest gave up {percentage_points(lost)} percentage points of "
+        "round-win chance in all.",
     ]
-    worst = sorted((d for d in decisions if d.cost > 1e-12), key=lambda d: -d.cost)[:3]
-    for d in worst:
-        dice = " ".join(map(str, d.dice))
+    worst = sorted(costly, key=lambda d: -d.cost)[:3]
+    lines += [costliest_line(d) for d in worst]
+    if len(costly) > len(worst):
         lines.append(
-            f"• Round {d.round}, dice {dice}: you chose to {WORDS[d.chose]} "
-            f"({d.chance:.0%} to win the round); {WORDS[d.best]} gave {d.chance + d.cost:.0%}."
+            f"Every decision that gave something up ({len(costly)}, in order; each one's "
+            "chance of winning the round, chosen → best):"
         )
+        lines += [listed_line(d) for d in costly]
     return "\n".join(lines)
+
+
+def costliest_line(d: RoundDecision) -> str:
+    dice = " ".join(map(str, d.dice))
+    return (
+        f"• Round {d.round}, dice {dice}: you chose to {WORDS[d.chose]} "
+        f"({d.chance:.0%} to win the round); {WORDS[d.best]} gave {d.chance + d.cost:.0%}."
+    )
+
+
+def listed_line(d: RoundDecision) -> str:
+    """One costly decision, compact: chances of winning the round, chosen → best."""
+    dice = " ".join(map(str, d.dice))
+    return (
+        f"Round {d.round} · {dice} · {WORDS[d.chose]} {d.chance:.0%} → "
+        f"{WORDS[d.best]} {d.chance + d.cost:.0%} · −{percentage_points(d.cost)} points"
+    )
+
+
+def percentage_points(cost: float) -> str:
+    """A chance given up, in percentage points: whole ones, or one digit when smaller (so
+    never "0" for a decision that did give something up)."""
+    points = 100 * cost
+    return f"{points:.0f}" if points >= 0.95 or points == 0 else f"{points:.1g}"
