@@ -105,8 +105,12 @@ class SharedLocks:
     async def resign(self, pool: Any) -> None:
         """Give the leader's lock up (closing its session): another process takes over."""
         conn, self._leading = self._leading, None
-        if conn is not None:
-            await pool.release(conn)  # asyncpg resets the session: its locks are released
+        if conn is None:
+            return
+        try:
+            await conn.execute("SELECT pg_advisory_unlock($1, $2)", self.namespace, LEADER)
+        finally:
+            await pool.release(conn)  # (if the unlock failed, its session is gone, and the lock)
 
     async def identify_turn(self, tx: Transaction, bucket: int) -> float:
         """Wait for IDENTIFY ``bucket``'s turn, :data:`IDENTIFY_EVERY` s after its last IDENTIFY
