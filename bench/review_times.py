@@ -1,18 +1,22 @@
 """Time to review a finished game: every seat of a six-player Cheerio game, and a solo daily.
 
-    python bench/review_times.py [--games 20]
+    python bench/review_times.py [--games 20] [--cold 10]
 
 Each game is played by Orchard's Easy player (the costliest to review: many distinct cards),
 then reviewed with :func:`bot.ai.cheerio_review.review_all` (one replay, every seat). "cold"
 is the first review in a fresh process (the shipped tables loaded, each card's keep values
 computed on first need, as in a bot just started); "warm" is after every card's values were
-computed (``DiceTables.warm``), as in a bot that has run for a while.
+computed (``DiceTables.warm``), as in a bot that has run for a while. The cold figure is
+taken ``--cold`` times, each of another game in a process of its own (started for it, the
+time to start it not counted), so one lucky or unlucky game does not make the figure.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -54,17 +58,39 @@ def line(name: str, samples: list[float]) -> str:
     )
 
 
+def cold(seed: int, moves: list[Move]) -> float:
+    """The first review in a fresh process (``--one``), in milliseconds: the game's moves are
+    sent to it, so nothing but the review has touched its tables."""
+    sent = json.dumps([[m.seat, m.verb, m.arg] for m in moves])
+    out = subprocess.run(
+        [sys.executable, __file__, "--one", str(seed)],
+        input=sent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(out.stdout)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--cold", type=int, default=10, help="fresh processes, a game each")
+    parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one is not None:  # a fresh process's one game (see cold)
+        moves = [Move(seat, verb, arg) for seat, verb, arg in json.load(sys.stdin)]
+        exact_tables()  # loaded at start-up in the bot, before any review
+        print(timed([(args.one, 6, {}, moves)])[0])
+        return
     six = [(seed, 6, {}, played(seed, 6, {})) for seed in range(args.games)]
     solo = [
         (seed, 1, {"daily": seed + 1}, played(seed, 1, {"daily": seed + 1}))
         for seed in range(args.games)
     ]
     tables = exact_tables()
-    print(line("6-player Cheerio, cold", timed(six[:1])))
+    firsts = [cold(seed, moves) for seed, _, _, moves in six[: args.cold]]
+    print(line("6-player Cheerio, cold", firsts))
     tables.warm()
     print(line("6-player Cheerio, warm", timed(six)))
     print(line("solo daily Cheerio, warm", timed(solo)))
