@@ -1,7 +1,10 @@
 """Orchard's seats play their own turns through the runner, and resume after a restart."""
 
 import asyncio
+from pathlib import Path
 
+from bot.ai.applejack_players import exact_tables as applejack_tables
+from bot.ai.cheerio_players import exact_tables as cheerio_tables
 from bot.model import Player
 from bot.opponents import Opponents
 from db.connection import Target
@@ -166,3 +169,18 @@ async def test_orchard_fills_every_seat_but_one_and_plays_them_all(database: Tar
     assert await o.runner.replay(live.id) == live.state
     await opponents.stop()
     await o.close()
+
+
+async def test_every_dice_card_is_warmed_a_while_after_start_up(tmp_path: Path) -> None:
+    """A game's review must not compute keep values (cold, a six-player review took ~50 ms):
+    once started, Orchard computes every card of both dice games, a card at a time."""
+    o = await orchard(tmp_path / "o.db")
+    tables = [cheerio_tables(), applejack_tables()]
+    for t in tables:
+        t._rolls.clear()  # as in a process just started (other tests may have warmed them)
+    o.orchard.warm_after = 0.0
+    await o.orchard.start()
+    try:
+        await until(lambda: asyncio.sleep(0, all(len(t._rolls) == t.full for t in tables)))
+    finally:
+        await o.orchard.close()
