@@ -163,10 +163,16 @@ async def orchard_moves_unseen(g: Game, status: int) -> None:
     await g.check(shown=False)
 
 
-async def click_stale_roll(g: Game) -> InteractionRecord:
-    """Alice presses Roll on the board as Discord still shows it."""
-    roll = g.fake.find_button(g.board, lambda c: ":roll:" in str(c.custom_id))
-    return await answered(await g.fake.click(ALICE, g.board, roll))
+async def click_stale_move(g: Game) -> InteractionRecord:
+    """Alice presses Roll on the board as Discord still shows it, or, where that version of
+    the board has no roll left (which one is shown depends on how far Orchard's queued
+    edits got), picks a category: either is a move on an outdated version."""
+    controls = g.fake.components(g.board)
+    roll = next((c for c in controls if ":roll:" in str(c.custom_id) and not c.disabled), None)
+    if roll is not None:
+        return await answered(await g.fake.click(ALICE, g.board, roll))
+    score = next(c for c in controls if c.is_select and not c.disabled)
+    return await answered(await g.fake.select(ALICE, g.board, score, score.options[:1]))
 
 
 async def my_turn_again(g: Game) -> None:
@@ -234,7 +240,7 @@ async def test_stale_clicks_while_the_edit_waits_its_turn_redraw_nothing_more(
     async with orchard_bot(fake, tmp_path / "o.db") as bot:
         g = await against_orchard(fake, bot, "easy")
         await my_turn_again(g)
-        stale = [await click_stale_roll(g) for _ in range(4)]
+        stale = [await click_stale_move(g) for _ in range(4)]
         assert all("already played" in record.content for record in stale)
         showing = bot.orchard.runner.showing(g.id)  # held while a version is being shown
         await fake.wait_for(lambda: not showing.locked(), 20.0, "the queued edits")
@@ -268,7 +274,7 @@ async def test_403_on_message_edits_loses_nothing(versus: Game) -> None:
     """Orchard's moves cannot be shown; its stale board says so, and /games posts it again."""
     fake = versus.fake
     await orchard_moves_unseen(versus, 403)  # ... until permissions are given back
-    stale = await click_stale_roll(versus)
+    stale = await click_stale_move(versus)
     assert stale.ephemeral and "already played" in stale.content
     listed = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "games"))
     assert listed.original is not None
@@ -304,7 +310,7 @@ async def test_a_lost_edit_is_healed_by_the_next_click_on_the_stale_board(versus
     versus.bot.boards.redraw_delay = 60.0
     await orchard_moves_unseen(versus, 503)  # ... until Discord is back
     assert not versus._shows(await versus.live())
-    stale = await click_stale_roll(versus)
+    stale = await click_stale_move(versus)
     assert stale.ephemeral and "already played" in stale.content
     await versus.check()  # the board shows the current version again
     assert (await versus.act()).type == 7
