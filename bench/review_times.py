@@ -72,6 +72,17 @@ def cold(seed: int, moves: list[Move]) -> float:
     return float(out.stdout)
 
 
+def calibration() -> float:
+    """Milliseconds for a fixed pure-Python loop: this shared machine's speed drifts (the
+    same code's reviews took twice as long one hour as the hour before), so figures from
+    different times compare only beside it."""
+    began = time.perf_counter()
+    total = 0
+    for i in range(1_000_000):
+        total += i
+    return (time.perf_counter() - began) * 1e3
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=20)
@@ -89,6 +100,7 @@ def main() -> None:
         for seed in range(args.games)
     ]
     tables = exact_tables()
+    print(f"calibration: a million additions in {calibration():.0f} ms")
     firsts = [cold(seed, moves) for seed, _, _, moves in six[: args.cold]]
     print(line("6-player Cheerio, cold", firsts))
     tables.warm()
