@@ -62,7 +62,10 @@ def named(fake: FakeDiscord, message: dict[str, Any]) -> list[int]:
     return [
         user_id
         for user_id, user in fake.users.items()
-        if re.search(rf"\b{re.escape(user['global_name'])}\b", content)
+        # the substring test first: a regex each for hundreds of people (compiled anew, as
+        # they outnumber re's cache) took a third of a game night's driver
+        if (name := user["global_name"]) in content
+        and re.search(rf"\b{re.escape(name)}\b", content)
     ]
 
 
