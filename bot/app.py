@@ -1,7 +1,7 @@
 """The Discord client: Orchard's wiring, the game boards and the cogs, joined to discord.py.
 
-Everything long-lived is created in ``setup_hook`` (inside the event loop); buttons are
-registered as dynamic items, so messages posted before a restart keep working. Nothing is
+Everything long-lived is created in ``setup_hook`` (inside the event loop); buttons carry
+what they do in their ids, so messages posted before a restart keep working. Nothing is
 warmed up: Orchard's dice tables ship in the package, so a first hint or move after a
 restart costs milliseconds (see :func:`bot.ai.dice_optimal.tables_for`).
 """
@@ -21,7 +21,7 @@ from discord.ext import commands
 
 from bot.answers import watch
 from bot.boards import Boards, GameUI
-from bot.components import OURS, GameButton, GameSelect, component_arg, data_of, shown_as
+from bot.components import OURS, component_arg, data_of, shown_as
 from bot.config import Config
 from bot.dice_emojis import DiceEmojis
 from bot.interface import dispatch, refuse
@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 SHARED_EXTENSIONS = ("cogs.core", "cogs.servers")
 PRESENCE = discord.Game(name="/help")
 """Shown under the bot's name in the member list ("Playing /help"): where to start."""
+NOT_OURS = "That button is not one Orchard knows. Use /games to find your game."
 LATE_EXTENSIONS = ("cogs.daily",)  # wraps the games' UIs, so it loads after them
 
 
@@ -122,7 +123,6 @@ class OrchardBot(commands.AutoShardedBot):
         self.orchard = await Orchard.open(self.config.database)
         self.boards = Boards(self, self.orchard.runner, self.uis)
         self.orchard.runner.board = self.boards.display
-        self.add_dynamic_items(GameButton, GameSelect)
         for extension in extensions():
             await self.load_extension(extension)
         friendly_choices(self.tree)
@@ -198,20 +198,15 @@ class OrchardBot(commands.AutoShardedBot):
             watch(args[0])
         super().dispatch(event_name, *args, **kwargs)
 
-    async def on_game_click(
-        self, interaction: discord.Interaction[Any], game_id: int, version: int, verb: str, arg: str
-    ) -> None:
-        """Every game control reports here (see bot.components)."""
-        await dispatch(interaction, game_id, version, verb, arg)
-
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """Answer the clicks discord.py's view store drops without a word.
+        """Dispatch every click on a game control, and answer those nobody else will.
 
-        discord.py runs one of our components only when its id matches a registered template
-        and a component of that id and type is on the message. Anything else gets a private
-        answer here instead of "This interaction failed": a game control no longer on its
-        message (a board that moved on since the client drew it) goes to the runner, which
-        says why it is refused; every other id, forged or from another bot, is refused here.
+        Game controls are Orchard's own to dispatch (see :class:`bot.components.GameButton`):
+        a click whose control is on the message goes to the game. So does one whose control
+        is no longer there (a board that moved on since the client drew it): the runner says
+        why it is refused. Any other id, forged or from another bot, and any form no cog
+        knows, gets a private answer instead of "This interaction failed". The other dynamic
+        items (:attr:`templates`) are discord.py's to run.
         """
         data = data_of(interaction)
         custom = str(data.get("custom_id", ""))
@@ -221,15 +216,15 @@ class OrchardBot(commands.AutoShardedBot):
             return
         if interaction.type is not discord.InteractionType.component:
             return
-        shown = shown_as(interaction.message, custom)
-        ours = any(template.fullmatch(custom) for template in self.templates)
-        if ours and shown is not None and shown == data.get("component_type"):
-            return  # discord.py runs the component's own callback
         match = OURS.fullmatch(custom)
-        if match is None or shown is not None:
-            await refuse(
-                interaction, "That button is not one Orchard knows. Use /games to find your game."
-            )
+        shown = shown_as(interaction.message, custom)
+        if match is None:
+            theirs = any(template.fullmatch(custom) for template in self.templates)
+            if not (theirs and shown == data.get("component_type")):
+                await refuse(interaction, NOT_OURS)
+            return  # else discord.py runs the component's own callback
+        if shown is not None and shown != data.get("component_type"):
+            await refuse(interaction, NOT_OURS)
             return
         await dispatch(
             interaction,

@@ -2,15 +2,16 @@
 
 Every button and select carries ``game id, version, verb, argument`` in its custom_id, so any
 click on any message works after a restart without re-posting, and a click on an older version
-of a board is recognised as already played. A click is handed to the client's
-:meth:`ClickHost.on_game_click`, so this module needs nothing from the rest of the interface.
+of a board is recognised as already played. discord.py never dispatches them: the client
+reads every click's custom_id (:data:`OURS`) and hands it on, so this module needs nothing
+from the rest of the interface.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol, cast
+from typing import Any
 
 import discord
 from discord import ui
@@ -22,32 +23,21 @@ _FIELDS = (
 CUSTOM_ARG = re.compile(r"[A-Za-z0-9_+\-]{0,40}")
 """What an action's argument may be to travel in a custom_id (engines format to it)."""
 MAX_BUTTONS = 25  # Discord's limit for one message
-BUTTON_TEMPLATE = r"orc:" + _FIELDS
-SELECT_TEMPLATE = r"orcs:" + _FIELDS
 OURS = re.compile(r"orcs?:" + _FIELDS)
-
-
-class ClickHost(Protocol):
-    """The client a game control reports its click to."""
-
-    async def on_game_click(
-        self, interaction: discord.Interaction[Any], game_id: int, version: int, verb: str, arg: str
-    ) -> None: ...
 
 
 def custom_id(prefix: str, game_id: int, version: int, verb: str, arg: str = "") -> str:
     return f"{prefix}:{game_id}:{version}:{verb}:{arg}"
 
 
-async def _clicked(
-    interaction: discord.Interaction[Any], game_id: int, version: int, verb: str, arg: str
-) -> None:
-    host = cast(ClickHost, interaction.client)
-    await host.on_game_click(interaction, game_id, version, verb, arg)
+class GameButton(ui.Button[Any]):
+    """A button on a game message; pressing it sends one action to the client.
 
-
-class GameButton(ui.DynamicItem[ui.Button[Any]], template=BUTTON_TEMPLATE):
-    """A button on a game message; pressing it sends one action to the client."""
+    Not dispatchable: discord.py's view store never keeps it or rebuilds the clicked
+    message's view to find it (that rebuild of a whole Components V2 board cost more than
+    a move's commit); every click reaches the client's ``on_interaction``, which reads the
+    action from the custom_id (:data:`OURS`) and checks the control is on the message.
+    """
 
     def __init__(
         self,
@@ -64,30 +54,23 @@ class GameButton(ui.DynamicItem[ui.Button[Any]], template=BUTTON_TEMPLATE):
     ) -> None:
         self.game_id, self.version, self.verb, self.arg = game_id, version, verb, arg
         super().__init__(
-            ui.Button(
-                label=label,
-                style=style,
-                emoji=emoji,
-                disabled=disabled,
-                row=row,
-                custom_id=custom_id("orc", game_id, version, verb, arg),
-            )
+            label=label,
+            style=style,
+            emoji=emoji,
+            disabled=disabled,
+            row=row,
+            custom_id=custom_id("orc", game_id, version, verb, arg),
         )
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: ui.Item[Any], match: re.Match[str]
-    ) -> GameButton:
-        return cls(int(match["game"]), int(match["version"]), match["verb"], match["arg"])
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await _clicked(interaction, self.game_id, self.version, self.verb, self.arg)
+    def is_dispatchable(self) -> bool:
+        return False
 
 
-class GameSelect(ui.DynamicItem[ui.Select[Any]], template=SELECT_TEMPLATE):
+class GameSelect(ui.Select[Any]):
     """A select on a game message; the chosen value becomes the action's argument.
 
     With several values (single-character die positions), they are joined in order: "024".
+    Dispatched by the client, like :class:`GameButton`.
     """
 
     def __init__(
@@ -104,24 +87,15 @@ class GameSelect(ui.DynamicItem[ui.Select[Any]], template=SELECT_TEMPLATE):
         self.game_id, self.version, self.verb = game_id, version, verb
         choices = list(options) or [discord.SelectOption(label="-")]
         super().__init__(
-            ui.Select(
-                custom_id=custom_id("orcs", game_id, version, verb),
-                options=choices,
-                placeholder=placeholder,
-                row=row,
-                max_values=min(max_values, len(choices)),
-            )
+            custom_id=custom_id("orcs", game_id, version, verb),
+            options=choices,
+            placeholder=placeholder,
+            row=row,
+            max_values=min(max_values, len(choices)),
         )
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: ui.Item[Any], match: re.Match[str]
-    ) -> GameSelect:
-        return cls(int(match["game"]), int(match["version"]), match["verb"])
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        value = select_value(interaction)
-        await _clicked(interaction, self.game_id, self.version, self.verb, value)
+    def is_dispatchable(self) -> bool:
+        return False
 
 
 def select_value(interaction: discord.Interaction[Any]) -> str:

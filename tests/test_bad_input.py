@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import discord
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -247,6 +248,31 @@ async def test_a_control_clicked_on_another_games_message_moves_only_its_own_boa
     assert table.fake.message(table.board_b) == b_before
     ids = [c.custom_id or "" for c in table.fake.components(table.board_a)]
     assert ids and all(f"orc:{table.a}:{live.row.version + 1}:" in i for i in ids if ":roll:" in i)
+    no_errors(table.fake)
+
+
+async def test_a_click_is_dispatched_without_rebuilding_the_board(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Orchard reads a click's custom_id itself: discord.py neither keeps a view per board nor
+    rebuilds the clicked message's whole Components V2 tree to find the control."""
+    rebuilt: list[object] = []
+    from_message = discord.ui.view.BaseView.from_message.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[discord.ui.view.BaseView], *args: Any, **kwargs: Any) -> Any:
+        rebuilt.append(args[0])
+        return from_message(cls, *args, **kwargs)
+
+    monkeypatch.setattr(discord.ui.view.BaseView, "from_message", classmethod(counted))
+    roll = table.fake.find_button(table.board_a, lambda c: ":roll:" in (c.custom_id or ""))
+    live = await table.bot.orchard.runner.load(table.a)
+    player = ALICE if live.state.turn == 0 else BOB
+    reply = await answer(await table.fake.click(player, table.board_a, roll))
+    assert reply.type == 7, reply.describe()
+    assert await table.version(table.a) == live.row.version + 1
+    assert rebuilt == []
+    store = table.bot._connection._view_store
+    assert not store._views and not store.persistent_views
     no_errors(table.fake)
 
 
