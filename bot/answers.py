@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import discord
+from discord.webhook.async_ import interaction_message_response_params
 
 from bot.components import data_of
 
@@ -204,8 +205,35 @@ async def _edit(interaction: discord.Interaction[Any], kwargs: dict[str, Any]) -
     if interaction.response.is_done():
         await interaction.edit_original_response(**kwargs)
     else:
-        await interaction.response.edit_message(**kwargs)
+        await _edit_in_callback(interaction, kwargs)
     return True
+
+
+async def _edit_in_callback(interaction: discord.Interaction[Any], kwargs: dict[str, Any]) -> None:
+    """``interaction.response.edit_message`` without the edited message sent back.
+
+    discord.py always asks for it (``with_response``) and parses it: a whole board, read by
+    nobody, on every click. Asked without, Discord answers 204 No Content. discord.py is then
+    told the interaction is answered, as its own method would have.
+    """
+    update_type = discord.InteractionResponseType.message_update
+    params = interaction_message_response_params(
+        type=update_type.value,
+        previous_allowed_mentions=interaction.client.allowed_mentions,
+        **kwargs,
+    )
+    route = discord.http.Route(  # keyed as discord.py keys it: a rate limit per interaction
+        "POST",
+        "/interactions/{webhook_id}/{webhook_token}/callback",
+        webhook_id=interaction.id,
+        webhook_token=interaction.token,
+    )
+    http = interaction.client.http
+    if params.files:
+        await http.request(route, files=params.files, form=params.multipart)
+    else:
+        await http.request(route, json=params.payload)
+    interaction.response._response_type = update_type  # what edit_message sets
 
 
 async def send_form(interaction: discord.Interaction[Any], modal: discord.ui.Modal) -> None:

@@ -251,11 +251,12 @@ async def test_a_control_clicked_on_another_games_message_moves_only_its_own_boa
     no_errors(table.fake)
 
 
-async def test_a_click_is_dispatched_without_rebuilding_the_board(
+async def test_a_click_is_answered_without_rebuilding_or_reading_back_the_board(
     table: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Orchard reads a click's custom_id itself: discord.py neither keeps a view per board nor
-    rebuilds the clicked message's whole Components V2 tree to find the control."""
+    rebuilds the clicked message's whole Components V2 tree to find the control; and the
+    answer's edit asks for nothing back."""
     rebuilt: list[object] = []
     from_message = discord.ui.view.BaseView.from_message.__func__  # type: ignore[attr-defined]
 
@@ -273,6 +274,10 @@ async def test_a_click_is_dispatched_without_rebuilding_the_board(
     assert rebuilt == []
     store = table.bot._connection._view_store
     assert not store._views and not store.persistent_views
+    # Nor is the edited board sent back to be parsed: Discord answers such a callback 204.
+    (callback,) = [r for r in table.fake.requests if reply.token in r.path]
+    assert callback.path.endswith("/callback") and callback.status == 204
+    assert "with_response" not in callback.query
     no_errors(table.fake)
 
 

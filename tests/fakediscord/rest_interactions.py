@@ -98,6 +98,8 @@ class InteractionRoutes(MessageStore):
         if message is not None:
             answer["interaction"]["response_message_id"] = message["id"]
             answer["resource"] = {"type": kind, "message": message}
+        if call.request.query.get("with_response", "").lower() not in ("1", "true"):
+            return web.Response(status=204)  # Discord's answer unless asked for the callback
         return json_response(answer)
 
     def _late(self, record: InteractionRecord) -> bool:
