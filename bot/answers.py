@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import discord
-from discord.webhook.async_ import interaction_message_response_params
+from discord.webhook.async_ import async_context, interaction_message_response_params
 
 from bot.components import data_of
 
@@ -213,8 +213,11 @@ async def _edit_in_callback(interaction: discord.Interaction[Any], kwargs: dict[
     """``interaction.response.edit_message`` without the edited message sent back.
 
     discord.py always asks for it (``with_response``) and parses it: a whole board, read by
-    nobody, on every click. Asked without, Discord answers 204 No Content. discord.py is then
-    told the interaction is answered, as its own method would have.
+    nobody, on every click. Asked without, Discord answers 204 No Content. Sent the way
+    discord.py sends it, through its webhook adapter (a lock per interaction, dropped with it;
+    the client's HTTP would keep a rate-limit bucket per interaction for five minutes and, past
+    256, scan them all on every request); discord.py is then told the interaction is answered,
+    as its own method would have.
     """
     update_type = discord.InteractionResponseType.message_update
     params = interaction_message_response_params(
@@ -222,17 +225,22 @@ async def _edit_in_callback(interaction: discord.Interaction[Any], kwargs: dict[
         previous_allowed_mentions=interaction.client.allowed_mentions,
         **kwargs,
     )
-    route = discord.http.Route(  # keyed as discord.py keys it: a rate limit per interaction
+    route = discord.http.Route(
         "POST",
         "/interactions/{webhook_id}/{webhook_token}/callback",
         webhook_id=interaction.id,
         webhook_token=interaction.token,
     )
     http = interaction.client.http
-    if params.files:
-        await http.request(route, files=params.files, form=params.multipart)
-    else:
-        await http.request(route, json=params.payload)
+    await async_context.get().request(
+        route,
+        session=interaction._session,
+        proxy=http.proxy,
+        proxy_auth=http.proxy_auth,
+        payload=None if params.files else params.payload,
+        multipart=params.multipart if params.files else None,
+        files=params.files,
+    )
     interaction.response._response_type = update_type  # what edit_message sets
 
 

@@ -278,6 +278,7 @@ async def test_a_click_is_answered_without_rebuilding_or_reading_back_the_board(
     (callback,) = [r for r in table.fake.requests if reply.token in r.path]
     assert callback.path.endswith("/callback") and callback.status == 204
     assert "with_response" not in callback.query
+    assert not [key for key in table.bot.http._buckets if "interactions" in key]  # none kept
     no_errors(table.fake)
 
 
