@@ -268,12 +268,10 @@ class Boards:
     async def _edit_or_post(self, snapshot: Snapshot) -> None:
         payload = await self.render(snapshot)
         row = snapshot.row
-        channel = self.client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
         try:
             if row.message_id is not None:
                 try:
-                    message = channel.get_partial_message(row.message_id)
-                    await message.edit(**payload.edit_kwargs())
+                    await self._edit(row.channel_id, row.message_id, payload)
                     return
                 except discord.NotFound as err:
                     if err.code == UNKNOWN_CHANNEL:
@@ -284,6 +282,14 @@ class Boards:
             if err.code == UNKNOWN_CHANNEL:
                 raise Gone(f"channel {row.channel_id}") from err
             raise
+
+    async def _edit(self, channel_id: int, message_id: int, payload: Rendered) -> None:
+        """``PartialMessage.edit`` without making a Message of the edited board Discord sends
+        back: nothing reads it, and parsing a whole board cost more than building it."""
+        with discord.http.handle_message_parameters(
+            previous_allowed_mentions=self.client.allowed_mentions, **payload.edit_kwargs()
+        ) as params:
+            await self.client.http.edit_message(channel_id, message_id, params=params)
 
     async def _redraw(self, game_id: int) -> None:
         await asyncio.sleep(self.redraw_delay)
