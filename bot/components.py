@@ -112,9 +112,9 @@ def component_arg(interaction: discord.Interaction[Any], match: re.Match[str]) -
 def shown_as(message: discord.Message | None, custom: str) -> int | None:
     """The component type ``custom`` has on ``message``, or None when it is not there.
 
-    discord.py runs a dynamic item only when a component of the clicked type and id is on the
-    message, so a click that fails this test is ours to answer. Boards nest their controls
-    (Components V2: action rows in a container), so the whole tree is searched.
+    A game control not on the clicked message is one its board no longer shows (the runner
+    says why the click is refused); another kind of control there is forged. Boards nest
+    their controls (Components V2: action rows in a container), so the whole tree is searched.
     """
     if message is None:
         return None
