@@ -52,7 +52,6 @@ class GameButton(ui.Button[Any]):
         disabled: bool = False,
         row: int | None = None,
     ) -> None:
-        self.game_id, self.version, self.verb, self.arg = game_id, version, verb, arg
         super().__init__(
             label=label,
             style=style,
@@ -84,7 +83,6 @@ class GameSelect(ui.Select[Any]):
         row: int | None = None,
         max_values: int = 1,
     ) -> None:
-        self.game_id, self.version, self.verb = game_id, version, verb
         choices = list(options) or [discord.SelectOption(label="-")]
         super().__init__(
             custom_id=custom_id("orcs", game_id, version, verb),
