@@ -235,17 +235,21 @@ async def test_a_rate_limited_channel_still_ends_with_the_board_right(
 async def test_stale_clicks_while_the_edit_waits_its_turn_redraw_nothing_more(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
-    """Orchard's board edits queue on a slow channel's limit; Alice presses Roll on the board
-    Discord still shows, again and again. Each is refused, and once the queued edit lands the
-    latest version has been drawn once: a stale click redraws only what was never drawn."""
+    """Orchard's board edits queue on a slow channel's limit (one edit per 2 s); Alice presses
+    Roll on the board Discord still shows, again and again. Each is refused, and once the
+    queued edit lands the latest version has been drawn once: a stale click redraws only what
+    was never drawn."""
     fake = fake_discord
     server(fake)
-    fake.route_limits = tuple(replace(r, per=2.0) for r in fake.route_limits)
+    fake.route_limits = tuple(replace(r, limit=1, per=2.0) for r in fake.route_limits)
     async with orchard_bot(fake, tmp_path / "o.db") as bot:
         g = await against_orchard(fake, bot, "easy")
         await my_turn_again(g)
-        stale = [await click_stale_move(g) for _ in range(4)]
-        assert all("already played" in record.content for record in stale)
+        live = await g.live()
+        stale: list[InteractionRecord] = []
+        while len(stale) < 4 and not g._shows(live):  # until the queued edit lands
+            stale.append(await click_stale_move(g))
+        assert stale and all("already played" in record.content for record in stale)
         showing = bot.orchard.runner.showing(g.id)  # held while a version is being shown
         await fake.wait_for(lambda: not showing.locked(), 20.0, "the queued edits")
         await g.check()
