@@ -348,8 +348,10 @@ async def test_stats_and_history_after_a_two_player_game(
             f"<@{user}> {score}" + (" 🏆" if w else "") for user, score, w in seats
         )
         assert expected in line and line.startswith("**Cheerio** <t:")
-        await fake_discord.wait_for(  # the last board edit follows the commit
-            lambda: "Game over" in text_of(fake_discord.message(board)), what="the final board"
+        await fake_discord.wait_for(  # the last board edit follows the commit, and may wait
+            lambda: "Game over" in text_of(fake_discord.message(board)),  # out the channel's
+            15.0,  # limit of 5 edits per 5 s (fourteen moves were played at once)
+            what="the final board",
         )
         standings = text_of(fake_discord.message(board))
         assert "Cheerio · Game over\n" in standings
@@ -465,8 +467,10 @@ async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, database: Ta
         (row,) = await bot.orchard.store.open_games(GUILD)
         await play_out(bot, row.id, {0: ALICE})
         assert await rows(database, "SELECT seats, won FROM results") == [(1, 0)]
-        await fake_discord.wait_for(  # the last board edit follows the commit
-            lambda: "Game over" in text_of(fake_discord.message(board)), what="the final board"
+        await fake_discord.wait_for(  # the last board edit follows the commit, and may wait
+            lambda: "Game over" in text_of(fake_discord.message(board)),  # out the channel's
+            15.0,  # limit of 5 edits per 5 s (fourteen moves were played at once)
+            what="the final board",
         )
         standings = text_of(fake_discord.message(board))
         assert "Cheerio · Game over\n" in standings and "🏆" not in standings
