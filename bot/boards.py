@@ -285,7 +285,7 @@ class Boards:
 
     async def _edit(self, channel_id: int, message_id: int, payload: Rendered) -> None:
         """``PartialMessage.edit`` without making a Message of the edited board Discord sends
-        back: nothing reads it, and parsing a whole board cost more than building it."""
+        back: nothing reads it."""
         with discord.http.handle_message_parameters(
             previous_allowed_mentions=self.client.allowed_mentions, **payload.edit_kwargs()
         ) as params:
