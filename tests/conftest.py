@@ -10,6 +10,13 @@ import pytest
 from db.connection import Dialect, Target
 from tests.databases import BACKENDS, fresh_schema
 from tests.fakediscord import FakeDiscord
+from tests.support import close_left_open
+
+
+@pytest.fixture(autouse=True)
+async def closes_what_a_test_left_open() -> AsyncIterator[None]:
+    yield
+    await close_left_open()
 
 
 @pytest.fixture
@@ -28,3 +35,4 @@ async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncItera
         return
     async with fresh_schema() as url:
         yield url
+        await close_left_open()  # before the schema goes

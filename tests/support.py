@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from bot.scheduler import Scheduler
 from db.store import Store
 
 GUILD, CHANNEL = 100, 200
+LEFT_OPEN: set[Table] = set()
+"""Tables not closed yet: conftest closes those a failed test leaves, or its SQLite threads
+would keep the test process from ever exiting."""
 
 
 @dataclass
@@ -34,7 +38,7 @@ class Recorder:
         self.shown.append(live)
 
 
-@dataclass
+@dataclass(eq=False)
 class Table:
     """Orchard as the app wires it, displayed on a :class:`Recorder`, on a test clock."""
 
@@ -59,6 +63,7 @@ class Table:
         return self.orchard.scheduler
 
     async def close(self) -> None:
+        LEFT_OPEN.discard(self)
         await self.orchard.close()
 
 
@@ -67,7 +72,16 @@ async def orchard(path: Path, clock: Clock | None = None) -> Table:
     play unless a test starts them (``Opponents(table.runner)``)."""
     clock = clock or Clock()
     shown = Recorder()
-    return Table(await Orchard.open(path, board=shown, clock=clock), clock, shown)
+    table = Table(await Orchard.open(path, board=shown, clock=clock), clock, shown)
+    LEFT_OPEN.add(table)
+    return table
+
+
+async def close_left_open() -> None:
+    """Close every Table a test left open (it failed before closing it)."""
+    while LEFT_OPEN:
+        with contextlib.suppress(Exception):
+            await LEFT_OPEN.pop().close()
 
 
 def player(user_id: int, seat: int = 0) -> Player:
