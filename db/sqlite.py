@@ -27,7 +27,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -79,12 +79,39 @@ class SqliteTransaction:
         return int((await self.fetchall(sql, params))[0][0])
 
 
+class _Waiters:
+    """Those awaiting one outcome (a commit), each on a future of its own: settling them wakes
+    each in one turn of the loop (``asyncio.shield`` on a shared future takes two, and every
+    turn of a busy loop is a queue), and a waiter cancelled is only itself cancelled."""
+
+    def __init__(self) -> None:
+        self._futures: list[asyncio.Future[None]] = []
+
+    def __len__(self) -> int:
+        return len(self._futures)
+
+    def wait(self) -> asyncio.Future[None]:
+        waiter = asyncio.get_running_loop().create_future()
+        self._futures.append(waiter)
+        return waiter
+
+    def settle(self, err: BaseException | None = None) -> None:
+        for waiter in self._futures:
+            if waiter.done():
+                continue  # cancelled
+            if err is None:
+                waiter.set_result(None)
+            else:
+                waiter.set_exception(err if isinstance(err, Exception) else RuntimeError(str(err)))
+                waiter.add_done_callback(_seen)
+        self._futures.clear()
+
+
 @dataclass
 class _Group:
     """The transactions of one open ``BEGIN``: committed together, or failed together."""
 
-    done: asyncio.Future[None]
-    members: int = 0
+    members: _Waiters = field(default_factory=_Waiters)
 
 
 class SqliteDatabase:
@@ -108,7 +135,7 @@ class SqliteDatabase:
         self._body = asyncio.Lock()  # one transaction's statements at a time
         self._wanting = 0  # transactions waiting for their turn: they join the open group
         self._group: _Group | None = None  # begun, filling, not yet committing
-        self._committing: asyncio.Task[None] | None = None
+        self._committing: _Waiters | None = None  # a COMMIT on the thread: who waits for it
 
     @classmethod
     async def open(cls, path: str | Path, readers: int = READERS) -> SqliteDatabase:
@@ -148,12 +175,12 @@ class SqliteDatabase:
                 group = await self._begun()
                 async with self._within(group, large) as tx:
                     yield tx
-                group.members += 1
+                committed = group.members.wait()
         finally:
             if waiting:
                 self._wanting -= 1
             self._commit_soon()
-        await asyncio.shield(group.done)
+        await committed
 
     @asynccontextmanager
     async def _within(self, group: _Group, large: bool) -> AsyncIterator[SqliteTransaction]:
@@ -175,13 +202,12 @@ class SqliteDatabase:
         await asyncio.shield(self._on_thread(_roll_back_to, self.conn, name))
         if not self.conn.in_transaction and self._group is group:
             self._group = None
-            _fail(group, err)
+            group.members.settle(err)
 
     async def _begun(self) -> _Group:
         """The open group, begun on the thread once the last one's commit is done."""
         while self._committing is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self._committing)
+            await self._committing.wait()
         if self._group is None:
             try:
                 await self._on_thread(self.conn.execute, "BEGIN IMMEDIATE")
@@ -189,7 +215,7 @@ class SqliteDatabase:
                 # A task cancelled while BEGIN runs (at shutdown) must leave nothing open.
                 await asyncio.shield(self._on_thread(_rolled_back, self.conn))
                 raise
-            self._group = _new_group()
+            self._group = _Group()
         return self._group
 
     def _commit_soon(self) -> None:
@@ -197,37 +223,49 @@ class SqliteDatabase:
         group = self._group
         if group is None or self._committing is not None or self._body.locked():
             return
-        if self._wanting and group.members < GROUP_MOST:
+        if self._wanting and len(group.members) < GROUP_MOST:
             return  # the next one's end calls this again
         self._group = None
-        self._committing = asyncio.get_running_loop().create_task(self._commit(group))
+        self._commit(group)
 
-    async def _commit(self, group: _Group, chain: bool = True) -> None:
-        """Commit ``group``; if transactions are already waiting (and ``chain``), begin the
-        next group in the same trip to the thread, so they do not pay a trip of their own."""
-        waiting = chain and (self._wanting > 0 or self._body.locked())
-        try:
-            begun = await self._on_thread(_committed, self.conn, waiting)
-        except BaseException as err:
-            await asyncio.shield(self._on_thread(_rolled_back, self.conn))
-            _fail(group, err)
-        else:
-            group.done.set_result(None)
-            if begun:
-                self._group = _new_group()
-        finally:
-            self._committing = None
+    def _commit(self, group: _Group, chain: bool = True) -> None:
+        """Commit ``group`` on the thread; if transactions are already waiting (and
+        ``chain``), begin the next group in the same trip, so they do not pay a trip of their
+        own. The thread hands the outcome straight to the loop (no task, no awaited executor
+        future, each a turn of the loop more): the disk's answer reaches the members, and the
+        next group, in one turn."""
+        loop = asyncio.get_running_loop()
+        begin_next = chain and (self._wanting > 0 or self._body.locked())
+        self._committing = _Waiters()
+
+        def on_thread() -> None:
+            try:
+                begun, err = _committed(self.conn, begin_next), None
+            except BaseException as failed:
+                _rolled_back(self.conn)
+                begun, err = False, failed
+            loop.call_soon_threadsafe(self._committed, group, begun, err)
+
+        self._thread.submit(on_thread)
+
+    def _committed(self, group: _Group, begun: bool, err: BaseException | None) -> None:
+        """(On the loop.) ``group``'s commit is over: tell its members and whoever waits."""
+        group.members.settle(err)
+        if begun:
+            self._group = _Group()
+        assert self._committing is not None
+        waiting, self._committing = self._committing, None
+        waiting.settle()
 
     async def _settle(self) -> None:
         """(Inside the body lock.) Every transaction so far committed: none open, none going."""
         while self._committing is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self._committing)
+            await self._committing.wait()
         if self._group is not None:
             group, self._group = self._group, None
-            self._committing = asyncio.get_running_loop().create_task(self._commit(group, False))
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self._committing)
+            self._commit(group, chain=False)
+            assert self._committing is not None
+            await self._committing.wait()
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         """One read of the last commit, on a read connection (taking turns), in one trip to
@@ -299,19 +337,9 @@ def _rolled_back(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
 
 
-def _new_group() -> _Group:
-    group = _Group(asyncio.get_running_loop().create_future())
-    group.done.add_done_callback(_seen)
-    return group
-
-
-def _fail(group: _Group, err: BaseException) -> None:
-    if not group.done.done():
-        group.done.set_exception(err if isinstance(err, Exception) else RuntimeError(str(err)))
-
-
 def _seen(done: asyncio.Future[None]) -> None:
-    """A group's failure is each member's to raise; with none left to, it is not an error."""
+    """A group's failure is each member's to raise; one cancelled meanwhile leaves it unread,
+    which is not an error."""
     if not done.cancelled():
         done.exception()
 

@@ -119,3 +119,34 @@ async def test_close_commits_what_was_begun(tmp_path: Path) -> None:
     await db.close()
     await asyncio.gather(*writes)
     assert stored(tmp_path / "o.db") == list(range(5))
+
+
+async def test_a_caller_cancelled_while_its_group_commits_leaves_the_others_be(
+    tmp_path: Path,
+) -> None:
+    """Each member waits on a future of its own: cancelling one (a click whose task is
+    cancelled at shutdown, say) neither cancels the commit nor the others' wait. Its write,
+    already in the group, is committed with them."""
+    db, _ = await opened(tmp_path / "o.db")
+    hold = threading.Event()
+
+    def slow_commit(sql: str) -> None:  # the trace runs on the writer's thread, at COMMIT
+        if sql == "COMMIT":
+            hold.wait(10)
+
+    db.conn.set_trace_callback(slow_commit)
+    try:
+        writes = [asyncio.create_task(note(db, n)) for n in range(4)]
+        while db._committing is None:
+            await asyncio.sleep(0)  # until all four are in the group, and its COMMIT waits
+        writes[1].cancel()
+        hold.set()
+        outcomes = await asyncio.gather(*writes, return_exceptions=True)
+        assert isinstance(outcomes[1], asyncio.CancelledError)
+        assert [o for i, o in enumerate(outcomes) if i != 1] == [None, None, None]
+        assert stored(tmp_path / "o.db") == [0, 1, 2, 3]
+        await note(db, 4)  # the writer goes on
+        assert stored(tmp_path / "o.db") == [0, 1, 2, 3, 4]
+    finally:
+        hold.set()
+        await db.close()
