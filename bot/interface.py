@@ -72,7 +72,11 @@ def reply_display(interaction: discord.Interaction[Any]) -> Display:
             await send(interaction, "Done: the game's message is updated.")
             return
         payload = await boards.render(snapshot)
-        if not await update(interaction, **payload.edit_kwargs()) and not private:
+        try:
+            edited = await update(interaction, **payload.edit_kwargs())
+        finally:
+            payload.release()
+        if not edited and not private:
             await boards.display(snapshot)
 
     return display

@@ -378,3 +378,39 @@ async def test_the_fake_refuses_content_or_embeds_on_a_v2_message(
             assert answer.status == 400, "a V2 message never takes content"
         async with http.patch(f"{url}/{message['id']}", json={"flags": 0}) as answer:
             assert answer.status == 400, "the flag cannot be taken off"
+
+
+async def test_a_drawn_board_leaves_no_cyclic_garbage(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Boards drawn by a click's answer and by a channel edit are freed as soon as they are
+    sent (:meth:`bot.boards.Rendered.release`): none of their items is left for the
+    collector, whose passes over a game night's boards paused every click in flight."""
+    import gc
+
+    from discord import ui
+
+    from bot.games.cheerio import open_categories
+
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        live = await game_row(bot, "cheerio")
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds is kept in gc.garbage
+        try:
+            users = {0: ALICE, 1: BOB}
+            for _ in range(3):
+                user = users[live.state.turn]
+                category = open_categories(live.state.cards[live.state.turn])[0]
+                scored = await choose(fake_discord, user, board, "score", [category])
+                assert scored.type == 7, scored.describe()
+                live = await bot.orchard.runner.load(live.id)
+            await bot.boards.display(live)  # a channel edit, as Orchard's moves are shown
+            gc.collect()
+            left = [o for o in gc.garbage if isinstance(o, ui.Item | ui.View | ui.LayoutView)]
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+        assert fake_discord.requests_matching("PATCH", "/channels/")
+        assert left == [], f"{len(left)} board items were left to the collector"
