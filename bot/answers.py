@@ -11,6 +11,7 @@ edit, and say when Discord has forgotten it (then the caller shows its game anot
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ class Answer:
     given: bool = False  # the answer itself was sent, not only an acknowledgement
     forgotten: bool = False  # Discord no longer knows the interaction
     timer: asyncio.TimerHandle | None = None
+    deferring: bool = False  # the watchdog went off: a deferral may still be on its way
 
 
 def answer_of(interaction: discord.Interaction[Any]) -> Answer:
@@ -94,6 +96,7 @@ def watch(interaction: discord.Interaction[Any]) -> None:
 
 
 def _start_deferral(interaction: discord.Interaction[Any]) -> None:
+    answer_of(interaction).deferring = True
     task = asyncio.create_task(acknowledge(interaction), name=f"defer-{interaction.id}")
     _DEFERRALS.add(task)
     task.add_done_callback(_DEFERRALS.discard)
@@ -242,6 +245,18 @@ async def _edit_in_callback(interaction: discord.Interaction[Any], kwargs: dict[
         files=params.files,
     )
     interaction.response._response_type = update_type  # what edit_message sets
+
+
+def release(interaction: discord.Interaction[Any]) -> None:
+    """A click handled to its end, and answered: drop discord.py's response object, which
+    points back to its interaction, so that reference counting frees the click (with its
+    message's whole parsed board) at once rather than the collector, whose passes over a game
+    night's clicks paused every click in flight. Left alone while a deferral may still come
+    (it reads the response), and for anything discord.py also handles (a slash command)."""
+    answer = interaction.extras.get(_KEY)
+    if isinstance(answer, Answer) and answer.given and not answer.deferring:
+        with contextlib.suppress(AttributeError):  # never made
+            delattr(interaction, "_cs_response")  # discord.py's cache of ``response``
 
 
 async def send_form(interaction: discord.Interaction[Any], modal: discord.ui.Modal) -> None:

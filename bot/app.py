@@ -20,7 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.answers import watch
+from bot.answers import release, watch
 from bot.boards import Boards, GameUI
 from bot.components import OURS, component_arg, data_of, shown_as
 from bot.config import Config
@@ -242,3 +242,4 @@ class OrchardBot(commands.AutoShardedBot):
             match["verb"],
             component_arg(interaction, match),
         )
+        release(interaction)  # Orchard's own from start to end: nothing reads it after this

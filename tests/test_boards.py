@@ -380,14 +380,16 @@ async def test_the_fake_refuses_content_or_embeds_on_a_v2_message(
             assert answer.status == 400, "the flag cannot be taken off"
 
 
-async def test_a_drawn_board_leaves_no_cyclic_garbage(
+async def test_clicks_and_drawn_boards_leave_no_cyclic_garbage(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
     """Boards drawn by a click's answer and by a channel edit are freed as soon as they are
-    sent (:meth:`bot.boards.Rendered.release`): none of their items is left for the
-    collector, whose passes over a game night's boards paused every click in flight."""
+    sent (:meth:`bot.boards.Rendered.release`), and a click once answered
+    (:func:`bot.answers.release`): nothing of theirs is left for the collector, whose passes
+    over a game night's clicks and boards paused every click in flight."""
     import gc
 
+    import discord
     from discord import ui
 
     from bot.games.cheerio import open_categories
@@ -409,8 +411,10 @@ async def test_a_drawn_board_leaves_no_cyclic_garbage(
             await bot.boards.display(live)  # a channel edit, as Orchard's moves are shown
             gc.collect()
             left = [o for o in gc.garbage if isinstance(o, ui.Item | ui.View | ui.LayoutView)]
+            clicks = [o for o in gc.garbage if isinstance(o, discord.Interaction)]
         finally:
             gc.set_debug(0)
             gc.garbage.clear()
         assert fake_discord.requests_matching("PATCH", "/channels/")
         assert left == [], f"{len(left)} board items were left to the collector"
+        assert clicks == [], f"{len(clicks)} clicks were left to the collector"
