@@ -27,7 +27,7 @@ from bot.config import Config
 from bot.dice_emojis import DiceEmojis
 from bot.interface import dispatch, refuse
 from bot.orchard import Orchard
-from bot.pacing import Pacer, pace
+from bot.pacing import Pacer, answered_trace, pace
 from bot.specs import SPECS
 from bot.wording import command_mention
 
@@ -102,6 +102,7 @@ class OrchardBot(commands.AutoShardedBot):
             options.setdefault("shard_count", config.shards.count)
         if config.shards.ids is not None:
             options.setdefault("shard_ids", list(config.shards.ids))
+        options.setdefault("http_trace", answered_trace())  # see bot.pacing.until_answered
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents(),

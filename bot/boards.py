@@ -22,6 +22,7 @@ from discord import ui
 
 from bot.components import GameButton, GameSelect
 from bot.model import NOBODY, GameStatus, MoveSource, Player
+from bot.pacing import until_answered
 from bot.pings import TurnPings, joined
 from bot.runner import Gone, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays, title
@@ -299,11 +300,14 @@ class Boards:
 
     async def _edit(self, channel_id: int, message_id: int, payload: Rendered) -> None:
         """``PartialMessage.edit`` without making a Message of the edited board Discord sends
-        back: nothing reads it."""
+        back: nothing reads it. Done once Discord has answered: an edit that used up the
+        channel's limit would otherwise hold the game's next display (a click's answer)
+        until the limit's window is over (see :func:`bot.pacing.until_answered`)."""
         with discord.http.handle_message_parameters(
             previous_allowed_mentions=self.client.allowed_mentions, **payload.edit_kwargs()
         ) as params:
-            await self.client.http.edit_message(channel_id, message_id, params=params)
+            http = self.client.http
+            await until_answered(lambda: http.edit_message(channel_id, message_id, params=params))
 
     async def _redraw(self, game_id: int) -> None:
         await asyncio.sleep(self.redraw_delay)

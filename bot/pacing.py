@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import re
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiohttp
 import discord
+
+log = logging.getLogger(__name__)
 
 PER_SECOND = 40.0
 BURST = 5.0  # with 40 a second: at most 45 in any second, a margin for discord.py's retries
@@ -97,3 +101,60 @@ def pace(http: discord.http.HTTPClient, pacer: Pacer) -> None:
         return await request(route, **kwargs)
 
     http.request = paced  # type: ignore[method-assign]
+
+
+_ANSWERED: contextvars.ContextVar[asyncio.Future[None] | None] = contextvars.ContextVar(
+    "orchard_answered", default=None
+)
+_BEHIND: set[asyncio.Task[Any]] = set()  # requests answered, still in discord.py's sleep
+
+
+def answered_trace() -> aiohttp.TraceConfig:
+    """For ``Client(http_trace=…)``: tells :func:`until_answered` when Discord has answered."""
+    trace = aiohttp.TraceConfig()
+
+    async def on_request_end(
+        session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestEndParams
+    ) -> None:
+        answered = _ANSWERED.get()
+        if answered is not None and not answered.done() and params.response.status < 300:
+            answered.set_result(None)
+
+    trace.on_request_end.append(on_request_end)
+    return trace
+
+
+async def until_answered(request: Callable[[], Awaitable[Any]]) -> None:
+    """Make one of discord.py's requests and return once Discord has answered it with success.
+
+    A request that used the last of its route's bucket (a channel's five edits in five
+    seconds, say) does not return until the bucket refills: discord.py sleeps the window out
+    inside it, after the answer. Whoever waits for the request (the next version of the same
+    board, and the click that made it) would wait for that sleep too, for nothing: the edit
+    is applied. The sleep goes on here in the background, so discord.py's next request on the
+    route still waits for it. Needs :func:`answered_trace` on the client; failures raise as
+    usual (they come after discord.py's retries).
+    """
+    answered = asyncio.get_running_loop().create_future()
+
+    async def send() -> None:
+        _ANSWERED.set(answered)  # this task's own context, which aiohttp's trace runs in
+        await request()
+
+    task = asyncio.create_task(send())
+    try:
+        await asyncio.wait((task, answered), return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()  # as if the request had been made in the caller's own task
+        raise
+    if task.done():
+        task.result()
+        return
+    _BEHIND.add(task)
+    task.add_done_callback(_behind_done)
+
+
+def _behind_done(task: asyncio.Task[Any]) -> None:
+    _BEHIND.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("a request answered earlier then failed", exc_info=task.exception())

@@ -259,6 +259,33 @@ async def test_stale_clicks_while_the_edit_waits_its_turn_redraw_nothing_more(
         assert len(drawn) == 1, len(drawn)
 
 
+async def test_an_edit_that_used_up_the_channel_limit_holds_up_no_click(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """discord.py sleeps out a route's window inside the request that used its last token,
+    after Discord has answered it. Orchard's moves here use up the channel's one edit per
+    5 s; once its last move is on the board, Alice's click is answered at once, not after
+    the window (its answer waits for the display before it, which used to include that
+    sleep)."""
+    import time
+
+    fake = fake_discord
+    server(fake)
+    fake.route_limits = tuple(replace(r, limit=1, per=5.0) for r in fake.route_limits)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        g = await against_orchard(fake, bot, "easy")
+        await my_turn_again(g)
+        live = await g.live()
+        await fake.wait_for(lambda: g._shows(live), 30.0, "Orchard's last move on the board")
+        showing = bot.orchard.runner.showing(g.id)
+        began = time.monotonic()
+        await fake.wait_for(lambda: not showing.locked(), 5.0, "the display to be over")
+        assert time.monotonic() - began < 2.5, "the display waited out the channel's window"
+        record = await g.act()
+        assert record.type == 7, record.describe()
+        await g.check()
+
+
 async def test_500_once_is_retried_after_a_second(game: Game) -> None:
     game.fake.fail("POST", CALLBACK, 500, times=1)
     record = await game.act()
