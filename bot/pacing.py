@@ -8,6 +8,9 @@ So every request discord.py's HTTP client makes first takes a slot here: at most
 in any second), and a request made for the backlog (:data:`BACKLOG`, set by the deadline
 scheduler's display workers) goes only when no other request is waiting: a game being played
 now is shown before a board that has been stale for an hour.
+
+A route's own limit discord.py keeps, but it sleeps out a used-up bucket inside the request
+that used it, after Discord's answer: :func:`until_answered` lets a caller go on at the answer.
 """
 
 from __future__ import annotations
@@ -129,11 +132,11 @@ async def until_answered(request: Callable[[], Awaitable[Any]]) -> None:
 
     A request that used the last of its route's bucket (a channel's five edits in five
     seconds, say) does not return until the bucket refills: discord.py sleeps the window out
-    inside it, after the answer. Whoever waits for the request (the next version of the same
-    board, and the click that made it) would wait for that sleep too, for nothing: the edit
-    is applied. The sleep goes on here in the background, so discord.py's next request on the
-    route still waits for it. Needs :func:`answered_trace` on the client; failures raise as
-    usual (they come after discord.py's retries).
+    inside it, after the answer. Whoever waits for the request (the display of the board's
+    next version, and the click that made that version) would wait for that sleep too, for
+    nothing: the edit is applied. The sleep goes on here in the background, so discord.py's
+    next request on the route still waits for it. Needs :func:`answered_trace` on the
+    client; failures raise as usual (they come after discord.py's retries).
     """
     answered = asyncio.get_running_loop().create_future()
 
