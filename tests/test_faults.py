@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -232,6 +233,20 @@ async def test_a_rate_limited_channel_still_ends_with_the_board_right(
         assert late == [] and not fake.errors
 
 
+@contextlib.asynccontextmanager
+async def after_orchard_on_a_slow_channel(
+    fake: FakeDiscord, path: Path, per: float
+) -> AsyncIterator[tuple[OrchardBot, Game]]:
+    """Alice against Orchard where every route allows one request per ``per`` seconds (a
+    channel's board edits included), once Orchard has played its turn."""
+    server(fake)
+    fake.route_limits = tuple(replace(r, limit=1, per=per) for r in fake.route_limits)
+    async with orchard_bot(fake, path) as bot:
+        g = await against_orchard(fake, bot, "easy")
+        await my_turn_again(g)
+        yield bot, g
+
+
 async def test_stale_clicks_while_the_edit_waits_its_turn_redraw_nothing_more(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
@@ -240,11 +255,7 @@ async def test_stale_clicks_while_the_edit_waits_its_turn_redraw_nothing_more(
     queued edit lands the latest version has been drawn once: a stale click redraws only what
     was never drawn."""
     fake = fake_discord
-    server(fake)
-    fake.route_limits = tuple(replace(r, limit=1, per=2.0) for r in fake.route_limits)
-    async with orchard_bot(fake, tmp_path / "o.db") as bot:
-        g = await against_orchard(fake, bot, "easy")
-        await my_turn_again(g)
+    async with after_orchard_on_a_slow_channel(fake, tmp_path / "o.db", 2.0) as (bot, g):
         live = await g.live()
         stale: list[InteractionRecord] = []
         while len(stale) < 4 and not g._shows(live):  # until the queued edit lands
@@ -267,14 +278,8 @@ async def test_an_edit_that_used_up_the_channel_limit_holds_up_no_click(
     5 s; once its last move is on the board, Alice's click is answered at once, not after
     the window (its answer waits for the display before it, which used to include that
     sleep)."""
-    import time
-
     fake = fake_discord
-    server(fake)
-    fake.route_limits = tuple(replace(r, limit=1, per=5.0) for r in fake.route_limits)
-    async with orchard_bot(fake, tmp_path / "o.db") as bot:
-        g = await against_orchard(fake, bot, "easy")
-        await my_turn_again(g)
+    async with after_orchard_on_a_slow_channel(fake, tmp_path / "o.db", 5.0) as (bot, g):
         live = await g.live()
         await fake.wait_for(lambda: g._shows(live), 30.0, "Orchard's last move on the board")
         showing = bot.orchard.runner.showing(g.id)
