@@ -81,7 +81,10 @@ class Orchard:
         for row in await self.store.open_games(guild_id):
             if row.seat_of(user_id) is not None or row.host_id == user_id:
                 await self.runner.forget_player(row.id, user_id)
-        return await self.store.forget_user(guild_id, user_id)
+        try:
+            return await self.store.forget_user(guild_id, user_id)
+        finally:
+            self.forget_remembered()
 
     async def purge_departed(self, before: float) -> list[int]:
         """Servers the bot left before ``before``: every row of theirs goes (games are over
@@ -89,7 +92,15 @@ class Orchard:
         leader purges: the others return nothing."""
         if not self.leader.leading:
             return []
-        return await self.store.purge_departed(before)
+        try:
+            return await self.store.purge_departed(before)
+        finally:
+            self.forget_remembered()
+
+    def forget_remembered(self) -> None:
+        """Rows were written behind the runner's and the settings' backs: read them afresh."""
+        self.runner.forget_committed()
+        self.settings.forget_choices()
 
     async def stop(self) -> None:
         """Stop firing deadlines and playing Orchard's seats; the store stays open."""

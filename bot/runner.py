@@ -37,6 +37,7 @@ from bot.model import (
     Result,
 )
 from bot.ratings import rate
+from bot.recent import Recent
 from bot.settings import Settings
 from bot.specs import DEFAULT_LEVEL, SPEC_OF
 from bot.wording import not_your_turn
@@ -46,6 +47,7 @@ from db.store import Store
 log = logging.getLogger(__name__)
 
 TIMEOUTS_TO_FORFEIT = 3
+REMEMBERED_GAMES = 2048  # as last committed, for their next move: a game night plays 250
 PLANS_BETWEEN_TURNS = 10  # due games planned before the loop lets others run (about 2 ms)
 
 
@@ -154,6 +156,9 @@ class Runner:
         self._writes: dict[int, int] = {}  # per game: how many writes this process made
         self._messages: dict[int, int] = {}  # per game: the message id this process recorded
         self._drawn: dict[int, int] = {}  # per game: the last version this process drew
+        # Per game, as this process last committed it (a store only it writes): its row and
+        # decoded state, where the next move starts (see :meth:`held`). States are immutable.
+        self._committed: Recent[int, tuple[GameRow, Any]] = Recent(REMEMBERED_GAMES)
 
     def lock(self, game_id: int) -> asyncio.Lock:
         return self._locks[game_id]
@@ -191,9 +196,36 @@ class Runner:
         across processes: load, apply, write, commit. Hooks hear each write once committed."""
         async with self.lock(game_id):
             async with self.store.game(game_id) as session:
-                held = Held(self._snapshot(_found(await session.get())), session)
-                yield held
+                held = Held(await self._held_snapshot(session), session)
+                try:
+                    yield held
+                finally:
+                    self._remember(held)
             self._announce(held.written)
+
+    async def _held_snapshot(self, session: GameSession) -> Snapshot:
+        """The game as this process last committed it (a store only it writes), else read."""
+        kept = None if self.store.shared else self._committed.take(session.game_id)
+        if kept is None:
+            return self._snapshot(_found(await session.get()))
+        row, state = kept
+        posted = self._messages.get(row.id, row.message_id)  # posted anew meanwhile, unlocked
+        if posted != row.message_id:
+            row = replace(row, message_id=posted)
+        return Snapshot(row, state, written=self._writes.get(row.id, 0))
+
+    def _remember(self, held: Held) -> None:
+        """Keep the held game as it now stands, if every write made to it is known: none, or
+        each one the runner's own (a guard that failed, or a write that is not a move, leaves
+        it out: the next load reads the store)."""
+        if self.store.shared or held.session.writes != len(held.written):
+            return
+        latest = held.written[-1] if held.written else held.snapshot
+        self._committed.keep(latest.id, (latest.row, latest.state))
+
+    def forget_committed(self) -> None:
+        """Rows were written behind the runner's back (``/forget-me``, a purge): read afresh."""
+        self._committed.clear()
 
     def _announce(self, written: list[Snapshot]) -> None:
         """Tell the hooks of committed writes."""
@@ -434,6 +466,7 @@ class Runner:
         free = [game_id for game_id, lock in locks.items() if not lock.locked()]
         for game_id in free:
             await locks[game_id].acquire()  # free, so taken at once
+            self._committed.take(game_id)  # written here in bulk: the next move reads it
         try:
             plans: list[tuple[Snapshot, GameChange, Any]] = []
             for n, snapshot in enumerate(await self.load_many(free), 1):

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from bot.recent import Recent
 from db.store import Store
 
+REMEMBERED_CHOICES = 10_000  # people's choices of turn pings, most recently read or set
 MIN_TURN_SECONDS = 30
 MAX_TURN_SECONDS = 24 * 60 * 60
 TURN_PINGS = ("channel", "dm", "off")
@@ -56,6 +58,9 @@ class Settings:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._cache: dict[int, GuildSettings] = {}
+        # Kept only on a store this process alone writes (see bot.recent); on a shared one,
+        # another process may have set or erased a choice since.
+        self._choices: Recent[tuple[int, int], bool | None] = Recent(REMEMBERED_CHOICES)
 
     async def get(self, guild_id: int) -> GuildSettings:
         if guild_id not in self._cache:
@@ -74,12 +79,23 @@ class Settings:
         return (await self.get(guild_id)).turn_seconds
 
     async def ping_choice(self, guild_id: int, user_id: int) -> bool | None:
-        """A person's own choice of turn pings by DM here (None: the server's way). Read, not
-        cached: /forget-me deletes it, and it must stop at once."""
-        return await self.store.ping_choice(guild_id, user_id)
+        """A person's own choice of turn pings by DM here (None: the server's way): read once
+        per person, not on every turn change."""
+        key = (guild_id, user_id)
+        if key in self._choices:
+            return self._choices.get(key)
+        choice = await self.store.ping_choice(guild_id, user_id)
+        if not self.store.shared:
+            self._choices.keep(key, choice)
+        return choice
 
     async def set_ping_choice(self, guild_id: int, user_id: int, dm: bool) -> None:
+        self._choices.take((guild_id, user_id))
         await self.store.set_ping_choice(guild_id, user_id, dm)
+
+    def forget_choices(self) -> None:
+        """Choices were erased in the store (/forget-me, a purge): they stop at once."""
+        self._choices.clear()
 
     async def ping_mode(self, guild_id: int, user_id: int) -> str:
         """Where this person's turn pings go here: the server's mode, unless they chose (a

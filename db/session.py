@@ -30,6 +30,7 @@ class GameSession:
 
     def __init__(self, db: Database, game_id: int, tx: Transaction | None = None) -> None:
         self.db, self.game_id, self.tx = db, game_id, tx
+        self.writes = 0  # tried, guards failed or not: what the runner checks its record against
 
     async def get(self) -> GameRow | None:
         return await games.get_game(self.tx or self.db, self.game_id)
@@ -40,6 +41,7 @@ class GameSession:
     async def write(self, change: GameChange) -> bool:
         """:meth:`Store.write`, in this session: False (nothing written) if a guard failed."""
         assert change.game_id == self.game_id
+        self.writes += 1
         if self.tx is not None:
             return await write_change(self.tx, change, time.time())
         async with self.db.transaction() as tx:

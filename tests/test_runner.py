@@ -1,10 +1,14 @@
 """The runner and lobby on a real SQLite file: races, stale buttons, restarts, deadlines."""
 
 import asyncio
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot.model import GameChange, GameRow, GameStatus, Move
 from bot.runner import Refusal, Stale
+from db import games
 from db.connection import Target
 from tests.support import CHANNEL, GUILD, Clock, Recorder, orchard, player, started
 
@@ -489,4 +493,72 @@ async def test_a_display_reads_the_stored_version_only_where_processes_share_the
     await o.runner.act(live.id, 1, "roll", version=0)  # shown on the board
     await o.runner.act(live.id, 1, "roll", version=1, display=Recorder())  # a click's reply
     assert len(reads) == (3 if o.store.shared else 0)
+    await o.close()
+
+
+async def test_a_move_starts_from_the_game_as_committed_where_one_process_writes(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On SQLite only this process writes, so the game it last committed is the stored one:
+    a move reads nothing first. On a shared store each move reads the game inside its lock."""
+    o = await orchard(database)
+    live = await started(o, "cheerio", [1])
+    reads: list[int] = []
+    read_game = games.get_game
+
+    async def counted(db: Any, game_id: int) -> GameRow | None:
+        reads.append(game_id)
+        return await read_game(db, game_id)
+
+    monkeypatch.setattr(games, "get_game", counted)
+    live = await o.runner.act(live.id, 1, "hold", "0", version=0)
+    live = await o.runner.act(live.id, 1, "roll", version=1)
+    assert len(reads) == (2 if o.store.shared else 0)
+    stored = await o.runner.load(live.id)
+    assert stored.state == live.state and stored.state.held[0] and stored.state.rolls == 2
+    assert (stored.row.version, stored.row.players) == (live.row.version, live.row.players)
+    await o.close()
+
+
+async def test_a_game_written_behind_the_runners_back_is_never_written_over(
+    tmp_path: Path,
+) -> None:
+    """What the runner remembers is only where a move starts: if the stored game moved on
+    without it, the guarded write refuses the move, and the next one starts from the store."""
+    o = await orchard(tmp_path / "o.db")
+    live = await started(o, "cheerio", [1])
+    live = await o.runner.act(live.id, 1, "roll", version=0)
+    engine = o.runner.engine("cheerio")
+    theirs = engine.apply(live.state, engine.parse(0, "hold", "0"))
+    assert await o.store.write(  # as another writer would: the game's version 2
+        GameChange(
+            live.id,
+            from_status=GameStatus.ACTIVE,
+            expected_version=1,
+            version=2,
+            state=engine.dump(theirs),
+            moves=(Move(0, "hold", "0", 1),),
+        )
+    )
+    with pytest.raises(Stale):
+        await o.runner.act(live.id, 1, "hold", "1")  # played on version 1: refused
+    after = await o.runner.act(live.id, 1, "hold", "1")
+    assert after.row.version == 3 and after.state.held[:2] == (True, True)
+    assert [m.arg for m in await o.store.moves(live.id)] == ["", "0", "1"]
+    await o.close()
+
+
+async def test_writes_that_are_not_moves_are_read_back_by_the_next_move(tmp_path: Path) -> None:
+    """The hint mark is written, not remembered: the move after it reads the game (and keeps
+    the mark). A purge deletes games behind the runner: a click on one finds it gone."""
+    o = await orchard(tmp_path / "o.db")
+    live = await started(o, "cheerio", [1])
+    await o.runner.mark_hinted(live.id)
+    live = await o.runner.act(live.id, 1, "roll", version=0)
+    assert live.row.hinted
+    await o.store.guild_left(GUILD, when=1000.0)
+    o.orchard.leader.leading = True  # the only process: it leads (as its start would make it)
+    assert await o.orchard.purge_departed(before=2000.0) == [GUILD]
+    with pytest.raises(Refusal, match="no longer exists"):
+        await o.runner.act(live.id, 1, "roll", version=1)
     await o.close()

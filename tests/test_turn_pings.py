@@ -377,13 +377,37 @@ async def test_a_ping_choice_is_a_persons_and_forget_me_deletes_it(database: Tar
     assert await settings.ping_mode(GUILD + 1, ALICE) == "channel"
     with pytest.raises(ValueError, match="'channel', by 'dm', or are 'off'"):
         await settings.update(GUILD, turn_pings="loud")
-    assert await o.store.forget_user(GUILD, ALICE) == 1
+    assert await o.forget(GUILD, ALICE) == 1  # as /forget-me does
     assert await settings.ping_choice(GUILD, ALICE) is None
     assert await settings.ping_choice(GUILD + 1, ALICE) is False, "another server's stays"
     assert await settings.ping_mode(GUILD, ALICE) == "dm", "the server's way again"
     await o.store.guild_left(GUILD + 1, 0.0)
-    assert await o.store.purge_departed(1.0) == [GUILD + 1]
+    o.leader.leading = True  # the only process: it leads (as its start would make it)
+    assert await o.purge_departed(1.0) == [GUILD + 1]
     assert await settings.ping_choice(GUILD + 1, ALICE) is None
+    await o.close()
+
+
+async def test_a_ping_choice_is_read_once_where_one_process_writes(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a read on every turn change: on SQLite a choice is read once, and its change is
+    known at once; on a shared store another process may change it, so it is read each time."""
+    o = await Orchard.open(database)
+    reads: list[int] = []
+    stored = o.store.ping_choice
+
+    async def counted(guild_id: int, user_id: int) -> bool | None:
+        reads.append(user_id)
+        return await stored(guild_id, user_id)
+
+    monkeypatch.setattr(o.store, "ping_choice", counted)
+    for _ in range(3):
+        assert await o.settings.ping_mode(GUILD, ALICE) == "channel"
+    await o.settings.set_ping_choice(GUILD, ALICE, True)
+    for _ in range(3):
+        assert await o.settings.ping_mode(GUILD, ALICE) == "dm"
+    assert len(reads) == (6 if o.store.shared else 2)
     await o.close()
 
 
