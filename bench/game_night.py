@@ -32,6 +32,12 @@ share of the shards (the servers' ids spread them evenly), all on one fake Disco
 stays the same one process on SQLite, the floor no bot can beat on any store. The server's CPU
 (its postmaster and every child) is read beside the bot's.
 
+Slow clicks are looked into: Orchard's processes log when their loop stood still and when
+their collector ran long (``tests.bot_process.StallLog``, on the same clock as the clicks),
+and each click over 50 ms is put down to the first of those, or of this process's own late
+loop, that was in flight with it. ``--turn-pings off`` sets every server's turn pings off:
+what the messages issue 13 asks for cost, beside the same run with them.
+
 Figures are printed, nothing is asserted.
 """
 
@@ -41,6 +47,7 @@ import argparse
 import asyncio
 import dataclasses
 import itertools
+import os
 import random
 import shutil
 import sqlite3
@@ -64,6 +71,7 @@ from bench.loadkit import (  # noqa: E402
     Row,
     Window,
     add_run_options,
+    bot_stalls,
     count,
     machine,
     measure,
@@ -77,6 +85,7 @@ from bench.loadkit import (  # noqa: E402
     times,
 )
 from bench.players import (  # noqa: E402
+    SLOW,
     Click,
     Night,
     Span,
@@ -85,14 +94,16 @@ from bench.players import (  # noqa: E402
     open_floor,
     open_table,
     set_up,
+    slow_clicks,
     timed,
 )
 from bot.model import GameChange, GameStatus, Player, RatingPool, RatingUpdate, Result  # noqa: E402
 from bot.orchard import Orchard  # noqa: E402
 from bot.ratings import rate  # noqa: E402
+from bot.settings import GuildSettings  # noqa: E402
 from bot.shards import ShardPlan  # noqa: E402
 from db.store import Store  # noqa: E402
-from tests.bot_process import PROGRAM, BotProcess  # noqa: E402
+from tests.bot_process import PROGRAM, STALLS, BotProcess  # noqa: E402
 from tests.databases import with_schema  # noqa: E402
 from tests.fakediscord import FakeDiscord  # noqa: E402
 from tests.live_db import fill_without_fsync  # noqa: E402
@@ -183,9 +194,10 @@ def populate(fake: FakeDiscord, night: Plan) -> None:
         fake.add_guild(guild, night.channels(guild), members)
 
 
-async def seed(db: Path | str, night: Plan, results: int) -> float:
-    """The database every Orchard run copies: the servers' turn deadlines, and ``results``
-    results of finished four-player Apple Jack games in the neighbour's server.
+async def seed(db: Path | str, night: Plan, results: int, pings: str = "channel") -> float:
+    """The database every Orchard run copies: the servers' turn deadlines and turn pings
+    (``pings``: the default "channel", or "off" to tell their cost), and ``results`` results
+    of finished four-player Apple Jack games in the neighbour's server.
 
     A tenth of the games are written through the store's own write path (a game, its seats,
     then its end with results, ratings and rating history); then their rows are copied nine
@@ -195,10 +207,15 @@ async def seed(db: Path | str, night: Plan, results: int) -> float:
     orchard = await Orchard.open(db)
     if isinstance(db, Path):
         await fill_without_fsync(orchard.store)
-    for guild in {t.guild for t in night.tables if t.short}:
-        await orchard.settings.update(guild, turn_seconds=SHORT_SECONDS)
+    short = {t.guild for t in night.tables if t.short}
+    for guild in {t.guild for t in night.tables}:
+        seconds = SHORT_SECONDS if guild in short else GuildSettings().turn_seconds
+        await orchard.settings.update(guild, turn_seconds=seconds, turn_pings=pings)
     await orchard.settings.update(
-        night.neighbour, turn_seconds=SHORT_SECONDS, open_games_per_channel=len(LEVELS)
+        night.neighbour,
+        turn_seconds=SHORT_SECONDS,
+        open_games_per_channel=len(LEVELS),
+        turn_pings=pings,
     )
     games = max(1, results // SEATS // COPIES)
     await finished_games(orchard.store, night, games)
@@ -367,6 +384,7 @@ class Run:
     floor_clicks: Latencies
     night: Window  # Orchard's slices of the game night, added up
     clicks: Latencies  # ... the clicks sent in them
+    slow: dict[str, int]  # ... those slower than SLOW, by what stood still meanwhile
     lag: Latencies  # how late this process's loop woke during the game night
     lag_later: Latencies  # ... from the first window alone to the end of the neighbour's
     down: float  # SIGTERM to connected again
@@ -421,7 +439,7 @@ async def orchard_database(
     await pg_query(args.postgres, f"CREATE SCHEMA {schema}")
     try:
         url = with_schema(args.postgres, schema)
-        took = await seed(url, night, args.results)
+        took = await seed(url, night, args.results, args.turn_pings)
         print(f"  seeded a schema of its own on PostgreSQL in {took:.1f} s")
         yield url
     finally:
@@ -434,6 +452,9 @@ async def game_night(
     lag = LoopLag().start()
     server = None if args.postgres is None else await postmaster(args.postgres)
     logs = [folder / f"orchard-{n + 1}-{k + 1}.log" for k in range(args.processes)]
+    stalls = folder / f"stalls-{n + 1}.log"
+    stalls.unlink(missing_ok=True)
+    os.environ[STALLS] = str(stalls)  # Orchard's processes log their stalls (the floor doesn't)
     orchard, started = await open_side(night, db, logs, PROGRAM, n, server)
     floor: Side | None = None
     try:
@@ -496,11 +517,14 @@ async def game_night(
         return night.others(click.guild)
 
     spans = orchard.spans()
+    causes = {f"the bot's {k}": v for k, v in reversed(bot_stalls(stalls).items())}
+    causes["the fake's loop"] = lag.stalls()
     return Run(
         floor=Window.total(floor.windows),
         floor_clicks=latencies(floor.people.log, floor.spans(), others),
         night=Window.total(orchard.windows),
         clicks=latencies(people.log, spans, others),
+        slow=slow_clicks(people.log, spans, causes),
         lag=Latencies.of(late for span in [*spans, *floor.spans()] for late in lag.between(*span)),
         lag_later=Latencies.of(
             late for w in (alone, crowded) for late in lag.between(w.began, w.ended)
@@ -540,6 +564,8 @@ def report(n: int, run: Run) -> None:
         f"{run.night.cpu_per_move / run.floor.cpu_per_move:.2f}× the floor's; "
         f"this process's loop was late by p99 {ms(run.lag.p99)}, max {ms(run.lag.max)} "
         "(in the slices)",
+        f"clicks over {ms(SLOW)}, by what stood still while they were in flight: "
+        + ", ".join(f"{cause} {n}" for cause, n in run.slow.items()),
     )
     say(
         "restart",
@@ -613,7 +639,7 @@ async def main_async(args: argparse.Namespace) -> None:
         template = folder / "template.db"
         template.unlink(missing_ok=True)
         if args.postgres is None:
-            took = await seed(template, night, args.results)
+            took = await seed(template, night, args.results, args.turn_pings)
             print(f"seeded {args.results} results in the neighbour's server in {took:.1f} s")
         runs: list[Run] = []
         for n in range(args.runs):
@@ -637,6 +663,12 @@ def main() -> None:
     parser.add_argument("--orchard-every", type=int, default=10, help="1 table in N seats Orchard")
     parser.add_argument("--results", type=int, default=40_000, help="in the neighbour's server")
     parser.add_argument("--spam-every", type=float, default=0.1, help="the neighbour's commands")
+    parser.add_argument(
+        "--turn-pings",
+        choices=("channel", "off"),
+        default="channel",
+        help="every server's setting: 'off' tells what the turn messages cost",
+    )
     parser.add_argument("--postgres", metavar="URL", help="Orchard on this PostgreSQL server")
     parser.add_argument("--processes", type=int, default=1, help="Orchard's, each with shards")
     add_run_options(parser)

@@ -184,10 +184,24 @@ class LoopLag:
     def between(self, began: float, ended: float) -> list[float]:
         return [late for when, late in self.samples if began <= when < ended]
 
+    def stalls(self, longer: float = 0.015) -> list[tuple[float, float]]:
+        """When this loop stood still longer than ``longer`` seconds: [began, ended)."""
+        return [(when - late, when) for when, late in self.samples if late > longer]
+
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+
+
+def bot_stalls(path: Path) -> dict[str, list[tuple[float, float]]]:
+    """The stalls a bot process logged (``tests.bot_process.StallLog``), as [began, ended):
+    its loop standing still, and its collector's long passes."""
+    found: dict[str, list[tuple[float, float]]] = {"loop": [], "gc": []}
+    lines = path.read_text().splitlines() if path.exists() else []
+    for kind, began, took, *_ in (line.split() for line in lines):
+        found[kind].append((float(began), float(began) + float(took)))
+    return found
 
 
 def quantile(ordered: Sequence[float], q: float) -> float:

@@ -54,6 +54,28 @@ def latencies(
     )
 
 
+SLOW = 0.05  # seconds: a click slower than this is looked into (the floor's p99 is 16-42 ms)
+
+
+def slow_clicks(
+    log: Iterable[Click], spans: list[Span], causes: dict[str, list[Span]]
+) -> dict[str, int]:
+    """The clicks sent within the spans that took longer than :data:`SLOW`, by the first of
+    ``causes`` (stalls: when a loop stood still) in flight with them, else "none of these"."""
+    found = dict.fromkeys([*causes, "none of these"], 0)
+    for c in log:
+        if not any(a <= c.sent < b for a, b in spans) or (c.latency or 0.0) <= SLOW:
+            continue
+        answered = c.sent + (c.latency or 0.0)
+        during = [name for name, stalls in causes.items() if _overlaps(stalls, c.sent, answered)]
+        found[during[0] if during else "none of these"] += 1
+    return found
+
+
+def _overlaps(spans: list[Span], began: float, ended: float) -> bool:
+    return any(a < ended and b > began for a, b in spans)
+
+
 async def timed(
     log: list[Click] | None,
     guild: int,

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import logging
+import os
 import signal
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, TextIO
 
 import discord.gateway
 import discord.http
@@ -31,6 +34,9 @@ from tests.fakediscord import FakeDiscord
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAM = ("-m", "tests.bot_process")  # another bot taking PORT DB (the benches' floor) may run
+STALLS = "ORCHARD_STALLS"  # a file for the child to log its stalls in (see StallLog)
+STALL = 0.015  # seconds: a loop tick later than this, or a collector pass longer, is logged
+TICK = 0.01
 
 
 def point_at(port: int) -> None:
@@ -51,7 +57,51 @@ def main(argv: list[str]) -> int:
     database = argv[1] if is_url(argv[1]) else Path(argv[1])
     chosen = dataclasses.replace(config(database), shards=plan)
     bot = OrchardBot(chosen, guild_ready_timeout=0.05)
-    return asyncio.run(serve(bot, "fake-token"))
+    return asyncio.run(run(bot, os.environ.get(STALLS)))
+
+
+async def run(bot: OrchardBot, stalls: str | None) -> int:
+    """Serve, logging the bot's stalls to the file ``stalls`` names, if any."""
+    if not stalls:
+        return await serve(bot, "fake-token")
+    with open(stalls, "a", buffering=1) as out:
+        log = StallLog(out)
+        try:
+            return await serve(bot, "fake-token")
+        finally:
+            log.stop()
+
+
+class StallLog:
+    """When the bot's own loop stood still (``loop START SECONDS``) and the collector ran
+    long (``gc START SECONDS GENERATION``), on ``time.monotonic()``: the same clock as the
+    bench's clicks, so a slow click can be told from a stalled bot."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._collecting = 0.0
+        gc.callbacks.append(self._collector)
+        self._ticker = asyncio.create_task(self._tick())
+
+    async def _tick(self) -> None:
+        while True:
+            due = time.monotonic() + TICK
+            await asyncio.sleep(TICK)
+            late = time.monotonic() - due
+            if late > STALL:
+                self.out.write(f"loop {due:.4f} {late:.4f}\n")
+
+    def _collector(self, phase: str, info: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if phase == "start":
+            self._collecting = now
+        elif now - self._collecting > STALL:
+            took = now - self._collecting
+            self.out.write(f"gc {self._collecting:.4f} {took:.4f} {info['generation']}\n")
+
+    def stop(self) -> None:
+        gc.callbacks.remove(self._collector)
+        self._ticker.cancel()
 
 
 class BotProcess:
