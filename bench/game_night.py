@@ -95,6 +95,7 @@ from bench.players import (  # noqa: E402
     open_table,
     set_up,
     slow_clicks,
+    slowest,
     timed,
 )
 from bot.model import GameChange, GameStatus, Player, RatingPool, RatingUpdate, Result  # noqa: E402
@@ -385,6 +386,8 @@ class Run:
     night: Window  # Orchard's slices of the game night, added up
     clicks: Latencies  # ... the clicks sent in them
     slow: dict[str, int]  # ... those slower than SLOW, by what stood still meanwhile
+    worst: list[Click]  # ... the slowest of them
+    connected: float  # when Orchard's side was first connected (time.monotonic())
     lag: Latencies  # how late this process's loop woke during the game night
     lag_later: Latencies  # ... from the first window alone to the end of the neighbour's
     down: float  # SIGTERM to connected again
@@ -525,6 +528,8 @@ async def game_night(
         night=Window.total(orchard.windows),
         clicks=latencies(people.log, spans, others),
         slow=slow_clicks(people.log, spans, causes),
+        worst=slowest(people.log, spans, 3),
+        connected=started,
         lag=Latencies.of(late for span in [*spans, *floor.spans()] for late in lag.between(*span)),
         lag_later=Latencies.of(
             late for w in (alone, crowded) for late in lag.between(w.began, w.ended)
@@ -564,8 +569,14 @@ def report(n: int, run: Run) -> None:
         f"{run.night.cpu_per_move / run.floor.cpu_per_move:.2f}× the floor's; "
         f"this process's loop was late by p99 {ms(run.lag.p99)}, max {ms(run.lag.max)} "
         "(in the slices)",
-        f"clicks over {ms(SLOW)}, by what stood still while they were in flight: "
+        f"clicks over {ms(SLOW)}, by what stood still for half their time or more: "
         + ", ".join(f"{cause} {n}" for cause, n in run.slow.items()),
+        "the slowest: "
+        + ", ".join(
+            f"{c.verb} {'never' if c.latency is None else ms(c.latency)} "
+            f"at {c.sent - run.connected:.1f} s"
+            for c in run.worst
+        ),
     )
     say(
         "restart",

@@ -61,19 +61,32 @@ def slow_clicks(
     log: Iterable[Click], spans: list[Span], causes: dict[str, list[Span]]
 ) -> dict[str, int]:
     """The clicks sent within the spans that took longer than :data:`SLOW`, by the first of
-    ``causes`` (stalls: when a loop stood still) in flight with them, else "none of these"."""
-    found = dict.fromkeys([*causes, "none of these"], 0)
-    for c in log:
-        if not any(a <= c.sent < b for a, b in spans) or (c.latency or 0.0) <= SLOW:
-            continue
-        answered = c.sent + (c.latency or 0.0)
-        during = [name for name, stalls in causes.items() if _overlaps(stalls, c.sent, answered)]
-        found[during[0] if during else "none of these"] += 1
+    ``causes`` (stalls: when a loop stood still) that took up half their time or more, else
+    "something else" (a lock, a queue, Discord's limits: whatever the click waited for)."""
+    found = dict.fromkeys([*causes, "something else"], 0)
+    for c in slowest(log, spans):
+        took = c.latency or 0.0
+        during = [n for n, stalls in causes.items() if _within(stalls, c.sent, took) >= took / 2]
+        found[during[0] if during else "something else"] += 1
     return found
 
 
-def _overlaps(spans: list[Span], began: float, ended: float) -> bool:
-    return any(a < ended and b > began for a, b in spans)
+def slowest(log: Iterable[Click], spans: list[Span], most: int | None = None) -> list[Click]:
+    """The clicks sent within the spans that took longer than :data:`SLOW`, slowest first
+    (the never-answered first of all)."""
+    slow = [
+        c
+        for c in log
+        if any(a <= c.sent < b for a, b in spans) and (c.latency is None or c.latency > SLOW)
+    ]
+    slow.sort(key=lambda c: -(c.latency if c.latency is not None else float("inf")))
+    return slow[:most]
+
+
+def _within(stalls: list[Span], began: float, took: float) -> float:
+    """How much of [began, began + took) the stalls cover (they do not overlap each other)."""
+    ended = began + took
+    return sum(max(0.0, min(b, ended) - max(a, began)) for a, b in stalls)
 
 
 async def timed(
