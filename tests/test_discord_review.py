@@ -31,6 +31,7 @@ from tests.botharness import (
     unpaced,
 )
 from tests.fakediscord import FakeDiscord
+from tests.killharness.controls import action_of, controls, is_move
 
 USERS = (ALICE, BOB)
 
@@ -82,6 +83,9 @@ async def test_each_player_gets_their_own_review_privately(
         early = await answered(await fake_discord.forge(ALICE, board, f"orc:{game_id}:1:review:"))
         assert early.ephemeral and "once it is over" in early.content
         await play_out(bot, game_id, cheerio_move)
+        shown = controls(fake_discord.message(board))
+        assert {action_of(c) for c in shown} == {"rematch", "review"}
+        assert not any(map(is_move, shown)), "the benches' players would play Review forever"
         row = await bot.orchard.store.get_game(game_id)
         assert row is not None
         moves = await bot.orchard.store.moves(game_id)

@@ -9,11 +9,11 @@ import re
 from typing import Any
 
 from bot.boards import LOBBY_VERBS
+from bot.interface import NOT_MOVES as DONE  # a game no longer in play, or /games: not moves
 from tests.fakediscord import Component, FakeDiscord, components_of, text_of
 
 SEATED = re.compile(r"\*\*(\d+) players?\*\*")
-NOT_MOVES = (*LOBBY_VERBS, "rematch", "repost")
-DONE = ("rematch", "repost")  # controls of a game no longer in play, or of /games
+NOT_MOVES = (*LOBBY_VERBS, *DONE)
 
 Key = tuple[int, str, str]  # a control by what it does: component type, action, argument
 
