@@ -285,7 +285,7 @@ class Boards:
         try:
             if row.message_id is not None:
                 try:
-                    await self._edit(row.channel_id, row.message_id, payload)
+                    await self._edit(snapshot, row.message_id, payload)
                     payload.release()  # (a board posted is discord.py's to keep or drop)
                     return
                 except discord.NotFound as err:
@@ -298,16 +298,22 @@ class Boards:
                 raise Gone(f"channel {row.channel_id}") from err
             raise
 
-    async def _edit(self, channel_id: int, message_id: int, payload: Rendered) -> None:
+    async def _edit(self, snapshot: Snapshot, message_id: int, payload: Rendered) -> None:
         """``PartialMessage.edit`` without making a Message of the edited board Discord sends
         back: nothing reads it. Done once Discord has answered: an edit that used up the
         channel's limit would otherwise hold the game's next display (a click's answer)
-        until the limit's window is over (see :func:`bot.pacing.until_answered`)."""
+        until the limit's window is over. And dropped, unsent, if a newer version of the game
+        is written while it waits for the channel's limit: the newer one's display draws the
+        board (see :func:`bot.pacing.until_answered`). The edits of one game coalesce."""
+        channel_id = snapshot.row.channel_id
         with discord.http.handle_message_parameters(
             previous_allowed_mentions=self.client.allowed_mentions, **payload.edit_kwargs()
         ) as params:
             http = self.client.http
-            await until_answered(lambda: http.edit_message(channel_id, message_id, params=params))
+            await until_answered(
+                lambda: http.edit_message(channel_id, message_id, params=params),
+                lambda: not self.runner.outdated(snapshot),
+            )
 
     async def _redraw(self, game_id: int) -> None:
         await asyncio.sleep(self.redraw_delay)

@@ -10,7 +10,8 @@ scheduler's display workers) goes only when no other request is waiting: a game 
 now is shown before a board that has been stale for an hour.
 
 A route's own limit discord.py keeps, but it sleeps out a used-up bucket inside the request
-that used it, after Discord's answer: :func:`until_answered` lets a caller go on at the answer.
+that used it, after Discord's answer: :func:`until_answered` lets a caller go on at the answer,
+and drops a request still waiting for its turn once it is no longer worth sending.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -106,55 +108,104 @@ def pace(http: discord.http.HTTPClient, pacer: Pacer) -> None:
     http.request = paced  # type: ignore[method-assign]
 
 
-_ANSWERED: contextvars.ContextVar[asyncio.Future[None] | None] = contextvars.ContextVar(
-    "orchard_answered", default=None
+WORTH_IT_EVERY = 0.05  # seconds: how often a request waiting its turn asks if it still is
+
+
+@dataclass
+class _Progress:
+    """How far one request made by :func:`until_answered` has got, told by aiohttp's trace."""
+
+    started: asyncio.Future[None]  # on its way: from here on it may reach Discord
+    answered: asyncio.Future[None]  # answered with success
+
+
+_PROGRESS: contextvars.ContextVar[_Progress | None] = contextvars.ContextVar(
+    "orchard_progress", default=None
 )
 _BEHIND: set[asyncio.Task[Any]] = set()  # requests answered, still in discord.py's sleep
 
 
 def answered_trace() -> aiohttp.TraceConfig:
-    """For ``Client(http_trace=…)``: tells :func:`until_answered` when Discord has answered."""
+    """For ``Client(http_trace=…)``: tells :func:`until_answered` when a request it made
+    leaves for Discord and when Discord has answered it."""
     trace = aiohttp.TraceConfig()
+
+    async def on_request_start(
+        session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestStartParams
+    ) -> None:
+        progress = _PROGRESS.get()
+        if progress is not None and not progress.started.done():
+            progress.started.set_result(None)
 
     async def on_request_end(
         session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestEndParams
     ) -> None:
-        answered = _ANSWERED.get()
-        if answered is not None and not answered.done() and params.response.status < 300:
-            answered.set_result(None)
+        progress = _PROGRESS.get()
+        if progress is not None and not progress.answered.done() and params.response.status < 300:
+            progress.answered.set_result(None)
 
+    trace.on_request_start.append(on_request_start)
     trace.on_request_end.append(on_request_end)
     return trace
 
 
-async def until_answered(request: Callable[[], Awaitable[Any]]) -> None:
-    """Make one of discord.py's requests and return once Discord has answered it with success.
+async def until_answered(
+    request: Callable[[], Awaitable[Any]], worth_it: Callable[[], bool] | None = None
+) -> bool:
+    """Make one of discord.py's requests and return once Discord has answered it with success
+    (True), or once ``worth_it`` says it no longer is while it still waits for its turn
+    (False: dropped, never sent).
 
     A request that used the last of its route's bucket (a channel's five edits in five
     seconds, say) does not return until the bucket refills: discord.py sleeps the window out
     inside it, after the answer. Whoever waits for the request (the display of the board's
     next version, and the click that made that version) would wait for that sleep too, for
     nothing: the edit is applied. The sleep goes on here in the background, so discord.py's
-    next request on the route still waits for it. Needs :func:`answered_trace` on the
-    client; failures raise as usual (they come after discord.py's retries).
+    next request on the route still waits for it.
+
+    The next request on that route waits for the window before it is sent, and so would
+    whoever waits for it: a board edit that a newer version overtook meanwhile is dropped
+    instead (asked every :data:`WORTH_IT_EVERY` s), so the newer version's display (a click's
+    answer) goes at once. Only before the request leaves: once on its way it may reach Discord.
+    Needs :func:`answered_trace` on the client; failures raise as usual (they come after
+    discord.py's retries).
     """
-    answered = asyncio.get_running_loop().create_future()
+    loop = asyncio.get_running_loop()
+    progress = _Progress(loop.create_future(), loop.create_future())
 
     async def send() -> None:
-        _ANSWERED.set(answered)  # this task's own context, which aiohttp's trace runs in
+        _PROGRESS.set(progress)  # this task's own context, which aiohttp's trace runs in
         await request()
 
     task = asyncio.create_task(send())
     try:
-        await asyncio.wait((task, answered), return_when=asyncio.FIRST_COMPLETED)
+        while not await _answered_or_done(task, progress, worth_it):
+            if not progress.started.done() and worth_it is not None and not worth_it():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                return False
     except asyncio.CancelledError:
         task.cancel()  # as if the request had been made in the caller's own task
         raise
     if task.done():
         task.result()
-        return
+        return True
     _BEHIND.add(task)
     task.add_done_callback(_behind_done)
+    return True
+
+
+async def _answered_or_done(
+    task: asyncio.Task[None], progress: _Progress, worth_it: Callable[[], bool] | None
+) -> bool:
+    """Wait until the request is answered or over; False after a while if it has not left."""
+    waiting = worth_it is not None and not progress.started.done()
+    done, _ = await asyncio.wait(
+        (task, progress.answered),
+        timeout=WORTH_IT_EVERY if waiting else None,
+        return_when=asyncio.FIRST_COMPLETED,
+    )
+    return bool(done)
 
 
 def _behind_done(task: asyncio.Task[Any]) -> None:

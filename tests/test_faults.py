@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
@@ -289,6 +290,35 @@ async def test_an_edit_that_used_up_the_channel_limit_holds_up_no_click(
         record = await g.act()
         assert record.type == 7, record.describe()
         await g.check()
+
+
+async def test_an_edit_overtaken_while_it_waits_for_the_channel_is_never_sent(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """The channel lets one edit through every 5 s; three versions of a game are written 0.3 s
+    apart, each shown on its board. The second one's edit still waits for the channel when the
+    third is written: it is dropped, never sent, and the third is drawn once the channel lets
+    it. The edits of one game coalesce: the latest wins, nothing outdated is sent."""
+    fake = fake_discord
+    server(fake)
+    fake.route_limits = tuple(replace(r, limit=1, per=5.0) for r in fake.route_limits)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        opened = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        board = int(opened.original["id"]) if opened.original else 0
+        await answered(await fake.click(ALICE, board, fake.find_button(board, "Start")))
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        edits = len(fake.requests_matching("PATCH", EDIT))
+        moves: list[asyncio.Task[Snapshot]] = []
+        for die in "012":  # through the runner: shown on the board, by channel edits
+            moves.append(asyncio.create_task(bot.orchard.runner.act(row.id, ALICE, "hold", die)))
+            await asyncio.sleep(0.3)
+        written = [move.row.version for move in await asyncio.gather(*moves)]
+        shown = re.compile(rf"orc:{row.id}:(\d+):")
+        sent = [
+            max(int(v) for v in shown.findall(json.dumps(r.json)))
+            for r in fake.requests_matching("PATCH", EDIT)[edits:]
+        ]
+        assert sent == [written[0], written[2]], (written, sent)
 
 
 async def test_500_once_is_retried_after_a_second(game: Game) -> None:
