@@ -1,9 +1,10 @@
 """A bounded map of what was used most recently: the memory a process keeps of what it wrote.
 
 The runner keeps each game as it last committed it, so a move on SQLite reads nothing first;
-the settings keep each person's choice of turn pings. Both are kept only on a store this
-process alone writes (a SQLite file): there, what it wrote last is what is stored, while on a
-store several processes share another one may have written since. The least recently used
+the settings keep each person's choice of turn pings, the store each leaderboard until results
+change. All are kept only on a store this process alone writes (a SQLite file): there, what it
+wrote last is what is stored, while on a store several processes share another one may have
+written since. The least recently used
 entry goes once there are ``size``: a few hundred games are played at once, not millions.
 """
 

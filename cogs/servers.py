@@ -28,7 +28,7 @@ from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
 from bot.wording import message_link
 from bot.words import plural
-from cogs.stats_chart import describe, line_chart
+from cogs.stats_chart import chart_of, describe
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -263,7 +263,7 @@ class ServersCog(commands.Cog):
             return []
         what = f"{title(kind)} {what}"
         heading = f"{what} over the last {len(values)} games"
-        png = await asyncio.to_thread(line_chart, values, heading)
+        png = await asyncio.to_thread(chart_of, tuple(values), heading)
         embed.set_image(url="attachment://chart.png")
         return [discord.File(io.BytesIO(png), "chart.png", description=describe(values, what))]
 

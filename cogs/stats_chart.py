@@ -7,6 +7,7 @@ few round ticks, the games along the bottom (1 is the oldest shown).
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ MUTED = "#949ba4"  # its secondary text: ticks and axis names
 GRID = "#3f4147"
 LINE = "#57f287"  # Discord's green: reads on dark grey, and apples are green too
 LEFT, RIGHT, TOP, BOTTOM = 52, 16, 30, 40  # room for the value ticks, the title, the games
+CHARTS_KEPT = 128  # charts drawn, kept by their figures
 
 
 def nice_ticks(low: float, high: float, most: int = 5) -> list[float]:
@@ -32,6 +34,13 @@ def nice_ticks(low: float, high: float, most: int = 5) -> list[float]:
     first = math.floor(low / step) * step
     count = math.ceil((high - first) / step) + 1
     return [first + i * step for i in range(count)]
+
+
+@functools.lru_cache(maxsize=CHARTS_KEPT)
+def chart_of(values: tuple[float, ...], title: str) -> bytes:
+    """:func:`line_chart`, drawn once for the same figures (25 ms of CPU each): one person
+    repeating /stats must not cost the other servers a core. Thread-safe."""
+    return line_chart(values, title)
 
 
 def line_chart(values: Sequence[float], title: str) -> bytes:

@@ -9,6 +9,7 @@ lock there first, so load, apply and commit hold across processes (see :meth:`St
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from bot.model import GameChange, GameRow, Move
 from db import games, results
@@ -24,12 +25,25 @@ async def write_change(tx: Transaction, change: GameChange, now: float) -> bool:
     return True
 
 
+def changes_results(change: GameChange) -> bool:
+    """Whether ``change`` writes what a leaderboard shows: results, ratings, a forgotten seat."""
+    return bool(change.results) or change.rating is not None or change.forgotten is not None
+
+
 class GameSession:
     """Reads and writes of one game inside its lock: in ``tx`` when the game is held in a
     transaction (a shared store), else through the database's own reads and transactions."""
 
-    def __init__(self, db: Database, game_id: int, tx: Transaction | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        game_id: int,
+        tx: Transaction | None = None,
+        *,
+        on_results: Callable[[], None] | None = None,
+    ) -> None:
         self.db, self.game_id, self.tx = db, game_id, tx
+        self.on_results = on_results  # told once a write of results has committed
         self.writes = 0  # tried, guards failed or not: what the runner checks its record against
 
     async def get(self) -> GameRow | None:
@@ -45,4 +59,7 @@ class GameSession:
         if self.tx is not None:
             return await write_change(self.tx, change, time.time())
         async with self.db.transaction() as tx:
-            return await write_change(tx, change, time.time())
+            written = await write_change(tx, change, time.time())
+        if written and self.on_results is not None and changes_results(change):
+            self.on_results()
+        return written

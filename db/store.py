@@ -24,10 +24,11 @@ from bot.model import (
     Player,
     TurnPing,
 )
+from bot.recent import Recent
 from db import daily, games, meta, results, settings
 from db.backends import open_database
 from db.connection import Database, Dialect, Target, Transaction
-from db.session import GameSession, write_change
+from db.session import GameSession, changes_results, write_change
 from db.shared import SharedLocks
 
 
@@ -50,10 +51,20 @@ class _GuardFailed(Exception):
     """Rolls back a batch in which one change's guard failed."""
 
 
+BOARDS_KEPT = 256  # leaderboards computed, kept until results change (a store one process writes)
+
+Board = tuple[list[tuple[int, float, int]], dict[int, results.Record]]
+
+
 class Store:
     def __init__(self, db: Database, locks: SharedLocks | None = None) -> None:
         self.db = db
         self.locks = locks  # how processes sharing the database coordinate (None: SQLite)
+        # Leaderboards as computed, each with the results generation it was computed at:
+        # its aggregate reads every result of a game in a server (60 ms for 40,000), and one
+        # person repeating /leaderboard must not cost the other servers a core.
+        self._boards: Recent[tuple[int, str, str, bool], tuple[int, Board]] = Recent(BOARDS_KEPT)
+        self._results_generation = 0  # counts committed writes of results, ratings or erasures
 
     @classmethod
     async def open(cls, target: Target) -> Store:
@@ -115,7 +126,7 @@ class Store:
         the store's reads and writes as they are; shared, one transaction that takes the
         game's lock across processes first: load, apply and commit happen inside it."""
         if self.locks is None:
-            yield GameSession(self.db, game_id)
+            yield GameSession(self.db, game_id, on_results=self.results_changed)
             return
         async with self.db.transaction() as tx:
             await self.locks.lock_game(tx, game_id)
@@ -186,7 +197,10 @@ class Store:
         moved past ``expected_version``: someone else got there first) or the game is gone.
         """
         async with self.db.transaction() as tx:
-            return await write_change(tx, change, time.time())
+            written = await write_change(tx, change, time.time())
+        if written and changes_results(change):
+            self.results_changed()
+        return written
 
     async def write_many(self, changes: Sequence[GameChange]) -> bool:
         """Every change of ``changes`` in one transaction, or (False) none if a guard fails:
@@ -200,6 +214,8 @@ class Store:
                     await results.write(tx, change, now)
         except _GuardFailed:
             return False
+        if any(map(changes_results, changes)):
+            self.results_changed()
         return True
 
     # Appletters' private tiles.
@@ -241,8 +257,26 @@ class Store:
 
     async def board_with_records(
         self, guild_id: int, kind: str, by: str, *, lower_is_better: bool = False
-    ) -> tuple[list[tuple[int, float, int]], dict[int, tuple[int, int, float, float]]]:
-        return await results.board_with_records(self.db, guild_id, kind, by, lower_is_better)
+    ) -> Board:
+        """A server's board and its lines' figures (read-only: they may be shared). On a store
+        only this process writes, computed once until results change anywhere: every write of
+        results goes through this Store, which counts them after they commit. On a shared
+        store another process may have written since, so each is computed afresh."""
+        key = (guild_id, kind, by, lower_is_better)
+        generation = self._results_generation  # before reading: a write meanwhile makes it old
+        if not self.shared and key in self._boards:
+            kept_at, board = self._boards.get(key)
+            if kept_at == generation:
+                return board
+        board = await results.board_with_records(self.db, guild_id, kind, by, lower_is_better)
+        if not self.shared:
+            self._boards.keep(key, (generation, board))
+        return board
+
+    def results_changed(self) -> None:
+        """Results, ratings or erasures were committed: every board kept is old."""
+        self._results_generation += 1
+        self._boards.clear()
 
     async def records(
         self, guild_id: int, kind: str, *, lower_is_better: bool = False
@@ -278,6 +312,7 @@ class Store:
         """
         async with self.db.transaction(large=True) as tx:
             removed = sum([await topic.forget(tx, guild_id, user_id) for topic in TOPICS])
+        self.results_changed()
         await self.db.checkpoint()
         return removed
 
@@ -296,6 +331,7 @@ class Store:
             for guild_id in gone:
                 for topic in TOPICS:
                     await topic.purge(tx, guild_id)
+        self.results_changed()
         if gone:
             await self.db.checkpoint()
         return gone

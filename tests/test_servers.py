@@ -3,11 +3,13 @@
 import asyncio
 import re
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from bot.games.cheerio import open_categories
 from bot.ratings import MODEL, rate, shown
+from db import results
 from db.connection import Target
 from db.store import Store
 from tests.botharness import (
@@ -25,6 +27,7 @@ from tests.botharness import (
 )
 from tests.databases import query, written
 from tests.fakediscord import FakeDiscord, text_of
+from tests.support import GUILD as HERE
 from tests.support import finish_cheerio, orchard, started
 
 MANAGE_GUILD = 1 << 5
@@ -138,6 +141,36 @@ async def test_forget_me_removes_that_person_here_and_nothing_else(database: Tar
         )
     assert await rows(database, "SELECT COUNT(*) FROM results") == before
     assert await rows(database, "SELECT COUNT(*) FROM ratings WHERE user_id IN (2, 3)") == [(2,)]
+    await o.close()
+
+
+async def test_a_board_is_computed_once_until_results_change_where_one_process_writes(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Repeating /leaderboard reads the server's results once, until a game finishes or
+    someone is erased: the next board then shows it. On a shared store another process may
+    have written, so each board is computed."""
+    o = await orchard(database)
+    computed: list[int] = []
+    compute = results.board_with_records
+
+    async def counted(*args: Any) -> Any:
+        computed.append(args[1])
+        return await compute(*args)
+
+    monkeypatch.setattr(results, "board_with_records", counted)
+    game = await started(o, "cheerio", [1, 2])
+    await finish_cheerio(o, game.id, {0: 1, 1: 2})
+    first = await o.store.board_with_records(HERE, "cheerio", "wins")
+    assert await o.store.board_with_records(HERE, "cheerio", "wins") == first
+    assert len(computed) == (2 if o.store.shared else 1)
+    game = await started(o, "cheerio", [1, 2])  # results written by the runner's own path
+    await finish_cheerio(o, game.id, {0: 1, 1: 2})
+    _, records = await o.store.board_with_records(HERE, "cheerio", "wins")
+    assert records[1][1] == records[2][1] == 2, "both games counted"
+    await o.orchard.forget(HERE, 2)
+    _, records = await o.store.board_with_records(HERE, "cheerio", "wins")
+    assert set(records) == {1}, "an erased person leaves the board at once"
     await o.close()
 
 
