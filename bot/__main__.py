@@ -292,7 +292,7 @@ class Gate:
             return
         try:
             await interaction.response.send_message(RESTARTING, ephemeral=True)
-        except discord.HTTPException as err:
+        except (discord.HTTPException, aiohttp.ClientError) as err:  # the connection, too
             log.info("could not say Orchard is restarting: %s", err)
 
     async def close(self, timeout: float) -> None:

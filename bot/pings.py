@@ -25,6 +25,7 @@ from collections.abc import Coroutine, Iterable
 from dataclasses import replace
 from typing import Any
 
+import aiohttp
 import discord
 
 from bot.daily import is_daily
@@ -262,8 +263,10 @@ class TurnPings:
             await channel.get_partial_message(message_id).delete()
         except discord.NotFound:
             pass  # someone deleted it already
-        except discord.HTTPException:
+        except (discord.HTTPException, aiohttp.ClientError):
             log.warning("game %s: could not delete turn message %s", row.id, message_id)
+        except RuntimeError:  # aiohttp's "Session is closed": Orchard is stopping
+            log.info("game %s: turn message %s left: Orchard is stopping", row.id, message_id)
 
     async def _link(self, row: GameRow, text: str = "go to the board") -> str:
         """A masked link to the board (its message id read back when this write did not
