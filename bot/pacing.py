@@ -151,10 +151,10 @@ def answered_trace() -> aiohttp.TraceConfig:
 
 async def until_answered(
     request: Callable[[], Awaitable[Any]], worth_it: Callable[[], bool] | None = None
-) -> bool:
-    """Make one of discord.py's requests and return once Discord has answered it with success
-    (True), or once ``worth_it`` says it no longer is while it still waits for its turn
-    (False: dropped, never sent).
+) -> None:
+    """Make one of discord.py's requests and return once Discord has answered it with success,
+    or once ``worth_it`` says it no longer is while it still waits for its turn (dropped,
+    never sent).
 
     A request that used the last of its route's bucket (a channel's five edits in five
     seconds, say) does not return until the bucket refills: discord.py sleeps the window out
@@ -183,16 +183,15 @@ async def until_answered(
             if not progress.started.done() and worth_it is not None and not worth_it():
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
-                return False
+                return
     except asyncio.CancelledError:
         task.cancel()  # as if the request had been made in the caller's own task
         raise
     if task.done():
         task.result()
-        return True
+        return
     _BEHIND.add(task)
     task.add_done_callback(_behind_done)
-    return True
 
 
 async def _answered_or_done(
