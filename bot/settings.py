@@ -61,6 +61,7 @@ class Settings:
         # Kept only on a store this process alone writes (see bot.recent); on a shared one,
         # another process may have set or erased a choice since.
         self._choices: Recent[tuple[int, int], bool | None] = Recent(REMEMBERED_CHOICES)
+        self._choices_changed = 0  # counts sets and erasures: a read begun before one is old
 
     async def get(self, guild_id: int) -> GuildSettings:
         if guild_id not in self._cache:
@@ -84,17 +85,22 @@ class Settings:
         key = (guild_id, user_id)
         if key in self._choices:
             return self._choices.get(key)
+        changed = self._choices_changed
         choice = await self.store.ping_choice(guild_id, user_id)
-        if not self.store.shared:
+        if not self.store.shared and changed == self._choices_changed:
             self._choices.keep(key, choice)
         return choice
 
     async def set_ping_choice(self, guild_id: int, user_id: int, dm: bool) -> None:
-        self._choices.take((guild_id, user_id))
-        await self.store.set_ping_choice(guild_id, user_id, dm)
+        try:
+            await self.store.set_ping_choice(guild_id, user_id, dm)
+        finally:
+            self.forget_choices()
 
     def forget_choices(self) -> None:
-        """Choices were erased in the store (/forget-me, a purge): they stop at once."""
+        """Choices were set or erased in the store (/pings, /forget-me, a purge): each is read
+        afresh, and a read begun before is not kept."""
+        self._choices_changed += 1
         self._choices.clear()
 
     async def ping_mode(self, guild_id: int, user_id: int) -> str:

@@ -6,6 +6,7 @@ announced without a ping."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
@@ -408,6 +409,31 @@ async def test_a_ping_choice_is_read_once_where_one_process_writes(
     for _ in range(3):
         assert await o.settings.ping_mode(GUILD, ALICE) == "dm"
     assert len(reads) == (6 if o.store.shared else 2)
+    await o.close()
+
+
+async def test_a_ping_choice_read_while_it_is_changed_is_not_kept(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read of Alice's choice that began before she changed it returns the old choice; it
+    must not be kept, or her turn pings would go the old way until the bot restarts."""
+    o = await Orchard.open(database)
+    stored = o.store.ping_choice
+    go = asyncio.Event()
+
+    async def slow(guild_id: int, user_id: int) -> bool | None:
+        choice = await stored(guild_id, user_id)
+        await go.wait()  # read, not yet returned: the change lands meanwhile
+        return choice
+
+    monkeypatch.setattr(o.store, "ping_choice", slow)
+    reading = asyncio.create_task(o.settings.ping_choice(GUILD, ALICE))
+    await asyncio.sleep(0.05)
+    monkeypatch.setattr(o.store, "ping_choice", stored)
+    await o.settings.set_ping_choice(GUILD, ALICE, True)
+    go.set()
+    assert await reading is None, "the read began before the change"
+    assert await o.settings.ping_choice(GUILD, ALICE) is True
     await o.close()
 
 
