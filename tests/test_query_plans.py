@@ -85,3 +85,7 @@ async def test_every_query_has_an_index_for_its_shape(tmp_path: Path) -> None:
         and not any("user_id=?" in p for p in plan)
     }
     assert loose == {}, "one player's rows are found by scanning the server's:\n" + shown(loose)
+    boards = {sql: plan for sql, plan in found.items() if "GROUP BY user_id" in sql}
+    assert boards and all("COVERING INDEX results_board" in " ".join(p) for p in boards.values()), (
+        "a leaderboard's aggregate reads the results table row by row:\n" + shown(boards)
+    )
