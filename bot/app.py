@@ -27,7 +27,7 @@ from bot.config import Config
 from bot.dice_emojis import DiceEmojis
 from bot.interface import dispatch, refuse
 from bot.orchard import Orchard
-from bot.pacing import Pacer, answered_trace, pace
+from bot.pacing import Pacer, traced
 from bot.specs import SPECS
 from bot.wording import command_mention
 
@@ -102,7 +102,8 @@ class OrchardBot(commands.AutoShardedBot):
             options.setdefault("shard_count", config.shards.count)
         if config.shards.ids is not None:
             options.setdefault("shard_ids", list(config.shards.ids))
-        options.setdefault("http_trace", answered_trace())  # see bot.pacing.until_answered
+        # never over Discord's global limit, which would hold clicks; see also until_answered
+        options.setdefault("http_trace", traced(Pacer()))
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents(),
@@ -113,7 +114,6 @@ class OrchardBot(commands.AutoShardedBot):
             allowed_contexts=app_commands.AppCommandContext(guild=True),
             **options,
         )
-        pace(self.http, Pacer())  # never over Discord's global limit, which would hold clicks
         self.config = config
         self.force_sync = force_sync
         self.uis: dict[str, GameUI] = {}

@@ -3,11 +3,12 @@
 Discord allows a bot 50 requests a second across every route but the interaction endpoints. When
 a bot goes over, discord.py holds *every* request, its answers to clicks included, until the
 limit resets; after downtime, thousands of overdue boards would keep it over for minutes.
-So every request discord.py's HTTP client makes first takes a slot here: at most
-:data:`BURST` at once and :data:`PER_SECOND` a second after that (together never more than 50
-in any second), and a request made for the backlog (:data:`BACKLOG`, set by the deadline
-scheduler's display workers) goes only when no other request is waiting: a game being played
-now is shown before a board that has been stale for an hour.
+So every request discord.py's HTTP client sends, its own retries included (see
+:func:`traced`), first takes a slot here: at most :data:`BURST` at once and :data:`PER_SECOND`
+a second after that (together never more than 50 in any second), and a request made for the
+backlog (:data:`BACKLOG`, set by the deadline scheduler's display workers) goes only when no
+other request is waiting: a game being played now is shown before a board that has been stale
+for an hour.
 
 A route's own limit discord.py keeps, but it sleeps out a used-up bucket inside the request
 that used it, after Discord's answer: :func:`until_answered` lets a caller go on at the answer,
@@ -27,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
-import discord
 
 log = logging.getLogger(__name__)
 
@@ -96,18 +96,6 @@ class Pacer:
             waiter.set_result(None)
 
 
-def pace(http: discord.http.HTTPClient, pacer: Pacer) -> None:
-    """Make every request of ``http`` but an interaction callback take a slot first."""
-    request = http.request
-
-    async def paced(route: discord.http.Route, **kwargs: Any) -> Any:
-        if not EXEMPT.search(route.path):
-            await pacer.slot(BACKLOG.get())
-        return await request(route, **kwargs)
-
-    http.request = paced  # type: ignore[method-assign]
-
-
 WORTH_IT_EVERY = 0.05  # seconds: how often a request waiting its turn asks if it still is
 
 
@@ -125,14 +113,20 @@ _PROGRESS: contextvars.ContextVar[_Progress | None] = contextvars.ContextVar(
 _BEHIND: set[asyncio.Task[Any]] = set()  # requests answered, still in discord.py's sleep
 
 
-def answered_trace() -> aiohttp.TraceConfig:
-    """For ``Client(http_trace=…)``: tells :func:`until_answered` when a request it made
-    leaves for Discord and when Discord has answered it."""
+def traced(pacer: Pacer) -> aiohttp.TraceConfig:
+    """For ``Client(http_trace=…)``: every request to Discord's API but the interaction
+    endpoints takes a slot of ``pacer`` as it leaves, discord.py's own retries included (a
+    channel's refused edits, retried together once its window is out, went over the global
+    limit); and :func:`until_answered` is told when a request it made leaves and when Discord
+    has answered it."""
     trace = aiohttp.TraceConfig()
 
     async def on_request_start(
         session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestStartParams
     ) -> None:
+        path = params.url.path
+        if path.startswith("/api/") and not EXEMPT.search(path):
+            await pacer.slot(BACKLOG.get())
         progress = _PROGRESS.get()
         if progress is not None and not progress.started.done():
             progress.started.set_result(None)
@@ -167,7 +161,7 @@ async def until_answered(
     whoever waits for it: a board edit that a newer version overtook meanwhile is dropped
     instead (asked every :data:`WORTH_IT_EVERY` s), so the newer version's display (a click's
     answer) goes at once. Only before the request leaves: once on its way it may reach Discord.
-    Needs :func:`answered_trace` on the client; failures raise as usual (they come after
+    Needs :func:`traced` on the client; failures raise as usual (they come after
     discord.py's retries).
     """
     loop = asyncio.get_running_loop()

@@ -12,7 +12,7 @@ from pathlib import Path
 import discord
 
 from bot.pacing import BACKLOG, Pacer
-from tests.botharness import CHANNEL, orchard_bot, server, unpaced
+from tests.botharness import CHANNEL, GUILD, orchard_bot, server, unpaced
 from tests.fakediscord import FakeDiscord, run_bot
 
 
@@ -81,3 +81,21 @@ async def test_backlog_is_a_task_local_mark() -> None:
 
     assert await asyncio.create_task(inside())
     assert not BACKLOG.get(), "the mark stays in the task that set it"
+
+
+async def test_retries_after_a_channels_429_stay_under_the_global_limit_too(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """discord.py retries a request its channel refused by itself, once the refusal's
+    ``retry_after`` is out: each retry takes a slot too, or the retries, falling due while
+    new requests go out, make more than 50 in a second."""
+    channels = list(range(CHANNEL, CHANNEL + 60))
+    fake_discord.add_user(1, "Alice")
+    fake_discord.add_guild(GUILD, channels, [1])
+    fake_discord.fail("POST", r"^/channels/\d+/messages$", 429, times=60, retry_after=0.5)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        await asyncio.gather(*(bot.get_partial_messageable(c).send("board") for c in channels))
+    assert fake_discord.pending_faults == 0, "every channel refused its first send"
+    assert _global_refusals(fake_discord) == 0
+    sent = [r for r in fake_discord.requests if r.method == "POST" and r.status == 200]
+    assert len(sent) >= 60
