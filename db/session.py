@@ -9,7 +9,7 @@ lock there first, so load, apply and commit hold across processes (see :meth:`St
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from bot.model import GameChange, GameRow, Move
 from db import games, results
@@ -40,10 +40,10 @@ class GameSession:
         game_id: int,
         tx: Transaction | None = None,
         *,
-        on_results: Callable[[], None] | None = None,
+        on_results: Callable[[int], Awaitable[None]] | None = None,
     ) -> None:
         self.db, self.game_id, self.tx = db, game_id, tx
-        self.on_results = on_results  # told once a write of results has committed
+        self.on_results = on_results  # told (the game id) once a write of results commits
         self.writes = 0  # tried, guards failed or not: what the runner checks its record against
 
     async def get(self) -> GameRow | None:
@@ -61,5 +61,5 @@ class GameSession:
         async with self.db.transaction() as tx:
             written = await write_change(tx, change, time.time())
         if written and self.on_results is not None and changes_results(change):
-            self.on_results()
+            await self.on_results(self.game_id)
         return written

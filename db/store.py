@@ -54,17 +54,23 @@ class _GuardFailed(Exception):
 BOARDS_KEPT = 256  # leaderboards computed, kept until results change (a store one process writes)
 
 Board = tuple[list[tuple[int, float, int]], dict[int, results.Record]]
+Generation = tuple[int, int]  # a kept board's: changes anywhere, and to its server's game
+GAME_OF = "SELECT guild_id, kind FROM games WHERE id = ?"
 
 
 class Store:
     def __init__(self, db: Database, locks: SharedLocks | None = None) -> None:
         self.db = db
         self.locks = locks  # how processes sharing the database coordinate (None: SQLite)
-        # Leaderboards as computed, each with the results generation it was computed at:
-        # its aggregate reads every result of a game in a server (60 ms for 40,000), and one
-        # person repeating /leaderboard must not cost the other servers a core.
-        self._boards: Recent[tuple[int, str, str, bool], tuple[int, Board]] = Recent(BOARDS_KEPT)
-        self._results_generation = 0  # counts committed writes of results, ratings or erasures
+        # Leaderboards as computed, each with the generations of results it was computed at:
+        # its aggregate reads every result of a game in a server (20 ms for 40,000), and one
+        # person repeating /leaderboard must not cost the other servers a core. Counted per
+        # server and game: in a game night some game ends somewhere several times a second.
+        self._boards: Recent[tuple[int, str, str, bool], tuple[Generation, Board]] = Recent(
+            BOARDS_KEPT
+        )
+        self._changed_all = 0  # commits that may have changed any server's results
+        self._changed: dict[tuple[int, str], int] = {}  # those of one server's one game
 
     @classmethod
     async def open(cls, target: Target) -> Store:
@@ -126,7 +132,7 @@ class Store:
         the store's reads and writes as they are; shared, one transaction that takes the
         game's lock across processes first: load, apply and commit happen inside it."""
         if self.locks is None:
-            yield GameSession(self.db, game_id, on_results=self.results_changed)
+            yield GameSession(self.db, game_id, on_results=self.game_results_changed)
             return
         async with self.db.transaction() as tx:
             await self.locks.lock_game(tx, game_id)
@@ -199,7 +205,7 @@ class Store:
         async with self.db.transaction() as tx:
             written = await write_change(tx, change, time.time())
         if written and changes_results(change):
-            self.results_changed()
+            await self.game_results_changed(change.game_id)
         return written
 
     async def write_many(self, changes: Sequence[GameChange]) -> bool:
@@ -259,12 +265,13 @@ class Store:
         self, guild_id: int, kind: str, by: str, *, lower_is_better: bool = False
     ) -> Board:
         """A server's board and its lines' figures (read-only: they may be shared). On a store
-        only this process writes, computed once until results change anywhere: every write of
-        results goes through this Store, which counts them after they commit. On a shared
+        only this process writes, computed once until that server's results of that game
+        change: every write of results goes through this Store, which counts them after they
+        commit (an erasure or a purge, everywhere). On a shared
         store another process may have written since, so each is computed afresh."""
         key = (guild_id, kind, by, lower_is_better)
-        generation = self._results_generation  # before reading: a write meanwhile makes it old
-        if not self.shared and key in self._boards:
+        generation = self._generation(guild_id, kind)  # before reading: a write meanwhile
+        if not self.shared and key in self._boards:  # leaves it old
             kept_at, board = self._boards.get(key)
             if kept_at == generation:
                 return board
@@ -273,9 +280,22 @@ class Store:
             self._boards.keep(key, (generation, board))
         return board
 
+    def _generation(self, guild_id: int, kind: str) -> Generation:
+        return self._changed_all, self._changed.get((guild_id, kind), 0)
+
+    async def game_results_changed(self, game_id: int) -> None:
+        """A game's results, ratings or erasures were committed: its server's boards of it
+        are old (its server and game read back by key, on a store only this process writes)."""
+        found = [] if self.shared else await self.db.lookup(GAME_OF, (game_id,))
+        if not found:
+            self.results_changed()
+            return
+        guild_id, kind = found[0]
+        self._changed[(guild_id, kind)] = self._changed.get((guild_id, kind), 0) + 1
+
     def results_changed(self) -> None:
-        """Results, ratings or erasures were committed: every board kept is old."""
-        self._results_generation += 1
+        """Results, ratings or erasures were committed, anywhere: every board kept is old."""
+        self._changed_all += 1
         self._boards.clear()
 
     async def records(

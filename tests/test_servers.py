@@ -28,7 +28,7 @@ from tests.botharness import (
 from tests.databases import query, written
 from tests.fakediscord import FakeDiscord, text_of
 from tests.support import GUILD as HERE
-from tests.support import finish_cheerio, orchard, started
+from tests.support import finish_cheerio, orchard, player, started
 
 MANAGE_GUILD = 1 << 5
 MANAGE_MESSAGES = 1 << 13
@@ -168,6 +168,15 @@ async def test_a_board_is_computed_once_until_results_change_where_one_process_w
     await finish_cheerio(o, game.id, {0: 1, 1: 2})
     _, records = await o.store.board_with_records(HERE, "cheerio", "wins")
     assert records[1][1] == records[2][1] == 2, "both games counted"
+    counted_before = len(computed)
+    elsewhere = await o.lobby.open("cheerio", HERE + 1, 201, player(1))  # another server's
+    await o.lobby.join(elsewhere.id, player(2))
+    await o.lobby.start(elsewhere.id, 1)
+    await finish_cheerio(o, elsewhere.id, {0: 1, 1: 2})
+    await o.store.board_with_records(HERE, "cheerio", "wins")
+    assert len(computed) == counted_before + (1 if o.store.shared else 0), (
+        "a game ending in another server leaves this one's board as it was"
+    )
     await o.orchard.forget(HERE, 2)
     _, records = await o.store.board_with_records(HERE, "cheerio", "wins")
     assert set(records) == {1}, "an erased person leaves the board at once"
