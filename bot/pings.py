@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Coroutine, Iterable
 from dataclasses import replace
 from typing import Any
@@ -98,6 +99,7 @@ class TurnPings:
         self.client = client
         self.runner = runner
         self._pings: dict[int, TurnPing] = {}  # per game in play: where its pings stand
+        self._behind: Counter[int] = Counter()  # per game: versions queued or being handled
         self._locks: KeyedLocks[int] = KeyedLocks()
         self._tasks: set[asyncio.Task[None]] = set()
         self._backlog: asyncio.Queue[Snapshot] = asyncio.Queue()
@@ -126,12 +128,43 @@ class TurnPings:
         lets them, not by a task each: after downtime there are thousands."""
         if snapshot.state is None or is_daily(snapshot.row.options):
             return
+        if not BACKLOG.get() and self._nothing_to_tell(snapshot):
+            return
+        self._behind[snapshot.id] += 1
         if not BACKLOG.get():
             self._spawn(self._handle(snapshot))
             return
         if not self._workers:
             self._workers = [self._spawn(self._work()) for _ in range(BACKLOG_WORKERS)]
         self._backlog.put_nowait(snapshot)
+
+    def _nothing_to_tell(self, snapshot: Snapshot) -> bool:
+        """A move that changes nobody's turn (most of them: a roll, a hold, a solo player's
+        every move) is noted at once, with no task: the same seats awaited as last handled,
+        told already, and the live message still pinging one of them. Only when this process
+        alone writes the record and no earlier version of the game is still to be handled."""
+        ping = self._pings.get(snapshot.id)
+        row = snapshot.row
+        if (
+            ping is None
+            or self._behind[row.id]
+            or self.runner.store.shared
+            or row.status is not GameStatus.ACTIVE
+            or row.version <= ping.version
+        ):
+            return False
+        if self._awaited(snapshot) != ping.awaited:
+            return False
+        if ping.message_id is not None and not ping.mentioned & ping.awaited:
+            return False
+        self._pings[row.id] = replace(ping, version=row.version)
+        return True
+
+    def _awaited(self, snapshot: Snapshot) -> frozenset[int]:
+        """The seats the game waits for that a ping can reach."""
+        players = snapshot.row.players
+        engine = self.runner.engine(snapshot.row.kind)
+        return frozenset(s for s in engine.to_act(snapshot.state) if pingable(players[s]))
 
     async def _work(self) -> None:
         while True:
@@ -156,10 +189,19 @@ class TurnPings:
                     snapshot = await self.runner.load(game_id)
                 except Refusal:
                     continue  # the game is gone, and its record with it
+                self._behind[game_id] += 1
                 self._spawn(self._handle(snapshot, recorded_only=True))
 
     async def _handle(self, snapshot: Snapshot, *, recorded_only: bool = False) -> None:
         """Bring one game's pings up to ``snapshot``; versions are handled in order."""
+        try:
+            await self._handled(snapshot, recorded_only)
+        finally:
+            self._behind[snapshot.id] -= 1
+            if not self._behind[snapshot.id]:
+                del self._behind[snapshot.id]
+
+    async def _handled(self, snapshot: Snapshot, recorded_only: bool) -> None:
         async with self._locks[snapshot.id]:
             async with self.runner.showing(snapshot.id):
                 pass  # the board of this version is shown first (and its message id known)
@@ -186,8 +228,7 @@ class TurnPings:
     async def _turn(self, snapshot: Snapshot, ping: TurnPing) -> None:
         """Ping the seats newly awaited; keep the one live turn message right."""
         row = snapshot.row
-        engine = self.runner.engine(row.kind)
-        awaited = frozenset(s for s in engine.to_act(snapshot.state) if pingable(row.players[s]))
+        awaited = self._awaited(snapshot)
         told, in_channel = await self._direct(row, sorted(awaited - ping.awaited))
         message_id, mentioned = ping.message_id, ping.mentioned
         if in_channel or (message_id is not None and not mentioned & awaited):

@@ -451,3 +451,34 @@ async def test_a_turn_the_clock_ends_pings_the_next_player_and_no_one_else(
     notice = await fake_discord.wait_for_message(CHANNEL, lambda m: "ran out" in m["content"])
     assert int(notice["id"]) not in {m for _, m in fake_discord.notifications}
     no_errors(fake_discord)
+
+
+async def test_a_move_that_changes_no_turn_never_overtakes_one_still_being_told(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    """Most moves change nobody's turn and are noted without a task; never ahead of an
+    earlier version whose pings are still on their way. Here the board's display is held
+    while Alice ends her turn, Bob plays his whole turn, and Alice is awaited again (as she
+    was when her pings were last handled): Bob is still pinged, then Alice."""
+    pings = Pings(fake_discord)
+    _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
+    runner = bot.orchard.runner
+    engine = runner.engine("cheerio")
+    choose = SPEC_OF["cheerio"].strategy
+    assert choose is not None
+    moves: list[asyncio.Task[Snapshot]] = []
+    async with runner.showing(live.id):  # every display of the game waits meanwhile
+        turns = [engine.to_act(live.state)]
+        while len(turns) < 3:
+            seat = min(engine.to_act(live.state))
+            action = choose(engine.view_for(live.state, seat), seat, "easy", live.row.seed)
+            user = live.row.players[seat].user_id
+            moves.append(asyncio.create_task(runner.act(live.id, user, *engine.format(action))))
+            await asyncio.sleep(0.05)  # committed; its display waits for the lock
+            live = await runner.load(live.id)
+            if engine.to_act(live.state) != turns[-1]:
+                turns.append(engine.to_act(live.state))
+    await asyncio.gather(*moves)
+    await fake_discord.wait_for(lambda: len(pinged(fake_discord)) >= 3, what="Bob's, then Alice's")
+    assert pinged(fake_discord) == [ALICE, BOB, ALICE]
+    no_errors(fake_discord)
