@@ -105,6 +105,17 @@ class _Progress:
 
     started: asyncio.Future[None]  # on its way: from here on it may reach Discord
     answered: asyncio.Future[None]  # answered with success
+    refused: asyncio.Future[None]  # refused by its route (429): not applied, retried later
+
+    def refuse(self) -> None:
+        """The attempt on its way was refused by its route: until discord.py sends it again
+        it is waiting for its turn, and may still be dropped. Not for a global 429: discord.py
+        holds every request until that one's pause is over, and a request cancelled in it
+        would never lift the hold."""
+        loop = self.started.get_loop()
+        self.started = loop.create_future()
+        if not self.refused.done():
+            self.refused.set_result(None)
 
 
 _PROGRESS: contextvars.ContextVar[_Progress | None] = contextvars.ContextVar(
@@ -135,8 +146,13 @@ def traced(pacer: Pacer) -> aiohttp.TraceConfig:
         session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestEndParams
     ) -> None:
         progress = _PROGRESS.get()
-        if progress is not None and not progress.answered.done() and params.response.status < 300:
+        if progress is None or progress.answered.done():
+            return
+        response = params.response
+        if response.status < 300:
             progress.answered.set_result(None)
+        elif response.status == 429 and not response.headers.get("X-RateLimit-Global"):
+            progress.refuse()
 
     trace.on_request_start.append(on_request_start)
     trace.on_request_end.append(on_request_end)
@@ -160,12 +176,14 @@ async def until_answered(
     The next request on that route waits for the window before it is sent, and so would
     whoever waits for it: a board edit that a newer version overtook meanwhile is dropped
     instead (asked every :data:`WORTH_IT_EVERY` s), so the newer version's display (a click's
-    answer) goes at once. Only before the request leaves: once on its way it may reach Discord.
+    answer) goes at once. Only before the request leaves, or once its route has refused it
+    (429: not applied, discord.py sleeps before sending it again): on its way, it may reach
+    Discord.
     Needs :func:`traced` on the client; failures raise as usual (they come after
     discord.py's retries).
     """
     loop = asyncio.get_running_loop()
-    progress = _Progress(loop.create_future(), loop.create_future())
+    progress = _Progress(loop.create_future(), loop.create_future(), loop.create_future())
 
     async def send() -> None:
         _PROGRESS.set(progress)  # this task's own context, which aiohttp's trace runs in
@@ -191,14 +209,17 @@ async def until_answered(
 async def _answered_or_done(
     task: asyncio.Task[None], progress: _Progress, worth_it: Callable[[], bool] | None
 ) -> bool:
-    """Wait until the request is answered or over; False after a while if it has not left."""
+    """Wait until the request is answered or over: False if it was refused meanwhile, or
+    after a while if it has not left (each time, the caller asks whether it is still worth it)."""
     waiting = worth_it is not None and not progress.started.done()
-    done, _ = await asyncio.wait(
-        (task, progress.answered),
+    if progress.refused.done():  # seen: the next refusal wakes the next wait
+        progress.refused = asyncio.get_running_loop().create_future()
+    await asyncio.wait(
+        (task, progress.answered, progress.refused),
         timeout=WORTH_IT_EVERY if waiting else None,
         return_when=asyncio.FIRST_COMPLETED,
     )
-    return bool(done)
+    return task.done() or progress.answered.done()
 
 
 def _behind_done(task: asyncio.Task[Any]) -> None:

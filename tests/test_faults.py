@@ -466,3 +466,62 @@ async def test_a_tiles_dm_discord_fails_is_sent_again_at_the_next_move(
         await got_tiles(fake, BOB, state.hands[1])
         assert len(fake.dms(BOB)) == 1
         assert await bot.orchard.runner.replay(live.id) == state
+
+
+async def test_an_edit_its_channel_refused_is_dropped_once_a_newer_version_is_written(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """The channel refuses an edit (429, retry after 3 s): it was not applied, and
+    discord.py would send it again then, every later display of the game (a click's answer
+    among them) waiting behind it. A newer version is written meanwhile: the refused edit is
+    dropped, and the newer one drawn at once."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        opened = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        board = int(opened.original["id"]) if opened.original else 0
+        await answered(await fake.click(ALICE, board, fake.find_button(board, "Start")))
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        edits = len(fake.requests_matching("PATCH", EDIT))
+        fake.fail("PATCH", EDIT, 429, times=1, retry_after=3.0)
+        runner = bot.orchard.runner
+        first = asyncio.create_task(runner.act(row.id, ALICE, "hold", "0"))
+        await fake.wait_for(lambda: fake.pending_faults == 0, what="the refusal")
+        began = time.monotonic()
+        second = await runner.act(row.id, ALICE, "hold", "1")
+        took = time.monotonic() - began
+        await first
+        shown = re.compile(rf"orc:{row.id}:(\d+):")
+        sent = [
+            (r.status, max(int(v) for v in shown.findall(json.dumps(r.json))))
+            for r in fake.requests_matching("PATCH", EDIT)[edits:]
+        ]
+        assert sent == [(429, second.row.version - 1), (200, second.row.version)], sent
+        assert took < 1.5, f"the newer version waited {took:.1f} s behind the refused edit"
+
+
+async def test_an_edit_refused_by_the_global_limit_is_never_dropped(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """A global 429 makes discord.py hold every request until its pause is over; a request
+    cancelled inside that pause would hold them for good. So that edit is sent again, and
+    the bot's requests go on."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        opened = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        board = int(opened.original["id"]) if opened.original else 0
+        await answered(await fake.click(ALICE, board, fake.find_button(board, "Start")))
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        edits = len(fake.requests_matching("PATCH", EDIT))
+        fake.fail("PATCH", EDIT, 429, times=1, retry_after=0.5, is_global=True)
+        runner = bot.orchard.runner
+        first = asyncio.create_task(runner.act(row.id, ALICE, "hold", "0"))
+        await fake.wait_for(lambda: fake.pending_faults == 0, what="the refusal")
+        second = await asyncio.wait_for(runner.act(row.id, ALICE, "hold", "1"), 10.0)
+        await asyncio.wait_for(first, 10.0)
+        statuses = [r.status for r in fake.requests_matching("PATCH", EDIT)[edits:]]
+        assert statuses == [429, 200, 200], statuses
+        sent = await asyncio.wait_for(bot.get_partial_messageable(CHANNEL).send("after"), 5.0)
+        assert sent.content == "after"
+        assert second.row.version == row.version + 2
