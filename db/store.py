@@ -267,8 +267,8 @@ class Store:
         """A server's board and its lines' figures (read-only: they may be shared). On a store
         only this process writes, computed once until that server's results of that game
         change: every write of results goes through this Store, which counts them after they
-        commit (an erasure or a purge, everywhere). On a shared
-        store another process may have written since, so each is computed afresh."""
+        commit (an erasure or a purge, everywhere). On a shared store another process may
+        have written since, so each is computed afresh."""
         key = (guild_id, kind, by, lower_is_better)
         generation = self._generation(guild_id, kind)  # before reading: a write meanwhile
         if not self.shared and key in self._boards:  # leaves it old
