@@ -21,6 +21,7 @@ import pytest
 
 from bot.app import OrchardBot
 from bot.games.cheerio import ROLLS_PER_TURN, open_categories
+from bot.model import GameRow
 from bot.runner import Snapshot
 from tests.botharness import (
     ALICE,
@@ -292,6 +293,24 @@ async def test_an_edit_that_used_up_the_channel_limit_holds_up_no_click(
         await g.check()
 
 
+async def solo_cheerio(fake: FakeDiscord, bot: OrchardBot) -> GameRow:
+    """Alice's solo Cheerio, opened and started by her clicks."""
+    opened = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+    board = int(opened.original["id"]) if opened.original else 0
+    await answered(await fake.click(ALICE, board, fake.find_button(board, "Start")))
+    (row,) = await bot.orchard.store.open_games(GUILD)
+    return row
+
+
+def edits_sent(fake: FakeDiscord, game_id: int, since: int) -> list[tuple[int, int]]:
+    """Each board edit after the first ``since``: its answer's status, and the version it drew."""
+    shown = re.compile(rf"orc:{game_id}:(\d+):")
+    return [
+        (r.status, max(int(v) for v in shown.findall(json.dumps(r.json))))
+        for r in fake.requests_matching("PATCH", EDIT)[since:]
+    ]
+
+
 async def test_an_edit_overtaken_while_it_waits_for_the_channel_is_never_sent(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
@@ -303,21 +322,14 @@ async def test_an_edit_overtaken_while_it_waits_for_the_channel_is_never_sent(
     server(fake)
     fake.route_limits = tuple(replace(r, limit=1, per=5.0) for r in fake.route_limits)
     async with orchard_bot(fake, tmp_path / "o.db") as bot:
-        opened = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
-        board = int(opened.original["id"]) if opened.original else 0
-        await answered(await fake.click(ALICE, board, fake.find_button(board, "Start")))
-        (row,) = await bot.orchard.store.open_games(GUILD)
+        row = await solo_cheerio(fake, bot)
         edits = len(fake.requests_matching("PATCH", EDIT))
         moves: list[asyncio.Task[Snapshot]] = []
         for die in "012":  # through the runner: shown on the board, by channel edits
             moves.append(asyncio.create_task(bot.orchard.runner.act(row.id, ALICE, "hold", die)))
             await asyncio.sleep(0.3)
         written = [move.row.version for move in await asyncio.gather(*moves)]
-        shown = re.compile(rf"orc:{row.id}:(\d+):")
-        sent = [
-            max(int(v) for v in shown.findall(json.dumps(r.json)))
-            for r in fake.requests_matching("PATCH", EDIT)[edits:]
-        ]
+        sent = [version for _, version in edits_sent(fake, row.id, edits)]
         assert sent == [written[0], written[2]], (written, sent)
 
 
@@ -478,10 +490,7 @@ async def test_an_edit_its_channel_refused_is_dropped_once_a_newer_version_is_wr
     fake = fake_discord
     server(fake)
     async with orchard_bot(fake, tmp_path / "o.db") as bot:
-        opened = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
-        board = int(opened.original["id"]) if opened.original else 0
-        await answered(await fake.click(ALICE, board, fake.find_button(board, "Start")))
-        (row,) = await bot.orchard.store.open_games(GUILD)
+        row = await solo_cheerio(fake, bot)
         edits = len(fake.requests_matching("PATCH", EDIT))
         fake.fail("PATCH", EDIT, 429, times=1, retry_after=3.0)
         runner = bot.orchard.runner
@@ -491,11 +500,7 @@ async def test_an_edit_its_channel_refused_is_dropped_once_a_newer_version_is_wr
         second = await runner.act(row.id, ALICE, "hold", "1")
         took = time.monotonic() - began
         await first
-        shown = re.compile(rf"orc:{row.id}:(\d+):")
-        sent = [
-            (r.status, max(int(v) for v in shown.findall(json.dumps(r.json))))
-            for r in fake.requests_matching("PATCH", EDIT)[edits:]
-        ]
+        sent = edits_sent(fake, row.id, edits)
         assert sent == [(429, second.row.version - 1), (200, second.row.version)], sent
         assert took < 1.5, f"the newer version waited {took:.1f} s behind the refused edit"
 
@@ -509,10 +514,7 @@ async def test_an_edit_refused_by_the_global_limit_is_never_dropped(
     fake = fake_discord
     server(fake)
     async with orchard_bot(fake, tmp_path / "o.db") as bot:
-        opened = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
-        board = int(opened.original["id"]) if opened.original else 0
-        await answered(await fake.click(ALICE, board, fake.find_button(board, "Start")))
-        (row,) = await bot.orchard.store.open_games(GUILD)
+        row = await solo_cheerio(fake, bot)
         edits = len(fake.requests_matching("PATCH", EDIT))
         fake.fail("PATCH", EDIT, 429, times=1, retry_after=0.5, is_global=True)
         runner = bot.orchard.runner
@@ -520,7 +522,7 @@ async def test_an_edit_refused_by_the_global_limit_is_never_dropped(
         await fake.wait_for(lambda: fake.pending_faults == 0, what="the refusal")
         second = await asyncio.wait_for(runner.act(row.id, ALICE, "hold", "1"), 10.0)
         await asyncio.wait_for(first, 10.0)
-        statuses = [r.status for r in fake.requests_matching("PATCH", EDIT)[edits:]]
+        statuses = [status for status, _ in edits_sent(fake, row.id, edits)]
         assert statuses == [429, 200, 200], statuses
         sent = await asyncio.wait_for(bot.get_partial_messageable(CHANNEL).send("after"), 5.0)
         assert sent.content == "after"
