@@ -28,7 +28,7 @@ from bot.recent import Recent
 from db import daily, games, meta, results, settings
 from db.backends import open_database
 from db.connection import Database, Dialect, Target, Transaction
-from db.session import GameSession, changes_results, write_change
+from db.session import GameSession, changes_results
 from db.shared import SharedLocks
 
 
@@ -202,11 +202,8 @@ class Store:
         Returns False, writing nothing, when a guard fails (the game left ``from_status`` or
         moved past ``expected_version``: someone else got there first) or the game is gone.
         """
-        async with self.db.transaction() as tx:
-            written = await write_change(tx, change, time.time())
-        if written and changes_results(change):
-            await self.game_results_changed(change.game_id)
-        return written
+        session = GameSession(self.db, change.game_id, on_results=self.game_results_changed)
+        return await session.write(change)
 
     async def write_many(self, changes: Sequence[GameChange]) -> bool:
         """Every change of ``changes`` in one transaction, or (False) none if a guard fails:
