@@ -86,7 +86,7 @@ def main() -> None:
     live = cheerio_live()
 
     def cheerio_message() -> None:
-        cog.render(live).view.to_components()
+        cog.render(live).board.to_components()
 
     print(f"Cheerio render, 6 players  : {timed(lambda: cog.render(live), args.n)}")
     print(f"  ... and to Discord JSON   : {timed(cheerio_message, args.n)}")

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import discord
 from discord import ui
 
-from bot.components import GameButton, GameSelect
+from bot.components import Control, Drawn, GameButton, GameSelect, action_row
 from bot.model import NOBODY, GameStatus, MoveSource, Player
 from bot.pacing import until_answered
 from bot.pings import TurnPings, joined
@@ -34,20 +34,62 @@ UNKNOWN_CHANNEL = 10003  # Discord's error code for a deleted (or never seen) ch
 LOBBY_VERBS = ("lobby_join", "lobby_leave", "lobby_start", "lobby_cancel", "lobby_addbot")
 
 Draw = Callable[[], list[discord.File]]
-Row = Sequence[ui.Item[Any]]
+Row = Sequence[Control]
+Part = str | ui.Item[Any]  # a board's text, or a discord.py item (a picture's gallery)
+MOST_COMPONENTS = 40  # Discord's limit for one message, every nested component counted
+
+
+@dataclass
+class Board:
+    """Every board's one layout, as data: a heading and what is going on, the game, then its
+    controls. Kept compact for phones: small headings, a separator only where the subject
+    changes. A cog fills it in; :meth:`to_components` writes Discord's JSON directly."""
+
+    accent: int
+    heading: str
+    status: str
+    body: list[Part]
+    rows: list[Row] = field(default_factory=list)
+    footer: str = ""
+
+    def to_components(self) -> list[dict[str, Any]]:
+        parts: list[dict[str, Any]] = [
+            _text(f"### {self.heading}\n{self.status}".rstrip()),
+            _separator(visible=True),
+        ]
+        parts += [_text(p) if isinstance(p, str) else p.to_component_dict() for p in self.body]
+        shown = [row for row in self.rows if row]
+        if shown:
+            parts.append(_separator(visible=False))
+        parts += [action_row(row) for row in shown]
+        if self.footer:
+            parts.append(_text(f"-# {self.footer}"))
+        counted = 1 + len(parts) + sum(len(row) for row in shown)
+        if counted > MOST_COMPONENTS:
+            raise ValueError(f"a board of {counted} components: Discord takes {MOST_COMPONENTS}")
+        box = {"type": 17, "accent_color": self.accent, "spoiler": False, "components": parts}
+        return [box]
+
+
+def _text(content: str) -> dict[str, Any]:
+    return {"type": 10, "content": content}
+
+
+def _separator(visible: bool) -> dict[str, Any]:
+    return {"type": 14, "divider": visible, "spacing": 1}
 
 
 @dataclass
 class Rendered:
     """A game message in Components V2: one container, nothing in ``content`` or embeds."""
 
-    view: ui.LayoutView
+    board: Board
     files: list[discord.File] = field(default_factory=list)
     draw: Draw | None = None  # slow files, made off the event loop by Boards.render()
 
     def send_kwargs(self) -> dict[str, Any]:
         return {
-            "view": self.view,
+            "view": Drawn(self.board.to_components()),
             "files": self.files,
             "allowed_mentions": discord.AllowedMentions.none(),  # turn messages ping, never this
         }
@@ -57,23 +99,10 @@ class Rendered:
         return {
             "content": None,
             "embeds": [],
-            "view": self.view,
+            "view": Drawn(self.board.to_components()),
             "attachments": self.files,
             "allowed_mentions": discord.AllowedMentions.none(),
         }
-
-    def release(self) -> None:
-        """Once sent: take the view apart, so reference counting frees it at once.
-
-        Each item points to its view and its parent, which list it: cycles, left to the
-        collector. A board's (about forty objects) and a click's parsed message were most of
-        a game night's cyclic garbage, and the collector's passes over it paused the loop up
-        to 50 ms, every click in flight waiting.
-        """
-        for item in list(self.view.walk_children()):
-            if isinstance(item, ui.Container | ui.ActionRow | ui.Section | ui.MediaGallery):
-                item.clear_items()
-        self.view.clear_items()
 
 
 class GameUI(Protocol):
@@ -91,35 +120,6 @@ class GameUI(Protocol):
     ) -> None:
         """A button that only shows something (e.g. "My tiles") and is not a game move."""
         ...
-
-
-def board(
-    accent: int,
-    heading: str,
-    status: str,
-    body: Sequence[ui.Item[Any] | str],
-    rows: Sequence[Row] = (),
-    footer: str = "",
-) -> ui.LayoutView:
-    """Every board's one layout: a heading and what is going on, the game, then its controls.
-
-    Kept compact for phones: small headings, a separator only where the subject changes.
-    """
-    box: ui.Container[ui.LayoutView] = ui.Container(accent_colour=accent)
-    box.add_item(ui.TextDisplay(f"### {heading}\n{status}".rstrip()))
-    box.add_item(ui.Separator())
-    for part in body:
-        box.add_item(ui.TextDisplay(part) if isinstance(part, str) else part)
-    shown = [row for row in rows if row]
-    if shown:
-        box.add_item(ui.Separator(visible=False))
-    for row in shown:
-        box.add_item(ui.ActionRow(*row))
-    if footer:
-        box.add_item(ui.TextDisplay(f"-# {footer}"))
-    view = ui.LayoutView(timeout=None)
-    view.add_item(box)
-    return view
 
 
 def footer_of(snapshot: Snapshot) -> str:
@@ -183,9 +183,9 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
         for p in row.players
     )
     if row.status is not GameStatus.LOBBY:
-        closed = board(accent, f"{variant.title}: lobby closed", "", [seats or "nobody"])
-        return Rendered(view=closed)
-    buttons: list[ui.Item[Any]] = [
+        closed = Board(accent, f"{variant.title}: lobby closed", "", [seats or "nobody"])
+        return Rendered(closed)
+    buttons: list[Control] = [
         GameButton(row.id, 0, "lobby_join", label="Join", style=discord.ButtonStyle.primary),
         GameButton(row.id, 0, "lobby_leave", label="Leave"),
         GameButton(row.id, 0, "lobby_start", label="Start", style=discord.ButtonStyle.success),
@@ -198,9 +198,9 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
             for level in SPEC_OF[row.kind].levels
         ]
         rows.append([GameSelect(row.id, 0, "lobby_addbot", levels, placeholder="Add Orchard…")])
-    body = [f"**{plural(len(row.players), 'player')}**\n{seats or 'nobody yet'}"]
+    body: list[Part] = [f"**{plural(len(row.players), 'player')}**\n{seats or 'nobody yet'}"]
     closes = f"\nUnless started, it closes {when(row.deadline)}." if row.deadline else ""
-    lobby = board(
+    lobby = Board(
         accent,
         f"{variant.title}: who is playing?",
         variant.blurb + closes,
@@ -208,7 +208,7 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
         rows,
         "The host presses Start when everyone is in; each join gives 15 more minutes.",
     )
-    return Rendered(view=lobby)
+    return Rendered(lobby)
 
 
 def timeout_notice(snapshot: Snapshot) -> str:
@@ -286,7 +286,6 @@ class Boards:
             if row.message_id is not None:
                 try:
                     await self._edit(snapshot, row.message_id, payload)
-                    payload.release()  # (a board posted is discord.py's to keep or drop)
                     return
                 except discord.NotFound as err:
                     if err.code == UNKNOWN_CHANNEL:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -30,70 +31,123 @@ def custom_id(prefix: str, game_id: int, version: int, verb: str, arg: str = "")
     return f"{prefix}:{game_id}:{version}:{verb}:{arg}"
 
 
-class GameButton(ui.Button[Any]):
+@dataclass(frozen=True, slots=True)
+class GameButton:
     """A button on a game message; pressing it sends one action to the client.
 
-    Not dispatchable: discord.py's view store never keeps it or rebuilds the clicked
-    message's view to find it (that rebuild of a whole Components V2 board took about 8% of
-    the loop in a game night); every click reaches the client's ``on_interaction``, which reads the
-    action from the custom_id (:data:`OURS`) and checks the control is on the message.
+    Plain data turned straight into Discord's JSON, not a discord.py ``ui.Button``: building
+    a board's dozen buttons as ``ui`` items, then reading them back out as JSON, was most of a
+    board's rendering, on every move. discord.py never dispatches these: every click reaches
+    the client's ``on_interaction``, which reads the action from the custom_id (:data:`OURS`)
+    and checks the control is on the message.
     """
 
-    def __init__(
-        self,
-        game_id: int,
-        version: int,
-        verb: str,
-        arg: str = "",
-        *,
-        label: str | None = None,
-        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-        emoji: str | discord.PartialEmoji | None = None,
-        disabled: bool = False,
-        row: int | None = None,
-    ) -> None:
-        super().__init__(
-            label=label,
-            style=style,
-            emoji=emoji,
-            disabled=disabled,
-            row=row,
-            custom_id=custom_id("orc", game_id, version, verb, arg),
-        )
+    game_id: int
+    version: int
+    verb: str
+    arg: str = ""
+    label: str | None = None
+    style: discord.ButtonStyle = discord.ButtonStyle.secondary
+    emoji: str | discord.PartialEmoji | None = None
+    disabled: bool = False
 
-    def is_dispatchable(self) -> bool:
-        return False
+    @property
+    def custom_id(self) -> str:
+        return custom_id("orc", self.game_id, self.version, self.verb, self.arg)
+
+    def to_component_dict(self) -> dict[str, Any]:
+        """What discord.py's ``ui.Button`` would send for it (a test compares the two)."""
+        data: dict[str, Any] = {"type": 2, "style": self.style.value, "disabled": self.disabled}
+        if self.label:
+            data["label"] = self.label
+        data["custom_id"] = self.custom_id
+        if self.emoji is not None:
+            emoji = self.emoji
+            if isinstance(emoji, str):
+                emoji = discord.PartialEmoji.from_str(emoji)
+            data["emoji"] = emoji.to_dict()
+        return data
 
 
-class GameSelect(ui.Select[Any]):
+@dataclass(frozen=True, slots=True)
+class GameSelect:
     """A select on a game message; the chosen value becomes the action's argument.
 
     With several values (single-character die positions), they are joined in order: "024".
-    Dispatched by the client, like :class:`GameButton`.
+    Data like :class:`GameButton`, and dispatched by the client the same way.
     """
 
-    def __init__(
-        self,
-        game_id: int,
-        version: int,
-        verb: str,
-        options: Sequence[discord.SelectOption] = (),
-        *,
-        placeholder: str | None = None,
-        row: int | None = None,
-        max_values: int = 1,
-    ) -> None:
-        choices = list(options) or [discord.SelectOption(label="-")]
-        super().__init__(
-            custom_id=custom_id("orcs", game_id, version, verb),
-            options=choices,
-            placeholder=placeholder,
-            row=row,
-            max_values=min(max_values, len(choices)),
-        )
+    game_id: int
+    version: int
+    verb: str
+    options: Sequence[discord.SelectOption] = ()
+    placeholder: str | None = None
+    max_values: int = 1
 
-    def is_dispatchable(self) -> bool:
-        return False
+    @property
+    def custom_id(self) -> str:
+        return custom_id("orcs", self.game_id, self.version, self.verb)
+
+    def to_component_dict(self) -> dict[str, Any]:
+        """What discord.py's ``ui.Select`` would send for it (a test compares the two)."""
+        choices = list(self.options) or [discord.SelectOption(label="-")]
+        data: dict[str, Any] = {
+            "type": 3,
+            "custom_id": self.custom_id,
+            "min_values": 1,
+            "max_values": min(self.max_values, len(choices)),
+            "disabled": False,
+            "required": True,
+        }
+        if self.placeholder:
+            data["placeholder"] = self.placeholder
+        data["options"] = [option.to_dict() for option in choices]
+        return data
+
+
+Control = GameButton | GameSelect
+"""A game control: a button or a select, turned into Discord's JSON by itself."""
+
+
+class Drawn(ui.LayoutView):
+    """A Components V2 message given as Discord's own JSON: sent as it is, never dispatched
+    by discord.py (whose ``view=`` it is only to carry)."""
+
+    def __init__(self, components: list[dict[str, Any]]) -> None:
+        super().__init__(timeout=None)
+        self._components = components
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return self._components
+
+    def has_components_v2(self) -> bool:
+        return True
+
+
+class DrawnRows(ui.View):
+    """Game controls in rows of their own under a plain message (an ephemeral answer)."""
+
+    def __init__(self, controls: Sequence[Control]) -> None:
+        super().__init__(timeout=None)
+        self._components = [action_row(row) for row in rows_of(controls)]
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return self._components
+
+
+def action_row(controls: Sequence[Control]) -> dict[str, Any]:
+    return {"type": 1, "components": [control.to_component_dict() for control in controls]}
+
+
+def rows_of(controls: Sequence[Control]) -> list[list[Control]]:
+    """Up to five buttons a row, a select alone in its own, in order (Discord's limits)."""
+    rows: list[list[Control]] = []
+    for control in controls:
+        if not rows or len(rows[-1]) == 5 or GameSelect in (type(control), type(rows[-1][0])):
+            rows.append([control])
+        else:
+            rows[-1].append(control)
+    return rows
 
 
 def select_value(interaction: discord.Interaction[Any]) -> str:
@@ -134,10 +188,3 @@ def _every(components: list[Any]) -> Iterator[Any]:
 def data_of(interaction: discord.Interaction[Any]) -> dict[str, Any]:
     """The interaction's raw data as a plain dict (discord.py types it as a union)."""
     return dict(interaction.data or {})
-
-
-def view_of(*items: ui.Item[Any]) -> ui.View:
-    view = ui.View(timeout=None)
-    for item in items:
-        view.add_item(item)
-    return view

@@ -19,7 +19,7 @@ import discord
 
 from bot.answers import answer_publicly, describe, send, update
 from bot.boards import LOBBY_VERBS, Boards, GameUI
-from bot.components import CUSTOM_ARG, MAX_BUTTONS, GameButton, data_of, shown_as, view_of
+from bot.components import CUSTOM_ARG, MAX_BUTTONS, DrawnRows, GameButton, data_of, shown_as
 from bot.daily import is_daily
 from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
@@ -72,10 +72,7 @@ def reply_display(interaction: discord.Interaction[Any]) -> Display:
             await send(interaction, "Done: the game's message is updated.")
             return
         payload = await boards.render(snapshot)
-        try:
-            edited = await update(interaction, **payload.edit_kwargs())
-        finally:
-            payload.release()
+        edited = await update(interaction, **payload.edit_kwargs())
         if not edited and not private:
             await boards.display(snapshot)
 
@@ -130,7 +127,7 @@ async def answer_refusal(interaction: discord.Interaction[Any], err: Refusal) ->
         GameButton(err.game_id, err.version, o.verb, o.arg, label=o.label[:80])
         for o in options[:MAX_BUTTONS]
     ]
-    await send(interaction, str(err), view=view_of(*buttons))
+    await send(interaction, str(err), view=DrawnRows(buttons))
 
 
 async def dispatch(

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
-from discord import ui
 
 from bot.boards import Rendered, Row, names, status
-from bot.components import GameButton, GameSelect
+from bot.components import Control, GameButton, GameSelect
 from bot.games.applejack import (
     ApplejackState,
     call_preview,
@@ -56,7 +55,7 @@ class ApplejackCog(
         happened = self._last_call(state, players)
         card = f"**Round {state.round + 1} card**\n" + self._round_card(state, players)
         if snapshot.row.status != "active":
-            return Rendered(view=self.finished(snapshot, happened, [card]))
+            return Rendered(self.finished(snapshot, happened, [card]))
         waiting = sorted(self.bot.orchard.runner.engine(self.kind).to_act(state))
         who = [snapshot.row.players[s] for s in waiting]
         if state.phase == "call":
@@ -71,8 +70,8 @@ class ApplejackCog(
             rows = self._step_controls(snapshot, state, waiting[0])
         open_now = ", ".join(c.title() for c in open_categories(state)) or "-"
         body = [self._dice(state, players) + f"\n-# {doing} Open: {open_now}", card]
-        view = self.layout(snapshot, heading, status(snapshot, who, happened), body, rows)
-        return Rendered(view=view)
+        board = self.layout(snapshot, heading, status(snapshot, who, happened), body, rows)
+        return Rendered(board)
 
     def _dice(self, state: ApplejackState, players: list[str]) -> str:
         """A line per player: dice, caller, choice and total (all dice are public)."""
@@ -150,7 +149,7 @@ class ApplejackCog(
 
     def _call_controls(
         self, snapshot: Snapshot, state: ApplejackState, players: list[str]
-    ) -> list[ui.Item[Any]]:
+    ) -> list[Control]:
         options = []
         for category, points in call_preview(state):
             each = " · ".join(f"{players[s]} {p}" for s, p in enumerate(points) if p is not None)

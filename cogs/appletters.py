@@ -19,8 +19,8 @@ from discord import app_commands, ui
 from discord.ext import commands
 
 from bot.answers import acknowledge, answered, send, send_form
-from bot.boards import Draw, Rendered, Row, names, status
-from bot.components import OURS, GameButton, GameSelect, data_of, view_of
+from bot.boards import Draw, Part, Rendered, Row, names, status
+from bot.components import OURS, Control, DrawnRows, GameButton, GameSelect, data_of
 from bot.games.appletters import (
     MAX_WORD,
     AppState,
@@ -325,7 +325,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             interaction,
             "Which tile goes on the Bad Apple pile? It lies face down: only you know which. "
             "You take the core's next tile in its place, and that is your turn.",
-            view=view_of(select),
+            view=DrawnRows([select]),
         )
 
     async def _throw(
@@ -357,7 +357,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         ]
         happened = recent[-1] if recent else ""
         earlier = "\n".join(f"-# {line}" for line in recent[:-1])
-        body: list[ui.Item[Any] | str] = [self._describe(view, players)]
+        body: list[Part] = [self._describe(view, players)]
         draw = self._picture(view, body)
         body += [self._table(view, players)] + ([earlier] if earlier else [])
         if snapshot.row.status != "active":
@@ -370,7 +370,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             body,
             self._controls(snapshot, view),
         )
-        return Rendered(view=layout, draw=draw)
+        return Rendered(layout, draw=draw)
 
     def _describe(self, view: View, players: list[str]) -> str:
         """The snake in words (for screen readers and images turned off)."""
@@ -411,7 +411,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         lines.append(core)
         return "\n".join(lines)[:1024]
 
-    def _picture(self, view: View, body: list[ui.Item[Any] | str]) -> Draw | None:
+    def _picture(self, view: View, body: list[Part]) -> Draw | None:
         """Show the snake picture in the board; drawing it is left to :func:`render`."""
         if not view.snake:
             return None
@@ -432,7 +432,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         gid, ver = snapshot.id, snapshot.row.version
         primary = discord.ButtonStyle.primary
         tiles = GameButton(gid, ver, "ui_tiles", label="My tiles")
-        items: list[ui.Item[Any]] = []
+        items: list[Control] = []
         if view.phase == "claim":
             items.append(GameButton(gid, ver, "accept", label="Accept the word", style=primary))
         else:
@@ -456,7 +456,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         self,
         snapshot: Snapshot,
         happened: str,
-        body: list[ui.Item[Any] | str],
+        body: list[Part],
         draw: Draw | None,
     ) -> Rendered:
         """Standings in points (Applescore) or tiles left, the snake kept, and Rematch."""
@@ -464,9 +464,9 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         words = " → ".join(w.text for w in state.snake)
         unit = "point" if state.scored else "tile"
         pictures = [part for part in body if not isinstance(part, str)]
-        kept: list[ui.Item[Any] | str] = [*pictures, f"The snake: {words or 'no words yet'}"[:1500]]
-        view = self.finished(snapshot, happened, kept, unit=unit)
-        return Rendered(view=view, draw=draw)
+        kept: list[Part] = [*pictures, f"The snake: {words or 'no words yet'}"[:1500]]
+        board = self.finished(snapshot, happened, kept, unit=unit)
+        return Rendered(board, draw=draw)
 
 
 async def setup(bot: OrchardBot) -> None:

@@ -111,18 +111,18 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         card = scorecard(state, players)
         happened = last_move(state, players)
         if snapshot.row.status != "active":
-            return Rendered(view=self.finished(snapshot, happened, [card]))
+            return Rendered(self.finished(snapshot, happened, [card]))
         turn = snapshot.row.players[state.turn]
         left = ROLLS_PER_TURN - state.rolls
         dice = f"**{players[state.turn]}'s dice** · {plural(left, 'roll')} left"
-        view = self.layout(
+        board = self.layout(
             snapshot,
             title(snapshot.row.kind),
             status(snapshot, [turn], happened),
             [card, dice],
             self._controls(snapshot, state),
         )
-        return Rendered(view=view)
+        return Rendered(board)
 
     def _controls(self, snapshot: Snapshot, state: CheerioState) -> list[Row]:
         """The dice themselves are the Keep / Release buttons: each die is shown once."""

@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.answers import send
-from bot.components import GameButton, view_of
+from bot.components import DrawnRows, GameButton
 from bot.daily import HELP as DAILY_HELP
 from bot.daily import NO_CHANNEL
 from bot.interface import answer_refusal, refuse
@@ -102,7 +102,7 @@ class CoreCog(commands.Cog):
         embed = discord.Embed(title="Open games", description="\n".join(lines))
         footer = "Lost a game's message? Press its button to post it again." if buttons else None
         embed.set_footer(text=footer)
-        await send(interaction, embed=embed, view=view_of(*buttons))
+        await send(interaction, embed=embed, view=DrawnRows(buttons))
 
     async def on_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError

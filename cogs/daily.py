@@ -17,7 +17,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
-from discord import app_commands, ui
+from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.answers import answer_publicly, send
@@ -63,7 +63,7 @@ class DailyUI:
             return payload
         heading = f"Orchard Daily #{day} · {title(snapshot.row.kind)}"
         if snapshot.row.status == "active":
-            _retitle(payload.view, heading)
+            payload.board.heading = heading
             return payload
         return finished(snapshot, day, heading, payload)
 
@@ -85,34 +85,15 @@ def shared(play: DailyPlay) -> str:
     return share_line(play.day, title(play.kind), play.score or 0, play.accuracy)
 
 
-def _box(view: ui.LayoutView) -> ui.Container[ui.LayoutView]:
-    box = view.children[0]
-    assert isinstance(box, ui.Container), "every board is one container (bot.boards.board)"
-    return box
-
-
-def _retitle(view: ui.LayoutView, heading: str, status: str | None = None) -> None:
-    """Give a board's heading (its first text) a new title, and a new status line if given."""
-    top = _box(view).children[0]
-    assert isinstance(top, ui.TextDisplay)
-    old_heading, _, old_status = top.content.partition("\n")
-    del old_heading
-    top.content = f"### {heading}\n{old_status if status is None else status}".rstrip()
-
-
 def finished(snapshot: Snapshot, day: int, heading: str, payload: Rendered) -> Rendered:
     """A finished daily game: the card, the day's result to share, and its Review (no
     Rematch: there is one daily game a day)."""
-    _retitle(
-        payload.view,
-        heading,
+    payload.board.heading = heading
+    payload.board.status = (
         f"**Your daily game is over.** {date_of(day):%A %d %B %Y} (UTC). Press Share to post "
         "your result in the channel (no dice in it), or Review to see how you played. "
-        "/daily-board shows how everyone here did.",
+        "/daily-board shows how everyone here did."
     )
-    box = _box(payload.view)
-    for item in [i for i in box.children if isinstance(i, ui.ActionRow)]:
-        box.remove_item(item)
     share = GameButton(
         snapshot.id,
         snapshot.row.version,
@@ -120,7 +101,7 @@ def finished(snapshot: Snapshot, day: int, heading: str, payload: Rendered) -> R
         label="Share my result",
         style=discord.ButtonStyle.primary,
     )
-    box.add_item(ui.ActionRow(share, *review_buttons(snapshot)))
+    payload.board.rows = [[share, *review_buttons(snapshot)]]
     return payload
 
 
@@ -176,11 +157,9 @@ class DailyCog(commands.Cog):
         payload = await self.bot.boards.render(snapshot)
         if play.score is not None:
             streak = await self.dailies.streak(kind, user.id)
-            _box(payload.view).add_item(
-                ui.TextDisplay(
-                    f"You have played today's {title(kind)}: come back tomorrow (00:00 UTC). "
-                    f"Days in a row: {streak}.\n`{shared(play)}`"
-                )
+            payload.board.body.append(
+                f"You have played today's {title(kind)}: come back tomorrow (00:00 UTC). "
+                f"Days in a row: {streak}.\n`{shared(play)}`"
             )
         await send(interaction, ephemeral=True, **payload.send_kwargs())
 

@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import discord
-from discord import app_commands, ui
+from discord import app_commands
 from discord.ext import commands
 
 from bot.answers import send
-from bot.boards import Rendered, Row, board, footer_of, names
-from bot.components import GameButton
+from bot.boards import Board, Part, Rendered, Row, footer_of, names
+from bot.components import Control, GameButton
 from bot.interface import open_lobby, orchard_seat, refuse
 from bot.model import Player
 from bot.reviews import review_buttons
@@ -63,7 +63,7 @@ def ending(snapshot: Snapshot) -> str:
     return word + (" · 💡 hinted" if snapshot.row.hinted else "")
 
 
-def rematch(snapshot: Snapshot) -> list[ui.Item[Any]]:
+def rematch(snapshot: Snapshot) -> list[Control]:
     """What a finished game's message keeps: one button to play again with the same seats."""
     primary = discord.ButtonStyle.primary
     label = "Rematch (same players)"
@@ -156,19 +156,19 @@ class GameCog(commands.GroupCog):
         snapshot: Snapshot,
         heading: str,
         status: str,
-        body: Sequence[ui.Item[Any] | str],
+        body: Sequence[Part],
         rows: Sequence[Row] = (),
-    ) -> ui.LayoutView:
-        """The game's board in the one layout every game shares (``bot.boards.board``)."""
-        return board(self.accent, heading, status, body, rows, footer_of(snapshot))
+    ) -> Board:
+        """The game's board in the one layout every game shares (:class:`bot.boards.Board`)."""
+        return Board(self.accent, heading, status, list(body), list(rows), footer_of(snapshot))
 
     def finished(
         self,
         snapshot: Snapshot,
         happened: str = "",
-        body: Sequence[ui.Item[Any] | str] = (),
+        body: Sequence[Part] = (),
         unit: str = "",
-    ) -> ui.LayoutView:
+    ) -> Board:
         """Final standings and a Rematch button, for any game."""
         heading = f"{title(snapshot.row.kind)} · {ending(snapshot)}"
         parts = [self.standings(snapshot, unit), *body]

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import discord
-from discord import ui
 
 from bot.boards import Rendered, names, status
-from bot.components import GameButton
+from bot.components import Control, GameButton
 from bot.games.hotscore import (
     POINTS,
     HotscoreState,
@@ -78,13 +77,13 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
         if len(log) > 1:
             body.append("\n".join(f"-# {line}" for line in log[-3:-1]))
         if snapshot.row.status != "active":
-            return Rendered(view=self.finished(snapshot, happened, body, unit="point"))
+            return Rendered(self.finished(snapshot, happened, body, unit="point"))
         waiting = sorted(self.bot.orchard.runner.engine(self.kind).to_act(state))
         who = [snapshot.row.players[s] for s in waiting]
         heading = f"{title(snapshot.row.kind)} · round {state.round}"
         rows = [self._controls(snapshot, state)]
-        view = self.layout(snapshot, heading, status(snapshot, who, happened), body, rows)
-        return Rendered(view=view)
+        board = self.layout(snapshot, heading, status(snapshot, who, happened), body, rows)
+        return Rendered(board)
 
     def _throw(self, throw: Throw) -> str:
         """Dice as pictures, then what they make: ``⚄⚄⚀ 5+5-1 = 9 FAR``."""
@@ -108,7 +107,7 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
             lines.append(f"**{players[state.turn]} threw** {self._throw(throw)}")
         return ["\n".join(lines)] if lines else []
 
-    def _controls(self, snapshot: Snapshot, state: HotscoreState) -> list[ui.Item[Any]]:
+    def _controls(self, snapshot: Snapshot, state: HotscoreState) -> list[Control]:
         gid, ver = snapshot.id, snapshot.row.version
         primary = discord.ButtonStyle.primary
         throw = current_throw(state)

@@ -19,7 +19,6 @@ from discord import app_commands, ui
 from discord.ext import commands, tasks
 
 from bot.answers import answer_publicly, send, update
-from bot.components import view_of
 from bot.interface import answering
 from bot.model import FORMER_PLAYER, NOBODY, KindStats, PastGame
 from bot.ratings import display, shown
@@ -434,7 +433,7 @@ class ServersCog(commands.Cog):
             interaction,
             "This deletes every result and rating of yours in this server and takes your name "
             "and id out of its games, for good; you leave any game you are in. Sure?",
-            view=view_of(ForgetMe(interaction.user.id)),
+            view=ui.View(timeout=None).add_item(ForgetMe(interaction.user.id)),
         )
 
     @commands.Cog.listener()

@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.app import OrchardBot
 from bot.dice_emojis import DiceEmojis
 from bot.dice_faces import emoji_name
@@ -383,10 +385,10 @@ async def test_the_fake_refuses_content_or_embeds_on_a_v2_message(
 async def test_clicks_and_drawn_boards_leave_no_cyclic_garbage(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
-    """Boards drawn by a click's answer and by a channel edit are freed as soon as they are
-    sent (:meth:`bot.boards.Rendered.release`), and a click once answered
-    (:func:`bot.answers.release`): nothing of theirs is left for the collector, whose passes
-    over a game night's clicks and boards paused every click in flight."""
+    """Boards drawn by a click's answer and by a channel edit (plain JSON in a view that only
+    carries it) and a click once answered (:func:`bot.answers.release`) are freed as soon as
+    they are sent: nothing of theirs is left for the collector, whose passes over a game
+    night's clicks and boards paused every click in flight."""
     import gc
 
     import discord
@@ -418,3 +420,91 @@ async def test_clicks_and_drawn_boards_leave_no_cyclic_garbage(
         assert fake_discord.requests_matching("PATCH", "/channels/")
         assert left == [], f"{len(left)} board items were left to the collector"
         assert clicks == [], f"{len(clicks)} clicks were left to the collector"
+
+
+def test_a_board_is_the_json_discord_py_would_build_for_it() -> None:
+    """Boards are written as Discord's JSON directly (:class:`bot.boards.Board`), not built
+    from discord.py's ``ui`` items: the same board built both ways must be the same JSON,
+    buttons (styles, emoji, disabled), selects (more values asked than offered), a picture's
+    gallery and all."""
+    import discord
+    from discord import ui
+
+    from bot.boards import Board
+    from bot.components import GameButton, GameSelect
+
+    custom = discord.PartialEmoji(name="d6", id=1234567890)
+    options = [
+        discord.SelectOption(label="Aces", value="aces", description="3 points", emoji="🍎"),
+        discord.SelectOption(label="Twos", value="twos", default=True),
+    ]
+    buttons = [
+        GameButton(7, 3, "hold", "0", label="Keep 6", emoji=custom),
+        GameButton(7, 3, "roll", label="Roll", emoji="🎲", style=discord.ButtonStyle.primary),
+        GameButton(7, 3, "x", disabled=True, style=discord.ButtonStyle.danger),
+    ]
+    select = GameSelect(7, 3, "score", options, placeholder="Score in…", max_values=5)
+    empty = GameSelect(7, 3, "none")
+    gallery: ui.MediaGallery[ui.LayoutView] = ui.MediaGallery()
+    gallery.add_item(media="attachment://snake.png", description="the snake")
+    board = Board(0xE64A19, "Cheerio", "**Ann's turn**", ["a card", gallery], [buttons, [select]])
+    board.rows.append([empty])
+    board.footer = "Cheerio · game 7"
+
+    box: ui.Container[ui.LayoutView] = ui.Container(accent_colour=0xE64A19)
+    for item in [ui.TextDisplay("### Cheerio\n**Ann's turn**"), ui.Separator()]:
+        box.add_item(item)
+    box.add_item(ui.TextDisplay("a card"))
+    box.add_item(gallery)
+    box.add_item(ui.Separator(visible=False))
+    made = [
+        ui.Button(label=b.label, emoji=b.emoji, style=b.style, disabled=b.disabled, custom_id=c)
+        for b, c in zip(buttons, ["orc:7:3:hold:0", "orc:7:3:roll:", "orc:7:3:x:"], strict=True)
+    ]
+    box.add_item(ui.ActionRow(*made))
+    box.add_item(
+        ui.ActionRow(
+            ui.Select(
+                custom_id="orcs:7:3:score:", options=options, placeholder="Score in…", max_values=2
+            )
+        )
+    )
+    box.add_item(
+        ui.ActionRow(
+            ui.Select(custom_id="orcs:7:3:none:", options=[discord.SelectOption(label="-")])
+        )
+    )
+    box.add_item(ui.TextDisplay("-# Cheerio · game 7"))
+    view = ui.LayoutView(timeout=None)
+    view.add_item(box)
+
+    assert board.to_components() == view.to_components()
+
+
+def test_controls_in_a_plain_answer_are_laid_out_as_discord_py_would() -> None:
+    """An ephemeral answer's buttons: five a row, a select on a row of its own."""
+    import discord
+    from discord import ui
+
+    from bot.components import DrawnRows, GameButton, GameSelect
+
+    controls = [GameButton(1, 2, "repost", str(n), label=f"#{n}") for n in range(7)]
+    controls.append(GameSelect(1, 2, "pick", [discord.SelectOption(label="A")]))
+    view = ui.View(timeout=None)
+    for control in controls:
+        if isinstance(control, GameButton):
+            view.add_item(ui.Button(label=control.label, custom_id=control.custom_id))
+        else:
+            view.add_item(ui.Select(custom_id=control.custom_id, options=list(control.options)))
+
+    assert DrawnRows(controls).to_components() == view.to_components()
+
+
+def test_a_board_over_discords_component_limit_is_refused_before_it_is_sent() -> None:
+    from bot.boards import Board
+    from bot.components import GameButton
+
+    rows = [[GameButton(1, 1, "pick", f"{r}{n}") for n in range(5)] for r in range(6)]
+    assert len(Board(0, "h", "s", ["body"], rows[:5]).to_components()[0]["components"]) == 9
+    with pytest.raises(ValueError, match="41 components"):
+        Board(0, "h", "s", ["body"], rows).to_components()
