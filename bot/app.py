@@ -22,7 +22,7 @@ from discord.ext import commands
 
 from bot.answers import release, watch
 from bot.boards import Boards, GameUI
-from bot.components import OURS, component_arg, data_of, shown_as
+from bot.components import OURS, component_arg, data_of, read_click, shown_as
 from bot.config import Config
 from bot.dice_emojis import DiceEmojis
 from bot.interface import dispatch, refuse
@@ -122,6 +122,13 @@ class OrchardBot(commands.AutoShardedBot):
         self._max_concurrency: int | None = None  # Discord's, read once when first needed
         self.dice = DiceEmojis()  # the dice pictures boards show (text until uploaded)
         self.command_ids: dict[str, int] = {}  # top-level command name -> Discord's id
+        parse = self._connection.parsers["INTERACTION_CREATE"]  # the gateway reads this dict
+
+        def parse_click(data: Any) -> None:
+            read_click(data)
+            parse(data)
+
+        self._connection.parsers["INTERACTION_CREATE"] = parse_click
 
     def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
         """Register persistent components and remember their ids, for :meth:`on_interaction`."""
@@ -227,7 +234,7 @@ class OrchardBot(commands.AutoShardedBot):
         if interaction.type is not discord.InteractionType.component:
             return
         match = OURS.fullmatch(custom)
-        shown = shown_as(interaction.message, custom)
+        shown = shown_as(interaction)
         if match is None:
             theirs = any(template.fullmatch(custom) for template in self.templates)
             if not (theirs and shown == data.get("component_type")):

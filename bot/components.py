@@ -10,7 +10,7 @@ from the rest of the interface.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,28 +161,52 @@ def component_arg(interaction: discord.Interaction[Any], match: re.Match[str]) -
     return select_value(interaction) if "values" in data_of(interaction) else match["arg"]
 
 
-def shown_as(message: discord.Message | None, custom: str) -> int | None:
-    """The component type ``custom`` has on ``message``, or None when it is not there.
+SHOWN = "orchard_shown"
+"""Set by :func:`read_click` in a click's data: the clicked control's type on its message."""
+COMPONENT = 3  # Discord's interaction type for a click on a button or a select
 
-    A game control not on the clicked message is one its board no longer shows (the runner
-    says why the click is refused); another kind of control there is forged. Boards nest
-    their controls (Components V2: action rows in a container), so the whole tree is searched.
-    """
-    if message is None:
-        return None
-    for child in _every(list(message.components)):
-        if getattr(child, "custom_id", None) == custom:
-            return int(child.type.value)
+
+def read_click(data: dict[str, Any]) -> None:
+    """A click as it arrives, before discord.py parses it: note the clicked control's type on
+    the message (:data:`SHOWN`, None when not there), and for Orchard's own controls drop the
+    message's components. They are a whole board nothing else reads, and discord.py's parse of
+    them was two thirds of a click's. Other items keep theirs: discord.py rebuilds their view
+    from the message to run them."""
+    inner, message = data.get("data"), data.get("message")
+    if data.get("type") != COMPONENT or not isinstance(inner, dict):
+        return
+    if not isinstance(message, dict):
+        return
+    custom = inner.get("custom_id")
+    inner[SHOWN] = _type_on(message.get("components") or [], custom)
+    if isinstance(custom, str) and OURS.fullmatch(custom):
+        message["components"] = []
+
+
+def _type_on(components: list[dict[str, Any]], custom: object) -> int | None:
+    """The type of the component ``custom`` names among ``components`` and those they nest
+    (Components V2: action rows in a container, a section's accessory)."""
+    for component in components:
+        if component.get("custom_id") == custom:
+            return int(component["type"])
+        nested = list(component.get("components") or [])
+        if "accessory" in component:
+            nested.append(component["accessory"])
+        found = _type_on(nested, custom)
+        if found is not None:
+            return found
     return None
 
 
-def _every(components: list[Any]) -> Iterator[Any]:
-    for component in components:
-        yield component
-        yield from _every(list(getattr(component, "children", None) or []))
-        accessory = getattr(component, "accessory", None)
-        if accessory is not None:
-            yield from _every([accessory])
+def shown_as(interaction: discord.Interaction[Any]) -> int | None:
+    """The component type the clicked control has on the clicked message, or None when it is
+    not there (read as the click arrived: :func:`read_click`).
+
+    A game control not on the clicked message is one its board no longer shows (the runner
+    says why the click is refused); another kind of control there is forged.
+    """
+    shown = data_of(interaction).get(SHOWN)
+    return None if shown is None else int(shown)
 
 
 def data_of(interaction: discord.Interaction[Any]) -> dict[str, Any]:

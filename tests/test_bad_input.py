@@ -255,9 +255,18 @@ async def test_a_click_is_answered_without_rebuilding_or_reading_back_the_board(
     table: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Orchard reads a click's custom_id itself: discord.py neither keeps a view per board nor
-    rebuilds the clicked message's whole Components V2 tree to find the control; and the
-    answer's edit asks for nothing back."""
+    rebuilds, nor even parses, the clicked message's whole Components V2 tree (Orchard notes
+    the control's type on it as the click arrives); and the answer's edit asks for nothing
+    back."""
     rebuilt: list[object] = []
+    parsed: list[object] = []
+    factory = discord.message._component_factory  # type: ignore[attr-defined]
+
+    def parsing(data: Any) -> Any:
+        parsed.append(data)
+        return factory(data)
+
+    monkeypatch.setattr(discord.message, "_component_factory", parsing)
     from_message = discord.ui.view.BaseView.from_message.__func__  # type: ignore[attr-defined]
 
     def counted(cls: type[discord.ui.view.BaseView], *args: Any, **kwargs: Any) -> Any:
@@ -271,7 +280,7 @@ async def test_a_click_is_answered_without_rebuilding_or_reading_back_the_board(
     reply = await answer(await table.fake.click(player, table.board_a, roll))
     assert reply.type == 7, reply.describe()
     assert await table.version(table.a) == live.row.version + 1
-    assert rebuilt == []
+    assert rebuilt == [] and parsed == []
     store = table.bot._connection._view_store
     assert not store._views and not store.persistent_views
     # Nor is the edited board sent back to be parsed: Discord answers such a callback 204.
