@@ -97,6 +97,7 @@ from bench.players import (  # noqa: E402
     slow_clicks,
     slowest,
     timed,
+    timeline,
 )
 from bot.model import GameChange, GameStatus, Player, RatingPool, RatingUpdate, Result  # noqa: E402
 from bot.orchard import Orchard  # noqa: E402
@@ -114,6 +115,7 @@ LEVELS = ("easy", "normal", "hard")
 SHORT_SECONDS = 30  # the shortest turn deadline a server may set
 RESTART_WINDOW = 10.0  # seconds after the restarted bot connects whose clicks are counted
 SETTLE = 10.0  # after that, before the neighbour arrives (Orchard's tables are built at 5 s)
+LATE_DETAIL = 1.0  # seconds: a slow click past this is shown with what the bot sent meanwhile
 SEATS = 4  # seated in each of the neighbour's finished games
 COPIES = 10  # the finished games written through the store, then copied to make up the rest
 GAME_ROWS = [("games", "id"), ("game_players", "game_id"), ("results", "game_id")]
@@ -387,6 +389,7 @@ class Run:
     clicks: Latencies  # ... the clicks sent in them
     slow: dict[str, int]  # ... those slower than SLOW, by what stood still meanwhile
     worst: list[Click]  # ... the slowest of them
+    worst_told: list[str]  # ... what the bot sent for their games meanwhile, past LATE_DETAIL
     connected: float  # when Orchard's side was first connected (time.monotonic())
     lag: Latencies  # how late this process's loop woke during the game night
     lag_later: Latencies  # ... from the first window alone to the end of the neighbour's
@@ -529,6 +532,11 @@ async def game_night(
         clicks=latencies(people.log, spans, others),
         slow=slow_clicks(people.log, spans, causes),
         worst=slowest(people.log, spans, 3),
+        worst_told=[
+            timeline(orchard.fake, c)
+            for c in slowest(people.log, spans, 3)
+            if c.latency is None or c.latency > LATE_DETAIL
+        ],
         connected=started,
         lag=Latencies.of(late for span in [*spans, *floor.spans()] for late in lag.between(*span)),
         lag_later=Latencies.of(
@@ -577,6 +585,7 @@ def report(n: int, run: Run) -> None:
             f"at {c.sent - run.connected:.1f} s"
             for c in run.worst
         ),
+        *(f"what the bot sent meanwhile for it: {told}" for told in run.worst_told),
     )
     say(
         "restart",

@@ -14,9 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bench.loadkit import Latencies
@@ -38,6 +39,7 @@ class Click:
     sent: float  # time.monotonic() when the interaction was sent
     latency: float | None  # until the bot's callback reached the fake; None: never answered
     verb: str
+    record: InteractionRecord | None = field(default=None, compare=False, repr=False)
 
 
 Span = tuple[float, float]  # [began, ended) in time.monotonic()
@@ -83,6 +85,27 @@ def slowest(log: Iterable[Click], spans: list[Span], most: int | None = None) ->
     return slow[:most]
 
 
+def timeline(fake: FakeDiscord, click: Click) -> str:
+    """What the bot sent for a slow click's game meanwhile, times from the click's sending:
+    its answers (a deferral, then an edit), and every request to its channel (edits held by
+    a rate limit, turn pings, their deletions), with each one's status."""
+    record = click.record
+    if record is None:
+        return ""
+    until = click.sent + (click.latency or ANSWER_WAIT)
+    seen = [
+        r
+        for r in fake.requests
+        if click.sent <= r.at <= until
+        and (record.token in r.path or f"/channels/{record.channel_id}/" in r.path)
+    ]
+    return ", ".join(
+        f"{r.method} {re.sub(r'[0-9]{5,}', '#', r.path.replace(record.token, 'TOKEN'))} "
+        f"{r.status} at +{1000 * (r.at - click.sent):.0f} ms"
+        for r in seen
+    )
+
+
 def _within(stalls: list[Span], began: float, took: float) -> float:
     """How much of [began, began + took) the stalls cover (they do not overlap each other)."""
     ended = began + took
@@ -120,7 +143,7 @@ async def timed(
             return None
         shown = time.monotonic()
     if log is not None:
-        log.append(Click(guild, sent, shown - sent, verb))
+        log.append(Click(guild, sent, shown - sent, verb, record))
     return record
 
 
