@@ -122,7 +122,9 @@ class OrchardBot(commands.AutoShardedBot):
         self._max_concurrency: int | None = None  # Discord's, read once when first needed
         self.dice = DiceEmojis()  # the dice pictures boards show (text until uploaded)
         self.command_ids: dict[str, int] = {}  # top-level command name -> Discord's id
-        parse = self._connection.parsers["INTERACTION_CREATE"]  # the gateway reads this dict
+        # A click on Orchard's own control is read before discord.py parses the board it
+        # came from (bot.components.read_click); the gateway reads this very dict.
+        parse = self._connection.parsers["INTERACTION_CREATE"]
 
         def parse_click(data: Any) -> None:
             read_click(data)
