@@ -236,7 +236,7 @@ class OrchardBot(commands.AutoShardedBot):
         if interaction.type is not discord.InteractionType.component:
             return
         match = OURS.fullmatch(custom)
-        shown = shown_as(interaction)
+        shown = shown_as(data)
         if match is None:
             theirs = any(template.fullmatch(custom) for template in self.templates)
             if not (theirs and shown == data.get("component_type")):

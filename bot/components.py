@@ -198,14 +198,14 @@ def _type_on(components: list[dict[str, Any]], custom: object) -> int | None:
     return None
 
 
-def shown_as(interaction: discord.Interaction[Any]) -> int | None:
+def shown_as(data: dict[str, Any]) -> int | None:
     """The component type the clicked control has on the clicked message, or None when it is
-    not there (read as the click arrived: :func:`read_click`).
+    not there, from the click's data (:func:`data_of`) as :func:`read_click` noted it.
 
     A game control not on the clicked message is one its board no longer shows (the runner
     says why the click is refused); another kind of control there is forged.
     """
-    shown = data_of(interaction).get(SHOWN)
+    shown = data.get(SHOWN)
     return None if shown is None else int(shown)
 
 

@@ -19,7 +19,7 @@ import discord
 
 from bot.answers import answer_publicly, describe, send, update
 from bot.boards import LOBBY_VERBS, Boards, GameUI
-from bot.components import CUSTOM_ARG, MAX_BUTTONS, DrawnRows, GameButton, shown_as
+from bot.components import CUSTOM_ARG, MAX_BUTTONS, DrawnRows, GameButton, data_of, shown_as
 from bot.daily import is_daily
 from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
@@ -160,7 +160,7 @@ async def _heal(interaction: discord.Interaction[Any], game_id: int) -> None:
     the edit was only on its way (queued on the channel's limit) and has drawn it since: then
     clicking the stale board again and again redraws nothing more."""
     message = interaction.message
-    if message is None or shown_as(interaction) is None:
+    if message is None or shown_as(data_of(interaction)) is None:
         return  # the message was already redrawn; the player's client had an older copy
     runner = host(interaction).orchard.runner
     async with runner.showing(game_id):  # after any display in flight
