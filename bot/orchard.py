@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from bot.ai.applejack_players import exact_tables as applejack_tables
 from bot.ai.cheerio_players import exact_tables as cheerio_tables
+from bot.ai.hotscore_players import warming as hotscore_warming
 from bot.leader import Leader
 from bot.lobby import Lobby
 from bot.opponents import Opponents
@@ -25,7 +26,7 @@ from db.connection import Target
 from db.store import Store
 
 WARM_AFTER = 30.0  # s after start-up: the catch-up of deadlines and Orchard's seats go first
-WARM_EVERY = 0.01  # s between two cards of keep values (about a millisecond of work each)
+WARM_EVERY = 0.01  # s between two pieces of warming (each 1-3 ms of work)
 
 
 @dataclass
@@ -64,15 +65,21 @@ class Orchard:
             self.opponents = Opponents(self.runner, delay=self.orchard_delay)
         await self.opponents.resume()
         self.scheduler.start()
-        self._warming = asyncio.create_task(self._warm_dice(), name="orchard-warm-dice")
+        self._warming = asyncio.create_task(self._warm_tables(), name="orchard-warm-tables")
 
-    async def _warm_dice(self) -> None:
-        """Every dice card's keep values, a card at a time, a while after start-up, so no
-        review computes them (a six-player Cheerio review: about 50 ms cold, 16 ms warm; both
-        games' cards: 0.4 s of work and 6 MiB in all). Orchard's moves use them too."""
+    async def _warm_tables(self) -> None:
+        """The exact players' values, a piece at a time, a while after start-up, so no review
+        and no move of Orchard's computes them: Hot Score Hard's (0.9 s of work in all; a
+        cold decision took up to 60 ms, in a thread, with its game held), then every dice
+        card's keep values (a six-player Cheerio review: about 50 ms cold, 16 ms warm; both
+        games' cards: 0.4 s of work and 6 MiB in all)."""
         await asyncio.sleep(self.warm_after)
-        for tables in (cheerio_tables(), applejack_tables()):
-            for _ in tables.warming():
+        for pieces in (
+            hotscore_warming(),
+            cheerio_tables().warming(),
+            applejack_tables().warming(),
+        ):
+            for _ in pieces:
                 await asyncio.sleep(WARM_EVERY)
 
     async def forget(self, guild_id: int, user_id: int) -> int:

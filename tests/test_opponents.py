@@ -3,8 +3,10 @@
 import asyncio
 from pathlib import Path
 
+from bot.ai import hotscore_players as hotscore
 from bot.ai.applejack_players import exact_tables as applejack_tables
 from bot.ai.cheerio_players import exact_tables as cheerio_tables
+from bot.games.hotscore import Throw
 from bot.model import GameStatus, Player
 from bot.opponents import Opponents
 from db.connection import Target
@@ -172,16 +174,52 @@ async def test_orchard_fills_every_seat_but_one_and_plays_them_all(database: Tar
     await o.close()
 
 
-async def test_every_dice_card_is_warmed_a_while_after_start_up(tmp_path: Path) -> None:
-    """A game's review must not compute keep values (cold, a six-player review took ~50 ms):
-    once started, Orchard computes every card of both dice games, a card at a time."""
+HOT_SCORE_CACHES = (
+    hotscore.answer_sign_values,
+    hotscore.answer_values,
+    hotscore.reply_value,
+    hotscore.starter_sign_values,
+    hotscore.starter_values,
+)
+
+
+def hot_score_misses() -> int:
+    return sum(cached.cache_info().misses for cached in HOT_SCORE_CACHES)
+
+
+def every_hot_score_decision() -> None:
+    """Hard's values for every throw to beat (or none) and every two or three dice."""
+    pairs = [d for d, _ in hotscore.TWO_DICE]
+    firsts = [None, *(Throw(d) for d in pairs)]
+    firsts += [t for a, b in pairs for c in hotscore.FACES for t in signed((a, b, c))]
+    for first in firsts:
+        for a, b in pairs:
+            for dice in ((a, b), *((a, b, c) for c in hotscore.FACES)):
+                hotscore.option_values(first, dice)
+
+
+def signed(dice: tuple[int, int, int]) -> list[Throw]:
+    return list(hotscore.signed_throws(dice).values())
+
+
+async def test_every_exact_table_is_warmed_a_while_after_start_up(tmp_path: Path) -> None:
+    """Neither a review nor Orchard's own move computes an exact player's values (cold, a
+    six-player Cheerio review took ~50 ms, a Hot Score Hard decision up to 60 ms): once
+    started, Orchard computes all of Hot Score Hard's and every card of both dice games, a
+    piece at a time."""
     o = await orchard(tmp_path / "o.db")
     tables = [cheerio_tables(), applejack_tables()]
     for t in tables:
         t._rolls.clear()  # as in a process just started (other tests may have warmed them)
+    for cached in HOT_SCORE_CACHES:
+        cached.cache_clear()
     o.orchard.warm_after = 0.0
     await o.orchard.start()
     try:
         await until(lambda: asyncio.sleep(0, all(len(t._rolls) == t.full for t in tables)))
     finally:
         await o.orchard.close()
+    warmed = hot_score_misses()
+    assert warmed > 0
+    every_hot_score_decision()
+    assert hot_score_misses() == warmed
