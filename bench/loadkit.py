@@ -182,7 +182,11 @@ class LoopLag:
             self.samples.append((now, now - began - self.period))
 
     def between(self, began: float, ended: float) -> list[float]:
-        return [late for when, late in self.samples if began <= when < ended]
+        """How late the loop woke, for each wake-up due in [began, ended): a stall belongs to
+        the window it began in. (By when the loop woke, the collection this bench runs between
+        two slices, up to half a second, was counted in the next slice, whose clicks had not
+        started yet.)"""
+        return [late for when, late in self.samples if began <= when - late < ended]
 
     def stalls(self, longer: float = 0.015) -> list[tuple[float, float]]:
         """When this loop stood still longer than ``longer`` seconds: [began, ended)."""
