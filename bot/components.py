@@ -163,7 +163,6 @@ def component_arg(interaction: discord.Interaction[Any], match: re.Match[str]) -
 
 SHOWN = "orchard_shown"
 """Set by :func:`read_click` in a click's data: the clicked control's type on its message."""
-COMPONENT = 3  # Discord's interaction type for a click on a button or a select
 
 
 def read_click(data: dict[str, Any]) -> None:
@@ -173,7 +172,7 @@ def read_click(data: dict[str, Any]) -> None:
     them was two thirds of a click's. Other items keep theirs: discord.py rebuilds their view
     from the message to run them."""
     inner, message = data.get("data"), data.get("message")
-    if data.get("type") != COMPONENT or not isinstance(inner, dict):
+    if data.get("type") != discord.InteractionType.component.value or not isinstance(inner, dict):
         return
     if not isinstance(message, dict):
         return
