@@ -216,9 +216,10 @@ async def test_every_exact_table_is_warmed_a_while_after_start_up(tmp_path: Path
     o.orchard.warm_after = 0.0
     await o.orchard.start()
     try:
-        await until(lambda: asyncio.sleep(0, all(len(t._rolls) == t.full for t in tables)))
+        await asyncio.wait_for(o.orchard.warmed.wait(), 60)
     finally:
         await o.orchard.close()
+    assert all(len(t._rolls) == t.full for t in tables)
     warmed = hot_score_misses()
     assert warmed > 0
     every_hot_score_decision()
