@@ -114,7 +114,8 @@ GUILD, CHANNEL, USER = 5_001, 600_001, 700_001
 LEVELS = ("easy", "normal", "hard")
 SHORT_SECONDS = 30  # the shortest turn deadline a server may set
 RESTART_WINDOW = 10.0  # seconds after the restarted bot connects whose clicks are counted
-SETTLE = 10.0  # after that, before the neighbour arrives (Orchard's tables are built at 5 s)
+SETTLE = 10.0  # after that and the tables' warming, before the first window without the floor
+WARM_LIMIT = 180.0  # seconds after start-up by which Orchard's tables must be warm
 LATE_DETAIL = 1.0  # seconds: a slow click past this is shown with what the bot sent meanwhile
 SEATS = 4  # seated in each of the neighbour's finished games
 COPIES = 10  # the finished games written through the store, then copied to make up the rest
@@ -391,6 +392,7 @@ class Run:
     worst: list[Click]  # ... the slowest of them
     worst_told: list[str]  # ... what the bot sent for their games meanwhile, past LATE_DETAIL
     connected: float  # when Orchard's side was first connected (time.monotonic())
+    warm: float  # ... when its tables were warm (no window is measured before)
     lag: Latencies  # how late this process's loop woke during the game night
     lag_later: Latencies  # ... from the first window alone to the end of the neighbour's
     down: float  # SIGTERM to connected again
@@ -411,6 +413,20 @@ class Run:
     @property
     def crowding(self) -> float:
         return self.others.p99 / self.quiet.p99
+
+
+async def tables_warm(stalls: Path, since: float, processes: int) -> float:
+    """When each of Orchard's ``processes`` had warmed its exact players' tables after
+    ``since`` (their ``warm`` lines in ``stalls``), waiting for it: a start-up's one-off work
+    (about 1.5 s of CPU a process), so no window is measured before it."""
+    gives_up = time.monotonic() + WARM_LIMIT
+    while True:
+        warm = [at for at, _ in bot_stalls(stalls)["warm"] if at > since]
+        if len(warm) >= processes:
+            return max(warm)
+        if time.monotonic() > gives_up:
+            raise RuntimeError(f"Orchard's tables were not warm {WARM_LIMIT:.0f} s after start")
+        await asyncio.sleep(0.5)
 
 
 async def spam(people: Night, night: Plan, every: float) -> None:
@@ -470,6 +486,7 @@ async def game_night(
         # warm up: no window starts in the bot's first SETTLED seconds after connecting
         orchard.people.play()
         await asyncio.sleep(max(args.warm, started + SETTLED - time.monotonic()))
+        warm = await tables_warm(stalls, started, args.processes)
         await orchard.people.pause()
         floor.people.play()
         await asyncio.sleep(args.warm / 2)
@@ -494,6 +511,7 @@ async def game_night(
             await asyncio.sleep(RESTART_WINDOW)
             await people.pause()
         people.play()
+        await tables_warm(stalls, up, args.processes)
         await asyncio.sleep(SETTLE)
 
         with no_collection():
@@ -523,7 +541,7 @@ async def game_night(
         return night.others(click.guild)
 
     spans = orchard.spans()
-    causes = {f"the bot's {k}": v for k, v in reversed(bot_stalls(stalls).items())}
+    causes = {f"the bot's {k}": bot_stalls(stalls)[k] for k in ("gc", "loop")}
     causes["the fake's loop"] = lag.stalls()
     return Run(
         floor=Window.total(floor.windows),
@@ -538,6 +556,7 @@ async def game_night(
             if c.latency is None or c.latency > LATE_DETAIL
         ],
         connected=started,
+        warm=warm,
         lag=Latencies.of(late for span in [*spans, *floor.spans()] for late in lag.between(*span)),
         lag_later=Latencies.of(
             late for w in (alone, crowded) for late in lag.between(w.began, w.ended)
@@ -576,7 +595,7 @@ def report(n: int, run: Run) -> None:
         f"p99 {run.p99_ratio:.2f}× the floor's, CPU a move "
         f"{run.night.cpu_per_move / run.floor.cpu_per_move:.2f}× the floor's; "
         f"this process's loop was late by p99 {ms(run.lag.p99)}, max {ms(run.lag.max)} "
-        "(in the slices)",
+        f"(in the slices); its tables warm {run.warm - run.connected:.0f} s after connecting",
         f"clicks over {ms(SLOW)}, by what stood still for half their time or more: "
         + ", ".join(f"{cause} {n}" for cause, n in run.slow.items()),
         "the slowest: "

@@ -200,8 +200,8 @@ class LoopLag:
 
 def bot_stalls(path: Path) -> dict[str, list[tuple[float, float]]]:
     """The stalls a bot process logged (``tests.bot_process.StallLog``), as [began, ended):
-    its loop standing still, and its collector's long passes."""
-    found: dict[str, list[tuple[float, float]]] = {"loop": [], "gc": []}
+    its loop standing still, its collector's long passes, and when its tables were warm."""
+    found: dict[str, list[tuple[float, float]]] = {"loop": [], "gc": [], "warm": []}
     lines = path.read_text().splitlines() if path.exists() else []
     for kind, began, took, *_ in (line.split() for line in lines):
         found[kind].append((float(began), float(began) + float(took)))

@@ -65,7 +65,7 @@ async def run(bot: OrchardBot, stalls: str | None) -> int:
     if not stalls:
         return await serve(bot, "fake-token")
     with open(stalls, "a", buffering=1) as out:
-        log = StallLog(out)
+        log = StallLog(out, bot)
         try:
             return await serve(bot, "fake-token")
         finally:
@@ -75,13 +75,21 @@ async def run(bot: OrchardBot, stalls: str | None) -> int:
 class StallLog:
     """When the bot's own loop stood still (``loop START SECONDS``) and the collector ran
     long (``gc START SECONDS GENERATION``), on ``time.monotonic()``: the same clock as the
-    bench's clicks, so a slow click can be told from a stalled bot."""
+    bench's clicks, so a slow click can be told from a stalled bot. Also when its exact
+    players' tables were warm (``warm AT 0``): the bench measures no window before that."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, bot: OrchardBot) -> None:
         self.out = out
         self._collecting = 0.0
         gc.callbacks.append(self._collector)
         self._ticker = asyncio.create_task(self._tick())
+        self._warm = asyncio.create_task(self._warmed(bot))
+
+    async def _warmed(self, bot: OrchardBot) -> None:
+        while getattr(bot, "orchard", None) is None:  # made in the bot's setup_hook
+            await asyncio.sleep(0.1)
+        await bot.orchard.warmed.wait()
+        self.out.write(f"warm {time.monotonic():.4f} 0\n")
 
     async def _tick(self) -> None:
         while True:
@@ -102,6 +110,7 @@ class StallLog:
     def stop(self) -> None:
         gc.callbacks.remove(self._collector)
         self._ticker.cancel()
+        self._warm.cancel()
 
 
 class BotProcess:
