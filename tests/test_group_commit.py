@@ -65,14 +65,15 @@ async def test_a_failing_transaction_rolls_back_alone(tmp_path: Path) -> None:
             raise RuntimeError("refused half-way")
 
     try:
+        # The first begins at once and commits alone; the rest wait for it and form one group.
         outcomes = await asyncio.gather(
-            note(db, 1), broken(), note(db, 2), note(db, 1), return_exceptions=True
+            note(db, 0), note(db, 1), broken(), note(db, 2), note(db, 1), return_exceptions=True
         )
-        assert outcomes[0] is None and outcomes[2] is None
-        assert isinstance(outcomes[1], RuntimeError)
-        assert isinstance(outcomes[3], sqlite3.IntegrityError)  # the same key twice
-        assert stored(tmp_path / "o.db") == [1, 2]
-        assert statements.count("COMMIT") == 1, "the failures did not end the group"
+        assert outcomes[:2] == [None, None] and outcomes[3] is None
+        assert isinstance(outcomes[2], RuntimeError)
+        assert isinstance(outcomes[4], sqlite3.IntegrityError)  # the same key twice
+        assert stored(tmp_path / "o.db") == [0, 1, 2]
+        assert statements.count("COMMIT") == 2, "the failures did not end the second group"
     finally:
         await db.close()
 
@@ -91,11 +92,15 @@ async def test_a_failed_commit_fails_every_transaction_it_carried(tmp_path: Path
             await tx.execute("INSERT INTO tags (note) VALUES (999)")
 
     try:
-        outcomes = await asyncio.gather(note(db, 1), dangling(), return_exceptions=True)
-        assert all(isinstance(o, sqlite3.IntegrityError) for o in outcomes), outcomes
-        assert stored(tmp_path / "o.db") == []
+        # The first commits alone; the other two wait for it and are committed together.
+        outcomes = await asyncio.gather(
+            note(db, 0), note(db, 1), dangling(), return_exceptions=True
+        )
+        assert outcomes[0] is None
+        assert all(isinstance(o, sqlite3.IntegrityError) for o in outcomes[1:]), outcomes
+        assert stored(tmp_path / "o.db") == [0]
         await note(db, 2)  # the writer goes on
-        assert stored(tmp_path / "o.db") == [2]
+        assert stored(tmp_path / "o.db") == [0, 2]
     finally:
         await db.close()
 
@@ -129,24 +134,74 @@ async def test_a_caller_cancelled_while_its_group_commits_leaves_the_others_be(
     already in the group, is committed with them."""
     db, _ = await opened(tmp_path / "o.db")
     hold = threading.Event()
+    commits: list[str] = []
 
-    def slow_commit(sql: str) -> None:  # the trace runs on the writer's thread, at COMMIT
+    def slow_second_commit(sql: str) -> None:  # the trace runs on the writer's thread
         if sql == "COMMIT":
-            hold.wait(10)
+            commits.append(sql)
+            if len(commits) == 2:
+                hold.wait(10)
 
-    db.conn.set_trace_callback(slow_commit)
+    db.conn.set_trace_callback(slow_second_commit)
     try:
+        # The first commits alone; the other three wait for it, then form the second group.
         writes = [asyncio.create_task(note(db, n)) for n in range(4)]
-        while db._committing is None:
-            await asyncio.sleep(0)  # until all four are in the group, and its COMMIT waits
-        writes[1].cancel()
+        while len(commits) < 2:
+            await asyncio.sleep(0)  # until the second group's COMMIT waits
+        writes[2].cancel()
         hold.set()
         outcomes = await asyncio.gather(*writes, return_exceptions=True)
-        assert isinstance(outcomes[1], asyncio.CancelledError)
-        assert [o for i, o in enumerate(outcomes) if i != 1] == [None, None, None]
+        assert isinstance(outcomes[2], asyncio.CancelledError)
+        assert [o for i, o in enumerate(outcomes) if i != 2] == [None, None, None]
         assert stored(tmp_path / "o.db") == [0, 1, 2, 3]
         await note(db, 4)  # the writer goes on
         assert stored(tmp_path / "o.db") == [0, 1, 2, 3, 4]
     finally:
         hold.set()
+        await db.close()
+
+
+async def test_a_group_begins_on_the_loop_when_the_write_lock_is_free(tmp_path: Path) -> None:
+    """Only the COMMIT goes to the writer's thread: a BEGIN there too cost every group begun
+    from idle a second trip through a busy loop."""
+    db, _ = await opened(tmp_path / "o.db")
+    begun_on: list[str] = []
+
+    def trace(sql: str) -> None:
+        if sql == "BEGIN IMMEDIATE":
+            begun_on.append(threading.current_thread().name)
+
+    db.conn.set_trace_callback(trace)
+    try:
+        await note(db, 1)
+        assert begun_on == [threading.current_thread().name]
+    finally:
+        await db.close()
+
+
+async def test_another_process_holding_the_write_lock_holds_up_no_loop(tmp_path: Path) -> None:
+    """Another writer (an operator's command, say) has the lock: the group waits for it on the
+    writer's thread, never on the loop, and the connection keeps its busy timeout."""
+    db, _ = await opened(tmp_path / "o.db")
+    begun_on: list[str] = []
+
+    def trace(sql: str) -> None:
+        if sql == "BEGIN IMMEDIATE":
+            begun_on.append(threading.current_thread().name)
+
+    db.conn.set_trace_callback(trace)
+    other = sqlite3.connect(tmp_path / "o.db", isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        write = asyncio.create_task(note(db, 1))
+        await asyncio.sleep(0.2)  # the loop runs on meanwhile: this sleep ends
+        assert not write.done()
+        assert begun_on[0] == threading.current_thread().name  # tried here, found busy
+        assert begun_on[1:] and all(name.startswith("sqlite-writer") for name in begun_on[1:])
+        other.execute("COMMIT")
+        await asyncio.wait_for(write, 5)
+        assert stored(tmp_path / "o.db") == [1]
+        assert db.conn.execute("PRAGMA busy_timeout").fetchone() == (5000,)
+    finally:
+        other.close()
         await db.close()
