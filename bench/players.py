@@ -56,7 +56,7 @@ def latencies(
     )
 
 
-SLOW = 0.05  # seconds: a click slower than this is looked into (the floor's p99 is 16-42 ms)
+SLOW = 0.05  # seconds: a click slower than this is looked into (the floor's p99 is about 10 ms)
 
 
 def slow_clicks(
