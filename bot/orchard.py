@@ -65,7 +65,11 @@ class Orchard:
         settings = Settings(store)
         runner = Runner(store, ENGINES, settings, board=board, clock=clock)
         lobby = Lobby(runner)
-        return cls(store, settings, runner, lobby, Scheduler(runner), Leader(store), orchard_delay)
+        orchard = cls(
+            store, settings, runner, lobby, Scheduler(runner), Leader(store), orchard_delay
+        )
+        store.on_rewritten.append(orchard.forget_remembered)
+        return orchard
 
     async def start(self) -> None:
         """Pick up every game waiting for Orchard's own move, then fire what is due."""
@@ -100,10 +104,7 @@ class Orchard:
         for row in await self.store.open_games(guild_id):
             if row.seat_of(user_id) is not None or row.host_id == user_id:
                 await self.runner.forget_player(row.id, user_id)
-        try:
-            return await self.store.forget_user(guild_id, user_id)
-        finally:
-            self.forget_remembered()
+        return await self.store.forget_user(guild_id, user_id)
 
     async def purge_departed(self, before: float) -> list[int]:
         """Servers the bot left before ``before``: every row of theirs goes (games are over
@@ -111,13 +112,11 @@ class Orchard:
         leader purges: the others return nothing."""
         if not self.leader.leading:
             return []
-        try:
-            return await self.store.purge_departed(before)
-        finally:
-            self.forget_remembered()
+        return await self.store.purge_departed(before)
 
     def forget_remembered(self) -> None:
-        """Rows were written behind the runner's and the settings' backs: read them afresh."""
+        """Rows were written behind the runner's and the settings' backs (the store tells as
+        soon as the erasure or purge is committed): read them afresh."""
         self.runner.forget_committed()
         self.settings.forget_choices()
 

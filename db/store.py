@@ -9,7 +9,7 @@ transactions.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
@@ -71,6 +71,9 @@ class Store:
         )
         self._changed_all = 0  # commits that may have changed any server's results
         self._changed: dict[tuple[int, str], int] = {}  # those of one server's one game
+        # Told as soon as rows were rewritten behind every cache (an erasure, a purge): what
+        # the runner and the settings keep of them must be read afresh from then on.
+        self.on_rewritten: list[Callable[[], None]] = []
 
     @classmethod
     async def open(cls, target: Target) -> Store:
@@ -290,6 +293,12 @@ class Store:
         guild_id, kind = found[0]
         self._changed[(guild_id, kind)] = self._changed.get((guild_id, kind), 0) + 1
 
+    def _rewritten(self) -> None:
+        """Rows were rewritten behind every cache: boards, and each hook's keeping, are old."""
+        self.results_changed()
+        for hook in self.on_rewritten:
+            hook()
+
     def results_changed(self) -> None:
         """Results, ratings or erasures were committed, anywhere: every board kept is old."""
         self._changed_all += 1
@@ -329,7 +338,7 @@ class Store:
         """
         async with self.db.transaction(large=True) as tx:
             removed = sum([await topic.forget(tx, guild_id, user_id) for topic in TOPICS])
-        self.results_changed()
+        self._rewritten()
         await self.db.checkpoint()
         return removed
 
@@ -348,7 +357,7 @@ class Store:
             for guild_id in gone:
                 for topic in TOPICS:
                     await topic.purge(tx, guild_id)
-        self.results_changed()
+        self._rewritten()
         if gone:
             await self.db.checkpoint()
         return gone

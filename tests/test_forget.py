@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.games.cheerio import open_categories
 from bot.model import FORMER_PLAYER, NOBODY, GameChange, GameStatus, Player
 from db.connection import Target
@@ -222,4 +224,26 @@ async def test_forget_me_takes_the_person_out_of_open_games_first(tmp_path: Path
     assert set((await mentions(path, HERE)).values()) == {0}
     # nothing of theirs in the files, though the game wrote on after the forget
     assert copies(path, NAME) == 0 and copies(path, PERSON) == 0
+    await o.close()
+
+
+async def test_the_runner_reads_a_forgotten_persons_games_afresh_once_erased(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner keeps each game as it last committed it, and /forget-me rewrites the
+    finished ones behind its back: from the moment that erasure is committed (before the
+    -wal file is emptied, which can take a while), the runner reads them afresh."""
+    o = await orchard(tmp_path / "o.db")
+    game_id = await played(o, HERE, 5, me(), other(BO))  # the runner keeps it, names and all
+    seen: list[Player] = []
+    checkpoint = o.store.db.checkpoint
+
+    async def looking_first() -> None:
+        async with o.runner.held(game_id) as held:
+            seen.append(held.snapshot.row.players[0])
+        await checkpoint()
+
+    monkeypatch.setattr(o.store.db, "checkpoint", looking_first)
+    await o.orchard.forget(HERE, PERSON)
+    assert seen == [Player(0, NOBODY, FORMER_PLAYER)]
     await o.close()
