@@ -161,17 +161,23 @@ async def test_a_caller_cancelled_while_its_group_commits_leaves_the_others_be(
         await db.close()
 
 
+def begins(db: SqliteDatabase) -> list[str]:
+    """The threads the writer's BEGINs run on, from now on (tried ones included)."""
+    threads: list[str] = []
+
+    def trace(sql: str) -> None:
+        if sql == "BEGIN IMMEDIATE":
+            threads.append(threading.current_thread().name)
+
+    db.conn.set_trace_callback(trace)
+    return threads
+
+
 async def test_a_group_begins_on_the_loop_when_the_write_lock_is_free(tmp_path: Path) -> None:
     """Only the COMMIT goes to the writer's thread: a BEGIN there too cost every group begun
     from idle a second trip through a busy loop."""
     db, _ = await opened(tmp_path / "o.db")
-    begun_on: list[str] = []
-
-    def trace(sql: str) -> None:
-        if sql == "BEGIN IMMEDIATE":
-            begun_on.append(threading.current_thread().name)
-
-    db.conn.set_trace_callback(trace)
+    begun_on = begins(db)
     try:
         await note(db, 1)
         assert begun_on == [threading.current_thread().name]
@@ -183,13 +189,7 @@ async def test_another_process_holding_the_write_lock_holds_up_no_loop(tmp_path:
     """Another writer (an operator's command, say) has the lock: the group waits for it on the
     writer's thread, never on the loop, and the connection keeps its busy timeout."""
     db, _ = await opened(tmp_path / "o.db")
-    begun_on: list[str] = []
-
-    def trace(sql: str) -> None:
-        if sql == "BEGIN IMMEDIATE":
-            begun_on.append(threading.current_thread().name)
-
-    db.conn.set_trace_callback(trace)
+    begun_on = begins(db)
     other = sqlite3.connect(tmp_path / "o.db", isolation_level=None, check_same_thread=False)
     other.execute("BEGIN IMMEDIATE")
     try:
