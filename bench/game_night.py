@@ -541,7 +541,8 @@ async def game_night(
         return night.others(click.guild)
 
     spans = orchard.spans()
-    causes = {f"the bot's {k}": bot_stalls(stalls)[k] for k in ("gc", "loop")}
+    logged = bot_stalls(stalls)
+    causes = {f"the bot's {k}": logged[k] for k in ("gc", "loop")}
     causes["the fake's loop"] = lag.stalls()
     return Run(
         floor=Window.total(floor.windows),

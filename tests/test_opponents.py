@@ -206,7 +206,7 @@ async def test_every_exact_table_is_warmed_a_while_after_start_up(tmp_path: Path
     """Neither a review nor Orchard's own move computes an exact player's values (cold, a
     six-player Cheerio review took ~50 ms, a Hot Score Hard decision up to 60 ms): once
     started, Orchard computes all of Hot Score Hard's and every card of both dice games, a
-    piece at a time."""
+    slice at a time."""
     o = await orchard(tmp_path / "o.db")
     tables = [cheerio_tables(), applejack_tables()]
     for t in tables:
