@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -37,6 +38,8 @@ SHARED_EXTENSIONS = ("cogs.core", "cogs.servers")
 PRESENCE = discord.Game(name="/help")
 """Shown under the bot's name in the member list ("Playing /help"): where to start."""
 GC_THRESHOLDS = (3_000, 10, 10)
+Form = Callable[[discord.Interaction[Any], re.Match[str]], Awaitable[None]]
+"""A cog's handler of its form's submissions, given the match of the form's id."""
 """When the collector runs: after this many more container objects made than freed (Python's
 default, 700, is for small programs). Each click parses and builds JSON boards of hundreds of
 dicts and lists that die by reference count within milliseconds; at 700 a collection came in
@@ -118,7 +121,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.force_sync = force_sync
         self.uis: dict[str, GameUI] = {}
         self.templates: list[re.Pattern[str]] = []
-        self.forms: list[re.Pattern[str]] = []  # modal ids a cog answers in its own listener
+        self.forms: dict[re.Pattern[str], Form] = {}  # modal ids, each to its cog's handler
         self._max_concurrency: int | None = None  # Discord's, read once when first needed
         self.dice = DiceEmojis()  # the dice pictures boards show (text until uploaded)
         self.command_ids: dict[str, int] = {}  # top-level command name -> Discord's id
@@ -230,8 +233,7 @@ class OrchardBot(commands.AutoShardedBot):
         data = data_of(interaction)
         custom = str(data.get("custom_id", ""))
         if interaction.type is discord.InteractionType.modal_submit:
-            if not any(form.fullmatch(custom) for form in self.forms):
-                await refuse(interaction, "That form is not one Orchard knows. Nothing changed.")
+            await self._submitted(interaction, custom)
             return
         if interaction.type is not discord.InteractionType.component:
             return
@@ -253,3 +255,13 @@ class OrchardBot(commands.AutoShardedBot):
             component_arg(interaction, match),
         )
         release(interaction)  # Orchard's own from start to end: nothing reads it after this
+
+    async def _submitted(self, interaction: discord.Interaction[Any], custom: str) -> None:
+        """A form goes to the cog that registered its id in :attr:`forms`: one handler called
+        here, rather than a listener of every interaction in each cog (a task more a click)."""
+        for form, handler in self.forms.items():
+            match = form.fullmatch(custom)
+            if match is not None:
+                await handler(interaction, match)
+                return
+        await refuse(interaction, "That form is not one Orchard knows. Nothing changed.")

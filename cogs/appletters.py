@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands, ui
-from discord.ext import commands
 
 from bot.answers import acknowledge, answered, send, send_form
 from bot.boards import Draw, Part, Rendered, Row, names, status
@@ -98,7 +97,7 @@ def custom_version(interaction: discord.Interaction[Any]) -> int | None:
 
 
 class WordModal(ui.Modal):
-    """Type a word (and which end); submitted to :meth:`AppLettersCog.on_interaction`."""
+    """Type a word (and which end); submitted to :meth:`AppLettersCog.on_form`."""
 
     def __init__(self, game_id: int, version: int, verb: str) -> None:
         title = "Turn over a word" if verb == "turnover" else "Play a word"
@@ -116,13 +115,14 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
 
     def __init__(self, bot: OrchardBot) -> None:
         super().__init__(bot)
-        bot.forms.append(MODAL)
+        bot.forms[MODAL] = self.on_form
         self.tiles = TileDMs(bot, bot.orchard, self.spec.kinds)
 
     async def cog_load(self) -> None:
         self.tiles.start()
 
     async def cog_unload(self) -> None:
+        self.bot.forms.pop(MODAL, None)
         await self.tiles.stop()
 
     # Slash commands.
@@ -216,15 +216,9 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
 
     # Words: from a modal, a slash command, or a "which way?" button.
 
-    @commands.Cog.listener()
-    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+    async def on_form(self, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
         """Every modal ``orcm:`` submission, including ones opened before a restart."""
-        if interaction.type is not discord.InteractionType.modal_submit:
-            return
         data = data_of(interaction)
-        match = MODAL.fullmatch(str(data.get("custom_id", "")))
-        if match is None:
-            return
         game_id = int(match["game"])
         async with answering(interaction, game_id):
             snapshot = await self.bot.orchard.runner.load(game_id)

@@ -24,6 +24,7 @@ from bot.__main__ import serve
 from bot.app import OrchardBot
 from bot.components import OURS
 from bot.games.cheerio import CATEGORIES
+from cogs.appletters import MODAL
 from tests.botharness import config, new_game, no_errors, private, snapshot
 from tests.fakediscord import ADMINISTRATOR, FakeDiscord, InteractionRecord, run_bot
 
@@ -289,6 +290,16 @@ async def test_a_click_is_answered_without_rebuilding_or_reading_back_the_board(
     assert "with_response" not in callback.query
     assert not [key for key in table.bot.http._buckets if "interactions" in key]  # none kept
     no_errors(table.fake)
+
+
+async def test_forms_reach_their_cog_through_the_one_handler(table: Table) -> None:
+    """No cog listens to every interaction (a task more for each click): a form goes from the
+    client's own handler to the cog that registered its id, and a cog unloaded takes its
+    form with it."""
+    assert not table.bot.extra_events.get("on_interaction")
+    assert [form.pattern for form in table.bot.forms] == [MODAL.pattern]
+    await table.bot.unload_extension("cogs.appletters")
+    assert not table.bot.forms
 
 
 @pytest.mark.parametrize("custom", ["", "orcm:", "orcm:1:0:dance:", "orc:1:0:roll:", "x" * 100])
