@@ -8,7 +8,9 @@ in a temporary folder. Moves are interleaved round-robin over the games; a finis
 replaced by a new one. Side by side: one bare aiosqlite insert-and-commit on the same settings,
 which is the floor a committed move cannot go below (one fsync'd transaction). One bare commit
 follows each move, so both see the same moments of a shared machine; a move's p99 is given
-as a multiple of the bare commits' p99.
+as a multiple of the bare commits' p99, and its CPU (the process's, every thread: the commit
+runs on the writer's) as a multiple of a bare commit's. One move at a time, so each commits
+alone: no group shares its fsync. For PostgreSQL the CPU is the bot's side only.
 
 With ``--postgres URL`` (default: ``ORCHARD_TEST_PG`` if set) each run measures PostgreSQL too,
 right after SQLite, in a fresh schema on that server, beside a bare asyncpg insert-and-commit
@@ -72,6 +74,7 @@ class Bare:
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self.conn = conn
         self.samples: list[float] = []
+        self.cpu: list[float] = []  # the process's CPU (every thread) for each commit
 
     async def close(self) -> None:
         await self.conn.close()
@@ -85,10 +88,11 @@ class Bare:
         return cls(conn)
 
     async def commit(self) -> None:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         await self.conn.execute("BEGIN IMMEDIATE")
         await self.conn.execute("INSERT INTO t (game, body) VALUES (?, ?)", (1, "x" * 300))
         await self.conn.execute("COMMIT")
+        self.cpu.append(time.process_time() - cpu)
         self.samples.append(time.perf_counter() - began)
 
 
@@ -98,6 +102,7 @@ class BarePostgres:
     def __init__(self, conn) -> None:
         self.conn = conn
         self.samples: list[float] = []
+        self.cpu: list[float] = []
 
     @classmethod
     async def open(cls, url: str) -> BarePostgres:
@@ -108,28 +113,34 @@ class BarePostgres:
         return cls(conn)
 
     async def commit(self) -> None:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         async with self.conn.transaction():
             await self.conn.execute("INSERT INTO bare (game, body) VALUES ($1, $2)", 1, "x" * 300)
+        self.cpu.append(time.process_time() - cpu)
         self.samples.append(time.perf_counter() - began)
 
     async def close(self) -> None:
         await self.conn.close()
 
 
-async def runner_moves(target: Path | str, games: int, moves: int, bare) -> list[float]:
+Timed = tuple[list[float], list[float]]  # each move's wall time, and the process's CPU for it
+
+
+async def runner_moves(target: Path | str, games: int, moves: int, bare) -> Timed:
     """``moves`` moves round-robin over ``games`` games, each followed by a bare commit."""
     o = await orchard(target)
     try:
         table = [await new_game(o, n) for n in range(games)]
         made = games
         samples: list[float] = []
+        cpu: list[float] = []
         while len(samples) < moves:
             for i, live in enumerate(table):
                 kind, arg = next_action(live.state)
                 user = live.row.players[0].user_id
-                began = time.perf_counter()
+                began, used = time.perf_counter(), time.process_time()
                 live = await o.runner.act(live.id, user, kind, arg, version=live.row.version)
+                cpu.append(time.process_time() - used)
                 samples.append(time.perf_counter() - began)
                 await bare.commit()
                 if live.row.status != "active":
@@ -139,12 +150,13 @@ async def runner_moves(target: Path | str, games: int, moves: int, bare) -> list
                 if len(samples) >= moves:
                     break
         o.shown.shown.clear()
-        return samples
+        return samples, cpu
     finally:
         await o.close()
 
 
-Figures = dict[tuple[str, int], tuple[list[float], list[float]]]  # (backend, games): samples
+# (backend, games): the moves' wall times, the bare commits', the moves' CPU, the commits'
+Figures = dict[tuple[str, int], tuple[list[float], list[float], list[float], list[float]]]
 
 
 async def one_run(sizes: list[int], moves: int, folder: Path, url: str | None) -> Figures:
@@ -157,22 +169,25 @@ async def one_run(sizes: list[int], moves: int, folder: Path, url: str | None) -
                 bare = await Bare.open(folder / f"bare-{games}-{time.monotonic_ns()}.db")
                 try:
                     target = folder / f"runner-{games}-{time.monotonic_ns()}.db"
-                    samples = await runner_moves(target, games, moves, bare)
+                    samples, cpu = await runner_moves(target, games, moves, bare)
                 finally:
                     await bare.close()
             else:
                 async with fresh_schema(server) as schema:
                     bare = await BarePostgres.open(schema)
                     try:
-                        samples = await runner_moves(schema, games, moves, bare)
+                        samples, cpu = await runner_moves(schema, games, moves, bare)
                     finally:
                         await bare.close()
-            found[backend, games] = (samples, bare.samples)
+            found[backend, games] = (samples, bare.samples, cpu, bare.cpu)
             print(
                 f"{backend:>8} runner.act, {games:>5} games in play: {figures(samples)}"
                 f"  ({len(samples)} moves)\n"
                 f"         bare insert + commit between them: {figures(bare.samples)}; "
-                f"move p99 {p99(samples) / p99(bare.samples):.1f}× a bare commit's"
+                f"move p99 {p99(samples) / p99(bare.samples):.1f}× a bare commit's\n"
+                f"         CPU: a move {statistics.mean(cpu) * 1e3:.3f} ms, a bare commit "
+                f"{statistics.mean(bare.cpu) * 1e3:.3f} ms"
+                f" ({statistics.mean(cpu) / statistics.mean(bare.cpu):.1f}×)"
             )
     return found
 
@@ -188,9 +203,11 @@ def summary(runs: list[Figures]) -> None:
         moves = [statistics.median(r[key][0]) for r in runs]
         tails = [p99(r[key][0]) for r in runs]
         bares = [statistics.median(r[key][1]) for r in runs]
+        cpu = [statistics.mean(r[key][2]) / statistics.mean(r[key][3]) for r in runs]
         print(
             f"  {key[0]:>8}, {key[1]:>5} games: move median {spread(moves)}, p99 {spread(tails)};"
-            f" bare commit median {spread(bares)}"
+            f" bare commit median {spread(bares)}; CPU a move / a bare commit's"
+            f" {spread(cpu, 1, '×')}"
         )
 
 
