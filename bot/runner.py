@@ -762,7 +762,9 @@ def _written(row: GameRow, change: GameChange) -> GameRow:
     players = row.players
     if change.players is not None:
         players = tuple(replace(p, seat=i, timeouts=0) for i, p in enumerate(change.players))
-    players = tuple(replace(p, timeouts=change.timeouts.get(p.seat, p.timeouts)) for p in players)
+    if change.timeouts:
+        counts = change.timeouts
+        players = tuple(replace(p, timeouts=counts.get(p.seat, p.timeouts)) for p in players)
     host = row.host_id
     if change.forgotten is not None:
         players = tuple(
