@@ -38,14 +38,14 @@ SHARED_EXTENSIONS = ("cogs.core", "cogs.servers")
 PRESENCE = discord.Game(name="/help")
 """Shown under the bot's name in the member list ("Playing /help"): where to start."""
 GC_THRESHOLDS = (3_000, 10, 10)
-Form = Callable[[discord.Interaction[Any], re.Match[str]], Awaitable[None]]
-"""A cog's handler of its form's submissions, given the match of the form's id."""
 """When the collector runs: after this many more container objects made than freed (Python's
 default, 700, is for small programs). Each click parses and builds JSON boards of hundreds of
 dicts and lists that die by reference count within milliseconds; at 700 a collection came in
 the middle of most of them, walked them, and moved them to older generations to be walked
 again: 6-11% of the bot's CPU in a game night, against about 3% at 3,000 (its young pass then
 takes about 5 ms; at 20,000 it took 50 ms, a pause the clicks' p99 showed)."""
+Form = Callable[[discord.Interaction[Any], re.Match[str]], Awaitable[None]]
+"""A cog's handler of its form's submissions, given the match of the form's id."""
 NOT_OURS = "That button is not one Orchard knows. Use /games to find your game."
 LATE_EXTENSIONS = ("cogs.daily",)  # wraps the games' UIs, so it loads after them
 
