@@ -404,6 +404,7 @@ class Run:
     others: Latencies  # ... the game night's servers' clicks then
     spam: Latencies  # the neighbour's own commands
     limited: int  # message edits answered 429
+    global_429s: tuple[int, int]  # answered with a global 429: inside Orchard's windows, outside
     errors: int  # lines the bot logged at ERROR before its last stop
 
     @property
@@ -571,8 +572,21 @@ async def game_night(
         others=latencies(people.log, [(crowded.began, crowded.ended)], others),
         spam=latencies(people.log, [(crowded.began, crowded.ended)], lambda c: c.verb in SPAM),
         limited=limited,
+        global_429s=global_429s(
+            orchard.fake,
+            [*spans, (up, up + RESTART_WINDOW), *((w.began, w.ended) for w in (alone, crowded))],
+        ),
         errors=sum(map(logged_errors, [b.log for b in orchard.bots], running)),
     )
+
+
+def global_429s(fake: FakeDiscord, windows: list[Span]) -> tuple[int, int]:
+    """Requests the fake answered with a global 429, inside the measured ``windows`` and
+    outside them: a fake whose loop stood still (this process's collections between windows)
+    reads what queued meanwhile all at once, into one second of its own."""
+    hits = [r.at for r in fake.requests if r.status == 429 and r.headers.get("X-RateLimit-Global")]
+    inside = sum(1 for at in hits if any(began <= at < ended for began, ended in windows))
+    return inside, len(hits) - inside
 
 
 def logged_errors(log: Path, size: int) -> int:
@@ -621,6 +635,8 @@ def report(n: int, run: Run) -> None:
         f"this process's loop was late by p99 {ms(run.lag_later.p99)}, max "
         f"{ms(run.lag_later.max)} (alone and with the neighbour)",
     )
+    inside, outside = run.global_429s
+    print(f"  global 429s from the fake: {inside} in the measured windows, {outside} outside")
     print(f"  the bot logged {run.errors} errors before its last stop")
 
 
