@@ -215,7 +215,7 @@ class SqliteDatabase:
             await self._committing.wait()
         if self._group is None and not _begun_at_once(self.conn):
             try:
-                await self._on_thread(self.conn.execute, "BEGIN IMMEDIATE")
+                await self._on_thread(_waiting(_begin), self.conn)
             except BaseException:
                 # A task cancelled while BEGIN runs (at shutdown) must leave nothing open.
                 await asyncio.shield(self._on_thread(_rolled_back, self.conn))
@@ -296,7 +296,9 @@ class SqliteDatabase:
         """
         async with self._body:
             await self._settle()
-            rows = await self._on_thread(_rows, self.conn, "PRAGMA wal_checkpoint(TRUNCATE)", ())
+            rows = await self._on_thread(
+                _waiting(_rows), self.conn, "PRAGMA wal_checkpoint(TRUNCATE)", ()
+            )
         if any(row[0] for row in rows):
             log.warning("a reader blocked the checkpoint: old pages stay in the -wal file for now")
 
@@ -320,21 +322,36 @@ def _rows(conn: sqlite3.Connection, sql: str, params: Params) -> list[Row]:
 
 def _begun_at_once(conn: sqlite3.Connection) -> bool:
     """BEGIN IMMEDIATE on the loop, unless another process holds the write lock: whether it
-    began. Nothing in the bot's own process can hold it then, so it takes about 20 µs (the
-    two PRAGMAs most of it; measured apart), and a group begun from idle (most groups, most
-    moves) makes one trip through the loop to the writer's thread, its commit, instead of
-    two. It never waits: an operator's command writing meanwhile leaves the wait for the
-    thread."""
-    conn.execute("PRAGMA busy_timeout = 0")
+    began. Nothing in the bot's own process can hold it then, so a group begun from idle (most
+    groups, most moves) makes one trip through the loop to the writer's thread, its commit,
+    instead of two. It never waits (the writer's busy timeout is 0, see :func:`_waiting`): an
+    operator's command writing meanwhile leaves the wait for the thread."""
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as err:
         if err.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
             raise
         return False
-    finally:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
     return True
+
+
+def _waiting(fn: Callable[..., T]) -> Callable[..., T]:
+    """``fn(conn, ...)``, on the writer's thread, waiting up to :data:`BUSY_MS` for another
+    process's lock. The writer's own timeout is 0, set once as it opens: setting it each way
+    around every group's BEGIN on the loop cost more than the BEGIN itself."""
+
+    def waited(conn: sqlite3.Connection, *args: Any) -> T:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        try:
+            return fn(conn, *args)
+        finally:
+            conn.execute("PRAGMA busy_timeout = 0")
+
+    return waited
+
+
+def _begin(conn: sqlite3.Connection) -> None:
+    conn.execute("BEGIN IMMEDIATE")
 
 
 def _committed(conn: sqlite3.Connection, begin_next: bool) -> bool:
@@ -375,6 +392,7 @@ def _writer(path: str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     for pragma in PRAGMAS:
         conn.execute(pragma)
+    conn.execute("PRAGMA busy_timeout = 0")  # it waits on its thread only: see _waiting
     return conn
 
 

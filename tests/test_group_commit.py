@@ -187,7 +187,7 @@ async def test_a_group_begins_on_the_loop_when_the_write_lock_is_free(tmp_path: 
 
 async def test_another_process_holding_the_write_lock_holds_up_no_loop(tmp_path: Path) -> None:
     """Another writer (an operator's command, say) has the lock: the group waits for it on the
-    writer's thread, never on the loop, and the connection keeps its busy timeout."""
+    writer's thread, never on the loop, and the loop's BEGINs go back to never waiting."""
     db, _ = await opened(tmp_path / "o.db")
     begun_on = begins(db)
     other = sqlite3.connect(tmp_path / "o.db", isolation_level=None, check_same_thread=False)
@@ -201,7 +201,26 @@ async def test_another_process_holding_the_write_lock_holds_up_no_loop(tmp_path:
         other.execute("COMMIT")
         await asyncio.wait_for(write, 5)
         assert stored(tmp_path / "o.db") == [1]
-        assert db.conn.execute("PRAGMA busy_timeout").fetchone() == (5000,)
+        assert db.conn.execute("PRAGMA busy_timeout").fetchone() == (0,)
     finally:
         other.close()
+        await db.close()
+
+
+async def test_a_checkpoint_waits_for_a_reader_on_the_writers_thread(tmp_path: Path) -> None:
+    """The writer never waits on the loop (busy timeout 0), but a checkpoint after /forget-me
+    must still wait out a reader of the old pages, on the thread, to empty the -wal file."""
+    db, _ = await opened(tmp_path / "o.db")
+    reader = sqlite3.connect(tmp_path / "o.db", isolation_level=None, check_same_thread=False)
+    try:
+        await note(db, 1)
+        reader.execute("BEGIN")
+        assert reader.execute("SELECT COUNT(*) FROM notes").fetchone() == (1,)  # a snapshot
+        await note(db, 2)
+        asyncio.get_running_loop().call_later(0.3, reader.execute, "COMMIT")
+        await db.checkpoint()
+        assert (tmp_path / "o.db-wal").stat().st_size == 0
+        assert db.conn.execute("PRAGMA busy_timeout").fetchone() == (0,)
+    finally:
+        reader.close()
         await db.close()
