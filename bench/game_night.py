@@ -50,6 +50,7 @@ import itertools
 import os
 import random
 import shutil
+import signal
 import sqlite3
 import sys
 import tempfile
@@ -84,6 +85,7 @@ from bench.loadkit import (  # noqa: E402
     summarise,
     times,
 )
+from bench.loop_steps import Steps, launcher, read  # noqa: E402
 from bench.players import (  # noqa: E402
     SLOW,
     Click,
@@ -311,6 +313,7 @@ class Side:
     db: Path | str
     people: Night
     server: int | None = None  # the PostgreSQL server's postmaster, whose CPU is read too
+    steps: list[Path] = field(default_factory=list)  # each process's loop steps (--steps)
     windows: list[Window] = field(default_factory=list)
 
     @property
@@ -321,6 +324,22 @@ class Side:
         """``seconds`` of this bot at work; Orchard's moves are counted by source."""
         pids = [bot.proc.pid for bot in self.bots if bot.proc is not None]
         return await measure(pids, self.db, seconds, by_source=self.orchard, server=self.server)
+
+    def time_steps(self, on: bool) -> None:
+        """Start or stop timing the loop steps of this side's processes (``--steps``)."""
+        for bot in self.bots if self.steps else []:
+            if bot.proc is not None and bot.proc.returncode is None:
+                bot.proc.send_signal(signal.SIGUSR1 if on else signal.SIGUSR2)
+
+    def read_steps(self) -> Steps:
+        """The loop steps timed in this side's processes, added up."""
+        steps: Steps = {}
+        for path in self.steps:
+            for step, (cpu, n) in read(path)[1].items():
+                total = steps.setdefault(step, [0.0, 0.0])
+                total[0] += cpu
+                total[1] += n
+        return steps
 
     def spans(self) -> list[Span]:
         return [(w.began, w.ended) for w in self.windows]
@@ -352,6 +371,7 @@ async def open_side(
     program: tuple[str, ...],
     seed: int,
     server: int | None = None,
+    steps: bool = False,
 ) -> tuple[Side, float]:
     """Start the fake and the bot (one process per log, each with its share of the shards),
     open every table through Discord; the people wait. Returns the side and when its bot was
@@ -361,14 +381,21 @@ async def open_side(
     populate(fake, night)
     floor = program == FLOOR
     count = len(logs)
+    timed = [log.with_suffix(".steps.json") for log in logs] if steps else []
     bots = [
-        BotProcess(fake, db, log, program, ShardPlan((k,), count) if count > 1 else None)
+        BotProcess(
+            fake,
+            db,
+            log,
+            launcher(timed[k], program) if steps else program,
+            ShardPlan((k,), count) if count > 1 else None,
+        )
         for k, log in enumerate(logs)
     ]
     tables = [dataclasses.replace(t) for t in night.tables]
     people = Night(fake, tables, floor=floor, seed=seed, break_within=night.break_within)
     people.playing.clear()
-    side = Side(fake, bots, db, people, server)
+    side = Side(fake, bots, db, people, server, timed)
     try:
         await side.start()
         connected = time.monotonic()
@@ -406,6 +433,7 @@ class Run:
     limited: int  # message edits answered 429
     global_429s: tuple[int, int]  # answered with a global 429: inside Orchard's windows, outside
     errors: int  # lines the bot logged at ERROR before its last stop
+    steps: tuple[Steps, Steps] | None  # Orchard's loop steps in its slices, the floor's (--steps)
 
     @property
     def p99_ratio(self) -> float:
@@ -478,11 +506,16 @@ async def game_night(
     stalls = folder / f"stalls-{n + 1}.log"
     stalls.unlink(missing_ok=True)
     os.environ[STALLS] = str(stalls)  # Orchard's processes log their stalls (the floor doesn't)
-    orchard, started = await open_side(night, db, logs, PROGRAM, n, server)
+    orchard, started = await open_side(night, db, logs, PROGRAM, n, server, args.steps)
     floor: Side | None = None
     try:
         floor, _ = await open_side(
-            night, folder / f"floor-{n + 1}.db", [folder / f"floor-{n + 1}.log"], FLOOR, n
+            night,
+            folder / f"floor-{n + 1}.db",
+            [folder / f"floor-{n + 1}.log"],
+            FLOOR,
+            n,
+            steps=args.steps,
         )
         # warm up: no window starts in the bot's first SETTLED seconds after connecting
         orchard.people.play()
@@ -498,8 +531,11 @@ async def game_night(
             for side in turns:
                 side.people.play()
                 with no_collection():  # collected between slices, while nobody clicks
+                    side.time_steps(True)
                     side.windows.append(await side.measure(args.slice))
+                    side.time_steps(False)
                     await side.people.pause()
+        steps = (orchard.read_steps(), floor.read_steps()) if args.steps else None
         await floor.close()
 
         people = orchard.people
@@ -577,6 +613,7 @@ async def game_night(
             [*spans, (up, up + RESTART_WINDOW), *((w.began, w.ended) for w in (alone, crowded))],
         ),
         errors=sum(map(logged_errors, [b.log for b in orchard.bots], running)),
+        steps=steps,
     )
 
 
@@ -638,6 +675,43 @@ def report(n: int, run: Run) -> None:
     inside, outside = run.global_429s
     print(f"  global 429s from the fake: {inside} in the measured windows, {outside} outside")
     print(f"  the bot logged {run.errors} errors before its last stop")
+    if run.steps is not None:
+        print_steps(run.steps, (run.night.committed, run.floor.committed))
+
+
+STEPS_SHOWN = 25
+
+
+def print_steps(steps: tuple[Steps, Steps], moves: tuple[int, int]) -> None:
+    """The loop's CPU a move in the slices, by task and by step, Orchard beside the floor."""
+    print("  the loop's CPU a move in the slices (ms), timed callback by callback:")
+    tasks = (by_task(steps[0]), by_task(steps[1]))
+    for title, pair, shown in (
+        ("by task", tasks, 12),
+        ("by step (a task's: where it then waited)", steps, STEPS_SHOWN),
+    ):
+        print(f"  {'Orchard':>9} {'floor':>7}  {title}")
+        mine, floors = (a_move(side, n) for side, n in zip(pair, moves, strict=True))
+        keys = sorted({*mine, *floors}, key=lambda k: -max(mine.get(k, 0.0), floors.get(k, 0.0)))
+        for key in keys[:shown]:
+            print(f"  {mine.get(key, 0.0):9.3f} {floors.get(key, 0.0):7.3f}  {key[:110]}")
+    every = [sum(a_move(side, n).values()) for side, n in zip(steps, moves, strict=True)]
+    print(f"  {every[0]:9.3f} {every[1]:7.3f}  all callbacks")
+
+
+def a_move(steps: Steps, moves: int) -> dict[str, float]:
+    """Each step's CPU a move, in ms."""
+    return {step: cpu / max(1, moves) * 1e3 for step, (cpu, _) in steps.items()}
+
+
+def by_task(steps: Steps) -> Steps:
+    """Steps added up by their task (or callback)."""
+    tasks: Steps = {}
+    for step, (cpu, n) in steps.items():
+        total = tasks.setdefault(step.split(" | ")[0], [0.0, 0.0])
+        total[0] += cpu
+        total[1] += n
+    return tasks
 
 
 def summary(runs: list[Run]) -> None:
@@ -726,6 +800,9 @@ def main() -> None:
         help="every server's setting: 'off' tells what the turn messages cost",
     )
     parser.add_argument("--postgres", metavar="URL", help="Orchard on this PostgreSQL server")
+    parser.add_argument(
+        "--steps", action="store_true", help="time each bot's loop, step by step, in the slices"
+    )
     parser.add_argument("--processes", type=int, default=1, help="Orchard's, each with shards")
     add_run_options(parser)
     args = parser.parse_args()
