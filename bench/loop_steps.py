@@ -27,30 +27,33 @@ import re
 import runpy
 import signal
 import sys
+import sysconfig
 import time
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import aiohttp
+
 ROOT = Path(__file__).resolve().parent.parent
 DIGITS = re.compile(r"[0-9]+")
 DEPTH = 50  # awaits followed down a task's coroutine chain, at most
-ASYNCIO = f"{os.sep}asyncio{os.sep}"  # in the file name of asyncio's own coroutines
+PLUMBING = (sysconfig.get_paths()["stdlib"], str(Path(aiohttp.__file__).parent))
 
 Steps = dict[str, list[float]]  # step -> [CPU seconds, callbacks]
 
 
 def waiting_at(task: asyncio.Task[Any]) -> str:
     """Where ``task`` now waits: the function and line of its innermost coroutine outside
-    asyncio itself (whose ``sleep`` or ``Lock.acquire`` says less than who called it), or
-    DONE."""
+    the standard library and aiohttp (whose ``sleep`` or ``read`` says less than who called
+    it), or DONE."""
     if task.done():
         return "DONE"
     awaitable: Any = task.get_coro()
     where = "?"
     for _ in range(DEPTH):
         frame = getattr(awaitable, "cr_frame", None) or getattr(awaitable, "ag_frame", None)
-        if frame is not None and ASYNCIO not in frame.f_code.co_filename:
+        if frame is not None and not frame.f_code.co_filename.startswith(PLUMBING):
             where = f"{frame.f_code.co_qualname}:{frame.f_lineno}"
         awaitable = getattr(awaitable, "cr_await", None) or getattr(awaitable, "ag_await", None)
         if awaitable is None:
