@@ -331,15 +331,15 @@ class Side:
             if bot.proc is not None and bot.proc.returncode is None:
                 bot.proc.send_signal(signal.SIGUSR1 if on else signal.SIGUSR2)
 
-    def read_steps(self) -> Steps:
-        """The loop steps timed in this side's processes, added up."""
-        steps: Steps = {}
+    def read_steps(self) -> tuple[float, Steps]:
+        """The loop steps timed in this side's processes, added up, and their loop threads'
+        CPU in all (seconds)."""
+        loop_cpu, steps = 0.0, []
         for path in self.steps:
-            for step, (cpu, n) in read(path)[1].items():
-                total = steps.setdefault(step, [0.0, 0.0])
-                total[0] += cpu
-                total[1] += n
-        return steps
+            cpu, timed = read(path)
+            loop_cpu += cpu
+            steps.append(timed)
+        return loop_cpu, added(steps)
 
     def spans(self) -> list[Span]:
         return [(w.began, w.ended) for w in self.windows]
@@ -433,7 +433,8 @@ class Run:
     limited: int  # message edits answered 429
     global_429s: tuple[int, int]  # answered with a global 429: inside Orchard's windows, outside
     errors: int  # lines the bot logged at ERROR before its last stop
-    steps: tuple[Steps, Steps] | None  # Orchard's loop steps in its slices, the floor's (--steps)
+    # Orchard's loop (its thread's CPU, and its steps) in its slices, the floor's (--steps)
+    steps: tuple[tuple[float, Steps], tuple[float, Steps]] | None
 
     @property
     def p99_ratio(self) -> float:
@@ -676,18 +677,22 @@ def report(n: int, run: Run) -> None:
     print(f"  global 429s from the fake: {inside} in the measured windows, {outside} outside")
     print(f"  the bot logged {run.errors} errors before its last stop")
     if run.steps is not None:
-        print_steps(run.steps, (run.night.committed, run.floor.committed))
+        print_steps(run.steps, (run.night, run.floor))
 
 
 STEPS_SHOWN = 25
 
 
-def print_steps(steps: tuple[Steps, Steps], moves: tuple[int, int]) -> None:
-    """The loop's CPU a move in the slices, by task and by step, Orchard beside the floor."""
+def print_steps(
+    loops: tuple[tuple[float, Steps], tuple[float, Steps]], windows: tuple[Window, Window]
+) -> None:
+    """The loop's CPU a move in the slices, by task and by step, Orchard beside the floor;
+    then the loop thread's in all, and the other threads'."""
     print("  the loop's CPU a move in the slices (ms), timed callback by callback:")
-    tasks = (by_task(steps[0]), by_task(steps[1]))
+    moves = [w.committed for w in windows]
+    steps = [timed for _, timed in loops]
     for title, pair, shown in (
-        ("by task", tasks, 12),
+        ("by task", [added([s], by_task=True) for s in steps], 12),
         ("by step (a task's: where it then waited)", steps, STEPS_SHOWN),
     ):
         print(f"  {'Orchard':>9} {'floor':>7}  {title}")
@@ -695,8 +700,21 @@ def print_steps(steps: tuple[Steps, Steps], moves: tuple[int, int]) -> None:
         keys = sorted({*mine, *floors}, key=lambda k: -max(mine.get(k, 0.0), floors.get(k, 0.0)))
         for key in keys[:shown]:
             print(f"  {mine.get(key, 0.0):9.3f} {floors.get(key, 0.0):7.3f}  {key[:110]}")
-    every = [sum(a_move(side, n).values()) for side, n in zip(steps, moves, strict=True)]
-    print(f"  {every[0]:9.3f} {every[1]:7.3f}  all callbacks")
+    callbacks = [sum(a_move(s, n).values()) for s, n in zip(steps, moves, strict=True)]
+    loop = [cpu / max(1, n) * 1e3 for (cpu, _), n in zip(loops, moves, strict=True)]
+    process = [w.cpu_per_move * 1e3 for w in windows]
+    lines = {
+        "all callbacks": callbacks,
+        "between callbacks (waiting for events, the loop's own)": [
+            a - b for a, b in zip(loop, callbacks, strict=True)
+        ],
+        "the loop's thread in all": loop,
+        "the other threads (the process's CPU less the loop's)": [
+            a - b for a, b in zip(process, loop, strict=True)
+        ],
+    }
+    for label, (mine_ms, floor_ms) in lines.items():
+        print(f"  {mine_ms:9.3f} {floor_ms:7.3f}  {label}")
 
 
 def a_move(steps: Steps, moves: int) -> dict[str, float]:
@@ -704,14 +722,16 @@ def a_move(steps: Steps, moves: int) -> dict[str, float]:
     return {step: cpu / max(1, moves) * 1e3 for step, (cpu, _) in steps.items()}
 
 
-def by_task(steps: Steps) -> Steps:
-    """Steps added up by their task (or callback)."""
-    tasks: Steps = {}
-    for step, (cpu, n) in steps.items():
-        total = tasks.setdefault(step.split(" | ")[0], [0.0, 0.0])
-        total[0] += cpu
-        total[1] += n
-    return tasks
+def added(many: list[Steps], by_task: bool = False) -> Steps:
+    """Steps (or, ``by_task``, their tasks) added up."""
+    total: Steps = {}
+    for steps in many:
+        for step, (cpu, n) in steps.items():
+            key = step.split(" | ")[0] if by_task else step
+            into = total.setdefault(key, [0.0, 0.0])
+            into[0] += cpu
+            into[1] += n
+    return total
 
 
 def summary(runs: list[Run]) -> None:

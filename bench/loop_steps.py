@@ -78,7 +78,8 @@ class Meter:
         self.on = False
         self.steps: Steps = {}
         self.seconds = 0.0  # measured, on the wall clock
-        self._since = 0.0
+        self.loop_cpu = 0.0  # ... the loop thread's CPU in all, callbacks or not
+        self._since = (0.0, 0.0)
 
     def install(self) -> None:
         run = asyncio.events.Handle._run
@@ -106,19 +107,22 @@ class Meter:
             total[1] += 1
 
     def start(self, signum: int = 0, frame: FrameType | None = None) -> None:
-        self.on, self._since = True, time.monotonic()
+        """(A signal handler: it runs on the main thread, the loop's.)"""
+        self.on, self._since = True, (time.monotonic(), time.thread_time())
 
     def stop(self, signum: int = 0, frame: FrameType | None = None) -> None:
         if self.on:
-            self.seconds += time.monotonic() - self._since
+            self.seconds += time.monotonic() - self._since[0]
+            self.loop_cpu += time.thread_time() - self._since[1]
         self.on = False
-        self.out.write_text(json.dumps({"seconds": self.seconds, "steps": self.steps}))
+        totals = {"seconds": self.seconds, "loop_cpu": self.loop_cpu, "steps": self.steps}
+        self.out.write_text(json.dumps(totals))
 
 
 def read(out: Path) -> tuple[float, Steps]:
-    """What a bot's meter wrote: seconds measured, and its steps."""
+    """What a bot's meter wrote: the loop thread's CPU in all, and its steps."""
     data = json.loads(out.read_text())
-    return float(data["seconds"]), {k: [float(x) for x in v] for k, v in data["steps"].items()}
+    return float(data["loop_cpu"]), {k: [float(x) for x in v] for k, v in data["steps"].items()}
 
 
 def launcher(out: Path, program: tuple[str, ...]) -> tuple[str, ...]:
