@@ -219,8 +219,7 @@ async def _edit_in_callback(interaction: discord.Interaction[Any], kwargs: dict[
     nobody, on every click. Asked without, Discord answers 204 No Content. Sent the way
     discord.py sends it, through its webhook adapter (a lock per interaction, dropped with it;
     the client's HTTP would keep a rate-limit bucket per interaction for five minutes and, past
-    256, scan them all on every request), on the client's untraced session if it has one
-    (:func:`bot.app.untraced_session`); discord.py is then told the interaction is answered,
+    256, scan them all on every request); discord.py is then told the interaction is answered,
     as its own method would have.
     """
     update_type = discord.InteractionResponseType.message_update
@@ -238,7 +237,7 @@ async def _edit_in_callback(interaction: discord.Interaction[Any], kwargs: dict[
     http = interaction.client.http
     await async_context.get().request(
         route,
-        session=getattr(interaction.client, "answer_session", None) or interaction._session,
+        session=interaction._session,
         proxy=http.proxy,
         proxy_auth=http.proxy_auth,
         payload=None if params.files else params.payload,

@@ -17,7 +17,6 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -91,16 +90,6 @@ def intents() -> discord.Intents:
     return chosen
 
 
-def untraced_session() -> aiohttp.ClientSession:
-    """The session a click's answer goes out on: discord.py's own, less its trace. The trace
-    paces requests under the global limit (:func:`bot.pacing.traced`), which answers are
-    exempt from, and aiohttp sends every traced request's signals and builds their arguments
-    whether or not anyone listens: a click's answer needs none of it."""
-    return aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=0), cookie_jar=aiohttp.DummyCookieJar()
-    )
-
-
 def command_hash_key(guild: discord.abc.Snowflake | None) -> str:
     """The meta key of the commands last synced to ``guild`` (None: to every server)."""
     return f"command_hash:{guild.id if guild else 'global'}"
@@ -133,7 +122,6 @@ class OrchardBot(commands.AutoShardedBot):
         self.uis: dict[str, GameUI] = {}
         self.templates: list[re.Pattern[str]] = []
         self.forms: dict[re.Pattern[str], Form] = {}  # modal ids, each to its cog's handler
-        self.answer_session: aiohttp.ClientSession | None = None  # see untraced_session
         self._max_concurrency: int | None = None  # Discord's, read once when first needed
         self.dice = DiceEmojis()  # the dice pictures boards show (text until uploaded)
         self.command_ids: dict[str, int] = {}  # top-level command name -> Discord's id
@@ -153,7 +141,6 @@ class OrchardBot(commands.AutoShardedBot):
         self.templates += [item.__discord_ui_compiled_template__ for item in items]
 
     async def setup_hook(self) -> None:
-        self.answer_session = untraced_session()
         self.orchard = await Orchard.open(self.config.database)
         self.boards = Boards(self, self.orchard.runner, self.uis)
         self.orchard.runner.board = self.boards.display
@@ -179,8 +166,6 @@ class OrchardBot(commands.AutoShardedBot):
         await super().close()  # unloads the cogs, which finish what they have in flight
         if hasattr(self, "orchard"):
             await self.orchard.store.close()
-        if self.answer_session is not None:
-            await self.answer_session.close()
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Discord lets each ``max_concurrency`` bucket of shards (shard id modulo it) IDENTIFY

@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import discord
-import pytest
 
 from bot.pacing import BACKLOG, Pacer
-from tests.botharness import (
-    ALICE,
-    CHANNEL,
-    GUILD,
-    new_game,
-    orchard_bot,
-    press,
-    server,
-    unpaced,
-)
+from tests.botharness import CHANNEL, GUILD, orchard_bot, server, unpaced
 from tests.fakediscord import FakeDiscord, run_bot
 
 
@@ -110,24 +99,3 @@ async def test_retries_after_a_channels_429_stay_under_the_global_limit_too(
     assert _global_refusals(fake_discord) == 0
     sent = [r for r in fake_discord.requests if r.method == "POST" and r.status == 200]
     assert len(sent) >= 60
-
-
-async def test_a_clicks_answer_leaves_on_the_untraced_session(
-    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The answer is exempt from pacing, so it skips the trace (and its cost) altogether."""
-    server(fake_discord)
-    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        session = bot.answer_session
-        assert session is not None
-        urls: list[str] = []
-        request = session.request
-
-        def recorded(method: str, url: Any, **kwargs: Any) -> Any:
-            urls.append(str(url))
-            return request(method, url, **kwargs)
-
-        monkeypatch.setattr(session, "request", recorded)
-        board = await new_game(fake_discord, "cheerio", ALICE, [])
-        await press(fake_discord, ALICE, board, "Roll all 5 dice")
-    assert any(url.endswith("/callback") for url in urls), urls
