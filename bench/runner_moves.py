@@ -1,7 +1,7 @@
 """Per-move cost of the runner in-process, with 1, 100 and 1,000 games in play at once.
 
     python bench/runner_moves.py [--moves 2000] [--sizes 1,100,1000] [--runs 1]
-        [--postgres postgresql://…]
+        [--postgres postgresql://…] [--flush MB]
 
 The runner publishes to a Recorder (no Discord) on a real SQLite file (WAL, synchronous=FULL)
 in a temporary folder. Moves are interleaved round-robin over the games; a finished game is
@@ -11,6 +11,11 @@ follows each move, so both see the same moments of a shared machine; a move's p9
 as a multiple of the bare commits' p99, and its CPU (the process's, every thread: the commit
 runs on the writer's) as a multiple of a bare commit's. One move at a time, so each commits
 alone: no group shares its fsync. For PostgreSQL the CPU is the bot's side only.
+
+With ``--flush MB``, that many megabytes are written (untimed) before each move and each bare
+commit, pushing the code and data they use out of the processor's caches, as a busy bot's
+other work between two moves does: a move that touches more distinct code and data than a
+bare commit then pays more for it.
 
 With ``--postgres URL`` (default: ``ORCHARD_TEST_PG`` if set) each run measures PostgreSQL too,
 right after SQLite, in a fresh schema on that server, beside a bare asyncpg insert-and-commit
@@ -126,7 +131,21 @@ class BarePostgres:
 Timed = tuple[list[float], list[float]]  # each move's wall time, and the process's CPU for it
 
 
-async def runner_moves(target: Path | str, games: int, moves: int, bare) -> Timed:
+class Caches:
+    """What pushes a move's code and data out of the processor's caches: ``megabytes``
+    written (0: nothing; the core's own caches are about 1 MB, the shared one tens)."""
+
+    def __init__(self, megabytes: int) -> None:
+        self.buffer = bytearray(megabytes * 2**20)
+        self.chunk = b"\x01" * 2**16
+
+    def flush(self) -> None:
+        view = memoryview(self.buffer)
+        for offset in range(0, len(self.buffer), len(self.chunk)):
+            view[offset : offset + len(self.chunk)] = self.chunk
+
+
+async def runner_moves(target: Path | str, games: int, moves: int, bare, caches: Caches) -> Timed:
     """``moves`` moves round-robin over ``games`` games, each followed by a bare commit."""
     o = await orchard(target)
     try:
@@ -138,10 +157,12 @@ async def runner_moves(target: Path | str, games: int, moves: int, bare) -> Time
             for i, live in enumerate(table):
                 kind, arg = next_action(live.state)
                 user = live.row.players[0].user_id
+                caches.flush()
                 began, used = time.perf_counter(), time.process_time()
                 live = await o.runner.act(live.id, user, kind, arg, version=live.row.version)
                 cpu.append(time.process_time() - used)
                 samples.append(time.perf_counter() - began)
+                caches.flush()
                 await bare.commit()
                 if live.row.status != "active":
                     made += 1
@@ -159,7 +180,9 @@ async def runner_moves(target: Path | str, games: int, moves: int, bare) -> Time
 Figures = dict[tuple[str, int], tuple[list[float], list[float], list[float], list[float]]]
 
 
-async def one_run(sizes: list[int], moves: int, folder: Path, url: str | None) -> Figures:
+async def one_run(
+    sizes: list[int], moves: int, folder: Path, url: str | None, caches: Caches
+) -> Figures:
     """Each size on SQLite, then on PostgreSQL (if ``url``), printed as it goes."""
     found: Figures = {}
     for games in sizes:
@@ -169,14 +192,14 @@ async def one_run(sizes: list[int], moves: int, folder: Path, url: str | None) -
                 bare = await Bare.open(folder / f"bare-{games}-{time.monotonic_ns()}.db")
                 try:
                     target = folder / f"runner-{games}-{time.monotonic_ns()}.db"
-                    samples, cpu = await runner_moves(target, games, moves, bare)
+                    samples, cpu = await runner_moves(target, games, moves, bare, caches)
                 finally:
                     await bare.close()
             else:
                 async with fresh_schema(server) as schema:
                     bare = await BarePostgres.open(schema)
                     try:
-                        samples, cpu = await runner_moves(schema, games, moves, bare)
+                        samples, cpu = await runner_moves(schema, games, moves, bare, caches)
                     finally:
                         await bare.close()
             found[backend, games] = (samples, bare.samples, cpu, bare.cpu)
@@ -224,17 +247,19 @@ async def server_settings(url: str) -> str:
 
 
 async def run(
-    sizes: list[int], moves: int, folder: Path | None, url: str | None, runs: int
+    sizes: list[int], moves: int, folder: Path | None, url: str | None, runs: int, flush: int
 ) -> None:
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         where = Path(tmp)
         print(f"database folder: {where}")
         if url:
             print(f"PostgreSQL: {await server_settings(url)}")
+        if flush:
+            print(f"{flush} MB written before each move and each bare commit")
         found = []
         for number in range(runs):
             print(f"run {number + 1} of {runs}")
-            found.append(await one_run(sizes, moves, where, url))
+            found.append(await one_run(sizes, moves, where, url, Caches(flush)))
         summary(found)
 
 
@@ -244,6 +269,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1,100,1000")
     parser.add_argument("--dir", type=Path, default=None, help="where the databases go")
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--flush", type=int, default=0, help="MB written before each, untimed")
     parser.add_argument(
         "--postgres",
         default=os.environ.get("ORCHARD_TEST_PG") or None,
@@ -251,7 +277,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    asyncio.run(run(sizes, args.moves, args.dir, args.postgres, args.runs))
+    asyncio.run(run(sizes, args.moves, args.dir, args.postgres, args.runs, args.flush))
 
 
 if __name__ == "__main__":
