@@ -355,7 +355,9 @@ def _begin(conn: sqlite3.Connection) -> None:
 
 
 def _committed(conn: sqlite3.Connection, begin_next: bool) -> bool:
-    """COMMIT, then (``begin_next``) BEGIN the next group: whether it was begun."""
+    """COMMIT, then (``begin_next``) BEGIN the next group: whether it was begun. That BEGIN
+    never waits either: were another process to hold the write lock, the group just
+    committed would hear of its commit only once the other let go."""
     conn.execute("COMMIT")
     if not begin_next:
         return False

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from db.sqlite import SqliteDatabase
+from db.sqlite import GROUP_MOST, SqliteDatabase
 
 
 async def opened(path: Path) -> tuple[SqliteDatabase, list[str]]:
@@ -202,6 +202,43 @@ async def test_another_process_holding_the_write_lock_holds_up_no_loop(tmp_path:
         await asyncio.wait_for(write, 5)
         assert stored(tmp_path / "o.db") == [1]
         assert db.conn.execute("PRAGMA busy_timeout").fetchone() == (0,)
+    finally:
+        other.close()
+        await db.close()
+
+
+async def test_a_commit_is_told_at_once_though_the_next_group_cannot_begin(
+    tmp_path: Path,
+) -> None:
+    """The thread begins the next group right after a COMMIT, when transactions wait; if
+    another process took the write lock in between, that BEGIN fails at once, so the group
+    just committed hears of it now, and the next waits for the lock on its own."""
+    db, _ = await opened(tmp_path / "o.db")
+    other = sqlite3.connect(tmp_path / "o.db", isolation_level=None, check_same_thread=False)
+    loop = asyncio.get_running_loop()
+    released = loop.create_future()
+
+    def take_the_lock_first(sql: str) -> None:  # just before the thread's BEGIN of the next
+        if sql == "BEGIN IMMEDIATE" and threading.current_thread().name.startswith("sqlite-"):
+            db.conn.set_trace_callback(None)
+            other.execute("BEGIN IMMEDIATE")
+            loop.call_soon_threadsafe(loop.call_later, 0.5, release)
+
+    def release() -> None:
+        other.execute("COMMIT")
+        released.set_result(loop.time())
+
+    db.conn.set_trace_callback(take_the_lock_first)
+    try:
+        # the first commits alone; the next GROUP_MOST fill a group while it does, and the
+        # last waits for theirs: the group after, begun on the thread (or not)
+        first = [asyncio.create_task(note(db, n)) for n in range(GROUP_MOST + 1)]
+        last = asyncio.create_task(note(db, GROUP_MOST + 1))
+        await asyncio.wait_for(asyncio.gather(*first), 5)
+        assert not released.done(), "the group waited for the other's lock"
+        await asyncio.wait_for(last, 5)
+        assert released.done()
+        assert stored(tmp_path / "o.db") == list(range(GROUP_MOST + 2))
     finally:
         other.close()
         await db.close()
