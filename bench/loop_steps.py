@@ -7,15 +7,16 @@ Runs the program as Python would, with every callback of its event loop timed on
 thread's own CPU clock (``time.thread_time``), while measuring is on: SIGUSR1 turns it on,
 SIGUSR2 off, and each SIGUSR2 writes the totals so far to OUT as JSON. A task's step is named
 by the task (numbers folded to N) and by where it then waited (the function and line of its
-innermost coroutine outside asyncio), or DONE: so a click's handler shows as the part before
-its commit, the part between the commit and its answer's request, and the part after Discord
-answered.
+innermost coroutine outside the standard library and aiohttp), or DONE: so a click's handler
+shows as the part before its commit, the part between the commit and its answer's request,
+and the part after Discord answered. The loop thread's CPU in all is read at each start and
+stop too, so what the loop does between callbacks (select, scheduling) is the difference.
 
 A sampling profiler counts a thread that waits for a core as busy, and on a shared 2-core
-machine that is much of the time; this counts only CPU the loop thread used. What it cannot
-see: the loop's own select and scheduling between callbacks, and other threads (the commit's).
-Its own cost (two clock reads and a name per callback, a few microseconds) is counted in the
-steps, the same for both bots; compare them with each other, not with a run without it.
+machine that is much of the time; this counts only CPU the loop thread used. Other threads
+(the commit's) it does not time. Its own cost (two clock reads and a name per callback, a
+few microseconds) is counted in the steps, more of it in the bot with more callbacks a move:
+compare the bots' steps with each other, not with a run without it.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ alone: no group shares its fsync. For PostgreSQL the CPU is the bot's side only.
 
 With ``--flush MB``, that many megabytes are written (untimed) before each move and each bare
 commit, pushing the code and data they use out of the processor's caches, as a busy bot's
-other work between two moves does: a move that touches more distinct code and data than a
-bare commit then pays more for it.
+other work between two moves does: does a move, which touches more code and data than a bare
+commit, then pay more for it than the commit does?
 
 With ``--postgres URL`` (default: ``ORCHARD_TEST_PG`` if set) each run measures PostgreSQL too,
 right after SQLite, in a fresh schema on that server, beside a bare asyncpg insert-and-commit
