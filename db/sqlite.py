@@ -215,7 +215,7 @@ class SqliteDatabase:
             await self._committing.wait()
         if self._group is None and not _begun_at_once(self.conn):
             try:
-                await self._on_thread(_waiting(_begin), self.conn)
+                await self._on_thread(_waiting(_changed), self.conn, "BEGIN IMMEDIATE", ())
             except BaseException:
                 # A task cancelled while BEGIN runs (at shutdown) must leave nothing open.
                 await asyncio.shield(self._on_thread(_rolled_back, self.conn))
@@ -348,10 +348,6 @@ def _waiting(fn: Callable[..., T]) -> Callable[..., T]:
             conn.execute("PRAGMA busy_timeout = 0")
 
     return waited
-
-
-def _begin(conn: sqlite3.Connection) -> None:
-    conn.execute("BEGIN IMMEDIATE")
 
 
 def _committed(conn: sqlite3.Connection, begin_next: bool) -> bool:
