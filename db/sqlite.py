@@ -4,11 +4,12 @@ One writer, in autocommit mode, whose transactions are **committed in groups**. 
 for the disk (``synchronous = FULL``: an fsync); a transaction's statements only touch pages in
 memory. So the statements of a transaction (and the ``BEGIN`` of a group, whenever no other
 process holds the write lock) run inline, on the event loop, in microseconds and without a
-hand-off to another thread, inside a ``SAVEPOINT`` of their own; and the
-transactions that finish while one group's ``COMMIT`` is on the writer's thread are committed
-together by the next. Each caller still returns only once its own writes are durable, and a
-transaction that fails rolls back alone (to its savepoint). With one hand-off per statement, a
-move held the writer for five trips through a busy loop, and every other move queued behind it.
+hand-off to another thread, inside a ``SAVEPOINT`` of their own (but a group's first); and
+the transactions that finish while one group's ``COMMIT`` is on the writer's thread are
+committed together by the next. Each caller still returns only once its own writes are
+durable, and a transaction that fails rolls back alone (to its savepoint). With one hand-off
+per statement, a move held the writer for five trips through a busy loop, and every other move
+queued behind it.
 
 A transaction that may touch many rows (``large``: erasing a person or a server) runs its
 statements on the writer's thread instead, so the loop is never held for long.
@@ -191,19 +192,27 @@ class SqliteDatabase:
     async def _within(self, group: _Group, large: bool) -> AsyncIterator[SqliteTransaction]:
         """A savepoint in ``group``: released on success, rolled back to on error. An error
         that ended the whole transaction (SQLite does that for a full disk, say) fails the
-        group: its other members' writes were lost with it."""
+        group: its other members' writes were lost with it.
+
+        The group's first member needs no savepoint (two statements fewer on most moves):
+        nothing of anyone else's is in the group yet, so on error it rolls the group back."""
         tx = SqliteTransaction(self.conn, self._on_thread if large else _inline)
-        await tx.execute(f"SAVEPOINT {SAVEPOINT}")
+        first = not group.members
+        if not first:
+            await tx.execute(f"SAVEPOINT {SAVEPOINT}")
         try:
             yield tx
         except BaseException as err:
-            await self._undo(group, err)
+            await self._undo(group, err, _rolled_back if first else _roll_back_to)
             raise
-        await tx.execute(f"RELEASE {SAVEPOINT}")
+        if not first:
+            await tx.execute(f"RELEASE {SAVEPOINT}")
 
-    async def _undo(self, group: _Group, err: BaseException) -> None:
+    async def _undo(
+        self, group: _Group, err: BaseException, undo: Callable[[sqlite3.Connection], None]
+    ) -> None:
         # Queued behind any statement still running on the thread, so it follows it.
-        await asyncio.shield(self._on_thread(_roll_back_to, self.conn))
+        await asyncio.shield(self._on_thread(undo, self.conn))
         if not self.conn.in_transaction and self._group is group:
             self._group = None
             group.members.settle(err)

@@ -78,6 +78,30 @@ async def test_a_failing_transaction_rolls_back_alone(tmp_path: Path) -> None:
         await db.close()
 
 
+async def test_a_groups_first_transaction_needs_no_savepoint_yet_fails_alone(
+    tmp_path: Path,
+) -> None:
+    """Nothing of anyone else's is in a group before its first member writes, so that member
+    runs without a savepoint; failing, it rolls the group back, and those waiting begin anew."""
+    db, statements = await opened(tmp_path / "o.db")
+
+    async def broken() -> None:
+        async with db.transaction() as tx:
+            await tx.execute("INSERT INTO notes (n, body) VALUES (100, 'half done')")
+            raise RuntimeError("refused half-way")
+
+    try:
+        outcomes = await asyncio.gather(broken(), note(db, 1), note(db, 2), return_exceptions=True)
+        assert isinstance(outcomes[0], RuntimeError) and outcomes[1:] == [None, None]
+        assert stored(tmp_path / "o.db") == [1, 2]
+        # The broken one and the first note each began a group; the second note joined one.
+        assert statements.count("BEGIN IMMEDIATE") == 2
+        assert statements.count("ROLLBACK") == 1
+        assert statements.count("SAVEPOINT tx") == statements.count("RELEASE tx") == 1
+    finally:
+        await db.close()
+
+
 async def test_a_failed_commit_fails_every_transaction_it_carried(tmp_path: Path) -> None:
     """A deferred foreign key is checked only at COMMIT: one member's bad row fails the whole
     group, so nobody is told their write is durable when it is not."""
