@@ -262,9 +262,10 @@ async def write_many(tx: Transaction, changes: Sequence[GameChange], now: float)
 
 
 def _columns(change: GameChange, now: float) -> dict[str, Any]:
-    """The games columns ``change`` sets, with their values."""
+    """The games columns ``change`` sets, with their values. A status its guard already holds
+    (a move in play) is left out: SQLite then leaves the three indexes on status untouched."""
     columns: dict[str, Any] = {"updated_at": now}
-    if change.status is not None:
+    if change.status is not None and change.status != change.from_status:
         columns["status"] = change.status
     if change.state is not None:
         columns["state"] = _state_json(change.state)

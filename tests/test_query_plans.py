@@ -89,3 +89,25 @@ async def test_every_query_has_an_index_for_its_shape(tmp_path: Path) -> None:
     assert boards and all("COVERING INDEX results_board" in " ".join(p) for p in boards.values()), (
         "a leaderboard's aggregate reads the results table row by row:\n" + shown(boards)
     )
+
+
+async def test_a_move_in_play_leaves_the_indexes_on_status_alone(tmp_path: Path) -> None:
+    """A move in play does not write the status its guard holds, so SQLite opens none of the
+    three indexes that read status (two partial ones among them): fewer B-tree writes a move.
+    The deadline's index, whose column every move sets, shows what an opened one looks like."""
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    live = await started(o, "cheerio", [1, 2])
+    statements: list[str] = []
+    o.store.db.conn.set_trace_callback(statements.append)
+    await o.runner.act(live.id, 1, "roll", version=live.row.version)
+    await o.close()
+    (update,) = [sql for sql in statements if sql.startswith("UPDATE games ")]
+    with sqlite3.connect(path) as conn:
+        names = dict(
+            conn.execute("SELECT rootpage, name FROM sqlite_master WHERE tbl_name = 'games'")
+        )
+        opened = {names.get(r[3]) for r in conn.execute("EXPLAIN " + update) if r[1] == "OpenWrite"}
+    on_status = {"games_open", "games_guild", "games_open_status"}
+    assert on_status <= set(names.values())
+    assert "games_deadline" in opened and not opened & on_status, (update, opened)
