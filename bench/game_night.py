@@ -55,6 +55,7 @@ import sqlite3
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -435,6 +436,8 @@ class Run:
     errors: int  # lines the bot logged at ERROR before its last stop
     # Orchard's loop (its thread's CPU, and its steps) in its slices, the floor's (--steps)
     steps: tuple[tuple[float, Steps], tuple[float, Steps]] | None
+    # Orchard's Discord requests in its slices by kind, the floor's
+    requests: tuple[Counter[str], Counter[str]]
 
     @property
     def p99_ratio(self) -> float:
@@ -615,7 +618,29 @@ async def game_night(
         ),
         errors=sum(map(logged_errors, [b.log for b in orchard.bots], running)),
         steps=steps,
+        requests=(sent_in(orchard), sent_in(floor)),
     )
+
+
+def sent_in(side: Side) -> Counter[str]:
+    """The Discord requests the side's bot made in its slices, by kind: the part of a move's
+    CPU that is the features the floor has not (turn pings, boards edited outside a click)."""
+    spans = side.spans()
+    return Counter(
+        request_kind(r.method, r.path)
+        for r in side.fake.requests
+        if any(began <= r.at < ended for began, ended in spans)
+    )
+
+
+def request_kind(method: str, path: str) -> str:
+    if path.startswith("/interactions/"):
+        return "answers"
+    if path.startswith("/webhooks/"):
+        return "follow-ups"
+    if "/messages" in path:
+        return {"POST": "posts", "PATCH": "edits", "DELETE": "deletions"}.get(method, "other")
+    return "other"
 
 
 def global_429s(fake: FakeDiscord, windows: list[Span]) -> tuple[int, int]:
@@ -658,6 +683,13 @@ def report(n: int, run: Run) -> None:
             for c in run.worst
         ),
         *(f"what the bot sent meanwhile for it: {told}" for told in run.worst_told),
+        "Discord requests a move: "
+        + "; ".join(
+            f"{who} {a_move_by_kind(sent, w.committed)}"
+            for who, sent, w in zip(
+                ("Orchard", "the floor"), run.requests, (run.night, run.floor), strict=True
+            )
+        ),
     )
     say(
         "restart",
@@ -678,6 +710,12 @@ def report(n: int, run: Run) -> None:
     print(f"  the bot logged {run.errors} errors before its last stop")
     if run.steps is not None:
         print_steps(run.steps, (run.night, run.floor))
+
+
+def a_move_by_kind(sent: Counter[str], moves: int) -> str:
+    """Requests a move, in all and by kind: "1.21 (answers 0.95, posts 0.10, …)"."""
+    kinds = ", ".join(f"{kind} {n / moves:.2f}" for kind, n in sent.most_common())
+    return f"{sum(sent.values()) / moves:.2f} ({kinds})"
 
 
 STEPS_SHOWN = 25
