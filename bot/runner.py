@@ -696,6 +696,7 @@ class Runner:
             results=results,
             rating=rating,
             forgotten=forgotten,
+            orchard_since=self._orchard_since(row.kind, status, row.players, state),
         )
         return change
 
@@ -711,10 +712,13 @@ class Runner:
         return fresh
 
     def _stamped(self, row: GameRow, change: GameChange, state: Any) -> GameChange:
-        """``change`` with when the game began awaiting Orchard, if it writes a state or status."""
-        if change.state is None and change.status is None:
+        """``change`` with when the game began awaiting Orchard, if it writes a state or status
+        and does not say already (a move's says: one copy of the change less a move)."""
+        if change.orchard_since is not KEEP or (change.state is None and change.status is None):
             return change
-        return replace(change, orchard_since=self._orchard_since(row, change, state))
+        players = row.players if change.players is None else change.players
+        since = self._orchard_since(row.kind, change.status or row.status, players, state)
+        return replace(change, orchard_since=since)
 
     def _numbered(self, snapshot: Snapshot, change: GameChange, state: Any) -> Snapshot:
         """The game as a write left it, numbered on (displays go in write order)."""
@@ -722,13 +726,14 @@ class Runner:
         self._writes[snapshot.id] = written
         return Snapshot(_written(snapshot.row, change), state, change.moves, written)
 
-    def _orchard_since(self, row: GameRow, change: GameChange, state: Any) -> float | None:
-        """When the written game began awaiting an Orchard seat (now), or None: stored, so
+    def _orchard_since(
+        self, kind: str, status: GameStatus, players: tuple[Player, ...], state: Any
+    ) -> float | None:
+        """When a game written so began awaiting an Orchard seat (now), or None: stored, so
         whichever process is alive plays it (see :class:`bot.model.Due`)."""
-        if (change.status or row.status) is not GameStatus.ACTIVE:
+        if status is not GameStatus.ACTIVE:
             return None
-        players = row.players if change.players is None else change.players
-        return self.clock() if self._orchard_awaited(row.kind, players, state) else None
+        return self.clock() if self._orchard_awaited(kind, players, state) else None
 
     async def _abandon_gone(self, snapshot: Snapshot) -> Snapshot:
         """A game nobody can see any more ends without results (and without a display)."""
