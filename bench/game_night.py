@@ -623,8 +623,8 @@ async def game_night(
 
 
 def sent_in(side: Side) -> Counter[str]:
-    """The Discord requests the side's bot made in its slices, by kind: the part of a move's
-    CPU that is the features the floor has not (turn pings, boards edited outside a click)."""
+    """The Discord requests the side's bot made in its slices, by kind: what Orchard asks of
+    Discord beyond each click's answer (turn pings, boards edited outside a click)."""
     spans = side.spans()
     return Counter(
         request_kind(r.method, r.path)
