@@ -34,6 +34,13 @@ async def note(db: SqliteDatabase, n: int) -> None:
         await tx.execute("INSERT INTO notes (n, body) VALUES (?, ?)", (n, f"note {n}"))
 
 
+async def broken(db: SqliteDatabase) -> None:
+    """A transaction that writes, then fails half-way."""
+    async with db.transaction() as tx:
+        await tx.execute("INSERT INTO notes (n, body) VALUES (100, 'half done')")
+        raise RuntimeError("refused half-way")
+
+
 async def test_transactions_arriving_together_share_one_commit(tmp_path: Path) -> None:
     db, statements = await opened(tmp_path / "o.db")
     try:
@@ -58,16 +65,10 @@ async def test_each_caller_returns_once_its_write_is_committed(tmp_path: Path) -
 
 async def test_a_failing_transaction_rolls_back_alone(tmp_path: Path) -> None:
     db, statements = await opened(tmp_path / "o.db")
-
-    async def broken() -> None:
-        async with db.transaction() as tx:
-            await tx.execute("INSERT INTO notes (n, body) VALUES (100, 'half done')")
-            raise RuntimeError("refused half-way")
-
     try:
         # The first begins at once and commits alone; the rest wait for it and form one group.
         outcomes = await asyncio.gather(
-            note(db, 0), note(db, 1), broken(), note(db, 2), note(db, 1), return_exceptions=True
+            note(db, 0), note(db, 1), broken(db), note(db, 2), note(db, 1), return_exceptions=True
         )
         assert outcomes[:2] == [None, None] and outcomes[3] is None
         assert isinstance(outcomes[2], RuntimeError)
@@ -84,14 +85,9 @@ async def test_a_groups_first_transaction_needs_no_savepoint_yet_fails_alone(
     """Nothing of anyone else's is in a group before its first member writes, so that member
     runs without a savepoint; failing, it rolls the group back, and those waiting begin anew."""
     db, statements = await opened(tmp_path / "o.db")
-
-    async def broken() -> None:
-        async with db.transaction() as tx:
-            await tx.execute("INSERT INTO notes (n, body) VALUES (100, 'half done')")
-            raise RuntimeError("refused half-way")
-
     try:
-        outcomes = await asyncio.gather(broken(), note(db, 1), note(db, 2), return_exceptions=True)
+        tried = [broken(db), note(db, 1), note(db, 2)]
+        outcomes = await asyncio.gather(*tried, return_exceptions=True)
         assert isinstance(outcomes[0], RuntimeError) and outcomes[1:] == [None, None]
         assert stored(tmp_path / "o.db") == [1, 2]
         # The broken one and the first note each began a group; the second note joined one.
