@@ -373,7 +373,8 @@ async def test_403_on_message_edits_loses_nothing(versus: Game) -> None:
 async def test_500_on_a_message_edit_is_retried(versus: Game) -> None:
     versus.fake.fail("PATCH", EDIT, 500, times=1)
     await my_turn_again(versus)
-    assert versus.fake.pending_faults == 0
+    # as with 429s above: the board edits go after the commits my_turn_again waits for
+    await versus.fake.wait_for(lambda: versus.fake.pending_faults == 0, 5.0, "the failed edit")
     await versus.check()
 
 
