@@ -627,10 +627,13 @@ def sent_in(side: Side) -> Counter[str]:
     Discord beyond each click's answer (turn pings, boards edited outside a click)."""
     spans = side.spans()
     return Counter(
-        request_kind(r.method, r.path)
-        for r in side.fake.requests
-        if any(began <= r.at < ended for began, ended in spans)
+        request_kind(r.method, r.path) for r in side.fake.requests if within(r.at, spans)
     )
+
+
+def within(at: float, spans: list[Span]) -> bool:
+    """Whether the moment ``at`` falls in one of ``spans`` (each from its start, to its end)."""
+    return any(began <= at < ended for began, ended in spans)
 
 
 def request_kind(method: str, path: str) -> str:
@@ -648,7 +651,7 @@ def global_429s(fake: FakeDiscord, windows: list[Span]) -> tuple[int, int]:
     outside them: a fake whose loop stood still (this process's collections between windows)
     reads what queued meanwhile all at once, into one second of its own."""
     hits = [r.at for r in fake.requests if r.status == 429 and r.headers.get("X-RateLimit-Global")]
-    inside = sum(1 for at in hits if any(began <= at < ended for began, ended in windows))
+    inside = sum(1 for at in hits if within(at, windows))
     return inside, len(hits) - inside
 
 
