@@ -89,6 +89,7 @@ from bench.loadkit import (  # noqa: E402
 from bench.loop_steps import Steps, launcher, read  # noqa: E402
 from bench.players import (  # noqa: E402
     SLOW,
+    TAIL,
     Click,
     Night,
     Span,
@@ -99,6 +100,7 @@ from bench.players import (  # noqa: E402
     set_up,
     slow_clicks,
     slowest,
+    tail_by_verb,
     timed,
     timeline,
 )
@@ -418,6 +420,7 @@ class Run:
     clicks: Latencies  # ... the clicks sent in them
     slow: dict[str, int]  # ... those slower than SLOW, by what stood still meanwhile
     worst: list[Click]  # ... the slowest of them
+    tail: list[tuple[str, int, int]]  # ... what the slowest 1% clicked (see tail_by_verb)
     worst_told: list[str]  # ... what the bot sent for their games meanwhile, past LATE_DETAIL
     connected: float  # when Orchard's side was first connected (time.monotonic())
     warm: float  # ... when its tables were warm (no window is measured before)
@@ -592,6 +595,7 @@ async def game_night(
         clicks=latencies(people.log, spans, others),
         slow=slow_clicks(people.log, spans, causes),
         worst=slowest(people.log, spans, 3),
+        tail=tail_by_verb(people.log, spans, others),
         worst_told=[
             timeline(orchard.fake, c)
             for c in slowest(people.log, spans, 3)
@@ -686,6 +690,8 @@ def report(n: int, run: Run) -> None:
             for c in run.worst
         ),
         *(f"what the bot sent meanwhile for it: {told}" for told in run.worst_told),
+        f"the slowest {TAIL:.0%} by what was clicked (in it / of all): "
+        + ", ".join(f"{verb} {n}/{every}" for verb, n, every in run.tail),
         "Discord requests a move: "
         + "; ".join(
             f"{who} {a_move_by_kind(sent, w.committed)}"

@@ -16,6 +16,7 @@ import contextlib
 import random
 import re
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,25 @@ def slow_clicks(
         during = [n for n, stalls in causes.items() if _within(stalls, c.sent, took) >= took / 2]
         found[during[0] if during else "something else"] += 1
     return found
+
+
+TAIL = 0.01  # the share of the slowest clicks that the p99 is read from
+
+
+def tail_by_verb(
+    log: Iterable[Click], spans: list[Span], keep: Callable[[Click], bool]
+) -> list[tuple[str, int, int]]:
+    """What the slowest :data:`TAIL` of the clicks sent within the spans (that ``keep``
+    accepts) had clicked: (verb, how many in the tail, how many in all), most in the tail
+    first. A verb whose share of the tail is far above its share of all clicks is slow
+    itself; one in proportion waited behind everyone's work."""
+    sent = [c for c in log if any(a <= c.sent < b for a, b in spans) and keep(c)]
+    if not sent:
+        return []
+    ranked = sorted(sent, key=lambda c: -(c.latency if c.latency is not None else float("inf")))
+    tail = Counter(c.verb for c in ranked[: max(1, round(TAIL * len(ranked)))])
+    every = Counter(c.verb for c in sent)
+    return [(verb, n, every[verb]) for verb, n in tail.most_common()]
 
 
 def slowest(log: Iterable[Click], spans: list[Span], most: int | None = None) -> list[Click]:
