@@ -91,16 +91,19 @@ async def open_games(
     db: Database, guild_id: int | None, channel_id: int | None, kind: str | None
 ) -> list[GameSummary]:
     """Lobbies and games in play, optionally narrowed to a server, channel and game: two
-    indexed reads, and no state decoded."""
+    indexed reads, and no state decoded. A channel's are a few rows (its limit of open games
+    a kind), read inline (:meth:`Reader.lookup`): a lobby opened or a rematch asked for used
+    to wait twice on a reader's thread for each check of it. A server's may be thousands."""
     where = OPEN
     params: list[Any] = []
     for column, value in (("guild_id", guild_id), ("channel_id", channel_id), ("kind", kind)):
         if value is not None:
             where += f" AND {column} = ?"
             params.append(value)
-    rows = await db.fetchall(f"SELECT {_SUMMARY} FROM games WHERE {where} ORDER BY id", params)
+    read = db.fetchall if channel_id is None else db.lookup
+    rows = await read(f"SELECT {_SUMMARY} FROM games WHERE {where} ORDER BY id", params)
     seats: dict[int, list[Player]] = {}
-    for r in await db.fetchall(  # every seat in one query
+    for r in await read(  # every seat in one query
         "SELECT game_id, seat, user_id, name, is_bot, timeouts, level FROM game_players"
         f" WHERE game_id IN (SELECT id FROM games WHERE {where}) ORDER BY game_id, seat",
         params,

@@ -111,3 +111,23 @@ async def test_a_move_in_play_leaves_the_indexes_on_status_alone(tmp_path: Path)
     on_status = {"games_open", "games_guild", "games_open_status"}
     assert on_status <= set(names.values())
     assert "games_deadline" in opened and not opened & on_status, (update, opened)
+
+
+async def test_a_channels_open_games_are_read_inline_a_servers_on_a_reader(tmp_path: Path) -> None:
+    """Opening a lobby (or a rematch) checks the channel's open games: a few rows by index,
+    read on the loop rather than through a reader's thread (two trips for each check). A
+    server's list (/games) may be thousands of rows, so it still goes to a reader."""
+    o = await orchard(tmp_path / "o.db")
+    await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    inline: list[str] = []
+    threaded: list[str] = []
+    o.store.db.glance.set_trace_callback(inline.append)
+    for reader in o.store.db.readers:
+        await reader.set_trace_callback(threaded.append)
+    here = await o.store.open_games(GUILD, CHANNEL, "cheerio")
+    assert [(g.host_id, [p.user_id for p in g.players]) for g in here] == [(1, [1])]
+    assert len(inline) == 2 and threaded == [], (inline, threaded)
+    inline.clear()
+    assert [g.host_id for g in await o.store.open_games(GUILD)] == [1]
+    assert inline == [] and len(threaded) == 2, (inline, threaded)
+    await o.close()
