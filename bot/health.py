@@ -62,9 +62,7 @@ async def record_heartbeats(bot: OrchardBot, every: float = BEAT_EVERY) -> None:
         await asyncio.sleep(every)
 
 
-def problem(
-    db: Target, now: float | None = None, key: str = HEARTBEAT
-) -> tuple[str | None, float]:
+def problem(db: Target, now: float | None = None, key: str = HEARTBEAT) -> tuple[str | None, float]:
     """What is wrong (None if nothing) and the age in seconds of the heartbeat under ``key``."""
     if is_url(db):
         try:
