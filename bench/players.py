@@ -87,7 +87,7 @@ def tail_by_verb(
     sent = [c for c in log if any(a <= c.sent < b for a, b in spans) and keep(c)]
     if not sent:
         return []
-    ranked = sorted(sent, key=lambda c: -(c.latency if c.latency is not None else float("inf")))
+    ranked = sorted(sent, key=_slowness, reverse=True)
     tail = Counter(c.verb for c in ranked[: max(1, round(TAIL * len(ranked)))])
     every = Counter(c.verb for c in sent)
     return [(verb, n, every[verb]) for verb, n in tail.most_common()]
@@ -101,8 +101,13 @@ def slowest(log: Iterable[Click], spans: list[Span], most: int | None = None) ->
         for c in log
         if any(a <= c.sent < b for a, b in spans) and (c.latency is None or c.latency > SLOW)
     ]
-    slow.sort(key=lambda c: -(c.latency if c.latency is not None else float("inf")))
+    slow.sort(key=_slowness, reverse=True)
     return slow[:most]
+
+
+def _slowness(click: Click) -> float:
+    """How long a click took; a click never answered, longest of all."""
+    return click.latency if click.latency is not None else float("inf")
 
 
 def timeline(fake: FakeDiscord, click: Click) -> str:

@@ -92,8 +92,8 @@ async def open_games(
 ) -> list[GameSummary]:
     """Lobbies and games in play, optionally narrowed to a server, channel and game: two
     indexed reads, and no state decoded. A channel's are a few rows (its limit of open games
-    a kind), read inline (:meth:`Reader.lookup`): a lobby opened or a rematch asked for used
-    to wait twice on a reader's thread for each check of it. A server's may be thousands."""
+    a kind), read inline (:meth:`Reader.lookup`): opening a lobby checks them twice, and a trip
+    to a reader's thread waits twice on a busy loop. A server's may be thousands: a reader's."""
     where = OPEN
     params: list[Any] = []
     for column, value in (("guild_id", guild_id), ("channel_id", channel_id), ("kind", kind)):
