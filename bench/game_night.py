@@ -103,6 +103,7 @@ from bench.players import (  # noqa: E402
     tail_by_verb,
     timed,
     timeline,
+    within,
 )
 from bot.model import GameChange, GameStatus, Player, RatingPool, RatingUpdate, Result  # noqa: E402
 from bot.orchard import Orchard  # noqa: E402
@@ -633,11 +634,6 @@ def sent_in(side: Side) -> Counter[str]:
     return Counter(
         request_kind(r.method, r.path) for r in side.fake.requests if within(r.at, spans)
     )
-
-
-def within(at: float, spans: list[Span]) -> bool:
-    """Whether the moment ``at`` falls in one of ``spans`` (each from its start, to its end)."""
-    return any(began <= at < ended for began, ended in spans)
 
 
 def request_kind(method: str, path: str) -> str:

@@ -46,14 +46,17 @@ class Click:
 Span = tuple[float, float]  # [began, ended) in time.monotonic()
 
 
+def within(at: float, spans: list[Span]) -> bool:
+    """Whether the moment ``at`` falls in one of ``spans`` (each from its start, to its end)."""
+    return any(began <= at < ended for began, ended in spans)
+
+
 def latencies(
     log: Iterable[Click], spans: list[Span], keep: Callable[[Click], bool] | None = None
 ) -> Latencies:
     """The clicks sent within the spans that ``keep`` accepts (all by default)."""
     return Latencies.of(
-        c.latency
-        for c in log
-        if any(a <= c.sent < b for a, b in spans) and (keep is None or keep(c))
+        c.latency for c in log if within(c.sent, spans) and (keep is None or keep(c))
     )
 
 
@@ -69,7 +72,7 @@ def slow_clicks(
     found = dict.fromkeys([*causes, "something else"], 0)
     for c in slowest(log, spans):
         took = c.latency or 0.0
-        during = [n for n, stalls in causes.items() if _within(stalls, c.sent, took) >= took / 2]
+        during = [n for n, stalls in causes.items() if _covered(stalls, c.sent, took) >= took / 2]
         found[during[0] if during else "something else"] += 1
     return found
 
@@ -84,7 +87,7 @@ def tail_by_verb(
     accepts) had clicked: (verb, how many in the tail, how many in all), most in the tail
     first. A verb whose share of the tail is far above its share of all clicks is slow
     itself; one in proportion waited behind everyone's work."""
-    sent = [c for c in log if any(a <= c.sent < b for a, b in spans) and keep(c)]
+    sent = [c for c in log if within(c.sent, spans) and keep(c)]
     if not sent:
         return []
     ranked = sorted(sent, key=_slowness, reverse=True)
@@ -96,11 +99,7 @@ def tail_by_verb(
 def slowest(log: Iterable[Click], spans: list[Span], most: int | None = None) -> list[Click]:
     """The clicks sent within the spans that took longer than :data:`SLOW`, slowest first
     (the never-answered first of all)."""
-    slow = [
-        c
-        for c in log
-        if any(a <= c.sent < b for a, b in spans) and (c.latency is None or c.latency > SLOW)
-    ]
+    slow = [c for c in log if within(c.sent, spans) and (c.latency is None or c.latency > SLOW)]
     slow.sort(key=_slowness, reverse=True)
     return slow[:most]
 
@@ -131,7 +130,7 @@ def timeline(fake: FakeDiscord, click: Click) -> str:
     )
 
 
-def _within(stalls: list[Span], began: float, took: float) -> float:
+def _covered(stalls: list[Span], began: float, took: float) -> float:
     """How much of [began, began + took) the stalls cover (they do not overlap each other)."""
     ended = began + took
     return sum(max(0.0, min(b, ended) - max(a, began)) for a, b in stalls)
