@@ -221,16 +221,6 @@ class OrchardBot(commands.AutoShardedBot):
         super().dispatch(event_name, *args, **kwargs)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """Handle a click or form in the foreground: while it is, Orchard's seats and the turn
-        pings wait (see :mod:`bot.foreground`)."""
-        foreground = self.orchard.runner.foreground
-        foreground.begin()
-        try:
-            await self._clicked(interaction)
-        finally:
-            foreground.end()
-
-    async def _clicked(self, interaction: discord.Interaction[Any]) -> None:
         """Dispatch every click on a game control, and answer those nobody else will.
 
         Game controls are Orchard's own to dispatch (see :class:`bot.components.GameButton`):

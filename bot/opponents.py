@@ -2,8 +2,7 @@
 
 Moves go through :meth:`Runner.act_for_seat`, so they are validated, logged and committed
 exactly like a person's. The pause is a plain sleep in its own task: no game waits for
-another, and a move scheduled for an older version is dropped by the version check. After it,
-a move waits while people's clicks are being handled (:mod:`bot.foreground`).
+another, and a move scheduled for an older version is dropped by the version check.
 
 On a database several processes share, a task in one process would die with it: there the
 pending move is the game's stored ``orchard_since`` (see :class:`bot.model.Due`), claimed and
@@ -78,7 +77,6 @@ class Opponents:
     async def _play(self, game_id: int, version: int, seat: int) -> None:
         try:
             await asyncio.sleep(self.delay)
-            await self.runner.foreground.after_clicks()
             async with self._moving:
                 fresh = await self.runner.act_for_seat(game_id, seat, version, self._decider(seat))
             if fresh is not None:

@@ -5,8 +5,8 @@ when one is edited; every move edits the board, so the board only names whose tu
 these messages do the telling. They are sent after each commit, once the board of that version
 is shown, in version order per game: from a runner hook rather than from
 :meth:`~bot.boards.Boards.display` (a click's board is drawn in the interaction's reply, but
-every write ends in the hooks), and once no click is being handled (:mod:`bot.foreground`).
-They never touch the game: a failure is logged and play goes on.
+every write ends in the hooks). They never touch the game: a failure is logged and play goes
+on.
 
 A game keeps one live turn message in its channel: the previous one is deleted when the next
 is posted (editing it could carry no new ping), and once nobody it pinged is still awaited.
@@ -203,7 +203,6 @@ class TurnPings:
 
     async def _handled(self, snapshot: Snapshot, recorded_only: bool) -> None:
         async with self._locks[snapshot.id]:
-            await self.runner.foreground.after_clicks()  # in the lock: versions stay in order
             async with self.runner.showing(snapshot.id):
                 pass  # the board of this version is shown first (and its message id known)
             try:
@@ -300,7 +299,6 @@ class TurnPings:
         if message_id is None:
             return
         BACKLOG.set(True)  # this task's own context: nothing else it sends
-        await self.runner.foreground.after_clicks()
         channel = self.client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
         try:
             await channel.get_partial_message(message_id).delete()

@@ -18,7 +18,6 @@ from enum import Enum
 from typing import Any
 
 from bot.daily import is_daily
-from bot.foreground import Foreground
 from bot.games.base import Ambiguous, Engine, MoveError, NotYourTurn, Option, SeatResult
 from bot.locks import KeyedLocks
 from bot.model import (
@@ -146,8 +145,6 @@ class Runner:
         self.board: Display | None = board  # the game's own message; used when no other is
         self.clock = clock
         self.on_commit: list[Callable[[Snapshot], None]] = []
-        # People's clicks in hand: Orchard's seats and the turn pings yield to them.
-        self.foreground = Foreground()
         # Loops started on this runner (the schedulers), stopped before its store closes.
         self.stoppers: list[Callable[[], Awaitable[None]]] = []
         # Weak: a game's lock lives while someone holds or awaits it, so 10,000 games touched
