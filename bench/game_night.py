@@ -434,6 +434,8 @@ class Run:
     quiet: Latencies  # ... the game night's servers' clicks then
     crowded: Window  # with the neighbour at work
     others: Latencies  # ... the game night's servers' clicks then
+    others_worst: list[Click]  # ... the slowest three of them
+    others_told: list[str]  # ... what the bot sent for their games meanwhile, past LATE_DETAIL
     spam: Latencies  # the neighbour's own commands
     limited: int  # message edits answered 429
     global_429s: tuple[int, int]  # answered with a global 429: inside Orchard's windows, outside
@@ -586,6 +588,7 @@ async def game_night(
         return night.others(click.guild)
 
     spans = orchard.spans()
+    later = [(w.began, w.ended) for w in (alone, crowded)]
     logged = bot_stalls(stalls)
     causes = {f"the bot's {k}": logged[k] for k in ("gc", "loop")}
     causes["the fake's loop"] = lag.stalls()
@@ -615,6 +618,12 @@ async def game_night(
         quiet=latencies(people.log, [(alone.began, alone.ended)], others),
         crowded=crowded,
         others=latencies(people.log, [(crowded.began, crowded.ended)], others),
+        others_worst=[c for c in slowest(people.log, later) if others(c)][:3],
+        others_told=[
+            timeline(orchard.fake, c)
+            for c in slowest(people.log, later)
+            if others(c) and (c.latency is None or c.latency > LATE_DETAIL)
+        ][:3],
         spam=latencies(people.log, [(crowded.began, crowded.ended)], lambda c: c.verb in SPAM),
         limited=limited,
         global_429s=global_429s(
@@ -679,12 +688,7 @@ def report(n: int, run: Run) -> None:
         f"(in the slices); its tables warm {run.warm - run.connected:.0f} s after connecting",
         f"clicks over {ms(SLOW)}, by what stood still for half their time or more: "
         + ", ".join(f"{cause} {n}" for cause, n in run.slow.items()),
-        "the slowest: "
-        + ", ".join(
-            f"{c.verb} {'never' if c.latency is None else ms(c.latency)} "
-            f"at {c.sent - run.connected:.1f} s"
-            for c in run.worst
-        ),
+        slowest_text(run.worst, run.connected),
         *(f"what the bot sent meanwhile for it: {told}" for told in run.worst_told),
         f"the slowest {TAIL:.0%} by what was clicked (in it / of all): "
         + ", ".join(f"{verb} {n}/{every}" for verb, n, every in run.tail),
@@ -709,12 +713,24 @@ def report(n: int, run: Run) -> None:
         f"the neighbour's commands {run.spam.text()}; {run.limited} edits answered 429",
         f"this process's loop was late by p99 {ms(run.lag_later.p99)}, max "
         f"{ms(run.lag_later.max)} (alone and with the neighbour)",
+        f"alone or not, other servers' {slowest_text(run.others_worst, run.connected)}",
+        *(f"what the bot sent meanwhile for it: {told}" for told in run.others_told),
     )
     inside, outside = run.global_429s
     print(f"  global 429s from the fake: {inside} in the measured windows, {outside} outside")
     print(f"  the bot logged {run.errors} errors before its last stop")
     if run.steps is not None:
         print_steps(run.steps, (run.night, run.floor))
+
+
+def slowest_text(clicks: list[Click], connected: float) -> str:
+    """The slowest clicks over :data:`SLOW`, each with when it was sent after connecting."""
+    if not clicks:
+        return f"the slowest: none over {ms(SLOW)}"
+    return "the slowest: " + ", ".join(
+        f"{c.verb} {'never' if c.latency is None else ms(c.latency)} at {c.sent - connected:.1f} s"
+        for c in clicks
+    )
 
 
 def a_move_by_kind(sent: Counter[str], moves: int) -> str:
