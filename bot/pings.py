@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Coroutine, Iterable
 from dataclasses import replace
 from typing import Any
@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 
 DRAIN_SECONDS = 5.0  # how long closing waits for pings in flight
 BACKLOG_WORKERS = 4  # ping the backlog's commits: more only queue on Discord's limit
+TIDIERS = 4  # turn messages deleted side by side: more only queue on Discord's limit
+MOST_UNTIDY = 20_000  # turn messages waiting to be deleted, at most: past it the oldest stay
 
 
 def pingable(player: Player) -> bool:
@@ -104,6 +106,10 @@ class TurnPings:
         self._tasks: set[asyncio.Task[None]] = set()
         self._backlog: asyncio.Queue[Snapshot] = asyncio.Queue()
         self._workers: list[asyncio.Task[None]] = []
+        # Turn messages to delete, oldest first: (game, server, channel, message) each, and
+        # a few tidiers working through them (see _tidy).
+        self._untidy: deque[tuple[int, int, int, int]] = deque()
+        self._tidiers: set[asyncio.Task[None]] = set()
 
     def start(self) -> None:
         """Ping after every commit from now on, and catch up on games a restart interrupted."""
@@ -232,7 +238,7 @@ class TurnPings:
         told, in_channel = await self._direct(row, sorted(awaited - ping.awaited))
         message_id, mentioned = ping.message_id, ping.mentioned
         if in_channel or (message_id is not None and not mentioned & awaited):
-            self._spawn(self._delete(row, message_id))
+            self._tidy(row, message_id)
             message_id, mentioned = None, frozenset()
         if in_channel:
             users = [row.players[seat].user_id for seat in in_channel]
@@ -274,7 +280,7 @@ class TurnPings:
     async def _end(self, snapshot: Snapshot, ping: TurnPing) -> None:
         """The last turn message goes; a finished game is announced, pinging nobody."""
         row = snapshot.row
-        self._spawn(self._delete(row, ping.message_id))
+        self._tidy(row, ping.message_id)
         self._pings.pop(row.id, None)
         await self.runner.store.drop_turn_ping(row.id)
         if row.status is GameStatus.FINISHED:
@@ -293,21 +299,44 @@ class TurnPings:
             log.warning("game %s: could not post in channel %s", row.id, row.channel_id)
             return None
 
-    async def _delete(self, row: GameRow, message_id: int | None) -> None:
-        """Tidy away a turn message in the background, as the backlog: it waits for every
-        request of a game being played now, and a ping never waits for it."""
+    def _tidy(self, row: GameRow, message_id: int | None) -> None:
+        """Delete a turn message in the background, as the backlog: it waits for every request
+        of a game being played now, and a ping never waits for it.
+
+        Under Discord's global limit a busy night may post turn messages faster than the
+        backlog's share of it deletes them. Each waits here as four numbers, not as a request
+        in flight (a task, its coroutines, futures and timers: about a hundred objects, and
+        thousands of them made every pass of the collector a tenth of a second long); a few
+        tidiers delete them in order. Past :data:`MOST_UNTIDY` the oldest are left standing."""
         if message_id is None:
             return
+        if len(self._untidy) >= MOST_UNTIDY:
+            game_id, _, channel_id, left = self._untidy.popleft()
+            log.warning(
+                "game %s: turn message %s left in %s: too many to delete", game_id, left, channel_id
+            )
+        self._untidy.append((row.id, row.guild_id, row.channel_id, message_id))
+        if sum(not tidier.done() for tidier in self._tidiers) < TIDIERS:  # a done one has
+            tidier = self._spawn(self._tidying())  # left its loop, though not yet the set
+            self._tidiers.add(tidier)
+            tidier.add_done_callback(self._tidiers.discard)
+
+    async def _tidying(self) -> None:
+        """A tidier: deletes turn messages until none is left to delete."""
         BACKLOG.set(True)  # this task's own context: nothing else it sends
-        channel = self.client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        while self._untidy:
+            await self._delete(*self._untidy.popleft())
+
+    async def _delete(self, game_id: int, guild_id: int, channel_id: int, message_id: int) -> None:
+        channel = self.client.get_partial_messageable(channel_id, guild_id=guild_id)
         try:
             await channel.get_partial_message(message_id).delete()
         except discord.NotFound:
             pass  # someone deleted it already
         except (discord.HTTPException, aiohttp.ClientError):
-            log.warning("game %s: could not delete turn message %s", row.id, message_id)
+            log.warning("game %s: could not delete turn message %s", game_id, message_id)
         except RuntimeError:  # aiohttp's "Session is closed": Orchard is stopping
-            log.info("game %s: turn message %s left: Orchard is stopping", row.id, message_id)
+            log.info("game %s: turn message %s left: Orchard is stopping", game_id, message_id)
 
     async def _link(self, row: GameRow, text: str = "go to the board") -> str:
         """A masked link to the board (its message id read back when this write did not

@@ -19,6 +19,7 @@ from bot.app import OrchardBot
 from bot.games.cheerio import CATEGORIES, open_categories
 from bot.model import GameStatus
 from bot.orchard import Orchard
+from bot.pings import TIDIERS
 from bot.runner import Snapshot
 from bot.specs import ENGINES, SPEC_OF
 from db.connection import Target
@@ -482,3 +483,77 @@ async def test_a_move_that_changes_no_turn_never_overtakes_one_still_being_told(
     await fake_discord.wait_for(lambda: len(pinged(fake_discord)) >= 3, what="Bob's, then Alice's")
     assert pinged(fake_discord) == [ALICE, BOB, ALICE]
     no_errors(fake_discord)
+
+
+CHANNELS = [CHANNEL + 100 + n for n in range(6)]  # a second server's, a game in each
+
+
+async def turns_in_six_channels(fake: FakeDiscord, bot: OrchardBot) -> asyncio.Event:
+    """A game in each of six channels, Alice's turn and then Bob's ended in each, while
+    Discord holds every deletion; returns what lets them through."""
+    fake.add_guild(GUILD + 1, CHANNELS, [ALICE, BOB])
+    released = fake.hold("DELETE", r"^/channels/[0-9]+/messages/[0-9]+$")
+    runner = bot.orchard.runner
+    games = []
+    for channel in CHANNELS:
+        await new_game(fake, "cheerio", ALICE, [BOB], guild=GUILD + 1, channel=channel)
+        (row,) = await bot.orchard.store.open_games(GUILD + 1, channel)
+        games.append(row.id)
+    for _ in range(2):  # each time, the turn message before is old
+        for game_id in games:
+            live = await runner.load(game_id)
+            seat = min(runner.engine("cheerio").to_act(live.state))
+            user = live.row.players[seat].user_id
+            await runner.act(game_id, user, "score", open_categories(live.state.cards[seat])[0])
+    await fake.wait_for(lambda: len(pinged(fake)) == 3 * len(games), what="every turn told")
+    return released
+
+
+def deleting(fake: FakeDiscord) -> list[str]:
+    """The deletions Discord holds unanswered."""
+    return [r.path for r in fake.requests_matching("DELETE", "/messages/") if not r.status]
+
+
+def turn_messages_in(fake: FakeDiscord, channel: int) -> int:
+    return sum("your turn in" in m["content"] for m in fake.channel_messages(channel))
+
+
+async def test_turn_messages_wait_their_turn_to_be_deleted_and_all_go(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    """Deletions that cannot keep up wait in Orchard as numbers, not as requests in flight:
+    at most TIDIERS reach Discord at once, where a request each would send one a channel.
+    Every old turn message goes in the end."""
+    fake = fake_discord
+    released = await turns_in_six_channels(fake, bot)
+    await fake.wait_for(lambda: len(deleting(fake)) >= TIDIERS, what="the tidiers' deletions")
+    await asyncio.sleep(0.2)  # time for any more to arrive
+    assert len(deleting(fake)) == TIDIERS, deleting(fake)
+    released.set()
+    for channel in CHANNELS:
+        await fake.wait_for(
+            lambda c=channel: turn_messages_in(fake, c) == 1, what=f"the live one in {channel}"
+        )
+    no_errors(fake)
+
+
+async def test_past_the_most_waiting_the_oldest_turn_messages_stay(
+    fake_discord: FakeDiscord,
+    bot: OrchardBot,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Twelve old turn messages: the tidiers take four, three wait, and the five oldest of the
+    rest are left standing (and logged) rather than kept without end."""
+    monkeypatch.setattr("bot.pings.MOST_UNTIDY", 3)
+    fake = fake_discord
+    released = await turns_in_six_channels(fake, bot)
+    await fake.wait_for(lambda: len(deleting(fake)) >= TIDIERS, what="the tidiers' deletions")
+    released.set()
+    await fake.wait_for(
+        lambda: sum(turn_messages_in(fake, c) for c in CHANNELS) == len(CHANNELS) + 5,
+        what="five old turn messages left",
+    )
+    await asyncio.sleep(0.2)  # and no more deleted
+    assert sum(turn_messages_in(fake, c) for c in CHANNELS) == len(CHANNELS) + 5
+    assert sum("too many to delete" in r.message for r in caplog.records) == 5

@@ -1,7 +1,9 @@
-"""Injected failures: the next requests matching a pattern get an error, as Discord may send."""
+"""Injected failures: the next requests matching a pattern get an error, as Discord may send,
+or wait unanswered until a test lets them through, as a slow Discord does."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from dataclasses import dataclass
@@ -41,7 +43,20 @@ class Fault:
 
 
 class Faults(State):
-    """``fail`` queues errors; routing serves them before any route answers."""
+    """``fail`` queues errors and ``hold`` keeps requests waiting; routing serves both before
+    any route answers."""
+
+    def hold(self, method: str, pattern: str) -> asyncio.Event:
+        """Keep every request matching (method or ``*``, path regex) unanswered until the event
+        returned is set. Each is recorded as it arrives, with status 0 until answered."""
+        released = asyncio.Event()
+        self._holds.append((method, re.compile(pattern), released))
+        return released
+
+    async def _held(self, method: str, path: str) -> None:
+        for held, pattern, released in self._holds:
+            if held in ("*", method) and pattern.search(path):
+                await released.wait()
 
     def fail(
         self,

@@ -178,6 +178,7 @@ class FakeDiscord(
         return response
 
     async def _route(self, record: Request) -> web.StreamResponse:
+        await self._held(record.method, record.path)
         fault = self._take_fault(record.method, record.path)
         if fault is not None:
             return fault

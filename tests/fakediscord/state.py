@@ -106,6 +106,7 @@ class State:
         self._sockets: set[web.WebSocketResponse] = set()
 
         self._faults: list[Fault] = []
+        self._holds: list[tuple[str, re.Pattern[str], asyncio.Event]] = []
         self._waiters: list[asyncio.Future[None]] = []
         self._watched: list[asyncio.Task[Any]] = []
         self._ids = itertools.count(1)
