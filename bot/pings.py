@@ -316,8 +316,9 @@ class TurnPings:
                 "game %s: turn message %s left in %s: too many to delete", game_id, left, channel_id
             )
         self._untidy.append((row.id, row.guild_id, row.channel_id, message_id))
-        if sum(not tidier.done() for tidier in self._tidiers) < TIDIERS:  # a done one has
-            tidier = self._spawn(self._tidying())  # left its loop, though not yet the set
+        # A tidier done has left its loop, though its callback has not yet left the set.
+        if sum(not tidier.done() for tidier in self._tidiers) < TIDIERS:
+            tidier = self._spawn(self._tidying())
             self._tidiers.add(tidier)
             tidier.add_done_callback(self._tidiers.discard)
 
