@@ -588,7 +588,9 @@ async def game_night(
         return night.others(click.guild)
 
     spans = orchard.spans()
+    worst = slowest(people.log, spans, 3)
     later = [(w.began, w.ended) for w in (alone, crowded)]
+    others_worst = [c for c in slowest(people.log, later) if others(c)][:3]
     logged = bot_stalls(stalls)
     causes = {f"the bot's {k}": logged[k] for k in ("gc", "loop")}
     causes["the fake's loop"] = lag.stalls()
@@ -598,13 +600,9 @@ async def game_night(
         night=Window.total(orchard.windows),
         clicks=latencies(people.log, spans, others),
         slow=slow_clicks(people.log, spans, causes),
-        worst=slowest(people.log, spans, 3),
+        worst=worst,
         tail=tail_by_verb(people.log, spans, others),
-        worst_told=[
-            timeline(orchard.fake, c)
-            for c in slowest(people.log, spans, 3)
-            if c.latency is None or c.latency > LATE_DETAIL
-        ],
+        worst_told=[timeline(orchard.fake, c) for c in worst if told_of(c)],
         connected=started,
         warm=warm,
         lag=Latencies.of(late for span in [*spans, *floor.spans()] for late in lag.between(*span)),
@@ -618,12 +616,8 @@ async def game_night(
         quiet=latencies(people.log, [(alone.began, alone.ended)], others),
         crowded=crowded,
         others=latencies(people.log, [(crowded.began, crowded.ended)], others),
-        others_worst=[c for c in slowest(people.log, later) if others(c)][:3],
-        others_told=[
-            timeline(orchard.fake, c)
-            for c in slowest(people.log, later)
-            if others(c) and (c.latency is None or c.latency > LATE_DETAIL)
-        ][:3],
+        others_worst=others_worst,
+        others_told=[timeline(orchard.fake, c) for c in others_worst if told_of(c)],
         spam=latencies(people.log, [(crowded.began, crowded.ended)], lambda c: c.verb in SPAM),
         limited=limited,
         global_429s=global_429s(
@@ -721,6 +715,11 @@ def report(n: int, run: Run) -> None:
     print(f"  the bot logged {run.errors} errors before its last stop")
     if run.steps is not None:
         print_steps(run.steps, (run.night, run.floor))
+
+
+def told_of(click: Click) -> bool:
+    """Whether a slow click is shown with what the bot sent for its game meanwhile."""
+    return click.latency is None or click.latency > LATE_DETAIL
 
 
 def slowest_text(clicks: list[Click], connected: float) -> str:

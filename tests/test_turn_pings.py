@@ -64,9 +64,9 @@ def mentioned(message: JSON) -> list[int]:
     return sorted(int(m) for m in re.findall(r"<@!?([0-9]+)>", message["content"]))
 
 
-def turn_messages(fake: FakeDiscord) -> list[JSON]:
-    """The live turn messages in the game channel."""
-    return [m for m in fake.channel_messages(CHANNEL) if "your turn in" in m["content"]]
+def turn_messages(fake: FakeDiscord, channel: int = CHANNEL) -> list[JSON]:
+    """The live turn messages in a game's channel."""
+    return [m for m in fake.channel_messages(channel) if "your turn in" in m["content"]]
 
 
 def awaited(live: Snapshot) -> set[int]:
@@ -514,10 +514,6 @@ def deleting(fake: FakeDiscord) -> list[str]:
     return [r.path for r in fake.requests_matching("DELETE", "/messages/") if not r.status]
 
 
-def turn_messages_in(fake: FakeDiscord, channel: int) -> int:
-    return sum("your turn in" in m["content"] for m in fake.channel_messages(channel))
-
-
 async def test_turn_messages_wait_their_turn_to_be_deleted_and_all_go(
     fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
@@ -532,7 +528,7 @@ async def test_turn_messages_wait_their_turn_to_be_deleted_and_all_go(
     released.set()
     for channel in CHANNELS:
         await fake.wait_for(
-            lambda c=channel: turn_messages_in(fake, c) == 1, what=f"the live one in {channel}"
+            lambda c=channel: len(turn_messages(fake, c)) == 1, what=f"the live one in {channel}"
         )
     no_errors(fake)
 
@@ -551,9 +547,9 @@ async def test_past_the_most_waiting_the_oldest_turn_messages_stay(
     await fake.wait_for(lambda: len(deleting(fake)) >= TIDIERS, what="the tidiers' deletions")
     released.set()
     await fake.wait_for(
-        lambda: sum(turn_messages_in(fake, c) for c in CHANNELS) == len(CHANNELS) + 5,
+        lambda: sum(len(turn_messages(fake, c)) for c in CHANNELS) == len(CHANNELS) + 5,
         what="five old turn messages left",
     )
     await asyncio.sleep(0.2)  # and no more deleted
-    assert sum(turn_messages_in(fake, c) for c in CHANNELS) == len(CHANNELS) + 5
+    assert sum(len(turn_messages(fake, c)) for c in CHANNELS) == len(CHANNELS) + 5
     assert sum("too many to delete" in r.message for r in caplog.records) == 5
