@@ -10,6 +10,9 @@ on.
 
 A game keeps one live turn message in its channel: the previous one is deleted when the next
 is posted (editing it could carry no new ping), and once nobody it pinged is still awaited.
+A game's pings are brought up to its latest version only: versions committed while an earlier
+one's pings were still on their way (its channel rate-limited, say) are never told, since
+their turns are already over; whoever is awaited again after them is pinged anew.
 Deleting is tidying, so it goes in the background as the backlog of the global limit
 (:data:`bot.pacing.BACKLOG`): pings and boards go first, and a restart in between leaves the
 old message behind. The live message's id and the seats awaited are stored
@@ -21,16 +24,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Coroutine, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import aiohttp
 import discord
 
 from bot.daily import is_daily
-from bot.locks import KeyedLocks
 from bot.model import NOBODY, GameRow, GameStatus, Player, TurnPing
 from bot.pacing import BACKLOG
 from bot.runner import Refusal, Runner, Snapshot
@@ -94,6 +96,16 @@ async def send_dm(client: discord.Client, user_id: int, text: str) -> str:
         return "failed"
 
 
+@dataclass(frozen=True)
+class Pending:
+    """A game's latest version whose pings are still to be handled, and what the versions
+    passed over since the last one handled leave to tell."""
+
+    snapshot: Snapshot
+    recorded_only: bool = False  # caught up at a restart: only if the game has a record
+    breaks: frozenset[int] = frozenset()  # seats that some version passed over did not await
+
+
 class TurnPings:
     """Tells people it is their turn, by channel message or DM, after every commit."""
 
@@ -101,10 +113,12 @@ class TurnPings:
         self.client = client
         self.runner = runner
         self._pings: dict[int, TurnPing] = {}  # per game in play: where its pings stand
-        self._behind: Counter[int] = Counter()  # per game: versions queued or being handled
-        self._locks: KeyedLocks[int] = KeyedLocks()
+        # Per game: its latest version not yet taken up, and the games whose pings one task
+        # is bringing up to date.
+        self._latest: dict[int, Pending] = {}
+        self._busy: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
-        self._backlog: asyncio.Queue[Snapshot] = asyncio.Queue()
+        self._backlog: asyncio.Queue[int] = asyncio.Queue()  # games, for the workers
         self._workers: list[asyncio.Task[None]] = []
         # Turn messages to delete, oldest first: (game, server, channel, message) each, and
         # a few tidiers working through them (see _tidy).
@@ -136,13 +150,39 @@ class TurnPings:
             return
         if not BACKLOG.get() and self._nothing_to_tell(snapshot):
             return
-        self._behind[snapshot.id] += 1
-        if not BACKLOG.get():
-            self._spawn(self._handle(snapshot))
+        self._queue(snapshot)
+
+    def _queue(self, snapshot: Snapshot, recorded_only: bool = False) -> None:
+        """Bring the game's pings up to ``snapshot``: by the task already doing so for the
+        game, which takes the latest version when it is done with its own; else by a task of
+        its own, or, for the backlog, by a worker."""
+        game_id = snapshot.id
+        waiting = self._latest.get(game_id)
+        pending = Pending(snapshot, recorded_only)
+        if waiting is not None:
+            pending = self._passing_over(waiting, pending)
+        self._latest[game_id] = pending
+        if game_id in self._busy:
             return
-        if not self._workers:
-            self._workers = [self._spawn(self._work()) for _ in range(BACKLOG_WORKERS)]
-        self._backlog.put_nowait(snapshot)
+        if not BACKLOG.get():
+            self._busy.add(game_id)  # at once: a second commit before the task starts joins it
+            self._spawn(self._catch_up(game_id))
+        elif waiting is None:  # else a worker will come to it already
+            if not self._workers:
+                self._workers = [self._spawn(self._work()) for _ in range(BACKLOG_WORKERS)]
+            self._backlog.put_nowait(game_id)
+
+    def _passing_over(self, waiting: Pending, latest: Pending) -> Pending:
+        """``latest`` in place of ``waiting``, never to be told: the seats it did not await
+        had their turn broken, and a version to be told in full stays so."""
+        passed = waiting.snapshot
+        seats = range(len(passed.row.players))
+        awaited = self._awaited(passed) if passed.row.status is GameStatus.ACTIVE else frozenset()
+        return replace(
+            latest,
+            recorded_only=latest.recorded_only and waiting.recorded_only,
+            breaks=waiting.breaks | (frozenset(seats) - awaited),
+        )
 
     def _nothing_to_tell(self, snapshot: Snapshot) -> bool:
         """A move that changes nobody's turn (most of them: a roll, a hold, a solo player's
@@ -153,7 +193,8 @@ class TurnPings:
         row = snapshot.row
         if (
             ping is None
-            or self._behind[row.id]
+            or row.id in self._latest
+            or row.id in self._busy
             or self.runner.store.shared
             or row.status is not GameStatus.ACTIVE
             or row.version <= ping.version
@@ -173,8 +214,12 @@ class TurnPings:
         return frozenset(s for s in engine.to_act(snapshot.state) if pingable(players[s]))
 
     async def _work(self) -> None:
+        """A backlog worker: one game's pings at a time, unless a task has them in hand."""
         while True:
-            await self._handle(await self._backlog.get())
+            game_id = await self._backlog.get()
+            if game_id in self._latest and game_id not in self._busy:
+                self._busy.add(game_id)
+                await self._catch_up(game_id)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.create_task(work)
@@ -185,8 +230,8 @@ class TurnPings:
     async def _resume(self) -> None:
         """Games whose pings fell behind while Orchard was down: moved on, or over.
 
-        Each is read inside the runner's lock, so its catching up is queued after the pings of
-        every commit before and ahead of any after; a game whose record the live pings have
+        Each is read inside the runner's lock, so it is the game's latest version until its
+        next commit, which would take its place; a game whose record the live pings have
         dropped meanwhile (it ended) is left alone.
         """
         for game_id in await self.runner.store.turn_pings_behind():
@@ -195,33 +240,42 @@ class TurnPings:
                     snapshot = await self.runner.load(game_id)
                 except Refusal:
                     continue  # the game is gone, and its record with it
-                self._behind[game_id] += 1
-                self._spawn(self._handle(snapshot, recorded_only=True))
+                self._queue(snapshot, recorded_only=True)
 
-    async def _handle(self, snapshot: Snapshot, *, recorded_only: bool = False) -> None:
-        """Bring one game's pings up to ``snapshot``; versions are handled in order."""
+    async def _catch_up(self, game_id: int) -> None:
+        """(The game marked busy.) Its pings brought up to its latest version, and again
+        while newer ones come in meanwhile; the versions in between are passed over."""
         try:
-            await self._handled(snapshot, recorded_only)
+            while (pending := self._latest.pop(game_id, None)) is not None:
+                await self._handled(await self._shown(pending))
         finally:
-            self._behind[snapshot.id] -= 1
-            if not self._behind[snapshot.id]:
-                del self._behind[snapshot.id]
+            self._busy.discard(game_id)
 
-    async def _handled(self, snapshot: Snapshot, recorded_only: bool) -> None:
-        async with self._locks[snapshot.id]:
-            async with self.runner.showing(snapshot.id):
-                pass  # the board of this version is shown first (and its message id known)
-            try:
-                ping = await self._stored(snapshot.id)
-                if recorded_only and ping.version < 0:
-                    return
-                if snapshot.row.status is GameStatus.ACTIVE:
-                    if snapshot.row.version > ping.version:
-                        await self._turn(snapshot, ping)
-                elif ping.version >= 0 or snapshot.row.status is GameStatus.FINISHED:
-                    await self._end(snapshot, ping)
-            except Exception:
-                log.exception("game %s: turn pings failed; the game goes on", snapshot.id)
+    async def _shown(self, pending: Pending) -> Pending:
+        """Once the board of ``pending``'s version is shown (and its message id known): that
+        version, or one committed while the board was being shown, in its place."""
+        game_id = pending.snapshot.id
+        while True:
+            async with self.runner.showing(game_id):
+                pass  # displays go in write order: those queued before this one are done
+            newer = self._latest.pop(game_id, None)
+            if newer is None:
+                return pending
+            pending = self._passing_over(pending, newer)
+
+    async def _handled(self, pending: Pending) -> None:
+        snapshot = pending.snapshot
+        try:
+            ping = await self._stored(snapshot.id)
+            if pending.recorded_only and ping.version < 0:
+                return
+            if snapshot.row.status is GameStatus.ACTIVE:
+                if snapshot.row.version > ping.version:
+                    await self._turn(snapshot, ping, pending.breaks)
+            elif ping.version >= 0 or snapshot.row.status is GameStatus.FINISHED:
+                await self._end(snapshot, ping)
+        except Exception:
+            log.exception("game %s: turn pings failed; the game goes on", snapshot.id)
 
     async def _stored(self, game_id: int) -> TurnPing:
         """Where the game's pings stand: remembered here, or read afresh on a shared store,
@@ -231,11 +285,13 @@ class TurnPings:
             self._pings[game_id] = await self.runner.store.turn_ping(game_id) or TurnPing(game_id)
         return self._pings[game_id]
 
-    async def _turn(self, snapshot: Snapshot, ping: TurnPing) -> None:
-        """Ping the seats newly awaited; keep the one live turn message right."""
+    async def _turn(self, snapshot: Snapshot, ping: TurnPing, breaks: frozenset[int]) -> None:
+        """Ping the seats newly awaited (since the version last handled, or awaited again
+        after ``breaks``); keep the one live turn message right."""
         row = snapshot.row
         awaited = self._awaited(snapshot)
-        told, in_channel = await self._direct(row, sorted(awaited - ping.awaited))
+        still = ping.awaited - breaks  # awaited at every version since the last one handled
+        told, in_channel = await self._direct(row, sorted(awaited - still))
         message_id, mentioned = ping.message_id, ping.mentioned
         if in_channel or (message_id is not None and not mentioned & awaited):
             self._tidy(row, message_id)
@@ -246,7 +302,7 @@ class TurnPings:
             if posted is not None:
                 message_id, mentioned = posted, frozenset(in_channel)
                 told |= mentioned
-        told |= awaited & ping.awaited  # pinged before, and still awaited
+        told |= awaited & still  # pinged before, and still awaited
         fresh = TurnPing(row.id, row.version, told, message_id, mentioned)
         self._pings[row.id] = fresh
         if ping.version < 0 or replace(ping, version=fresh.version) != fresh:
