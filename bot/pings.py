@@ -174,14 +174,16 @@ class TurnPings:
 
     def _passing_over(self, waiting: Pending, latest: Pending) -> Pending:
         """``latest`` in place of ``waiting``, never to be told: the seats it did not await
-        had their turn broken, and a version to be told in full stays so."""
+        had their turn broken, as had those broken by versions either one passed over
+        (``latest`` gathers its own while ``waiting`` waits for its board); a version to be
+        told in full stays so."""
         passed = waiting.snapshot
         seats = range(len(passed.row.players))
         awaited = self._awaited(passed) if passed.row.status is GameStatus.ACTIVE else frozenset()
         return replace(
             latest,
             recorded_only=latest.recorded_only and waiting.recorded_only,
-            breaks=waiting.breaks | (frozenset(seats) - awaited),
+            breaks=waiting.breaks | latest.breaks | (frozenset(seats) - awaited),
         )
 
     def _nothing_to_tell(self, snapshot: Snapshot) -> bool:

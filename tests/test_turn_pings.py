@@ -519,6 +519,48 @@ async def test_turns_over_before_their_ping_could_be_posted_are_never_pinged(
     no_errors(fake)
 
 
+async def committed(bot: OrchardBot, game_id: int, version: int) -> Snapshot:
+    """The game once ``version`` is committed (its display may still wait)."""
+    while (live := await bot.orchard.runner.load(game_id)).row.version < version:
+        await asyncio.sleep(0.01)
+    return live
+
+
+async def test_a_turn_broken_while_the_next_ping_waits_for_its_board_is_told_anew(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    """Bob's ping is held by the channel while he rolls; the board is held while Bob ends his
+    turn and Alice plays hers, so it is Bob's again. His ping then waits for the board of his
+    roll, and the versions after it are gathered apart: what they passed over still counts,
+    and Bob is pinged for his new turn."""
+    fake = fake_discord
+    pings = Pings(fake)
+    _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
+    runner = bot.orchard.runner
+    released = fake.hold("POST", rf"^/channels/{CHANNEL}/messages$")
+
+    def score(seat: int) -> tuple[str, str]:
+        return "score", open_categories(live.state.cards[seat])[0]
+
+    live = await runner.act(live.id, ALICE, *score(0), version=live.row.version)
+    live = await runner.act(live.id, BOB, "roll", version=live.row.version)
+    moves: list[asyncio.Task[Snapshot]] = []
+    async with runner.showing(live.id):
+        released.set()
+        await fake.wait_for(lambda: pinged(fake) == [ALICE, BOB], what="Bob's ping, let through")
+        await asyncio.sleep(0.2)  # his ping's task now waits for the board of his roll
+        for user, move in ((BOB, score(1)), (ALICE, ("roll", "")), (ALICE, score(0))):
+            version = live.row.version
+            moves.append(asyncio.create_task(runner.act(live.id, user, *move, version=version)))
+            live = await committed(bot, live.id, version + 1)
+    await asyncio.gather(*moves)
+    assert awaited(live) == {BOB}
+    await fake.wait_for(lambda: len(pinged(fake)) >= 3, what="Bob's new turn")
+    await asyncio.sleep(0.2)  # time for any more to arrive
+    assert pinged(fake) == [ALICE, BOB, BOB]
+    no_errors(fake)
+
+
 CHANNELS = [CHANNEL + 100 + n for n in range(6)]  # a second server's, a game in each
 
 
