@@ -498,7 +498,8 @@ async def test_turns_over_before_their_ping_could_be_posted_are_never_pinged(
     pings = Pings(fake)
     _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
     runner = bot.orchard.runner
-    released = fake.hold("POST", rf"^/channels/{CHANNEL}/messages$")
+    posting = rf"^/channels/{CHANNEL}/messages$"
+    released = fake.hold("POST", posting)
     for turn in range(4):
         seat = min(runner.engine("cheerio").to_act(live.state))
         user = live.row.players[seat].user_id
@@ -506,7 +507,7 @@ async def test_turns_over_before_their_ping_could_be_posted_are_never_pinged(
         live = await runner.act(live.id, user, "score", category, version=live.row.version)
         if turn == 0:
             await fake.wait_for(
-                lambda: fake.requests_matching("POST", rf"^/channels/{CHANNEL}/messages$"),
+                lambda: fake.requests_matching("POST", posting),
                 what="Bob's turn message, held",
             )
     assert awaited(live) == {ALICE}
@@ -564,17 +565,23 @@ async def test_a_turn_broken_while_the_next_ping_waits_for_its_board_is_told_ane
 CHANNELS = [CHANNEL + 100 + n for n in range(6)]  # a second server's, a game in each
 
 
-async def turns_in_six_channels(fake: FakeDiscord, bot: OrchardBot) -> asyncio.Event:
-    """A game in each of six channels, Alice's turn and then Bob's ended in each, while
-    Discord holds every deletion; returns what lets them through."""
+async def games_in_six_channels(fake: FakeDiscord, bot: OrchardBot) -> list[int]:
+    """Alice against Bob in each of :data:`CHANNELS`, started: the games' ids."""
     fake.add_guild(GUILD + 1, CHANNELS, [ALICE, BOB])
-    released = fake.hold("DELETE", r"^/channels/[0-9]+/messages/[0-9]+$")
-    runner = bot.orchard.runner
     games = []
     for channel in CHANNELS:
         await new_game(fake, "cheerio", ALICE, [BOB], guild=GUILD + 1, channel=channel)
         (row,) = await bot.orchard.store.open_games(GUILD + 1, channel)
         games.append(row.id)
+    return games
+
+
+async def turns_in_six_channels(fake: FakeDiscord, bot: OrchardBot) -> asyncio.Event:
+    """A game in each of six channels, Alice's turn and then Bob's ended in each, while
+    Discord holds every deletion; returns what lets them through."""
+    released = fake.hold("DELETE", r"^/channels/[0-9]+/messages/[0-9]+$")
+    runner = bot.orchard.runner
+    games = await games_in_six_channels(fake, bot)
     for _ in range(2):  # each time, the turn message before is old
         for game_id in games:
             live = await runner.load(game_id)
@@ -591,12 +598,7 @@ async def test_turns_the_scheduler_ends_are_told_by_the_backlogs_workers(
     """The clock ends Alice's turn in six games at once, in the scheduler's background (as
     after downtime, when there may be thousands): a few workers tell Bob in every one."""
     fake = fake_discord
-    fake.add_guild(GUILD + 1, CHANNELS, [ALICE, BOB])
-    games = []
-    for channel in CHANNELS:
-        await new_game(fake, "cheerio", ALICE, [BOB], guild=GUILD + 1, channel=channel)
-        (row,) = await bot.orchard.store.open_games(GUILD + 1, channel)
-        games.append(row.id)
+    games = await games_in_six_channels(fake, bot)
     await fake.wait_for(lambda: len(pinged(fake)) == len(games), what="Alice told in each")
     for game_id in games:
         await bot.orchard.runner.postpone(game_id, 0.0)  # her deadline has passed
