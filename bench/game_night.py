@@ -19,6 +19,8 @@ Every fifth server has a 30 s turn deadline, and half of its people step away on
    message) both run, each on its own fake with its own copy of the tables; after warm-up the
    same people play ``--slice`` seconds on one, then on the other, in turn, until each has
    had ``--seconds``. Interleaving puts whatever else the shared machine does on both sides.
+   Then nobody clicks for 10 s, and each bot's CPU meanwhile is read: what it spends on its
+   own (deadlines, Orchard's seats, anything a harness would add in its process).
 2. **Restart**: Orchard alone, SIGTERM and start again while people play on: the clicks sent
    in the first 10 s after it is connected.
 3. **Bad neighbour**: ``--seconds`` of Orchard as it is, then ``--seconds`` with a neighbour:
@@ -123,6 +125,7 @@ RESTART_WINDOW = 10.0  # seconds after the restarted bot connects whose clicks a
 SETTLE = 10.0  # after that and the tables' warming, before the first window without the floor
 WARM_LIMIT = 180.0  # seconds after start-up by which Orchard's tables must be warm
 LATE_DETAIL = 0.25  # seconds: a slow click past this is shown with what the bot sent meanwhile
+IDLE = 10.0  # seconds after the slices when nobody clicks and each bot's CPU is read
 SEATS = 4  # seated in each of the neighbour's finished games
 COPIES = 10  # the finished games written through the store, then copied to make up the rest
 GAME_ROWS = [("games", "id"), ("game_players", "game_id"), ("results", "game_id")]
@@ -444,6 +447,7 @@ class Run:
     steps: tuple[tuple[float, Steps], tuple[float, Steps]] | None
     # Orchard's Discord requests in its slices by kind, the floor's
     requests: tuple[Counter[str], Counter[str]]
+    idle: list[Window]  # Orchard's and the floor's, nobody clicking
 
     @property
     def p99_ratio(self) -> float:
@@ -545,6 +549,8 @@ async def game_night(
                     side.windows.append(await side.measure(args.slice))
                     side.time_steps(False)
                     await side.people.pause()
+        with no_collection():
+            idle = await asyncio.gather(orchard.measure(IDLE), floor.measure(IDLE))
         steps = (orchard.read_steps(), floor.read_steps()) if args.steps else None
         await floor.close()
 
@@ -627,6 +633,7 @@ async def game_night(
         errors=sum(map(logged_errors, [b.log for b in orchard.bots], running)),
         steps=steps,
         requests=(sent_in(orchard), sent_in(floor)),
+        idle=idle,
     )
 
 
@@ -694,6 +701,13 @@ def report(n: int, run: Run) -> None:
             )
         ),
     )
+    mine, floors = run.idle
+    say(
+        "idle",
+        f"nobody clicking for {IDLE:.0f} s: Orchard {ms(cpu_a_second(mine))} of CPU a second "
+        f"({mine.committed} moves: deadlines and its seats), the floor "
+        f"{ms(cpu_a_second(floors))}",
+    )
     say(
         "restart",
         f"down {run.down:.2f} s (SIGTERM to connected), {run.skipped} clicks not sent meanwhile",
@@ -715,6 +729,10 @@ def report(n: int, run: Run) -> None:
     print(f"  the bot logged {run.errors} errors before its last stop")
     if run.steps is not None:
         print_steps(run.steps, (run.night, run.floor))
+
+
+def cpu_a_second(window: Window) -> float:
+    return window.usage.bot / window.usage.seconds
 
 
 def told_of(click: Click) -> bool:
@@ -816,6 +834,8 @@ def summary(runs: list[Run]) -> None:
             [r.night.cpu_per_move / r.floor.cpu_per_move for r in runs],
             times,
         ),
+        ("idle: Orchard's CPU a second", [cpu_a_second(r.idle[0]) for r in runs], ms),
+        ("idle: the floor's CPU a second", [cpu_a_second(r.idle[1]) for r in runs], ms),
         ("restart: down, SIGTERM to connected", [r.down for r in runs], seconds),
         (
             f"restart: later than {LATE:.0f} s in the first {RESTART_WINDOW:.0f} s (target 0)",
