@@ -38,7 +38,10 @@ Slow clicks are looked into: Orchard's processes log when their loop stood still
 their collector ran long (``tests.bot_process.StallLog``, on the same clock as the clicks),
 and each click over 50 ms is put down to the first of those, or of this process's own late
 loop, that was in flight with it. ``--turn-pings off`` sets every server's turn pings off:
-what the messages issue 13 asks for cost, beside the same run with them.
+what the messages issue 13 asks for cost, beside the same run with them. ``--floor-game``
+runs the floor as the least a dice game's bot does (a Cheerio-sized board redrawn, a game's
+row and its move written: ``bench/floor_bot.py --game``) instead of the issue's floor, which
+redraws one button and writes one row.
 
 Figures are printed, nothing is asserted.
 """
@@ -131,6 +134,7 @@ COPIES = 10  # the finished games written through the store, then copied to make
 GAME_ROWS = [("games", "id"), ("game_players", "game_id"), ("results", "game_id")]
 GAME_ROWS += [("rating_history", "game_id")]
 FLOOR = (str(ROOT / "bench" / "floor_bot.py"),)
+FLOOR_GAME = (*FLOOR, "--game")  # the least a dice game's bot does (see bench/floor_bot.py)
 SPAM: dict[str, dict[str, str]] = {"leaderboard": {"game": "applejack", "by": "wins"}, "stats": {}}
 
 
@@ -386,7 +390,7 @@ async def open_side(
     fake = FakeDiscord(shard_count=len(logs))
     await fake.start()
     populate(fake, night)
-    floor = program == FLOOR
+    floor = program[:1] == FLOOR
     count = len(logs)
     timed = [log.with_suffix(".steps.json") for log in logs] if steps else []
     bots = [
@@ -527,7 +531,7 @@ async def game_night(
             night,
             folder / f"floor-{n + 1}.db",
             [folder / f"floor-{n + 1}.log"],
-            FLOOR,
+            FLOOR_GAME if args.floor_game else FLOOR,
             n,
             steps=args.steps,
         )
@@ -861,6 +865,8 @@ async def main_async(args: argparse.Namespace) -> None:
         f"{len(night.tables)} tables ({people} people) in {night.servers} servers and the "
         f"neighbour's; {args.seconds:.0f} s a side in {args.slice:.0f} s slices"
     )
+    if args.floor_game:
+        print("the floor: a dice game's least (a Cheerio-sized board, a game row and its move)")
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.dir or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -902,6 +908,11 @@ def main() -> None:
         "--steps", action="store_true", help="time each bot's loop, step by step, in the slices"
     )
     parser.add_argument("--processes", type=int, default=1, help="Orchard's, each with shards")
+    parser.add_argument(
+        "--floor-game",
+        action="store_true",
+        help="the floor draws a Cheerio-sized board and writes a game row with each move",
+    )
     add_run_options(parser)
     args = parser.parse_args()
     if args.processes > 1 and args.postgres is None:
