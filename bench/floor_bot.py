@@ -69,7 +69,8 @@ CATEGORIES = ("Ones", "Twos", "Threes", "Fours", "Fives", "Sixes", "Cheerio")
 
 
 class Board(discord.ui.LayoutView):
-    """A Components V2 message given as Discord's JSON (discord.py only carries it)."""
+    """A Components V2 message given as Discord's JSON (discord.py only carries it). As
+    Orchard's ``bot.components.Drawn``, which the floor does not import: its CPU is its own."""
 
     def __init__(self, components: list[dict[str, Any]]) -> None:
         super().__init__(timeout=None)
@@ -150,7 +151,7 @@ def game_board(count: int) -> Board:
 
 
 def game_state(count: int, user_id: int) -> str:
-    """A game's state as JSON, of a solo Cheerio state's size (about 250 bytes)."""
+    """A game's state as JSON, of a solo Cheerio state's size (about 220 bytes)."""
     dice = [(count * 7 + k * 3) % 6 + 1 for k in range(5)]
     card = {name.lower(): (count + k) % 19 for k, name in enumerate(CATEGORIES)}
     return json.dumps(
@@ -287,7 +288,8 @@ class FloorBot(discord.Client):
 
 async def answer_without_message(interaction: discord.Interaction[Any], view: Board) -> None:
     """``interaction.response.edit_message(view=view)``, without asking for the edited message
-    back (discord.py asks, and parses it): Discord answers 204."""
+    back (discord.py asks, and parses it): Discord answers 204. As Orchard's answer to a click
+    (``bot.answers``), written apart so that the floor runs nothing of Orchard's."""
     kind = discord.InteractionResponseType.message_update
     params = interaction_message_response_params(type=kind.value, view=view)
     route = discord.http.Route(
