@@ -15,14 +15,14 @@ grew the heap by one view a click, and with it the length of every full collecti
 
 ``--game``: the least a bot that plays a dice game does, which the issue's floor leaves out.
 Each press redraws a board of a solo Cheerio board's size and shape (a container of texts,
-five dice buttons, a roll button and a select of categories: about 1.9 KB of JSON, written as
-Discord's JSON directly, as Orchard does) and writes a game's row and its move in one
-transaction (the row's state, version and deadline, its deadline indexed; the move keyed by
-game and number), on a thread of its own in one trip. It spares itself the board's parsing
-both ways, as Orchard does and any bot could: a click's message is read without its
-components, and the answer is sent without asking for the message back. No rules, no lock,
-no pings, no deadlines fired: what is left of Orchard's extra is what its features and its
-machinery cost.
+five dice buttons, a roll button and a select of categories: an answer of about 1.7 KB of
+JSON against Orchard's 1.85 KB, written as Discord's JSON directly, as Orchard does) and
+writes a game's row and its move in one transaction (the row's state, version and deadline,
+its deadline indexed; the move keyed by game and number), on a thread of its own in one
+trip. It spares itself the board's parsing both ways, as Orchard does and any bot could: a
+click's message is read without its components, and the answer is sent without asking for
+the message back. No rules, no lock, no pings, no deadlines fired: what is left of Orchard's
+extra is what its features and its machinery cost.
 """
 
 from __future__ import annotations
@@ -83,9 +83,14 @@ class Board(discord.ui.LayoutView):
         return True
 
 
+def dice_of(count: int) -> list[int]:
+    """Five dice that change with every press, the same on the board and in the state."""
+    return [(count * 7 + k * 3) % 6 + 1 for k in range(5)]
+
+
 def game_board(count: int) -> Board:
     """A solo Cheerio board's size and shape, its dice and scores changing with ``count``."""
-    dice = [(count * 7 + k * 3) % 6 + 1 for k in range(5)]
+    dice = dice_of(count)
     scores = "  ".join(str((count + k) % 19) for k in range(6))
     buttons = [
         {
@@ -152,7 +157,7 @@ def game_board(count: int) -> Board:
 
 def game_state(count: int, user_id: int) -> str:
     """A game's state as JSON, of a solo Cheerio state's size (about 220 bytes)."""
-    dice = [(count * 7 + k * 3) % 6 + 1 for k in range(5)]
+    dice = dice_of(count)
     card = {name.lower(): (count + k) % 19 for k, name in enumerate(CATEGORIES)}
     return json.dumps(
         {
