@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -136,13 +135,11 @@ def seat_name(player: Player) -> str:
 def names(snapshot: Snapshot) -> list[str]:
     """Every seat's name, told apart: a second "Orchard (Hard)" is "Orchard (Hard) 2"."""
     shown = [seat_name(p) for p in snapshot.row.players]
-    counted = Counter(shown)
-    seen: Counter[str] = Counter()
-    result = []
-    for name in shown:
-        seen[name] += 1
-        result.append(f"{name} {seen[name]}" if counted[name] > 1 and seen[name] > 1 else name)
-    return result
+    told = []
+    for seat, name in enumerate(shown):
+        before = shown[:seat].count(name)
+        told.append(f"{name} {before + 1}" if before else name)
+    return told
 
 
 def whose_turn(players: list[Player]) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, Self, assert_never
@@ -35,14 +34,14 @@ def number_score(face: int, dice: Sequence[int], *, bonus: bool = True) -> int:
 
     With ``bonus``, five natural dice of one face score double (five ones are always natural).
     """
-    counts = Counter(dice)
+    natural, ones = dice.count(face), dice.count(1)
     if face == 1:
-        points = counts[1]
-    elif counts[face] == 0:
+        points = ones
+    elif natural == 0:
         return 0
     else:
-        points = face * (counts[face] + counts[1])
-    if bonus and counts[face] == DICE:
+        points = face * (natural + ones)
+    if bonus and natural == DICE:
         points *= 2
     return points
 
