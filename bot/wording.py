@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.words import plural
+
 
 def joined(names: Sequence[str]) -> str:
     """Names in a sentence: "Alice", "Alice and Bob", "Alice, Bob and Carol"."""
@@ -45,3 +47,25 @@ def command_mention(command: str, ids: dict[str, int]) -> str:
     new"`` when the top-level command's id is known; else ``/cheerio new`` in code style."""
     top = command.split()[0]
     return f"</{command}:{ids[top]}>" if top in ids else f"`/{command}`"
+
+
+def lines_within(lines: Sequence[str], limit: int, noun: str) -> str:
+    """As many of ``lines`` as fit in ``limit`` characters, then "… and 3 more games" for
+    the rest (``noun`` "game"): Discord refuses a text over its limit outright, so a long
+    list is cut rather than lost."""
+    whole = "\n".join(lines)
+    if len(whole) <= limit:
+        return whole
+
+    def rest(count: int) -> str:
+        return f"… and {plural(count, 'more ' + noun)}"
+
+    room = limit - len(rest(len(lines))) - 1  # what the kept lines may take, newlines included
+    kept: list[str] = []
+    used = -1  # no newline before the first line
+    for line in lines:
+        if used + 1 + len(line) > room:
+            break
+        used += 1 + len(line)
+        kept.append(line)
+    return "\n".join([*kept, rest(len(lines) - len(kept))])

@@ -21,12 +21,13 @@ from bot.ratings import RATING_START
 from bot.reviews import HELP as REVIEW_HELP
 from bot.runner import Refusal
 from bot.specs import SPECS, title
-from bot.wording import message_link
+from bot.wording import lines_within, message_link
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
 
 log = logging.getLogger(__name__)
+EMBED_TEXT_LIMIT = 4096  # characters of an embed's description, Discord's limit
 
 
 def help_text(mention: Callable[[str], str]) -> str:
@@ -90,7 +91,7 @@ class CoreCog(commands.Cog):
             return
         lines: list[str] = []
         buttons: list[GameButton] = []
-        for row in rows[:25]:
+        for row in rows:
             who = ", ".join(p.name for p in row.players)
             link = message_link("Go to it", row.guild_id, row.channel_id, row.message_id)
             state = "waiting to start" if row.status is GameStatus.LOBBY else "in play"
@@ -99,7 +100,8 @@ class CoreCog(commands.Cog):
                 buttons.append(
                     GameButton(row.id, row.version, "repost", label=f"Show #{row.id} again")
                 )
-        embed = discord.Embed(title="Open games", description="\n".join(lines))
+        listed = lines_within(lines, EMBED_TEXT_LIMIT, "game")
+        embed = discord.Embed(title="Open games", description=listed)
         footer = "Lost a game's message? Press its button to post it again." if buttons else None
         embed.set_footer(text=footer)
         await send(interaction, embed=embed, view=DrawnRows(buttons))

@@ -2,6 +2,7 @@
 
 from bot.app import OrchardBot
 from bot.games.cheerio import open_categories
+from bot.model import Player
 from db.connection import Target
 from tests.botharness import (
     ALICE,
@@ -141,6 +142,29 @@ async def test_games_lists_and_reposts_a_lost_board(
         assert again.ephemeral and "Posted again" in again.content
         fresh = (await game_of(bot)).row.message_id
         assert fresh != board and "Cheerio" in text_of(fake_discord.message(fresh))
+
+
+async def test_games_on_a_busy_server_lists_what_fits_and_counts_the_rest(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Forty open games of three long names each are about 7,000 characters, over the
+    4,096 an embed's description may hold (the fake refuses more, as Discord does)."""
+    server(fake_discord)
+    channels = [CHANNEL + 1 + n for n in range(40)]  # one game of a kind a channel each
+    fake_discord.add_guild(GUILD, [CHANNEL, *channels], [ALICE, BOB, CAROL])
+    names = {ALICE: "Alice " + "A" * 26, BOB: "Bob " + "B" * 28, CAROL: "Carol " + "C" * 26}
+    async with orchard_bot(fake_discord, database) as bot:
+        lobby = bot.orchard.lobby
+        for n, channel in enumerate(channels):
+            snap = await lobby.open("cheerio", GUILD, channel, Player(0, ALICE, names[ALICE]))
+            for user in (BOB, CAROL):
+                await lobby.join(snap.id, Player(0, user, names[user]))
+            await bot.orchard.runner.record_message(snap.id, 9_000_000 + n)
+        listed = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "games"))
+    text = listed.embeds[0]["description"]
+    shown = text.count("**Cheerio**")
+    assert 10 < shown < 40 and len(text) <= 4096
+    assert text.endswith(f"… and {40 - shown} more games")
 
 
 async def test_a_deleted_board_is_posted_again_on_the_next_move(

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.ratings import display, shown
 from bot.specs import VARIANTS
-from bot.wording import joined, message_link, not_your_turn
+from bot.wording import joined, lines_within, message_link, not_your_turn
 from bot.words import plural
 from tests.botharness import (
     ALICE,
@@ -78,6 +78,13 @@ def test_the_shared_words() -> None:
     )
     assert message_link("Go", 1, 2, None) == "<#2>"
     assert message_link("Go", 1, 2, 3) == "[Go](https://discord.com/channels/1/2/3)"
+
+
+def test_a_long_list_is_cut_to_its_limit_and_says_how_many_are_left() -> None:
+    lines = [f"line {n:02}" for n in range(10)]  # 7 characters each, 79 with newlines
+    assert lines_within(lines, 79, "line") == "\n".join(lines)
+    cut = lines_within(lines, 40, "line")  # "… and 10 more lines" is 19: 20 with its newline
+    assert cut == "line 00\nline 01\n… and 8 more lines" and len(cut) <= 40
 
 
 def test_ratings_read_on_a_scale_that_never_looks_negative() -> None:
