@@ -24,7 +24,7 @@ from bot.daily import is_daily
 from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
 from bot.reviews import REVIEW_VERB, answer_review
-from bot.runner import Choose, Display, Refusal, Snapshot, Stale, no_display
+from bot.runner import Choose, Display, Refusal, Snapshot, Stale, check_server, no_display
 from bot.specs import SPEC_OF
 from bot.wording import link
 
@@ -173,8 +173,7 @@ async def _not_a_move(
     interaction: discord.Interaction[Any], game_id: int, verb: str, arg: str
 ) -> None:
     snapshot = await host(interaction).orchard.runner.load(game_id)
-    if interaction.guild_id != snapshot.row.guild_id:
-        raise Refusal("This game belongs to another server.")
+    check_server(snapshot.row, interaction.guild_id or 0)
     if verb in ("rematch", "repost") and is_daily(snapshot.row.options):
         raise Refusal("A daily game is played privately, once a day: use /daily.")
     if verb in LOBBY_VERBS:

@@ -335,13 +335,12 @@ class Runner:
     ) -> Snapshot:
         """Apply one player's action; raises :class:`Refusal` (nothing changed) if it can't.
 
-        ``guild_id``, when given, is the server the click came from: a game is only ever
-        played from its own server.
+        ``guild_id``, when given, is the server the click came from (:func:`check_server`).
         """
         async with self.held(game_id) as held:
             snapshot = held.snapshot
-            if guild_id is not None and guild_id != snapshot.row.guild_id:
-                raise Refusal("This game belongs to another server.")
+            if guild_id is not None:
+                check_server(snapshot.row, guild_id)
             seat = self._check_actor(snapshot, user_id)
             if version is not None and version != snapshot.row.version:
                 await self._check_side_by_side(held, seat, version)
@@ -742,6 +741,14 @@ class Runner:
             if not now.row.status.is_open:
                 return now
             return await self._write(held, _closing(now, GameStatus.ABANDONED), now.state)
+
+
+def check_server(row: GameRow, guild_id: int) -> None:
+    """A game is played only from its own server. A daily game, played in its one player's
+    private replies, may be played from any server they meet Orchard in: it counts on the
+    daily board of the server it was started in."""
+    if guild_id != row.guild_id and not is_daily(row.options):
+        raise Refusal("This game belongs to another server.")
 
 
 def _found(row: GameRow | None) -> GameRow:

@@ -27,7 +27,7 @@ from bot.games.appletters import (
     public_view,
 )
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
-from bot.runner import Display, Refusal, Snapshot
+from bot.runner import Display, Refusal, Snapshot, check_server
 from bot.specs import APPLETTERS, title
 from bot.wording import not_your_turn
 from bot.words import plural
@@ -222,8 +222,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         game_id = int(match["game"])
         async with answering(interaction, game_id):
             snapshot = await self.bot.orchard.runner.load(game_id)
-            if interaction.guild_id != snapshot.row.guild_id:
-                raise Refusal("This game belongs to another server.")
+            check_server(snapshot.row, interaction.guild_id or 0)
             if snapshot.row.kind not in self.spec.kinds:  # a forged form naming another game's id
                 raise Refusal("That is not a word game, so there is no word to play in it.")
             values = modal_values(list(data.get("components") or []))

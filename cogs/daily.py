@@ -155,6 +155,10 @@ class DailyCog(commands.Cog):
             kind, interaction.guild_id, Player(0, user.id, user.display_name)
         )
         payload = await self.bot.boards.render(snapshot)
+        if snapshot.row.guild_id != interaction.guild_id:
+            started = self.bot.get_guild(snapshot.row.guild_id)
+            where = started.name if started else "another server"
+            payload.board.body.append(f"Started in {where}: it counts on that server's board.")
         if play.score is not None:
             streak = await self.dailies.streak(kind, user.id)
             payload.board.body.append(

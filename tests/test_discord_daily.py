@@ -166,6 +166,32 @@ async def test_a_daily_game_survives_the_token_and_a_restart(
         no_errors(fake_discord)
 
 
+async def test_todays_game_goes_on_from_another_server_and_counts_where_it_began(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    other_guild, other_channel = GUILD + 1, CHANNEL + 1
+    server(fake_discord)
+    fake_discord.add_guild(other_guild, [other_channel], [ALICE], name="Pippin Club")
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await daily(fake_discord, ALICE)
+        elsewhere = await answered(
+            await fake_discord.slash(ALICE, other_guild, other_channel, "daily")
+        )
+        assert elsewhere.ephemeral and elsewhere.original is not None
+        assert "counts on that server's board" in text_of(elsewhere.original)
+        there = int(elsewhere.original["id"])
+        rolled = await press(fake_discord, ALICE, there, roll_label(fake_discord, there))
+        assert rolled.type == 7 and "another server" not in rolled.content, rolled.describe()
+        scored = await choose(fake_discord, ALICE, there, "score", ["ones"])
+        assert scored.type == 7, scored.describe()
+        live = await game_of(bot, ALICE)
+        assert live.state.cards[0][CATEGORIES.index("ones")] is not None
+        assert live.row.guild_id == GUILD and board != there
+        here = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily"))
+        assert "counts on that server" not in text_of(here.original)
+        no_errors(fake_discord)
+
+
 async def test_daily_applejack_solo_once_a_day(fake_discord: FakeDiscord, tmp_path: Path) -> None:
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
