@@ -115,6 +115,9 @@ class OrchardBot(commands.AutoShardedBot):
             # Games and records belong to a server: a command is offered only in servers
             # unless it says otherwise (/help works in DMs too).
             allowed_contexts=app_commands.AppCommandContext(guild=True),
+            # Installed to servers only: were the app also installable to a person's account,
+            # its commands would run in servers Orchard is not in, whose boards it cannot edit.
+            allowed_installs=app_commands.AppInstallationType(guild=True, user=False),
             **options,
         )
         self.config = config

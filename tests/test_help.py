@@ -81,7 +81,9 @@ async def test_only_help_is_offered_outside_servers(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
     """Games, records and settings belong to a server: Discord is told to offer those
-    commands in servers only, so nobody is shown one in a DM only to be refused."""
+    commands in servers only, so nobody is shown one in a DM only to be refused, and the
+    app is installed to servers only (a person's install would run them where Orchard is
+    not)."""
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db"):
         pass
@@ -89,3 +91,5 @@ async def test_only_help_is_offered_outside_servers(
     assert contexts.pop("help") == EVERYWHERE
     assert {spec.command for spec in SPECS} <= set(contexts)
     assert all(found == GUILD_ONLY for found in contexts.values()), contexts
+    installs = {c["name"]: c.get("integration_types") for c in fake_discord.commands or []}
+    assert all(found == [0] for found in installs.values()), installs  # servers, not people
