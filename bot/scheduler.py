@@ -35,6 +35,8 @@ MAX_SLEEP = 60.0
 SHARED_POLL = 2.0  # a shared store: how long another process's due game may wait for us
 BUSY_RETRY = 0.05  # a due game another process held: look again this soon
 RETRY_SECONDS = 60.0
+FAILED_PASS_RETRY = 1.0  # a pass that failed: the next one this long after, doubling up to
+FAILED_PASS_MAX = 10.0  # this: a broken database is retried without a spin of tracebacks
 BATCH = 50  # due games written in one transaction: a click committed beside them waits little
 BATCHES_AT_ONCE = 2  # one being written while the next is read and planned
 CLAIMING_AT_ONCE = 16  # shared stores: claims fired side by side, each its own transaction
@@ -65,6 +67,7 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self._next: float | None = None  # when the loop wakes by itself
         self._busy = False  # the last pass left a due game another process held
+        self._failed = False  # the pass failed, or left a due game it could not put off either
         self._to_show: asyncio.Queue[Snapshot] = asyncio.Queue()
         self._workers: list[asyncio.Task[None]] = []
         if due is Due.DEADLINE:
@@ -147,7 +150,7 @@ class Scheduler:
             fresh = await self.runner.expire(game_id)
         except Exception:
             log.exception("game %s: deadline failed; retrying in a minute", game_id)
-            await self.runner.postpone(game_id, self.runner.clock() + RETRY_SECONDS)
+            await self._postpone(game_id)
             return False
         if fresh is None:
             return False
@@ -179,14 +182,25 @@ class Scheduler:
         except FireFailed as err:
             log.exception("game %s: %s failed; retrying in a minute", err.game_id, self.due.name)
             skip.add(err.game_id)
-            await self.runner.postpone(err.game_id, self.runner.clock() + RETRY_SECONDS, self.due)
+            await self._postpone(err.game_id)
             return Claim.IDLE
         except Exception:
             log.exception("claiming games due for %s failed; trying again soon", self.due.name)
+            self._failed = True  # the game is still due: without a pause the loop would spin
             return Claim.NOTHING
         if fresh is not None:
             self._queue(fresh)
         return found
+
+    async def _postpone(self, game_id: int) -> None:
+        """Retry a game that failed to fire in a minute, not at once. If even that write fails
+        the game stays due, and the loop pauses before its next pass rather than spin on it;
+        the other due games of this pass fire all the same."""
+        try:
+            await self.runner.postpone(game_id, self.runner.clock() + RETRY_SECONDS, self.due)
+        except Exception:
+            log.exception("game %s: could not put off its %s either", game_id, self.due.name)
+            self._failed = True
 
     def _queue(self, snapshot: Snapshot) -> None:
         """Show ``snapshot`` soon, through the display workers (started at the first)."""
@@ -210,16 +224,36 @@ class Scheduler:
                 self._to_show.task_done()
 
     async def _loop(self) -> None:
+        """Pass after pass until stopped. A pass that fails (a read error: disk I/O, a locked
+        file, a dropped connection) is logged and the next one follows after a short pause:
+        one bad moment must not stop every deadline until the process restarts."""
         # What firing sets off (boards, turn pings, Orchard's next move) is the backlog too.
         BACKLOG.set(True)
         longest = SHARED_POLL if self.runner.store.shared else MAX_SLEEP
+        pause = FAILED_PASS_RETRY
         while True:
             self._wake.clear()
-            await self.fire_due()
-            nearest = await self.runner.store.next_due(self.due)
-            self._next = None if nearest is None else nearest + self.lag()
-            delay = longest if self._next is None else self._next - self.runner.clock()
-            delay = min(max(delay, BUSY_RETRY if self._busy else 0.0), longest)
+            self._failed = False
+            try:
+                delay = await self._pass(longest)
+            except Exception:
+                log.exception(
+                    "a pass over games due for %s failed; the next in %.0f s", self.due.name, pause
+                )
+                self._failed = True
+            if self._failed:
+                await asyncio.sleep(pause)  # not woken early: each commit would bring a pass
+                pause = min(pause * 2, FAILED_PASS_MAX)
+                continue
+            pause = FAILED_PASS_RETRY
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):  # wait_for (3.11) can swallow a cancel
                     await self._wake.wait()
+
+    async def _pass(self, longest: float) -> float:
+        """Fire what is due; how long to wait for the next (unless woken sooner)."""
+        await self.fire_due()
+        nearest = await self.runner.store.next_due(self.due)
+        self._next = None if nearest is None else nearest + self.lag()
+        delay = longest if self._next is None else self._next - self.runner.clock()
+        return min(max(delay, BUSY_RETRY if self._busy else 0.0), longest)

@@ -1,16 +1,19 @@
 """The runner and lobby on a real SQLite file: races, stale buttons, restarts, deadlines."""
 
 import asyncio
+import logging
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot import scheduler
 from bot.model import GameChange, GameRow, GameStatus, Move
 from bot.runner import Refusal, Stale
 from db import games
 from db.connection import Target
-from tests.support import CHANNEL, GUILD, Clock, Recorder, orchard, player, started
+from tests.support import CHANNEL, GUILD, Clock, Recorder, Table, orchard, player, started
 
 
 async def test_two_racing_clicks_apply_exactly_once(database: Target) -> None:
@@ -471,6 +474,77 @@ async def test_a_batch_with_a_failed_guard_writes_nothing(database: Target) -> N
     await o.runner.act(b.id, 2, "roll")  # b moves on: its planned change is stale
     assert not await o.store.write_many(plans)
     assert (await o.runner.load(a.id)).row.version == 0, "a was rolled back with b"
+    await o.close()
+
+
+def _shown(o: Table, game_id: int, version: int) -> bool:
+    return any(s.id == game_id and s.row.version == version for s in o.shown.shown)
+
+
+async def test_a_deadline_loop_whose_reads_fail_pauses_then_fires_once_they_work(
+    database: Target, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """While the reads that find due games fail (disk I/O, a locked file, a dropped
+    connection) each failed pass is logged with its traceback and the next follows after a
+    pause that grows, not at once and not never: the deadline fires as soon as they work."""
+    monkeypatch.setattr(scheduler, "FAILED_PASS_RETRY", 0.05)
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await started(o, "cheerio", [1, 2])
+    clock.now += 301
+    tries = 0
+
+    def failing(*args: Any) -> Any:
+        nonlocal tries
+        tries += 1
+        raise sqlite3.OperationalError("disk I/O error")
+
+    with monkeypatch.context() as broken:
+        broken.setattr(o.store, "due_games", failing)  # one process: due games are read
+        broken.setattr(o.store, "claim", failing)  # a shared store: they are claimed
+        o.scheduler.start()
+        await asyncio.sleep(0.5)  # passes at 0, 0.05, 0.15 and 0.35 s
+    assert 1 <= tries <= 6, f"{tries} passes in half a second"
+    await asyncio.wait_for(_until(lambda: _shown(o, live.id, 1)), 5)
+    failed = [r for r in caplog.records if r.name == "bot.scheduler" and r.exc_info]
+    assert failed and all(r.levelno >= logging.ERROR for r in failed)
+    await o.close()
+
+
+async def test_a_game_that_can_neither_fire_nor_be_put_off_holds_up_no_other(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk: a due game's timeout fails, and so does putting it off a minute. The
+    other due game fires all the same; the loop pauses before trying again rather than
+    spin on the game still due, and fires it once writes work."""
+    monkeypatch.setattr(scheduler, "FAILED_PASS_RETRY", 0.05)
+    clock = Clock()
+    o = await orchard(database, clock)
+    stuck = await started(o, "cheerio", [1])
+    other = await o.lobby.start(
+        (await o.lobby.open("cheerio", GUILD, CHANNEL + 1, player(2))).id, 2
+    )
+    clock.now += 301
+    real_expiry, tries = o.runner._expiry, 0
+
+    async def expiry(snapshot: Any) -> Any:
+        if snapshot.id == stuck.id:
+            raise sqlite3.OperationalError("database or disk is full")
+        return await real_expiry(snapshot)
+
+    async def postpone(*args: Any) -> None:  # once a pass
+        nonlocal tries
+        tries += 1
+        raise sqlite3.OperationalError("database or disk is full")
+
+    with monkeypatch.context() as full:
+        full.setattr(o.runner, "_expiry", expiry)
+        full.setattr(o.runner, "postpone", postpone)
+        o.scheduler.start()
+        await asyncio.wait_for(_until(lambda: _shown(o, other.id, 1)), 5)
+        await asyncio.sleep(0.5)
+    assert 1 <= tries <= 6, f"{tries} passes in half a second"
+    await asyncio.wait_for(_until(lambda: _shown(o, stuck.id, 1)), 5)
     await o.close()
 
 
