@@ -65,7 +65,7 @@ class Scheduler:
         self.lag = lag
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._next: float | None = None  # when the loop wakes by itself
+        self._next: float | None = None  # when the loop wakes by itself (None: not known)
         self._busy = False  # the last pass left a due game another process held
         self._failed = False  # the pass failed, or left a due game it could not put off either
         self._to_show: asyncio.Queue[Snapshot] = asyncio.Queue()
@@ -253,6 +253,9 @@ class Scheduler:
     async def _pass(self, longest: float) -> float:
         """Fire what is due; how long to wait for the next (unless woken sooner)."""
         await self.fire_due()
+        # Unknown while it is read: a deadline committed meanwhile, which the read may miss,
+        # then wakes the loop (due_by), and the next pass reads it.
+        self._next = None
         nearest = await self.runner.store.next_due(self.due)
         self._next = None if nearest is None else nearest + self.lag()
         delay = longest if self._next is None else self._next - self.runner.clock()

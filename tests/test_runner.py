@@ -1,6 +1,7 @@
 """The runner and lobby on a real SQLite file: races, stale buttons, restarts, deadlines."""
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 from pathlib import Path
@@ -545,6 +546,43 @@ async def test_a_game_that_can_neither_fire_nor_be_put_off_holds_up_no_other(
         await asyncio.sleep(0.5)
     assert 1 <= tries <= 6, f"{tries} passes in half a second"
     await asyncio.wait_for(_until(lambda: _shown(o, stuck.id, 1)), 5)
+    await o.close()
+
+
+async def test_a_deadline_committed_while_the_loop_reads_the_next_one_wakes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loop reads the soonest deadline on a reader's thread; a game started meanwhile
+    (after the read's snapshot, so the read misses it) still wakes the loop, which then
+    waits for that game's deadline, not for a later one or MAX_SLEEP. (One process only:
+    on a shared store the loop looks again every SHARED_POLL seconds anyway.)"""
+    clock = Clock()
+    o = await orchard(tmp_path / "o.db", clock)
+    a = await started(o, "cheerio", [1, 2])  # due at +300, then at +601 once timed out
+    other = GUILD + 1
+    await o.runner.settings.update(other, turn_seconds=30)
+    b = await o.lobby.open("cheerio", other, CHANNEL, player(3))  # a lobby: due at +900
+    real, reads, b_due = o.store.next_due, 0, 0.0
+
+    async def next_due(due: Any) -> float | None:
+        nonlocal reads, b_due
+        reads += 1
+        found = await real(due)
+        if reads == 2:  # the read has its answer: B starts before the loop sees it
+            b_due = (await o.lobby.start(b.id, 3)).row.deadline or 0.0
+        return found
+
+    monkeypatch.setattr(o.store, "next_due", next_due)
+    o.scheduler.start()
+    await asyncio.wait_for(_until(lambda: o.scheduler._next == a.row.deadline), 5)
+    clock.now += 301
+    o.scheduler.wake()  # A times out; B starts during the read after it
+    await asyncio.wait_for(_until(lambda: b_due > 0), 5)
+    assert b_due == clock.now + 30
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(_until(lambda: o.scheduler._next == b_due), 2)
+    nxt = o.scheduler._next
+    assert nxt == b_due, f"the loop next wakes at {nxt}, B is due at {b_due}"
     await o.close()
 
 
