@@ -335,8 +335,10 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             guild_id=interaction.guild_id or 0,
         )
         seat = snapshot.row.seat_of(interaction.user.id)
-        before = Counter(snapshot.state.hands[seat]) - Counter(arg) if seat is not None else None
-        drawn = "".join((Counter(fresh.state.hands[seat]) - before).elements()) if before else ""
+        drawn = ""
+        if seat is not None:  # what is new in the hand; the rest may be empty (a last tile)
+            kept = Counter(snapshot.state.hands[seat]) - Counter(arg)
+            drawn = "".join((Counter(fresh.state.hands[seat]) - kept).elements())
         got = f" and drew {drawn} from the core" if drawn else ": the core is empty"
         await send(interaction, f"You threw {arg} on the Bad Apple pile{got}.")
 

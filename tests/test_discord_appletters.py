@@ -32,6 +32,7 @@ from bot.games.appletters import (
     turnovers_for,
     word_set,
 )
+from bot.model import GameChange
 from cogs.appletters_tiles import tiles_text
 from db.connection import Target
 from tests.botharness import (
@@ -91,6 +92,30 @@ async def game_of(bot: OrchardBot):
 async def state_of(bot: OrchardBot) -> AppState:
     (row,) = await bot.orchard.store.open_games(GUILD)
     return (await bot.orchard.runner.load(row.id)).state
+
+
+async def deal_to_mover(
+    bot: OrchardBot, hand: str, core_size: int | None = None
+) -> tuple[AppState, int]:
+    """Give the seat to move ``hand`` in the one game here, as picks could have, and leave
+    ``core_size`` tiles in the core (by default the other seat keeps as many as it had, and
+    the core the rest): no tile is made or lost. Written behind the runner's back (no move),
+    so the runner reads the game afresh. The state then, and who is to move."""
+    (row,) = await bot.orchard.store.open_games(GUILD)
+    state: AppState = (await bot.orchard.runner.load(row.id)).state
+    seat, other = state.turn, 1 - state.turn
+    rest = Counter("".join(state.hands) + state.core)
+    rest.subtract(hand)
+    assert min(rest.values()) >= 0, f"{hand} is not in this game's tiles"
+    left = "".join(sorted(rest.elements()))
+    split = len(state.hands[other]) if core_size is None else len(left) - core_size
+    hands = list(state.hands)
+    hands[seat], hands[other] = hand, left[:split]
+    rigged = replace(state, hands=tuple(hands), core=left[split:])
+    engine = bot.orchard.runner.engine(row.kind)
+    await bot.orchard.store.write(GameChange(row.id, state=engine.dump(rigged)))
+    bot.orchard.runner.forget_committed()
+    return rigged, USERS[seat]
 
 
 def shared_pair(mine: str, theirs: str) -> tuple[str, str]:
@@ -469,6 +494,29 @@ async def test_apple_turnover_bad_apple_challenge_and_turn_over(
         assert state.hands[turner] == before and state.hands[owner] == owner_before
         await got_tiles(fake, USERS[turner], before)
     assert_nothing_leaked(fake, hands, orchard_logs(caplog))
+
+
+@pytest.mark.parametrize(("hand", "core_size"), [("E", 5), ("AE", 0)])
+async def test_a_bad_apple_says_which_tile_was_drawn_even_for_a_last_tile(
+    fake_discord: FakeDiscord, database: Target, hand: str, core_size: int
+) -> None:
+    """Throwing a last tile, the thrower learns what replaced it (the hand left once the tile
+    is thrown is empty, which is not an empty core); with the core empty, that none did."""
+    unpaced(fake_discord)
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
+        state, mover = await deal_to_mover(bot, hand, core_size)
+        offered = await press(fake, mover, board, "Toss a tile on the Bad Apple")
+        assert offered.original is not None, offered.describe()
+        (menu,) = [c for c in components_of(offered.original) if c.is_select]
+        thrown = await answered(await fake.select(mover, int(offered.original["id"]), menu, ["E"]))
+        drawn = state.core[:1]
+        assert (await state_of(bot)).hands[state.turn] == hand.replace("E", "") + drawn
+        got = f" and drew {drawn} from the core" if drawn else ": the core is empty"
+        said = f"You threw E on the Bad Apple pile{got}."
+        assert thrown.ephemeral and thrown.content == said, thrown.describe()
 
 
 async def test_the_turn_over_button_opens_its_modal_and_turns_a_word_over(
