@@ -24,6 +24,7 @@ _FIELDS = (
 CUSTOM_ARG = re.compile(r"[A-Za-z0-9_+\-]{0,40}")
 """What an action's argument may be to travel in a custom_id (engines format to it)."""
 MAX_BUTTONS = 25  # Discord's limit for one message
+MAX_OPTIONS = 25  # Discord's limit for one select
 OURS = re.compile(r"orcs?:" + _FIELDS)
 
 
@@ -74,7 +75,9 @@ class GameSelect:
     """A select on a game message; the chosen value becomes the action's argument.
 
     With several values (single-character die positions), they are joined in order: "024".
-    Data like :class:`GameButton`, and dispatched by the client the same way.
+    Data like :class:`GameButton`, and dispatched by the client the same way. ``arg`` only
+    tells apart selects of one verb in one message (Discord refuses two equal custom_ids):
+    the action's argument is always the chosen value.
     """
 
     game_id: int
@@ -83,10 +86,11 @@ class GameSelect:
     options: Sequence[discord.SelectOption] = ()
     placeholder: str | None = None
     max_values: int = 1
+    arg: str = ""
 
     @property
     def custom_id(self) -> str:
-        return custom_id("orcs", self.game_id, self.version, self.verb)
+        return custom_id("orcs", self.game_id, self.version, self.verb, self.arg)
 
     def to_component_dict(self) -> dict[str, Any]:
         """What discord.py's ``ui.Select`` would send for it (a test compares the two)."""

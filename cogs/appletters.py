@@ -19,7 +19,15 @@ from discord import app_commands, ui
 
 from bot.answers import acknowledge, answered, send, send_form
 from bot.boards import Draw, Part, Rendered, Row, names, status
-from bot.components import OURS, Control, DrawnRows, GameButton, GameSelect, data_of
+from bot.components import (
+    MAX_OPTIONS,
+    OURS,
+    Control,
+    DrawnRows,
+    GameButton,
+    GameSelect,
+    data_of,
+)
 from bot.games.appletters import (
     MAX_WORD,
     AppState,
@@ -88,6 +96,16 @@ def parse_end(text: str) -> str | None:
     if text not in END_WORDS:
         raise Refusal("For the end, write start or end (or leave it empty).")
     return END_WORDS[text]
+
+
+def letter_groups(hand: str) -> list[str]:
+    """A hand's letters, once each, in the groups Discord lets a select offer (25 options):
+    one, or A to M and N to Z for a hand grown by picks to hold every letter."""
+    letters = "".join(sorted(set(hand)))
+    if len(letters) <= MAX_OPTIONS:
+        return [letters]
+    first = "".join(letter for letter in letters if letter < "N")
+    return [first, letters[len(first) :]]
 
 
 def custom_version(interaction: discord.Interaction[Any]) -> int | None:
@@ -309,16 +327,23 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         state: AppState = snapshot.state
         if state.bad_apple_used[seat]:
             raise Refusal("You have already thrown your one Bad Apple this game.")
-        letters = sorted(set(state.hands[seat]))
-        options = [discord.SelectOption(label=letter, value=letter) for letter in letters]
-        select = GameSelect(
-            snapshot.id, snapshot.row.version, "ui_throw", options, placeholder="Throw…"
-        )
+        groups = letter_groups(state.hands[seat])
+        selects = [
+            GameSelect(
+                snapshot.id,
+                snapshot.row.version,
+                "ui_throw",
+                [discord.SelectOption(label=letter, value=letter) for letter in group],
+                placeholder="Throw…" if len(groups) == 1 else f"Throw {group[0]} to {group[-1]}…",
+                arg="" if len(groups) == 1 else group[0] + group[-1],
+            )
+            for group in groups
+        ]
         await send(
             interaction,
             "Which tile goes on the Bad Apple pile? It lies face down: only you know which. "
             "You take the core's next tile in its place, and that is your turn.",
-            view=DrawnRows([select]),
+            view=DrawnRows(selects),
         )
 
     async def _throw(

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
+from string import ascii_uppercase
 from typing import Any
 
 import pytest
@@ -494,6 +495,36 @@ async def test_apple_turnover_bad_apple_challenge_and_turn_over(
         assert state.hands[turner] == before and state.hands[owner] == owner_before
         await got_tiles(fake, USERS[turner], before)
     assert_nothing_leaked(fake, hands, orchard_logs(caplog))
+
+
+async def test_a_hand_holding_every_letter_is_offered_every_letter_for_the_bad_apple(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Picks can grow a Turnover hand to all 26 letters, one more than a select may offer:
+    two selects, A to M and N to Z, each its own custom_id, and either one throws."""
+    unpaced(fake_discord)
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
+        state, mover = await deal_to_mover(bot, "".join(sorted(ascii_uppercase + "AEIOU")))
+        offered = await press(fake, mover, board, "Toss a tile on the Bad Apple")
+        assert offered.ephemeral and offered.original is not None, offered.describe()
+        menus = [c for c in components_of(offered.original) if c.is_select]
+        offers = ["".join(menu.options) for menu in menus]
+        assert offers == [ascii_uppercase[:13], ascii_uppercase[13:]]
+        assert len({menu.custom_id for menu in menus}) == 2
+        assert [menu.raw["placeholder"] for menu in menus] == ["Throw A to M…", "Throw N to Z…"]
+        thrown = await answered(
+            await fake.select(mover, int(offered.original["id"]), menus[1], ["Z"])
+        )
+        drawn = state.core[0]
+        said = f"You threw Z on the Bad Apple pile and drew {drawn} from the core."
+        assert thrown.ephemeral and thrown.content == said, thrown.describe()
+        after = await state_of(bot)
+        kept = Counter(state.hands[state.turn]) - Counter("Z")
+        assert Counter(after.hands[state.turn]) == kept + Counter(drawn)
+        assert after.bad_apples == "Z"
 
 
 @pytest.mark.parametrize(("hand", "core_size"), [("E", 5), ("AE", 0)])
