@@ -30,6 +30,7 @@ from bot.components import (
 )
 from bot.games.appletters import (
     MAX_WORD,
+    VARIANTS,
     AppState,
     View,
     public_view,
@@ -37,7 +38,7 @@ from bot.games.appletters import (
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
 from bot.runner import Display, Refusal, Snapshot, check_server
 from bot.specs import APPLETTERS, title
-from bot.wording import not_your_turn
+from bot.wording import joined, message_link, not_your_turn
 from bot.words import plural
 from cogs.appletters_picture import draw_snake, last_word
 from cogs.appletters_tiles import TileDMs, tiles_message
@@ -54,6 +55,8 @@ TypedWord = app_commands.Range[str, 2, MAX_WORD]
 KINDS: dict[str, str] = {v.option: v.kind for v in APPLETTERS.variants}
 """The /appletters variant option's values, and the kind each one plays."""
 VARIANT_CHOICES = [app_commands.Choice(name=v.title, value=v.option) for v in APPLETTERS.variants]
+TURNOVER_KINDS = tuple(kind for kind in KINDS.values() if VARIANTS[kind].turnovers)
+"""The kinds /appletters turnover can play in."""
 MODAL = re.compile(r"orcm:(?P<game>[0-9]{1,18}):(?P<version>[0-9]{1,9}):(?P<verb>play|turnover):")
 END_WORDS = {"start": "start", "s": "start", "first": "start", "end": "end", "e": "end"}
 
@@ -106,6 +109,23 @@ def letter_groups(hand: str) -> list[str]:
         return [letters]
     first = "".join(letter for letter in letters if letter < "N")
     return [first, letters[len(first) :]]
+
+
+def which_game(games: list[Snapshot], yours: bool, button: str, by_variant: bool) -> str:
+    """Several of the caller's word games here fit a typed word: Orchard does not guess,
+    but names them (linked to their boards) and says how to choose."""
+    named = []
+    for game in games:
+        row, text = game.row, f"{title(game.row.kind)} game {game.id}"
+        shown = message_link(text, row.guild_id, row.channel_id, row.message_id)
+        named.append(shown if row.message_id else text)
+    if not yours:
+        return f"You play {joined(named)} here, and it is your turn in none of them."
+    if by_variant and len({game.row.kind for game in games}) == len(games):
+        how = "Say which with the command's `variant` option."
+    else:
+        how = f"Press **{button}** on the board of the one you mean."
+    return f"It is your turn in {joined(named)}. {how}"
 
 
 def custom_version(interaction: discord.Interaction[Any]) -> int | None:
@@ -183,14 +203,23 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         await send_board(interaction, KINDS[variant], by)
 
     @app_commands.command(name="play", description="Lay a word on the snake in your game here")
-    @app_commands.describe(word="Your word", end="Which end of the snake, if it fits both")
+    @app_commands.describe(
+        word="Your word",
+        end="Which end of the snake, if it fits both",
+        variant="Which game, if it is your turn in more than one here",
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES)
     async def play(
         self,
         interaction: discord.Interaction[Any],
         word: TypedWord,
         end: Literal["start", "end"] | None = None,
+        variant: str | None = None,
     ) -> None:
-        snapshot = await self._game_here(interaction)
+        if variant is not None and variant not in KINDS:
+            raise Refusal("Choose one of the word games.")
+        kinds = (KINDS[variant],) if variant else tuple(KINDS.values())
+        snapshot = await self._game_here(interaction, kinds, "Play a word", by_variant=True)
         await self._submit(interaction, snapshot, "play", word, end or "", None)
 
     @app_commands.command(name="turnover", description="Apple Turnover: replace an end word")
@@ -201,7 +230,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         word: TypedWord,
         end: Literal["start", "end"] | None = None,
     ) -> None:
-        snapshot = await self._game_here(interaction)
+        snapshot = await self._game_here(interaction, TURNOVER_KINDS, "Turn over a word")
         await self._submit(interaction, snapshot, "turnover", word, end or "", None)
 
     async def options_for(self, guild_id: int) -> dict[str, Any]:
@@ -213,24 +242,38 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             "check_words": settings.turnover_words == "checked",
         }
 
-    async def _game_here(self, interaction: discord.Interaction[Any]) -> Snapshot:
-        """The caller's game in play in this channel (theirs to move first, if several)."""
+    async def _game_here(
+        self,
+        interaction: discord.Interaction[Any],
+        kinds: tuple[str, ...],
+        button: str,
+        *,
+        by_variant: bool = False,
+    ) -> Snapshot:
+        """The caller's game of ``kinds`` in play in this channel. A word goes in on one's
+        turn, so of several it is the one theirs to move; between two such Orchard never
+        guesses, but asks (``button`` on a board, or ``variant`` if ``by_variant`` tells
+        them apart)."""
         if interaction.guild_id is None or interaction.channel_id is None:
             raise Refusal("Words are played in your game's channel.")
         user = interaction.user.id
         rows = [
             row
-            for kind in KINDS.values()
+            for kind in kinds
             for row in await self.bot.orchard.store.open_games(
                 interaction.guild_id, interaction.channel_id, kind
             )
             if row.status == "active" and row.seat_of(user) is not None
         ]
         if not rows:
-            raise Refusal("You have no Appletters game in play in this channel.")
+            name = title(kinds[0]) if len(kinds) == 1 else "word"
+            raise Refusal(f"You have no {name} game in play in this channel.")
         games = [await self.bot.orchard.runner.load(row.id) for row in rows]
         mine = [g for g in games if g.row.seat_of(user) == g.state.turn]
-        return (mine or games)[0]
+        fits = mine or games
+        if len(fits) > 1:
+            raise Refusal(which_game(fits, bool(mine), button, by_variant))
+        return fits[0]
 
     # Words: from a modal, a slash command, or a "which way?" button.
 

@@ -34,6 +34,7 @@ from bot.games.appletters import (
     word_set,
 )
 from bot.model import GameChange
+from bot.runner import Snapshot
 from cogs.appletters_tiles import tiles_text
 from db.connection import Target
 from tests.botharness import (
@@ -44,9 +45,11 @@ from tests.botharness import (
     GUILD,
     answered,
     new_game,
+    no_errors,
     orchard_bot,
     press,
     server,
+    snapshot,
     unpaced,
 )
 from tests.fakediscord import EPHEMERAL, FakeDiscord, InteractionRecord, components_of, text_of
@@ -88,6 +91,12 @@ def add_word(word: str) -> str:
 async def game_of(bot: OrchardBot):
     (row,) = [g for g in await bot.orchard.store.open_games(GUILD) if g.status == "active"]
     return await bot.orchard.runner.load(row.id)
+
+
+async def games_by_kind(bot: OrchardBot) -> dict[str, Snapshot]:
+    """The open games here, one a kind."""
+    rows = await bot.orchard.store.open_games(GUILD)
+    return {row.kind: await bot.orchard.runner.load(row.id) for row in rows}
 
 
 async def state_of(bot: OrchardBot) -> AppState:
@@ -585,6 +594,87 @@ async def test_the_turn_over_button_opens_its_modal_and_turns_a_word_over(
         assert "TURN OVER!" in shown and longer in shown
         await got_tiles(fake, USERS[owner], paid_from)
     assert_nothing_leaked(fake, hands)
+
+
+async def test_typed_words_go_to_the_game_they_fit_and_orchard_never_guesses_between_two(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Appletters and Apple Turnover open in one channel (the limit is a kind's), the same
+    player to move in both: /appletters play asks which, naming both, and goes where its
+    variant says; /appletters turnover goes to the one game that turns words over."""
+    unpaced(fake_discord)
+    fake = fake_discord
+    server(fake)
+    hands: dict[int, set[str]] = {}
+    async with appletters_bot(fake, database) as bot:
+        turnover_board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
+        turnable, _ = await until_turnable(fake, bot, turnover_board, hands)
+        mover, waiting = USERS[turnable.turn], USERS[1 - turnable.turn]
+        board = await new_game(fake, "appletters", ALICE, [BOB])
+        games = await games_by_kind(bot)
+        plain, turnover = games["appletters"].id, games["appleturnover"].id
+        if USERS[games["appletters"].state.turn] != mover:
+            assert (await press(fake, waiting, board, "Pick 3 tiles and pass")).type == 7
+        before = await snapshot(bot, plain, turnover)
+
+        async def typed(user: int, command: str, **options: str) -> InteractionRecord:
+            said = await fake.slash(user, GUILD, CHANNEL, f"appletters {command}", options)
+            return await answered(said)
+
+        asked = await typed(mover, "play", word="ZZ")
+        assert asked.ephemeral, asked.describe()
+        assert f"[Appletters game {plain}](https://discord.com/channels/" in asked.content
+        assert f"[Apple Turnover game {turnover}](" in asked.content
+        assert "`variant`" in asked.content, asked.content
+        idle = await typed(waiting, "play", word="ZZ")
+        assert idle.ephemeral and "your turn in none of them" in idle.content, idle.content
+        assert await snapshot(bot, plain, turnover) == before
+
+        hand = (await games_by_kind(bot))["appletters"].state.hands[turnable.turn]
+        played = await typed(mover, "play", word=add_word(hand[:3]), variant="appletters")
+        assert played.ephemeral and played.content == f"Played {hand[:3]}.", played.describe()
+        games = await games_by_kind(bot)
+        assert [w.text for w in games["appletters"].state.snake] == [hand[:3]]
+        assert games["appleturnover"].state == turnable
+        assert (await press(fake, waiting, board, "Pick 3 tiles and pass")).type == 7
+
+        size = len(turnable.snake[-1].text) + 1
+        longer = a_word(turnable, turnable.turn, size, "end", turnover=True)
+        turned = await typed(mover, "turnover", word=longer, end="end")
+        assert turned.ephemeral and turned.content == f"Turned over with {longer}.", turned.content
+        assert (await games_by_kind(bot))["appleturnover"].state.snake[-1].text == longer
+        no_errors(fake)
+
+
+async def test_two_games_of_one_kind_are_chosen_on_their_boards(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A server allowing two games a kind a channel, Bob in two Apple Turnover games and to
+    move in both: no option tells them apart, so he is sent to the board's button."""
+    unpaced(fake_discord)
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        await bot.orchard.settings.update(GUILD, open_games_per_channel=2)
+        boards = {
+            host: await new_game(fake, "appletters", host, [BOB], variant="turnover")
+            for host in (ALICE, CAROL)
+        }
+        for host, board in boards.items():
+            (row,) = [g for g in await bot.orchard.store.open_games(GUILD) if g.host_id == host]
+            if (await bot.orchard.runner.load(row.id)).state.turn == 0:
+                assert (await press(fake, host, board, "Pick 3 tiles and pass")).type == 7
+        ids = sorted(g.id for g in await bot.orchard.store.open_games(GUILD))
+        before = await snapshot(bot, *ids)
+        for command, button in (("turnover", "Turn over a word"), ("play", "Play a word")):
+            options = {"word": "ZZ", "variant": "turnover"} if command == "play" else {"word": "ZZ"}
+            said = await fake.slash(BOB, GUILD, CHANNEL, f"appletters {command}", options)
+            asked = await answered(said)
+            assert asked.ephemeral, asked.describe()
+            assert all(f"Apple Turnover game {game}" in asked.content for game in ids)
+            assert f"Press **{button}** on the board of the one you mean." in asked.content
+        assert await snapshot(bot, *ids) == before
+        no_errors(fake)
 
 
 async def test_server_settings_reach_a_new_game(

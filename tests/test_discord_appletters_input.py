@@ -243,6 +243,35 @@ async def test_any_appletters_play_options_are_refused_privately_and_change_noth
     no_errors(tables.fake)
 
 
+@pytest.mark.parametrize("variant", ["", "Appletters", "scrabble", "appleturnover", "🍎" * 30])
+async def test_a_forged_play_variant_is_refused_privately_and_changes_nothing(
+    tables: Tables, variant: str
+) -> None:
+    """Discord's client offers only the three variants' options; a forged call may not."""
+    user = await tables.user("mover")
+    before = await tables.snapshot()
+    options = {"word": "qqqq", "variant": variant}
+    reply = await answer(
+        await tables.fake.slash(user, GUILD, CHANNEL_A, "appletters play", options)
+    )
+    private(reply)
+    assert reply.content == "Choose one of the word games.", reply.content
+    assert await tables.snapshot() == before
+    no_errors(tables.fake)
+
+
+async def test_turning_over_with_no_apple_turnover_game_here_says_so(tables: Tables) -> None:
+    """Only plain Appletters is played here: /appletters turnover looks for nothing else."""
+    user = await tables.user("mover")
+    before = await tables.snapshot()
+    said = await tables.fake.slash(user, GUILD, CHANNEL_A, "appletters turnover", {"word": "qqqq"})
+    reply = await answer(said)
+    private(reply)
+    assert reply.content == "You have no Apple Turnover game in play in this channel."
+    assert await tables.snapshot() == before
+    no_errors(tables.fake)
+
+
 @PROPERTY
 @given(
     variant=st.one_of(st.sampled_from(["", "Appletters", "scrabble"]), st.text(max_size=30)),

@@ -72,6 +72,7 @@ async def test_the_running_bot_registers_exactly_the_specs(
     appletters = [v.option for v in SPEC_OF["appletters"].variants]
     assert options_of(commands, "appletters", "new", "variant") == appletters
     assert options_of(commands, "appletters", "leaderboard", "variant") == appletters
+    assert options_of(commands, "appletters", "play", "variant") == appletters
 
 
 def every_choice(commands: list[JSON]) -> list[tuple[str, JSON]]:
