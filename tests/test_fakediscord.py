@@ -24,6 +24,7 @@ from tests.fakediscord import (
     components_of,
     run_bot,
 )
+from tests.fakediscord.limits import payload_problems
 
 GUILD, CHANNEL, OTHER_CHANNEL = (
     111_000_000_000_000_001,
@@ -265,6 +266,14 @@ async def test_oversized_content_is_refused_like_discord(fake: FakeDiscord) -> N
     await fake.wait_for(lambda: bool(fake.errors), what="the bot to log the 400")
     (refused,) = fake.requests_matching("POST", r"/callback$")
     assert refused.status == 400 and reply.callback is None
+
+
+def test_two_controls_with_one_custom_id_are_refused_like_discord() -> None:
+    button = {"type": 2, "style": 2, "label": "A", "custom_id": "same"}
+    twice = {"components": [{"type": 1, "components": [button, {**button, "label": "B"}]}]}
+    assert payload_problems(twice) == ["components: a custom_id used twice in one message"]
+    apart = {"components": [{"type": 1, "components": [button, {**button, "custom_id": "b"}]}]}
+    assert payload_problems(apart) == []
 
 
 async def test_dm_slash_command_and_first_followup_replaces_thinking(fake: FakeDiscord) -> None:

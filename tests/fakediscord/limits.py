@@ -88,6 +88,9 @@ def payload_problems(body: JSON, *, modal: bool = False) -> list[str]:
     shown = sum(len(c.get("content") or "") for c in every if c.get("type") == 10)
     if v2 and shown > 4000:
         errors.append(f"text displays: {shown} characters in all > 4000")
+    ids = [c["custom_id"] for c in every if c.get("custom_id")]
+    if len(set(ids)) < len(ids):
+        errors.append("components: a custom_id used twice in one message")
     for c in every:
         where = f"component {c.get('custom_id') or c.get('type')!r}"
         _too_long(errors, f"{where}.custom_id", c.get("custom_id"), 100)
