@@ -20,12 +20,12 @@ from discord.ext import commands, tasks
 
 from bot.answers import answer_publicly, send, update
 from bot.interface import answering
-from bot.model import FORMER_PLAYER, NOBODY, KindStats, PastGame
+from bot.model import FORMER_PLAYER, NOBODY, GameSummary, KindStats, PastGame
 from bot.ratings import display, shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
-from bot.wording import message_link
+from bot.wording import joined, message_link
 from bot.words import plural
 from cogs.stats_chart import chart_of, describe
 
@@ -403,6 +403,8 @@ class ServersCog(commands.Cog):
         ]
         if not rows:
             raise Refusal("You have no game in play in this channel.")
+        if len(rows) > 1:
+            raise Refusal(which_game(rows))
         snapshot = await self.bot.orchard.runner.forfeit(rows[0].id, interaction.user.id)
         await send(interaction, f"You left {title(snapshot.row.kind)} game {snapshot.id}.")
 
@@ -471,6 +473,16 @@ def bot_permissions(
     if channel is None or me is None:
         return None
     return channel.permissions_for(me)
+
+
+def which_game(rows: list[GameSummary]) -> str:
+    """/forfeit's answer when it cannot tell which of a player's games here is meant: giving
+    up one Orchard picked would end a game the player never chose, so it names them all."""
+    games = joined([f"{title(r.kind)} game {r.id}" for r in rows])
+    said = f"You play {plural(len(rows), 'game')} here: {games}. Nothing changed: "
+    if len({r.kind for r in rows}) > 1:
+        return said + "say which with `/forfeit game:`."
+    return said + "/forfeit can only tell games of different kinds apart."
 
 
 def most_played(rows: list[KindStats]) -> str | None:

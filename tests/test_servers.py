@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bot.app import OrchardBot
 from bot.games.cheerio import open_categories
 from bot.ratings import MODEL, rate, shown
 from db import results
@@ -328,6 +329,53 @@ async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, database: Ta
         assert await bot.orchard.store.board(GUILD, "cheerio", "wins") == []
         standings = text_of(fake_discord.message(board))
         assert "Game abandoned" in standings and "🏆" not in standings, "nobody won or lost"
+
+
+async def forfeits(bot: OrchardBot, game_ids: list[int]) -> list[int]:
+    """The games among ``game_ids`` that someone has given up."""
+    return [g for g in game_ids for m in await bot.orchard.store.moves(g) if m.verb == "forfeit"]
+
+
+async def test_forfeit_asks_which_game_when_the_player_has_two_here(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """The option says "if you play more than one here": without it, /forfeit names both games
+    and gives up neither; with it, only the game chosen."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        await new_game(fake_discord, "hotscore", ALICE, [BOB])
+        cheerio, hotscore = [g.id for g in await bot.orchard.store.open_games(GUILD)]
+        asked = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forfeit"))
+        assert asked.ephemeral and asked.content == (
+            f"You play 2 games here: Cheerio game {cheerio} and Hot Score game {hotscore}. "
+            "Nothing changed: say which with `/forfeit game:`."
+        )
+        assert await forfeits(bot, [cheerio, hotscore]) == []
+        left = await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "forfeit", {"game": "hotscore"})
+        )
+        assert left.content == f"You left Hot Score game {hotscore}."
+        assert await forfeits(bot, [cheerio, hotscore]) == [hotscore]
+
+
+async def test_forfeit_gives_up_neither_of_two_games_of_one_kind(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """With two open games of a kind allowed per channel, Alice hosts one Cheerio game and
+    joins Bob's: /forfeit game:Cheerio cannot tell which she means, so it leaves both alone."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        await bot.orchard.settings.update(GUILD, open_games_per_channel=2)
+        await new_game(fake_discord, "cheerio", ALICE, [CAROL])
+        await new_game(fake_discord, "cheerio", BOB, [ALICE])
+        games = [g.id for g in await bot.orchard.store.open_games(GUILD)]
+        asked = await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "forfeit", {"game": "cheerio"})
+        )
+        assert asked.ephemeral and "Nothing changed" in asked.content, asked.content
+        assert all(f"Cheerio game {g}" in asked.content for g in games), asked.content
+        assert await forfeits(bot, games) == []
 
 
 async def play_out(bot, game_id: int, users: dict[int, int]):
