@@ -385,7 +385,7 @@ class ServersCog(commands.Cog):
         server = (await settings.get(guild_id)).turn_pings
         mode = await settings.ping_mode(guild_id, interaction.user.id)
         said = "Saved. " if dm is not None else ""
-        await interaction.response.send_message(said + pings_text(mode, server), ephemeral=True)
+        await send(interaction, said + pings_text(mode, server))
 
     @app_commands.command(name="forfeit", description="Give up your game in this channel")
     @app_commands.describe(game="Which game, if you play more than one here")

@@ -198,3 +198,36 @@ def test_the_naming_check_sees_strings_and_imports(tmp_path: Path) -> None:
         "line 3: 'cheerio'",
         "line 3: 'Apple Jack'",
     ]
+
+
+# Answers: one place races Discord's 3 s for every handler.
+
+ANSWERED_DIRECTLY = {
+    ROOT / "bot" / "answers.py": "the helpers themselves",
+    ROOT / "bot" / "__main__.py": "interactions turned away while closing: never dispatched, so "
+    "never watched or deferred",
+}
+
+
+def direct_answers(path: Path) -> list[int]:
+    """Lines of ``path`` that touch an interaction's own ``response``."""
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.Attribute)
+        and node.attr == "response"
+        and "interaction" in ast.unparse(node.value)
+    ]
+
+
+def test_handlers_answer_through_bot_answers_only() -> None:
+    """Work past 2 s is deferred by the watch (bot.answers), and an answer sent through
+    ``interaction.response`` after that raises: the person reads "please try again" although
+    the work was done. bot.answers' helpers complete a deferral instead."""
+    assert direct_answers(ROOT / "bot" / "answers.py"), "the check sees the helpers' own uses"
+    found = {
+        str(path.relative_to(ROOT)): direct_answers(path)
+        for path in project_modules().values()
+        if path not in ANSWERED_DIRECTLY and direct_answers(path)
+    }
+    assert found == {}

@@ -287,6 +287,29 @@ async def test_a_players_own_dm_choice_wins_over_the_channel(
     no_errors(fake_discord)
 
 
+async def test_a_choice_saved_after_orchard_deferred_is_answered_as_saved(
+    fake_discord: FakeDiscord, bot: OrchardBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A busy database can hold the choice past the 2 s after which Orchard defers the answer:
+    the answer then completes the deferral, and says the choice was saved (it was)."""
+    store = bot.orchard.store
+    real = store.set_ping_choice
+
+    def deferred() -> bool:
+        return bool(fake_discord.requests_matching("POST", r"/interactions/.*/callback$"))
+
+    async def after_the_deferral(guild_id: int, user_id: int, dm: bool) -> None:
+        await fake_discord.wait_for(deferred, what="Orchard to defer /pings")
+        await real(guild_id, user_id, dm)
+
+    monkeypatch.setattr(store, "set_ping_choice", after_the_deferral)
+    chose = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "pings", {"dm": True}))
+    assert chose.type == 5 and chose.ephemeral, chose.describe()
+    assert chose.content.startswith("Saved. ") and "by direct message" in chose.content
+    assert await bot.orchard.settings.ping_choice(GUILD, BOB) is True
+    no_errors(fake_discord)
+
+
 async def test_a_player_who_takes_no_dms_is_pinged_in_the_channel(
     fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
