@@ -49,23 +49,23 @@ def command_mention(command: str, ids: dict[str, int]) -> str:
     return f"</{command}:{ids[top]}>" if top in ids else f"`/{command}`"
 
 
-def lines_within(lines: Sequence[str], limit: int, noun: str) -> str:
-    """As many of ``lines`` as fit in ``limit`` characters, then "… and 3 more games" for
-    the rest (``noun`` "game"): Discord refuses a text over its limit outright, so a long
-    list is cut rather than lost."""
-    whole = "\n".join(lines)
+def lines_within(lines: Sequence[str], limit: int, noun: str, sep: str = "\n") -> str:
+    """As many of ``lines`` as fit in ``limit`` characters, joined by ``sep`` (", " for a list
+    in a sentence), then "… and 3 more games" for the rest (``noun`` "game"): Discord refuses
+    a text over its limit outright, so a long list is cut rather than lost."""
+    whole = sep.join(lines)
     if len(whole) <= limit:
         return whole
 
     def rest(count: int) -> str:
         return f"… and {plural(count, 'more ' + noun)}"
 
-    room = limit - len(rest(len(lines))) - 1  # what the kept lines may take, newlines included
+    room = limit - len(rest(len(lines))) - len(sep)  # the kept lines and their separators
     kept: list[str] = []
-    used = -1  # no newline before the first line
+    used = -len(sep)  # no separator before the first line
     for line in lines:
-        if used + 1 + len(line) > room:
+        if used + len(sep) + len(line) > room:
             break
-        used += 1 + len(line)
+        used += len(sep) + len(line)
         kept.append(line)
-    return "\n".join([*kept, rest(len(lines) - len(kept))])
+    return sep.join([*kept, rest(len(lines) - len(kept))])

@@ -25,7 +25,7 @@ from bot.ratings import display, shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
-from bot.wording import joined, message_link
+from bot.wording import joined, lines_within, message_link
 from bot.words import plural
 from cogs.stats_chart import chart_of, describe
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PAGE = 10
+MESSAGE_LIMIT = 2000  # characters of a message's content, Discord's limit
 KEEP_DEPARTED_DAYS = 30
 By = Literal["rating", "wins", "best", "average"]
 GAMES = [app_commands.Choice(name=v.title, value=v.kind) for v in VARIANTS.values()]
@@ -356,7 +357,7 @@ class ServersCog(commands.Cog):
         except ValueError as err:
             raise Refusal(str(err)) from err
         said = "Saved. " if changes else ""
-        await send(interaction, said + settings_text(new))
+        await send(interaction, said + settings_text(new, MESSAGE_LIMIT - len(said)))
 
     def _check_postable(self, interaction: discord.Interaction[Any], channel: Any) -> None:
         """Refuse a games channel the bot cannot post (and attach pictures) in."""
@@ -556,16 +557,25 @@ def pings_text(mode: str, server: str) -> str:
     return text + " Change it with `/pings dm:true` or `/pings dm:false` (this server only)."
 
 
-def settings_text(s: GuildSettings) -> str:
-    channels = ", ".join(f"<#{c}>" for c in s.game_channels) or "every channel"
-    return (
+def settings_text(s: GuildSettings, room: int = MESSAGE_LIMIT) -> str:
+    """The server's settings in at most ``room`` characters: game channels have no limit in
+    number, so they are listed as far as they fit, then counted ("… and 12 more channels")."""
+    head = (
         f"**Settings**\n• Turn deadline: {s.turn_seconds // 60} min {s.turn_seconds % 60} s\n"
-        f"• Games allowed in: {channels}\n• Open games per channel: {s.open_games_per_channel}\n"
+        "• Games allowed in: "
+    )
+    tail = (
+        f"\n• Open games per channel: {s.open_games_per_channel}\n"
         f"• Hints: {'on' if s.hints else 'off'}\n• Apple Turnover words: {s.turnover_words}\n"
         f"• Easy letters: {'on' if s.easy_letters else 'off'}\n• Word list: {s.word_list}\n"
         f"• Hot Score floor at 0: {'on' if s.hotscore_floor else 'off'}\n"
         f"• Turn pings: {s.turn_pings} (a player's own /pings choice wins over channel or dm)"
     )
+    mentions = [f"<#{c}>" for c in s.game_channels]
+    channels = "every channel"
+    if mentions:
+        channels = lines_within(mentions, room - len(head) - len(tail), "channel", sep=", ")
+    return head + channels + tail
 
 
 async def setup(bot: OrchardBot) -> None:

@@ -307,6 +307,33 @@ async def test_settings_need_manage_server_and_are_validated(
         assert "Saved" not in shown.content and "Hints: off" in shown.content
 
 
+async def test_settings_with_many_game_channels_list_what_fits_and_count_the_rest(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Game channels have no limit in number: a hundred of them would make /settings about
+    2,600 characters, over the 2,000 Discord allows. The reply lists what fits, then how many
+    more. With 17-digit ids (a server from Discord's first years) and these settings the list
+    fills the reply to within 7 characters, so the "Saved. " before it must be counted too."""
+    channels = [10**16 + n for n in range(100)]
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, *channels], [ALICE, BOB, CAROL])
+    fake_discord.permissions[ALICE] = MANAGE_GUILD
+    async with orchard_bot(fake_discord, database) as bot:
+        await bot.orchard.settings.update(GUILD, game_channels=tuple(channels))
+        for options in ({}, {"hints": False, "word_list": "family"}):
+            said = await answered(
+                await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings", options)
+            )
+            text = said.content
+            assert said.ephemeral and len(text) <= 2000, said.describe()
+            assert text.startswith("Saved. " if options else "**Settings**")
+            shown = re.findall(r"<#(\d+)>", text)
+            assert shown == [str(c) for c in channels[: len(shown)]] and len(shown) > 70
+            assert f", … and {100 - len(shown)} more channels\n• Open games" in text
+            assert text.endswith("wins over channel or dm)")
+        assert (await bot.orchard.settings.get(GUILD)).game_channels == tuple(channels)
+
+
 async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, database: Target) -> None:
     from tests.botharness import new_game
 

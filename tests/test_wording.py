@@ -85,6 +85,9 @@ def test_a_long_list_is_cut_to_its_limit_and_says_how_many_are_left() -> None:
     assert lines_within(lines, 79, "line") == "\n".join(lines)
     cut = lines_within(lines, 40, "line")  # "… and 10 more lines" is 19: 20 with its newline
     assert cut == "line 00\nline 01\n… and 8 more lines" and len(cut) <= 40
+    mentions = [f"<#{n}>" for n in range(10, 20)]  # 5 characters each, 68 with ", "
+    listed = lines_within(mentions, 40, "channel", sep=", ")  # a third would make it 42
+    assert listed == "<#10>, <#11>, … and 8 more channels" and len(listed) <= 40
 
 
 def test_ratings_read_on_a_scale_that_never_looks_negative() -> None:
