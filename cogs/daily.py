@@ -27,6 +27,7 @@ from bot.dailies import Dailies
 from bot.daily import DailyPlay, date_of, is_daily, share_line
 from bot.games.base import daily_day
 from bot.model import Player
+from bot.posting import POSTING, check_postable
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import SPEC_OF, SPECS, title
@@ -222,6 +223,8 @@ class DailyCog(commands.Cog):
     ) -> None:
         if interaction.guild_id is None:
             raise Refusal("This is a server setting.")
+        if channel is not None:
+            check_postable(interaction, channel.id, POSTING)
         await self.dailies.choose_channel(interaction.guild_id, channel.id if channel else None)
         if channel is None:
             await send(interaction, "Yesterday's daily board is no longer posted here.")

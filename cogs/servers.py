@@ -21,6 +21,7 @@ from discord.ext import commands, tasks
 from bot.answers import answer_publicly, send, update
 from bot.interface import answering
 from bot.model import FORMER_PLAYER, NOBODY, GameSummary, KindStats, PastGame
+from bot.posting import GAME_CHANNEL, check_postable
 from bot.ratings import display, shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
@@ -41,13 +42,6 @@ By = Literal["rating", "wins", "best", "average"]
 GAMES = [app_commands.Choice(name=v.title, value=v.kind) for v in VARIANTS.values()]
 """Every playable kind as a command choice, from the game specs."""
 Game = app_commands.Choice[str]
-# What the bot needs where games run: pictures (Appletters' snake, /stats charts) are files.
-POSTING = {
-    "view_channel": "View Channel",
-    "send_messages": "Send Messages",
-    "embed_links": "Embed Links",
-    "attach_files": "Attach Files",
-}
 
 
 def value_text(by: str, value: float) -> str:
@@ -344,7 +338,7 @@ class ServersCog(commands.Cog):
             changes["turn_seconds"] = round(turn_minutes * 60)
         channels = set(current.game_channels)
         if add_channel is not None:
-            self._check_postable(interaction, add_channel)
+            check_postable(interaction, add_channel.id, GAME_CHANNEL)
             channels.add(add_channel.id)
         if remove_channel is not None:
             channels.discard(remove_channel.id)
@@ -358,18 +352,6 @@ class ServersCog(commands.Cog):
             raise Refusal(str(err)) from err
         said = "Saved. " if changes else ""
         await send(interaction, said + settings_text(new, MESSAGE_LIMIT - len(said)))
-
-    def _check_postable(self, interaction: discord.Interaction[Any], channel: Any) -> None:
-        """Refuse a games channel the bot cannot post (and attach pictures) in."""
-        perms = bot_permissions(interaction, channel.id)
-        if perms is None:
-            raise Refusal(
-                f"I cannot see <#{channel.id}>, so I cannot tell whether I may post there: "
-                f"give me {', '.join(POSTING.values())} there first."
-            )
-        missing = [label for name, label in POSTING.items() if not getattr(perms, name)]
-        if missing:
-            raise Refusal(f"I cannot post in <#{channel.id}>: give me {', '.join(missing)} there.")
 
     @app_commands.command(
         name="pings", description="Be told it is your turn by DM instead of in the channel"
@@ -459,21 +441,6 @@ class ServersCog(commands.Cog):
         if interaction.guild_id is None:
             raise Refusal("This command works in a server, not in direct messages.")
         return interaction.guild_id
-
-
-def bot_permissions(
-    interaction: discord.Interaction[Any], channel_id: int
-) -> discord.Permissions | None:
-    """What the bot may do in a channel: Discord's own word for this channel, else worked out
-    from the cache; None when the channel or the bot's member is not known."""
-    if channel_id == interaction.channel_id:
-        return interaction.app_permissions
-    guild = interaction.guild
-    channel = guild.get_channel(channel_id) if guild else None
-    me = guild.me if guild else None
-    if channel is None or me is None:
-        return None
-    return channel.permissions_for(me)
 
 
 def which_game(rows: list[GameSummary]) -> str:

@@ -13,6 +13,7 @@ from bot.daily import day_of
 from bot.games.applejack import CATEGORIES as APPLEJACK_CATEGORIES
 from bot.games.cheerio import CATEGORIES
 from bot.model import Player
+from db.connection import Target
 from tests.botharness import (
     ALICE,
     BOB,
@@ -237,6 +238,43 @@ async def test_yesterdays_board_is_posted_once_in_the_chosen_channel(
         titles = [m["embeds"][0]["title"] for m in posted]
         assert f"Orchard Daily #{day_of(now) - 1} · Cheerio · this server" in titles
         assert "Alice" in posted[0]["embeds"][0]["description"]
+        no_errors(fake_discord)
+
+
+SEND_MESSAGES, ATTACH_FILES = 1 << 11, 1 << 15
+
+
+async def test_the_daily_channel_must_be_one_orchard_can_post_in(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Posting there would fail each day, unseen, so /daily-channel refuses a channel where
+    Orchard may not send messages, saying what to grant, as /settings does for games; it
+    takes one without Attach Files, which the daily board (an embed) does not need."""
+    mute, no_files = CHANNEL + 1, CHANNEL + 2
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, mute, no_files], [ALICE, BOB, CAROL])
+    for channel, denied in ((mute, SEND_MESSAGES), (no_files, ATTACH_FILES)):
+        fake_discord.channels[channel]["permission_overwrites"] = [
+            {"id": str(fake_discord.bot_id), "type": 1, "allow": "0", "deny": str(denied)}
+        ]
+    async with orchard_bot(fake_discord, database) as bot:
+        cog: Any = bot.get_cog("DailyCog")
+        yesterday = cog.dailies.today() - 1
+
+        async def choose(channel: int) -> str:
+            said = await answered(
+                await fake_discord.slash(
+                    ALICE, GUILD, CHANNEL, "daily-channel", {"channel": channel}, permissions=32
+                )
+            )
+            assert said.ephemeral, said.describe()
+            return said.content
+
+        refused = await choose(mute)  # without Send Messages, Discord counts no Embed Links
+        assert refused.startswith(f"I cannot post in <#{mute}>: give me Send Messages"), refused
+        assert await cog.dailies.boards_due(yesterday) == []
+        assert (await choose(no_files)).endswith(f"posted in <#{no_files}>.")
+        assert await cog.dailies.boards_due(yesterday) == [(GUILD, no_files)]
         no_errors(fake_discord)
 
 

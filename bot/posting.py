@@ -1,0 +1,54 @@
+"""Whether Orchard may post in a channel a server points it to (games, the daily board).
+
+Discord refuses every post in a channel the bot may not post in (403), later, where nobody
+who chose the channel sees it; so the choice itself is refused, saying what to grant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import discord
+
+from bot.runner import Refusal
+
+POSTING = {
+    "view_channel": "View Channel",
+    "send_messages": "Send Messages",
+    "embed_links": "Embed Links",
+}
+"""What posting a board needs (permission: its name in Discord): the daily board is an embed."""
+
+GAME_CHANNEL = {**POSTING, "attach_files": "Attach Files"}
+"""What a games channel needs: pictures (Appletters' snake, /stats charts) are files."""
+
+
+def check_postable(
+    interaction: discord.Interaction[Any], channel_id: int, needs: Mapping[str, str]
+) -> None:
+    """Refuse a channel where the bot lacks any of ``needs``, or cannot tell."""
+    perms = bot_permissions(interaction, channel_id)
+    if perms is None:
+        raise Refusal(
+            f"I cannot see <#{channel_id}>, so I cannot tell whether I may post there: "
+            f"give me {', '.join(needs.values())} there first."
+        )
+    missing = [label for name, label in needs.items() if not getattr(perms, name)]
+    if missing:
+        raise Refusal(f"I cannot post in <#{channel_id}>: give me {', '.join(missing)} there.")
+
+
+def bot_permissions(
+    interaction: discord.Interaction[Any], channel_id: int
+) -> discord.Permissions | None:
+    """What the bot may do in a channel: Discord's own word for this channel, else worked out
+    from the cache; None when the channel or the bot's member is not known."""
+    if channel_id == interaction.channel_id:
+        return interaction.app_permissions
+    guild = interaction.guild
+    channel = guild.get_channel(channel_id) if guild else None
+    me = guild.me if guild else None
+    if channel is None or me is None:
+        return None
+    return channel.permissions_for(me)
