@@ -25,6 +25,9 @@ from bot.components import data_of
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+MESSAGE_LIMIT = 2000  # characters of a message's content, Discord's limit
+EMBED_TEXT_LIMIT = 4096  # characters of an embed's description, Discord's limit
+
 ACK_AFTER = 2.0
 """Seconds after an interaction's creation (its id's time) when an answer still being worked
 on is deferred: Discord forgets an interaction not acknowledged within 3 s."""

@@ -17,7 +17,7 @@ from typing import Any, Protocol, cast
 
 import discord
 
-from bot.answers import answer_publicly, describe, send, update
+from bot.answers import MESSAGE_LIMIT, answer_publicly, describe, send, update
 from bot.boards import LOBBY_VERBS, Boards, GameUI
 from bot.components import CUSTOM_ARG, MAX_BUTTONS, DrawnRows, GameButton, data_of, shown_as
 from bot.daily import is_daily
@@ -85,8 +85,8 @@ async def refuse(interaction: discord.Interaction[Any], message: str) -> None:
     Clamped to Discord's 2,000 characters: a longer reply is refused outright (400), and
     the user would see no answer at all.
     """
-    if len(message) > 2000:
-        message = message[:1999] + "…"
+    if len(message) > MESSAGE_LIMIT:
+        message = message[: MESSAGE_LIMIT - 1] + "…"
     log.debug("refused %s for user %s: %s", describe(interaction), interaction.user.id, message)
     await send(interaction, message)
 

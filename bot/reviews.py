@@ -15,7 +15,7 @@ from typing import Any
 
 import discord
 
-from bot.answers import send
+from bot.answers import MESSAGE_LIMIT, send
 from bot.components import GameButton
 from bot.model import GameStatus
 from bot.runner import Refusal, Snapshot
@@ -23,7 +23,6 @@ from bot.specs import SPEC_OF
 from db.store import Store
 
 REVIEW_VERB = "review"
-MESSAGE_LIMIT = 2000  # characters of a message's content, Discord's limit
 
 HELP = """\
 **Review** (the button on a finished game, only you see it): your decisions weighed against \

@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.answers import send
+from bot.answers import EMBED_TEXT_LIMIT, send
 from bot.components import DrawnRows, GameButton
 from bot.daily import HELP as DAILY_HELP
 from bot.daily import NO_CHANNEL
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from bot.app import OrchardBot
 
 log = logging.getLogger(__name__)
-EMBED_TEXT_LIMIT = 4096  # characters of an embed's description, Discord's limit
 
 
 def help_text(mention: Callable[[str], str]) -> str:

@@ -18,7 +18,7 @@ import discord
 from discord import app_commands, ui
 from discord.ext import commands, tasks
 
-from bot.answers import answer_publicly, send, update
+from bot.answers import MESSAGE_LIMIT, answer_publicly, send, update
 from bot.interface import answering
 from bot.model import FORMER_PLAYER, NOBODY, GameSummary, KindStats, PastGame
 from bot.posting import GAME_CHANNEL, check_postable
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PAGE = 10
-MESSAGE_LIMIT = 2000  # characters of a message's content, Discord's limit
 KEEP_DEPARTED_DAYS = 30
 By = Literal["rating", "wins", "best", "average"]
 GAMES = [app_commands.Choice(name=v.title, value=v.kind) for v in VARIANTS.values()]
