@@ -370,10 +370,16 @@ class ServersCog(commands.Cog):
         await send(interaction, said + pings_text(mode, server))
 
     @app_commands.command(name="forfeit", description="Give up your game in this channel")
-    @app_commands.describe(game="Which game, if you play more than one here")
+    @app_commands.describe(
+        game="Which game, if you play more than one here",
+        number="The game's number, if you play two of one kind here (/games shows it)",
+    )
     @app_commands.choices(game=GAMES)
     async def forfeit(
-        self, interaction: discord.Interaction[Any], game: Game | None = None
+        self,
+        interaction: discord.Interaction[Any],
+        game: Game | None = None,
+        number: app_commands.Range[int, 1] | None = None,
     ) -> None:
         guild_id = self._guild(interaction)
         rows = [
@@ -382,9 +388,11 @@ class ServersCog(commands.Cog):
                 guild_id, interaction.channel_id, game.value if game else None
             )
             if g.status == "active" and g.seat_of(interaction.user.id) is not None
+            if number is None or g.id == number
         ]
         if not rows:
-            raise Refusal("You have no game in play in this channel.")
+            which = "no game" if number is None else f"no game {number}"
+            raise Refusal(f"You have {which} in play in this channel.")
         if len(rows) > 1:
             raise Refusal(which_game(rows))
         snapshot = await self.bot.orchard.runner.forfeit(rows[0].id, interaction.user.id)
@@ -449,7 +457,7 @@ def which_game(rows: list[GameSummary]) -> str:
     said = f"You play {plural(len(rows), 'game')} here: {games}. Nothing changed: "
     if len({r.kind for r in rows}) > 1:
         return said + "say which with `/forfeit game:`."
-    return said + "/forfeit can only tell games of different kinds apart."
+    return said + "say which with `/forfeit number:`."
 
 
 def most_played(rows: list[KindStats]) -> str | None:

@@ -386,11 +386,12 @@ async def test_forfeit_asks_which_game_when_the_player_has_two_here(
         assert await forfeits(bot, [cheerio, hotscore]) == [hotscore]
 
 
-async def test_forfeit_gives_up_neither_of_two_games_of_one_kind(
+async def test_forfeit_tells_two_games_of_one_kind_apart_by_number(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
     """With two open games of a kind allowed per channel, Alice hosts one Cheerio game and
-    joins Bob's: /forfeit game:Cheerio cannot tell which she means, so it leaves both alone."""
+    joins Bob's: /forfeit game:Cheerio cannot tell which she means, so it leaves both alone
+    and asks for the number, which can."""
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
         await bot.orchard.settings.update(GUILD, open_games_per_channel=2)
@@ -402,7 +403,16 @@ async def test_forfeit_gives_up_neither_of_two_games_of_one_kind(
         )
         assert asked.ephemeral and "Nothing changed" in asked.content, asked.content
         assert all(f"Cheerio game {g}" in asked.content for g in games), asked.content
+        assert "`/forfeit number:`" in asked.content
         assert await forfeits(bot, games) == []
+        options = {"game": "cheerio", "number": games[1]}
+        left = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forfeit", options))
+        assert left.content == f"You left Cheerio game {games[1]}."
+        assert await forfeits(bot, games) == [games[1]]
+        none = await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "forfeit", {"number": games[1] + 9})
+        )
+        assert none.content == f"You have no game {games[1] + 9} in play in this channel."
 
 
 async def play_out(bot, game_id: int, users: dict[int, int]):
