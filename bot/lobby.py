@@ -15,6 +15,7 @@ from typing import Any
 from bot.locks import KeyedLocks
 from bot.model import GameChange, GameRow, GameStatus, Player
 from bot.runner import Display, Refusal, Runner, Snapshot
+from bot.wording import lines_within
 
 LOBBY_SECONDS = 15 * 60
 
@@ -57,7 +58,8 @@ class Lobby:
         """Refuse a new lobby where games may not start or the channel is full."""
         settings = await self.runner.settings.get(guild_id)
         if settings.game_channels and channel_id not in settings.game_channels:
-            channels = ", ".join(f"<#{c}>" for c in settings.game_channels)
+            mentions = [f"<#{c}>" for c in settings.game_channels]
+            channels = lines_within(mentions, 1800, "channel", sep=", ")  # a reply holds 2,000
             raise Refusal(f"Games can only be started in {channels} on this server.")
         here = await self.store.open_games(guild_id, channel_id, kind)
         if any(row.seat_of(host.user_id) is not None for row in here):

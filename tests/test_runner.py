@@ -209,6 +209,11 @@ async def test_settings_limit_channels_and_open_games(database: Target) -> None:
     await o.runner.settings.update(GUILD, game_channels=(CHANNEL + 1,))
     with pytest.raises(Refusal, match="only be started in"):
         await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    many = tuple(10**17 + n for n in range(100))  # 2,200 characters of channel mentions
+    await o.runner.settings.update(GUILD, game_channels=many)
+    with pytest.raises(Refusal, match=r", … and \d+ more channels on this server\.$") as refused:
+        await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    assert len(str(refused.value)) <= 2000
     await o.runner.settings.update(GUILD, game_channels=(), open_games_per_channel=2)
     await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
     await o.lobby.open("cheerio", GUILD, CHANNEL, player(2))
