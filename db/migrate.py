@@ -21,6 +21,7 @@ from db.connection import Dialect
 
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 RECORD = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"
+APPLIED = "SELECT 1 FROM schema_migrations WHERE version = ?"
 
 
 def available(dialect: Dialect = Dialect.SQLITE) -> list[tuple[int, str, str]]:
@@ -55,7 +56,9 @@ async def current_version(conn: aiosqlite.Connection) -> int:
 
 
 async def migrate(conn: aiosqlite.Connection, upto: int | None = None) -> int:
-    """Bring ``conn`` (opened in autocommit mode) to migration ``upto`` (default: newest)."""
+    """Bring ``conn`` (opened in autocommit mode) to migration ``upto`` (default: newest).
+    Another process may open the file at once: each file is applied by whichever takes the
+    write lock first, and skipped by the other."""
     version = await current_version(conn)
     for number, name, sql in pending(version, upto):
         await _apply(conn, number, name, sql)
@@ -64,11 +67,16 @@ async def migrate(conn: aiosqlite.Connection, upto: int | None = None) -> int:
 
 
 async def _apply(conn: aiosqlite.Connection, number: int, name: str, sql: str) -> None:
+    """Apply one file in one transaction, unless it was applied since the version was read:
+    that read took no lock, so it is made again once the write lock is held."""
     await conn.execute("BEGIN IMMEDIATE")
     try:
-        for statement in _statements(sql):
-            await conn.execute(statement)
-        await conn.execute(RECORD, (number, name, time.time()))
+        async with conn.execute(APPLIED, (number,)) as cur:
+            applied = await cur.fetchone() is not None
+        if not applied:
+            for statement in _statements(sql):
+                await conn.execute(statement)
+            await conn.execute(RECORD, (number, name, time.time()))
         await conn.execute("COMMIT")
     except BaseException:
         await conn.execute("ROLLBACK")

@@ -129,6 +129,39 @@ async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
     assert "ok" not in tables(path)
 
 
+async def test_two_openers_of_one_fresh_file_migrate_it_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes may open one file at once (the bot and `orchard clear-guild` after an
+    upgrade): both read the schema's version before either takes the write lock, and each
+    file must still be applied once, with both openers ending on the newest schema."""
+    from db import migrate as m
+
+    path = tmp_path / "o.db"
+    read_version = m.current_version
+    read: list[int] = []
+    both_read = asyncio.Event()
+
+    async def in_step(conn: aiosqlite.Connection) -> int:
+        version = await read_version(conn)
+        read.append(version)
+        if len(read) == 2:
+            both_read.set()
+        await asyncio.wait_for(both_read.wait(), 5)
+        return version
+
+    monkeypatch.setattr(m, "current_version", in_step)
+    opened = await asyncio.gather(Store.open(path), Store.open(path), return_exceptions=True)
+    for store in opened:
+        if isinstance(store, Store):
+            await store.close()
+    assert read[:2] == [0, 0]
+    assert all(isinstance(store, Store) for store in opened), opened
+    with sqlite3.connect(path) as conn:
+        versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations")]
+    assert versions == [n for n, _, _ in available()]
+
+
 async def test_state_round_trip_and_version_check(database: Target) -> None:
     store = await Store.open(database)
     game_id = await store.create_game(
