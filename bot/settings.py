@@ -3,6 +3,8 @@ each person's own choice of turn pings by DM, which is theirs, not the server's.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
@@ -13,6 +15,11 @@ REMEMBERED_CHOICES = 10_000  # people's choices of turn pings, most recently rea
 MIN_TURN_SECONDS = 30
 MAX_TURN_SECONDS = 24 * 60 * 60
 TURN_PINGS = ("channel", "dm", "off")
+SHARED_KEPT_SECONDS = 5.0
+"""How long a server's settings read from a shared store are used before they are read again.
+Another process may change them (/settings reaches the process of the server's shard, while
+any process fires deadlines and Orchard's moves), so a change is in force everywhere within
+this long; reading them on every move would cost each move one more round trip."""
 
 
 @dataclass(frozen=True)
@@ -53,27 +60,51 @@ def from_json(data: dict[str, Any]) -> GuildSettings:
 
 
 class Settings:
-    """Reads settings through a cache: a move needs the deadline, and must not pay a query."""
+    """Reads settings through a cache: a move needs the deadline, and must not pay a query.
+    On a store only this process writes they are read once (its own changes keep them
+    right); on a shared one they are read again once :data:`SHARED_KEPT_SECONDS` old."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
         self.store = store
-        self._cache: dict[int, GuildSettings] = {}
+        self.clock = clock
+        self._kept: dict[int, tuple[float, GuildSettings]] = {}  # when read, and what
+        self._changed = 0  # counts updates: a read begun before one is old
         # Kept only on a store this process alone writes (see bot.recent); on a shared one,
         # another process may have set or erased a choice since.
         self._choices: Recent[tuple[int, int], bool | None] = Recent(REMEMBERED_CHOICES)
         self._choices_changed = 0  # counts sets and erasures: a read begun before one is old
 
     async def get(self, guild_id: int) -> GuildSettings:
-        if guild_id not in self._cache:
-            self._cache[guild_id] = from_json(await self.store.guild_settings(guild_id))
-        return self._cache[guild_id]
+        now = self.clock()
+        kept = self._kept.get(guild_id)
+        if kept is not None and (
+            not self.store.shared or kept[0] <= now < kept[0] + SHARED_KEPT_SECONDS
+        ):  # a clock set back reads them again too
+            return kept[1]
+        return await self._read(guild_id, now)
+
+    async def _read(self, guild_id: int, now: float) -> GuildSettings:
+        """The stored settings, kept unless an update ran while they were read."""
+        changed = self._changed
+        found = from_json(await self.store.guild_settings(guild_id))
+        if changed == self._changed:
+            self._kept[guild_id] = (now, found)
+        return found
 
     async def update(self, guild_id: int, **changes: Any) -> GuildSettings:
-        new = replace(await self.get(guild_id), **changes).validated()
+        """Change some settings and keep the rest as stored: read afresh on a shared store,
+        so what another process changed meanwhile is not written back over."""
+        now = self.clock()
+        current = await (self._read(guild_id, now) if self.store.shared else self.get(guild_id))
+        new = replace(current, **changes).validated()
         data = asdict(new)
         data["game_channels"] = list(new.game_channels)
-        await self.store.set_guild_settings(guild_id, data)
-        self._cache[guild_id] = new
+        self._kept.pop(guild_id, None)  # if the write fails, whether it landed is unknown
+        try:
+            await self.store.set_guild_settings(guild_id, data)
+        finally:
+            self._changed += 1
+        self._kept[guild_id] = (self.clock(), new)
         return new
 
     async def turn_seconds(self, guild_id: int) -> int:

@@ -12,6 +12,7 @@ import pytest
 from bot import scheduler
 from bot.model import GameChange, GameRow, GameStatus, Move
 from bot.runner import Refusal, Stale
+from bot.settings import SHARED_KEPT_SECONDS
 from db import games
 from db.connection import Target
 from tests.support import CHANNEL, GUILD, Clock, Recorder, Table, orchard, player, started
@@ -634,6 +635,60 @@ async def test_a_move_starts_from_the_game_as_committed_where_one_process_writes
     stored = await o.runner.load(live.id)
     assert stored.state == live.state and stored.state.held[0] and stored.state.rolls == 2
     assert (stored.row.version, stored.row.players) == (live.row.version, live.row.players)
+    await o.close()
+
+
+async def test_a_move_reads_no_settings_where_one_process_writes_and_few_on_a_shared_store(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move's deadline comes from its server's turn time. On SQLite the settings read once
+    stay right (this process makes every change); on a shared store another process may
+    change them, so they are read again once SHARED_KEPT_SECONDS old, and not on every move."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await started(o, "cheerio", [1])  # the lobby read the settings
+    reads: list[int] = []
+    stored = o.store.guild_settings
+
+    async def counted(guild_id: int) -> dict[str, Any]:
+        reads.append(guild_id)
+        return await stored(guild_id)
+
+    monkeypatch.setattr(o.store, "guild_settings", counted)
+    live = await o.runner.act(live.id, 1, "roll", version=0)
+    live = await o.runner.act(live.id, 1, "hold", "0", version=1)
+    assert reads == []
+    clock.now += SHARED_KEPT_SECONDS
+    live = await o.runner.act(live.id, 1, "roll", version=2)
+    live = await o.runner.act(live.id, 1, "score", _first_open(live), version=3)
+    assert reads == ([GUILD] if o.store.shared else [])
+    assert live.row.deadline == clock.now + 300
+    await o.close()
+
+
+async def test_settings_read_while_they_are_changed_are_not_kept(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read of a server's settings that began before a /settings change returns the old
+    ones; they must not be kept over the change, or moves here would set deadlines with the
+    old turn time (on SQLite until the bot restarts)."""
+    o = await orchard(database)
+    stored = o.store.guild_settings
+    go = asyncio.Event()
+
+    async def slow(guild_id: int) -> dict[str, Any]:
+        found = await stored(guild_id)
+        await go.wait()  # read, not yet returned: the change lands meanwhile
+        return found
+
+    monkeypatch.setattr(o.store, "guild_settings", slow)
+    reading = asyncio.create_task(o.runner.settings.get(GUILD))
+    await asyncio.sleep(0.05)
+    monkeypatch.setattr(o.store, "guild_settings", stored)
+    await o.runner.settings.update(GUILD, turn_seconds=60)
+    go.set()
+    assert (await reading).turn_seconds == 300, "the read began before the change"
+    assert await o.runner.settings.turn_seconds(GUILD) == 60
     await o.close()
 
 

@@ -16,6 +16,7 @@ import pytest
 from bot.model import Due
 from bot.opponents import Opponents
 from bot.runner import Display, Runner, Snapshot
+from bot.settings import SHARED_KEPT_SECONDS
 from db.shared import IDENTIFY_EVERY
 from tests.databases import fresh_schema
 from tests.support import GUILD, Clock, Table, orchard, player, started
@@ -138,6 +139,25 @@ async def test_orchard_s_pending_move_is_played_by_another_process(url: str) -> 
     assert await b.runner.replay(game_id) == after.state
     assert await b.store.next_due(Due.ORCHARD) is None or after.state.turn == 1
     await opponents.stop()
+    await a.close()
+    await b.close()
+
+
+async def test_a_turn_time_set_in_one_process_sets_the_deadlines_of_the_others(url: str) -> None:
+    """A /settings change is taken by the process of the server's shard, while deadlines and
+    Orchard's moves set deadlines in any process: within SHARED_KEPT_SECONDS of the change
+    the others set deadlines with the new turn time (the changer at once)."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    live = await started(a, "cheerio", [1])
+    moved = await b.runner.act(live.id, 1, "roll", version=0)  # B reads the settings
+    assert moved.row.deadline == clock.now + 300
+    await a.runner.settings.update(GUILD, turn_seconds=60)
+    moved = await a.runner.act(live.id, 1, "hold", "0", version=1)
+    assert moved.row.deadline == clock.now + 60
+    clock.now += SHARED_KEPT_SECONDS
+    moved = await b.runner.act(live.id, 1, "roll", version=2)
+    assert moved.row.deadline == clock.now + 60, "B still uses the old turn time"
     await a.close()
     await b.close()
 
