@@ -118,7 +118,7 @@ class Orchard:
         """Rows were written behind the runner's and the settings' backs (the store tells as
         soon as the erasure or purge is committed): read them afresh."""
         self.runner.forget_committed()
-        self.settings.forget_choices()
+        self.settings.forget()
 
     async def stop(self) -> None:
         """Stop firing deadlines and playing Orchard's seats; the store stays open."""

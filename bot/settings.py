@@ -128,6 +128,13 @@ class Settings:
         finally:
             self.forget_choices()
 
+    def forget(self) -> None:
+        """Rows were erased behind this cache (a departed server purged): settings and
+        choices are read afresh, so a server that comes back starts from the defaults."""
+        self._changed += 1
+        self._kept.clear()
+        self.forget_choices()
+
     def forget_choices(self) -> None:
         """Choices were set or erased in the store (/pings, /forget-me, a purge): each is read
         afresh, and a read begun before is not kept."""

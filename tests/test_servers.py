@@ -10,6 +10,7 @@ import pytest
 from bot.app import OrchardBot
 from bot.games.cheerio import open_categories
 from bot.ratings import MODEL, rate, shown
+from bot.settings import GuildSettings
 from db import results
 from db.connection import Target
 from db.store import Store
@@ -196,6 +197,18 @@ async def test_departed_servers_are_purged_after_30_days_only(database: Target) 
     assert await o.store.purge_departed(before=2000.0) == [100]
     for table in ("games", "results", "ratings", "moves", "game_players"):
         assert await rows(database, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
+    await o.close()
+
+
+async def test_a_server_back_after_its_purge_starts_from_the_default_settings(
+    database: Target,
+) -> None:
+    o = await orchard(database)
+    await o.runner.settings.update(GUILD, turn_seconds=60)
+    assert await o.runner.settings.turn_seconds(GUILD) == 60
+    await o.store.guild_left(GUILD, when=1000.0)
+    assert await o.store.purge_departed(before=2000.0) == [GUILD]
+    assert await o.runner.settings.get(GUILD) == GuildSettings()
     await o.close()
 
 
