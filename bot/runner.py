@@ -344,14 +344,8 @@ class Runner:
             seat = self._check_actor(snapshot, user_id)
             if version is not None and version != snapshot.row.version:
                 await self._check_side_by_side(held, seat, version)
-            player = snapshot.row.players[seat]
-            engine = self.engine(snapshot.row.kind)
             action, state = self._apply(snapshot, seat, verb, arg)
-            source = MoveSource.BOT if player.is_bot else MoveSource.PLAYER
-            who = None if player.is_bot else user_id
-            moves = [Move(seat, *engine.format(action), who, source)]
-            reset = {seat: 0} if player.timeouts else {}
-            fresh = await self._play(held, state, moves, reset)
+            fresh = await self._own_move(held, seat, action, state, user_id)
         return await self.shown(fresh, display)
 
     async def act_for_seat(
@@ -392,8 +386,20 @@ class Runner:
         except MoveError:
             log.exception("game %s: Orchard chose an illegal move %s", row.id, action)
             return None
-        moves = [Move(seat, *engine.format(action), None, MoveSource.BOT)]
-        return await self._play(held, state, moves, {})
+        return await self._own_move(held, seat, action, state)
+
+    async def _own_move(
+        self, held: Held, seat: int, action: Any, state: Any, user_id: int | None = None
+    ) -> Snapshot:
+        """Write ``seat``'s own move (a person's, or Orchard's for its seat): it clears the
+        seat's timeouts, which count only in a row (:data:`TIMEOUTS_TO_FORFEIT`)."""
+        player = held.snapshot.row.players[seat]
+        engine = self.engine(held.snapshot.row.kind)
+        source = MoveSource.BOT if player.is_bot else MoveSource.PLAYER
+        who = None if player.is_bot else user_id
+        moves = [Move(seat, *engine.format(action), who, source)]
+        reset = {seat: 0} if player.timeouts else {}
+        return await self._play(held, state, moves, reset)
 
     def _orchard_awaited(self, kind: str, players: tuple[Player, ...], state: Any) -> list[int]:
         """The Orchard seats ``state`` awaits, in seat order."""

@@ -2,6 +2,7 @@
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from bot.ai import hotscore_players as hotscore
 from bot.ai.applejack_players import exact_tables as applejack_tables
@@ -9,8 +10,9 @@ from bot.ai.cheerio_players import exact_tables as cheerio_tables
 from bot.games.hotscore import Throw
 from bot.model import GameStatus, Player
 from bot.opponents import Opponents
+from bot.runner import TIMEOUTS_TO_FORFEIT, Snapshot
 from db.connection import Target
-from tests.support import CHANNEL, GUILD, Table, orchard, player
+from tests.support import CHANNEL, GUILD, Clock, Table, orchard, player
 
 BOT_USER = 999
 
@@ -80,6 +82,38 @@ async def test_orchard_resumes_its_turn_after_a_restart(database: Target) -> Non
         return (await o.runner.load(game_id)).state.turn == 0
 
     await until(back_to_human)
+    await o.close()
+
+
+async def test_orchard_s_own_move_clears_its_timeouts_as_a_person_s_does(
+    database: Target,
+) -> None:
+    """Timeouts count in a row (TIMEOUTS_TO_FORFEIT): Orchard's own move clears its seat's
+    count as a person's does, so turns it missed far apart (deadlines fired at start-up after
+    a downtime longer than a turn) never add up to a forfeit."""
+    from tests.test_runner import _first_open
+
+    clock = Clock()
+    o = await orchard(database, clock)
+    game_id = await game_with_orchard(o, [1])  # Orchard is seat 1
+    live = await o.lobby.start(game_id, 1)
+    engine = o.runner.engine("cheerio")
+
+    def scores_first_open(snapshot: Snapshot) -> Any:
+        return engine.parse(1, "score", _first_open(snapshot))
+
+    for missed in range(TIMEOUTS_TO_FORFEIT):
+        live = await o.runner.act(game_id, 1, "score", _first_open(live), version=live.row.version)
+        clock.now += 301
+        assert await o.scheduler.run_due() == 1, "Orchard's turn timed out"
+        live = await o.runner.load(game_id)
+        assert live.row.players[1].timeouts == 1, f"timeouts in a row, after {missed} moves"
+        live = await o.runner.act(game_id, 1, "score", _first_open(live), version=live.row.version)
+        moved = await o.runner.act_for_seat(game_id, 1, live.row.version, scores_first_open)
+        assert moved is not None and moved.row.players[1].timeouts == 0
+        live = moved
+    assert live.row.status == "active" and live.state.active == (True, True)
+    assert (await o.runner.load(game_id)).row.players[1].timeouts == 0, "as stored"
     await o.close()
 
 
