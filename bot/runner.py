@@ -153,7 +153,7 @@ class Runner:
         # Displays of one game go one at a time, in the order of its writes, but apart from its
         # lock: a slow or rate-limited channel delays its own messages, never a move.
         self._showing: KeyedLocks[int] = KeyedLocks()
-        self._writes: dict[int, int] = {}  # per game: how many writes this process made
+        self._writes: dict[int, int] = {}  # per game: how many writes this process committed
         self._messages: dict[int, int] = {}  # per game: the message id this process recorded
         self._drawn: dict[int, int] = {}  # per game: the last version this process drew
         # Per game, as this process last committed it (a store only it writes): its row and
@@ -168,7 +168,7 @@ class Runner:
         return self._showing[game_id]
 
     def outdated(self, snapshot: Snapshot) -> bool:
-        """A newer version of the game was written since ``snapshot`` (here, or by another
+        """A newer version of the game was committed since ``snapshot`` (here, or by another
         process sharing the store): no need to draw it, the newer one's display draws it."""
         return snapshot.overtaken or snapshot.written < self._writes.get(snapshot.id, 0)
 
@@ -228,7 +228,11 @@ class Runner:
         self._committed.clear()
 
     def _announce(self, written: list[Snapshot]) -> None:
-        """Tell the hooks of committed writes."""
+        """Committed writes: each now overtakes the versions before it (a write whose COMMIT
+        failed never does, so the last committed version is still drawn), and the hooks hear
+        of it."""
+        for fresh in written:
+            self._writes[fresh.id] = fresh.written
         for fresh in written:
             for hook in self.on_commit:
                 hook(fresh)
@@ -706,13 +710,14 @@ class Runner:
         return change
 
     async def _write(self, held: Held, change: GameChange, state: Any) -> Snapshot:
-        """The one write (inside the game's lock): guarded and numbered; the hooks hear of it
-        once it is committed. Displaying it is the caller's, after the lock (:meth:`shown`)."""
+        """The one write (inside the game's lock): guarded and numbered; its number counts,
+        and the hooks hear of it, once it is committed (:meth:`_announce`). Displaying it is
+        the caller's, after the lock (:meth:`shown`)."""
         snapshot = held.snapshot
         change = self._stamped(snapshot.row, change, state)
         if not await held.session.write(change):
             raise Stale("That was already played: the board has moved on.")
-        fresh = self._numbered(snapshot, change, state)
+        fresh = self._numbered(snapshot, change, state, len(held.written))
         held.written.append(fresh)
         return fresh
 
@@ -725,10 +730,12 @@ class Runner:
         since = self._orchard_since(row.kind, change.status or row.status, players, state)
         return replace(change, orchard_since=since)
 
-    def _numbered(self, snapshot: Snapshot, change: GameChange, state: Any) -> Snapshot:
-        """The game as a write left it, numbered on (displays go in write order)."""
-        written = self._writes.get(snapshot.id, 0) + 1
-        self._writes[snapshot.id] = written
+    def _numbered(
+        self, snapshot: Snapshot, change: GameChange, state: Any, earlier: int = 0
+    ) -> Snapshot:
+        """The game as a write left it, numbered after ``snapshot`` (as loaded in the lock) and
+        the ``earlier`` writes of its transaction: displays go in write order."""
+        written = snapshot.written + earlier + 1
         return Snapshot(_written(snapshot.row, change), state, change.moves, written)
 
     def _orchard_since(

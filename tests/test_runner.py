@@ -734,3 +734,56 @@ async def test_writes_that_are_not_moves_are_read_back_by_the_next_move(tmp_path
     with pytest.raises(Refusal, match="no longer exists"):
         await o.runner.act(live.id, 1, "roll", version=1)
     await o.close()
+
+
+async def test_a_write_whose_commit_fails_does_not_outdate_the_version_before_it(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write counts (overtakes the versions before it) only once committed. Its COMMIT
+    failing (here a deferred foreign key, checked only then; a lost connection alike), the
+    version before it, whose display was queued meanwhile, is still the latest and is drawn,
+    and the game plays on from it. On a shared store the COMMIT comes at the end of the held
+    transaction, after the write; on SQLite the group commit fails the write itself."""
+    from db import session
+    from tests.databases import written
+
+    o = await orchard(database)
+    live = await started(o, "cheerio", [1])
+    async with written(database) as tx:
+        await tx.execute(  # a foreign key checked at COMMIT only
+            "CREATE TABLE tripwire"
+            " (game INTEGER REFERENCES games (id) DEFERRABLE INITIALLY DEFERRED)"
+        )
+    drawn: list[int] = []
+
+    async def board(snapshot) -> None:
+        if not o.runner.outdated(snapshot):  # as Boards.display: an overtaken version is not
+            drawn.append(snapshot.row.version)
+
+    o.runner.board = board
+    write_change = session.write_change
+
+    async def tripped(tx: Any, change: GameChange, now: float) -> bool:
+        done = await write_change(tx, change, now)
+        await tx.execute("INSERT INTO tripwire (game) VALUES (?)", (-1,))  # no such game
+        return done
+
+    async with o.runner.showing(live.id):  # an earlier display of the game is in flight
+        first = asyncio.create_task(o.runner.act(live.id, 1, "roll", version=0))
+        await asyncio.wait_for(_until_stored(o, live.id, 1), 5)
+        monkeypatch.setattr(session, "write_change", tripped)
+        with pytest.raises(Exception, match=r"(?i)foreign key"):
+            await o.runner.act(live.id, 1, "hold", "0", version=1)
+        monkeypatch.setattr(session, "write_change", write_change)
+    await first
+    assert (await o.runner.load(live.id)).row.version == 1, "nothing of the failed write"
+    assert drawn == [1], "the last committed version is drawn"
+    after = await o.runner.act(live.id, 1, "hold", "0", version=1)
+    assert after.row.version == 2 and drawn == [1, 2]
+    assert after.state == await o.runner.replay(live.id)
+    await o.close()
+
+
+async def _until_stored(o: Any, game_id: int, version: int) -> None:
+    while (await o.runner.load(game_id)).row.version != version:
+        await asyncio.sleep(0.01)
