@@ -153,6 +153,8 @@ class Runner:
         # Displays of one game go one at a time, in the order of its writes, but apart from its
         # lock: a slow or rate-limited channel delays its own messages, never a move.
         self._showing: KeyedLocks[int] = KeyedLocks()
+        # Per game, for the displays still to come; a game's go once it is over and its last
+        # version shown (:meth:`_forget_over`), or every game ever played would keep them.
         self._writes: dict[int, int] = {}  # per game: how many writes this process committed
         self._messages: dict[int, int] = {}  # per game: the message id this process recorded
         self._drawn: dict[int, int] = {}  # per game: the last version this process drew
@@ -169,11 +171,20 @@ class Runner:
 
     def outdated(self, snapshot: Snapshot) -> bool:
         """A newer version of the game was committed since ``snapshot`` (here, or by another
-        process sharing the store): no need to draw it, the newer one's display draws it."""
-        return snapshot.overtaken or snapshot.written < self._writes.get(snapshot.id, 0)
+        process sharing the store): no need to draw it, the newer one's display draws it.
+
+        A game with no count here but a version this process wrote is one over and shown
+        (:meth:`_forget_over`): that version came before its end."""
+        if snapshot.overtaken:
+            return True
+        committed = self._writes.get(snapshot.id)
+        if committed is None:
+            return snapshot.written > 0
+        return snapshot.written < committed
 
     def drawn(self, snapshot: Snapshot) -> bool:
-        """This version of the game was drawn where people see it (by this process)."""
+        """This version of the game was drawn where people see it (by this process), in a
+        game still open: one over and shown is forgotten (:meth:`_forget_over`)."""
         return self._drawn.get(snapshot.id) == snapshot.row.version
 
     def engine(self, kind: str) -> Engine[Any, Any]:
@@ -535,6 +546,21 @@ class Runner:
 
         Returns the game as it now is: abandoned, if its display found it :class:`Gone`.
         """
+        now = await self._display(snapshot, display)
+        self._forget_over(now)
+        return now
+
+    def _forget_over(self, snapshot: Snapshot) -> None:
+        """A game over, its latest version shown: nothing is written to it again, so what this
+        process keeps for its displays goes. A version written before its end stays outdated
+        (:meth:`outdated`); a click on an old board reads the store, and is told it is over."""
+        if snapshot.row.status.is_open or self.outdated(snapshot):
+            return
+        for kept in (self._writes, self._messages, self._drawn):
+            kept.pop(snapshot.id, None)
+        self._committed.take(snapshot.id)
+
+    async def _display(self, snapshot: Snapshot, display: Display | None) -> Snapshot:
         private = is_daily(snapshot.row.options)  # shown only in its player's own replies
         for draw in (display, None if private else self.board):
             if draw is None:
@@ -561,8 +587,10 @@ class Runner:
         """Draw ``snapshot``; False if it was the board, which skips an outdated version."""
         edit = await self._against_store(snapshot) if draw is self.board else snapshot
         await draw(edit)
+        if draw is self.board and self.outdated(edit):
+            return False  # the board skipped it: not drawn
         self._drawn[snapshot.id] = snapshot.row.version
-        return not (draw is self.board and self.outdated(edit))
+        return True
 
     async def _against_store(self, snapshot: Snapshot) -> Snapshot:
         """``snapshot``, marked overtaken if another process has stored a newer version (shared

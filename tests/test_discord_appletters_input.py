@@ -364,7 +364,8 @@ async def test_new_against_orchard_starts_at_once_and_orchard_plays(
             return [int(m["id"]) for m in fake.channel_messages(CHANNEL_A) if m.get("components")]
 
         def shown() -> bool:
-            return bot.orchard.runner.drawn(latest) or len(boards()) > 1
+            on_board = f"orc:{row.id}:{latest.row.version}:" in str(fake.message(board))
+            return on_board or len(boards()) > 1
 
         await fake.wait_for(shown, what="the board to show Orchard's move")
         if latest.row.status is GameStatus.ACTIVE:

@@ -787,3 +787,59 @@ async def test_a_write_whose_commit_fails_does_not_outdate_the_version_before_it
 async def _until_stored(o: Any, game_id: int, version: int) -> None:
     while (await o.runner.load(game_id)).row.version != version:
         await asyncio.sleep(0.01)
+
+
+async def test_a_game_over_and_shown_leaves_nothing_behind_in_the_runner(
+    database: Target,
+) -> None:
+    """What the runner keeps per game (the writes it committed, the message it posted, the
+    version it drew) serves the displays to come: once a game is over (finished, abandoned,
+    cancelled, expired) and its last version shown, nothing is written to it again, and it
+    goes, or a process would keep some of every game it ever played. A version written
+    before the end but shown after it is still outdated; a click on an old board is told
+    the game is over."""
+    from bot.lobby import LOBBY_SECONDS
+    from tests.support import finish_cheerio
+
+    clock = Clock()
+    o = await orchard(database, clock)
+    drawn: list[int] = []
+
+    async def board(snapshot) -> None:
+        if not o.runner.outdated(snapshot):  # as Boards.display
+            drawn.append(snapshot.id)
+
+    o.runner.board = board
+
+    async def lobby(n: int) -> int:
+        opened = await o.lobby.open("cheerio", GUILD, CHANNEL + n, player(1))
+        await o.runner.record_message(opened.id, 10_000 + n)  # its message, announced
+        return opened.id
+
+    await lobby(0)
+    clock.now += LOBBY_SECONDS + 1
+    assert await o.scheduler.run_due() == 1, "the lobby nobody started expired"
+    cancelled = await lobby(1)
+    await o.lobby.cancel(cancelled, 1)
+    finished = await lobby(2)
+    await o.lobby.start(finished, 1)
+    await finish_cheerio(o, finished, {0: 1})
+    ended = await lobby(3)
+    await o.lobby.start(ended, 1)
+    clock.now += 301
+    before_end = await o.runner.expire(ended)  # written; its display comes after the end's
+    assert before_end is not None
+    await o.runner.abandon(ended)  # a moderator's /end
+
+    kept = (o.runner._writes, o.runner._messages, o.runner._drawn, o.runner._committed)
+    assert [len(k) for k in kept] == [0, 0, 0, 0], f"kept for 4 games over: {kept}"
+    drawn.clear()
+    assert o.runner.outdated(before_end)
+    await o.runner.shown(before_end)
+    assert drawn == [] and [len(k) for k in kept] == [0, 0, 0, 0]
+    with pytest.raises(Refusal, match="over"):
+        await o.runner.act(ended, 1, "roll", version=0)
+    with pytest.raises(Refusal, match="closed"):
+        await o.lobby.join(cancelled, player(2))
+    assert (await o.runner.load(finished)).row.status == "finished"
+    await o.close()
