@@ -292,8 +292,11 @@ async def _unshown(interaction: discord.Interaction[Any], kind: str) -> int | No
 
 
 async def _show_again(interaction: discord.Interaction[Any], game_id: int) -> Snapshot:
+    """Answer with a game whose first message was lost, among its displays (a display that
+    posts it meanwhile has recorded its id by then), never inside its lock: Discord may be
+    slow, and the game's moves and deadline do not wait for it."""
     runner = host(interaction).orchard.runner
-    async with runner.lock(game_id):  # a display posting it meanwhile has recorded its id
+    async with runner.showing(game_id):
         snapshot = await runner.load(game_id)
         if snapshot.row.message_id is not None or not snapshot.row.status.is_open:
             raise Refusal("You already have a game of this kind open in this channel.")

@@ -366,3 +366,43 @@ async def test_new_after_a_lost_first_message_shows_the_lobby_again(
         assert again.ephemeral and "already have a game" in again.content
         no_errors(fake)
     no_task_errors(task_errors)
+
+
+async def test_a_lobby_shown_again_holds_up_none_of_its_game_while_discord_takes_the_answer(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Showing a lost lobby again waits for Discord (the answer, maybe a post) among the
+    game's displays, never inside its lock: its deadline falling due meanwhile is written at
+    once, and its display follows, onto the message the answer just made."""
+    from bot.model import GameChange, GameStatus, Player
+
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        # A lobby of Bob's whose first message was lost: never announced, never posted.
+        lost = await bot.orchard.lobby.open("hotscore", GUILD, CHANNEL, Player(0, BOB, "Bob"))
+        released = fake.hold("POST", CALLBACK)  # a slow Discord: the answer hangs
+        shown = await fake.slash(BOB, GUILD, CHANNEL, "hotscore new")
+        while not fake.requests_matching("POST", CALLBACK):  # held: recorded, no waiter told
+            await asyncio.sleep(0.01)
+        # The lobby's time is up meanwhile: the bot's own loop fires its deadline.
+        await bot.orchard.store.write(GameChange(lost.id, deadline=time.time()))
+        bot.orchard.scheduler.wake()
+
+        async def closed() -> None:
+            while (await bot.orchard.runner.load(lost.id)).row.status is GameStatus.LOBBY:
+                await asyncio.sleep(0.01)
+
+        try:
+            await asyncio.wait_for(closed(), 1.5)  # within Discord's 3 s for the answer
+        finally:
+            released.set()
+        await shown.wait()
+        in_time(fake, shown)
+        assert shown.type == 4 and "who is playing" in shown.text, shown.describe()
+        board = await recorded(bot, lost.id)
+        assert board == shown.original_id
+        await fake.wait_for(
+            lambda: "lobby closed" in str(text_of(fake.message(board))), what="the lobby closed"
+        )
+        no_errors(fake)
