@@ -547,7 +547,8 @@ class Runner:
         Returns the game as it now is: abandoned, if its display found it :class:`Gone`.
         """
         now = await self._display(snapshot, display)
-        self._forget_over(now)
+        if display is not no_display:  # else its caller shows it, maybe through here after
+            self._forget_over(now)
         return now
 
     def _forget_over(self, snapshot: Snapshot) -> None:
