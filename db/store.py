@@ -8,6 +8,7 @@ transactions.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -30,6 +31,8 @@ from db.backends import open_database
 from db.connection import Database, Dialect, Target, Transaction
 from db.session import GameSession, changes_results
 from db.shared import SharedLocks
+
+log = logging.getLogger(__name__)
 
 
 class Topic(Protocol):
@@ -285,8 +288,14 @@ class Store:
 
     async def game_results_changed(self, game_id: int) -> None:
         """A game's results, ratings or erasures were committed: its server's boards of it
-        are old (its server and game read back by key, on a store only this process writes)."""
-        found = [] if self.shared else await self.db.lookup(GAME_OF, (game_id,))
+        are old (its server and game read back by key, on a store only this process writes).
+        The results are committed by now: a failed read makes every board old rather than
+        fail the move that wrote them."""
+        try:
+            found = [] if self.shared else await self.db.lookup(GAME_OF, (game_id,))
+        except Exception:
+            log.warning("game %s: its results' server could not be read back", game_id)
+            found = []
         if not found:
             self.results_changed()
             return

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from bot import scheduler
+from bot.games.cheerio import open_categories
 from bot.model import GameChange, GameRow, GameStatus, Move
 from bot.runner import Refusal, Stale
 from bot.settings import SHARED_KEPT_SECONDS
@@ -145,6 +146,29 @@ async def test_finished_game_records_results_and_replays(database: Target) -> No
     await o.close()
 
 
+async def test_a_last_move_whose_results_cannot_be_traced_still_ends_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The results are committed before the store reads back which server's boards they
+    change: a failed read there makes every kept board old, not the move fail."""
+    o = await orchard(tmp_path / "o.db")
+    live = await started(o, "cheerio", [1])
+    assert await o.store.board_with_records(GUILD, "cheerio", "best") == ([], {})  # kept
+    while live.row.status == "active":
+        if len(open_categories(live.state.cards[0])) == 1:
+
+            async def unreadable(*args: object) -> None:
+                raise sqlite3.OperationalError("disk I/O error")
+
+            monkeypatch.setattr(o.store.db, "lookup", unreadable)
+        live = await o.runner.act(live.id, 1, "score", _first_open(live), version=live.row.version)
+    assert live.row.status == "finished"
+    monkeypatch.undo()
+    ranked, _ = await o.store.board_with_records(GUILD, "cheerio", "best")
+    assert [user for user, _, _ in ranked] == [1]
+    await o.close()
+
+
 async def test_replay_includes_timeouts_and_forfeits(database: Target) -> None:
     clock = Clock()
     o = await orchard(database, clock)
@@ -224,8 +248,6 @@ async def test_settings_limit_channels_and_open_games(database: Target) -> None:
 
 
 def _first_open(live) -> str:
-    from bot.games.cheerio import open_categories
-
     return open_categories(live.state.cards[live.state.turn])[0]
 
 
