@@ -211,11 +211,22 @@ class SqliteDatabase:
     async def _undo(
         self, group: _Group, err: BaseException, undo: Callable[[sqlite3.Connection], None]
     ) -> None:
-        # Queued behind any statement still running on the thread, so it follows it.
-        await asyncio.shield(self._on_thread(undo, self.conn))
+        """Undo on the thread, queued behind whatever runs there, so it follows it. Cancelled
+        meanwhile, the caller still waits for it: the next transaction may begin only once
+        it is done, or its statements, run on the loop before it, would be undone with it."""
+        undone = asyncio.ensure_future(self._on_thread(undo, self.conn))
+        cancelled = False
+        while not undone.done():
+            try:
+                await asyncio.shield(undone)
+            except asyncio.CancelledError:
+                cancelled = True
         if not self.conn.in_transaction and self._group is group:
             self._group = None
             group.members.settle(err)
+        if cancelled:
+            raise asyncio.CancelledError
+        undone.result()
 
     async def _begun(self) -> _Group:
         """The open group, begun once the last one's commit is done: inline if the write lock

@@ -181,6 +181,40 @@ async def test_a_caller_cancelled_while_its_group_commits_leaves_the_others_be(
         await db.close()
 
 
+async def test_a_failed_transaction_cancelled_while_undone_undoes_only_itself(
+    tmp_path: Path,
+) -> None:
+    """The undo of a failed transaction runs on the writer's thread, behind whatever runs
+    there. Its caller cancelled meanwhile (a shutdown), the next transaction must still wait
+    for it: begun on the loop before it, its writes would sit inside the failed one's
+    savepoint and be undone with it, after it was told they were committed."""
+    db, statements = await opened(tmp_path / "o.db")
+    await note(db, 0)
+    hold = threading.Event()
+    loop = asyncio.get_running_loop()
+    busy = loop.run_in_executor(db._thread, hold.wait, 10)  # the thread, busy for now
+    try:
+        first, failed, last = (
+            asyncio.create_task(w) for w in (note(db, 1), broken(db), note(db, 2))
+        )
+        while not any("half done" in s for s in statements):
+            await asyncio.sleep(0)
+        for _ in range(5):
+            await asyncio.sleep(0)  # the failed one waits for its undo, behind the thread
+        failed.cancel()
+        for _ in range(20):
+            await asyncio.sleep(0)  # time for the last one to begin, were it let in
+        hold.set()
+        await busy
+        outcomes = await asyncio.gather(first, failed, last, return_exceptions=True)
+        assert outcomes[0] is None and outcomes[2] is None
+        assert isinstance(outcomes[1], asyncio.CancelledError)
+        assert stored(tmp_path / "o.db") == [0, 1, 2]
+    finally:
+        hold.set()
+        await db.close()
+
+
 def begins(db: SqliteDatabase) -> list[str]:
     """The threads the writer's BEGINs run on, from now on (tried ones included)."""
     threads: list[str] = []
