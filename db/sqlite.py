@@ -42,10 +42,10 @@ log = logging.getLogger(__name__)
 
 BUSY_MS = 5000  # how long a connection waits for another process's lock before it fails
 PRAGMAS = (
+    f"PRAGMA busy_timeout = {BUSY_MS}",  # first: another opener may hold the file's lock
     "PRAGMA journal_mode = WAL",
     "PRAGMA synchronous = FULL",
     "PRAGMA foreign_keys = ON",
-    f"PRAGMA busy_timeout = {BUSY_MS}",
     "PRAGMA secure_delete = ON",  # deleted and overwritten rows are zeroed, not left in free space
 )
 

@@ -155,8 +155,8 @@ async def test_two_openers_of_one_fresh_file_migrate_it_once(
     for store in opened:
         if isinstance(store, Store):
             await store.close()
-    assert read[:2] == [0, 0]
     assert all(isinstance(store, Store) for store in opened), opened
+    assert read[:2] == [0, 0]
     with sqlite3.connect(path) as conn:
         versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations")]
     assert versions == [n for n, _, _ in available()]
