@@ -422,6 +422,26 @@ def test_a_word_resets_the_stalemate_count() -> None:
     assert not ENGINE.is_over(state) and state.quiet == 1
 
 
+def test_stalemate_waits_for_every_remaining_player_after_a_forfeit() -> None:
+    # Core empty. Seat 2 lays AT (the last word) and still holds E and A (TEA fits at the T).
+    state = table(ENGINE, ["QX", "ZQQ", "ATEA"], core="", turn=2)
+    state = play(state, "AT")
+    state = act(state, 0, "pick")
+    state = ENGINE.forfeit(state, 0)
+    state = act(state, 1, "pick")
+    assert not ENGINE.is_over(state)
+    assert state.turn == 2
+
+
+def test_a_player_leaving_ends_the_game_when_everyone_left_has_passed() -> None:
+    # Core empty. Seat 2 lays AT, seats 0 and 1 pass; seat 2 leaves before its turn.
+    state = table(ENGINE, ["QX", "ZQQ", "ATEA"], core="", turn=2)
+    state = play(state, "AT")
+    state = act(act(state, 0, "pick"), 1, "pick")
+    state = ENGINE.forfeit(state, 2)
+    assert ENGINE.is_over(state) and "Stalemate" in state.log[-1].text
+
+
 def test_timeout_picks_and_passes() -> None:
     state = table(ENGINE, [BIG, BIG], core="ABC")
     assert ENGINE.timeout_actions(state) == [Pick(0)]

@@ -161,8 +161,10 @@ class Event:
 class AppState:
     """A whole game; ``hands`` and ``core`` are secret and leave the engine only via views.
 
-    ``quiet`` counts turns in a row without a word taken while the core was empty: once it
-    reaches the number of players still in, the game is a stalemate.
+    ``quiet`` counts turns in a row without a word taken while the core was empty, by players
+    still in: once it reaches their number, the game is a stalemate. Turns go round in seat
+    order, so those turns are the last ``quiet`` seats still in before the one to play (see
+    :func:`_had_quiet_turn`).
     """
 
     seed: int
@@ -791,7 +793,8 @@ class AppLettersEngine(Written[AppLettersAction]):
         """The seat's tiles are set aside (kept in its hand, out of play); the rest go on."""
         if state.phase == "over" or not state.active[seat]:
             return state
-        state = replace(state, active=_set(state.active, seat, False))
+        quiet = state.quiet - _had_quiet_turn(state, seat)  # only players still in count
+        state = replace(state, active=_set(state.active, seat, False), quiet=quiet)
         state = _log(state, seat, "left the game; their tiles are set aside")
         if state.pending is not None and state.pending.seat == seat:
             state = replace(state, pending=None)
@@ -996,6 +999,14 @@ def _log(state: AppState, seat: int | None, text: str) -> AppState:
 def _next_seat(state: AppState, seat: int) -> int:
     n = len(state.active)
     return next(s for s in ((seat + k) % n for k in range(1, n + 1)) if state.active[s])
+
+
+def _had_quiet_turn(state: AppState, seat: int) -> bool:
+    """Whether one of the ``quiet`` turns in a row was ``seat``'s: they were taken by the last
+    ``quiet`` seats still in, going back from the one to play."""
+    n = len(state.active)
+    before = [s for s in ((state.turn - k) % n for k in range(1, n)) if state.active[s]]
+    return seat in before[: state.quiet]
 
 
 def _maybe_stalemate(state: AppState) -> AppState:
