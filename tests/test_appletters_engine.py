@@ -705,6 +705,28 @@ def test_going_out_on_an_unchecked_word_waits_for_a_challenge() -> None:
     assert back.skips == (1, 0, 0)
 
 
+def test_a_player_owing_a_missed_turn_misses_it_after_a_claim_is_overturned() -> None:
+    state = table(TURNOVER_ENGINE, ["PAPLE", BIG, BIG], turn=2)
+    state = play(state, "APPLE")
+    state = act(state, 1, "challenge")  # APPLE is listed: seat 1 owes a turn
+    assert state.skips == (0, 1, 0) and state.turn == 0
+    state = act(state, 0, "play", "EPAPLE-eb")  # seat 0 goes out on an unlisted word
+    assert state.phase == "claim" and state.turn == 1
+    state = act(state, 2, "challenge")  # the challenge succeeds
+    assert state.phase == "play" and state.skips[0] == 1
+    assert state.turn == 2
+
+
+def test_a_player_owing_a_missed_turn_misses_it_when_the_player_going_out_leaves() -> None:
+    state = table(TURNOVER_ENGINE, ["PAPLE", BIG, BIG], turn=2)
+    state = act(play(state, "APPLE"), 1, "challenge")  # seat 1 owes a turn
+    state = act(state, 0, "play", "EPAPLE-eb")  # seat 0 goes out; seat 1 may accept
+    state = TURNOVER_ENGINE.forfeit(state, 0)
+    assert state.phase == "play" and state.out_seat is None and state.pending is None
+    assert state.turn == 2 and state.skips == (0, 0, 0)
+    assert state.log[-1] == Event(1, "misses a turn")
+
+
 def test_turned_over_and_challenged_points_are_taken_back() -> None:
     state = turnover_table(scored=True)
     assert state.scores == (5, 2)

@@ -798,8 +798,8 @@ class AppLettersEngine(Written[AppLettersAction]):
         state = _log(state, seat, "left the game; their tiles are set aside")
         if state.pending is not None and state.pending.seat == seat:
             state = replace(state, pending=None)
-        if state.out_seat == seat:
-            state = replace(state, out_seat=None, phase="play")
+        if state.out_seat == seat:  # the game goes on: the turn passes on from the leaver
+            state = replace(state, out_seat=None, phase="play", turn=seat)
         if sum(state.active) == 1:
             return replace(state, phase="over", pending=None)
         if state.turn == seat:
@@ -902,10 +902,14 @@ class AppLettersEngine(Written[AppLettersAction]):
         if pending.seat == seat:
             raise IllegalMove("You can't challenge your own word.")
         word = state.snake[0] if pending.end == "start" else state.snake[-1]
+        claim = state.phase == "claim"
         state = replace(state, pending=None)
         if _listed(state, word.text):
             return self._lost_challenge(state, seat, word.text)
-        return _take_back(state, seat, pending, word)
+        state = _take_back(state, seat, pending, word)
+        # A claim waits on the next seat, missed turns unused: the game now goes on, so the
+        # turn passes on from the player who went out, as after any other word.
+        return self._advance(replace(state, turn=pending.seat)) if claim else state
 
     def _lost_challenge(self, state: AppState, seat: int, text: str) -> AppState:
         state = _log(state, seat, f"challenged {text}, but it is in the word list: turn lost")
