@@ -727,6 +727,16 @@ def test_a_player_owing_a_missed_turn_misses_it_when_the_player_going_out_leaves
     assert state.log[-1] == Event(1, "misses a turn")
 
 
+def test_a_taken_back_word_costs_its_player_the_turn_they_are_about_to_play() -> None:
+    state = table(TURNOVER_ENGINE, [BIG, BIG], core="BCDEFG", turn=1)
+    state = act(play(state, "PAPLE"), 0, "challenge")  # seat 1 owes a turn
+    state = play(state, "APPEL")  # seat 1 misses its turn: seat 0 is to play again
+    assert state.turn == 0 and state.skips == (0, 0)
+    state = act(state, 1, "challenge")  # APPEL goes back: seat 0 misses this turn
+    assert state.snake == () and state.turn == 1 and state.skips == (0, 0)
+    assert state.log[-1] == Event(0, "misses a turn")
+
+
 def test_turned_over_and_challenged_points_are_taken_back() -> None:
     state = turnover_table(scored=True)
     assert state.scores == (5, 2)

@@ -907,9 +907,17 @@ class AppLettersEngine(Written[AppLettersAction]):
         if _listed(state, word.text):
             return self._lost_challenge(state, seat, word.text)
         state = _take_back(state, seat, pending, word)
-        # A claim waits on the next seat, missed turns unused: the game now goes on, so the
-        # turn passes on from the player who went out, as after any other word.
-        return self._advance(replace(state, turn=pending.seat)) if claim else state
+        if claim:
+            # A claim waits on the next seat, missed turns unused: the game now goes on, so
+            # the turn passes on from the player who went out, as after any other word.
+            return self._advance(replace(state, turn=pending.seat))
+        if state.turn == pending.seat:
+            # Everyone else missed a turn, so the word's player was to play again: that is
+            # the turn they miss, at once, as a challenger whose turn it is loses theirs.
+            skips = _set(state.skips, pending.seat, state.skips[pending.seat] - 1)
+            state = _log(replace(state, skips=skips), pending.seat, "misses a turn")
+            return self._end_turn(state, not state.core)
+        return state
 
     def _lost_challenge(self, state: AppState, seat: int, text: str) -> AppState:
         state = _log(state, seat, f"challenged {text}, but it is in the word list: turn lost")
