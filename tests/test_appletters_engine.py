@@ -113,7 +113,7 @@ def test_turnover_deals_equal_hands_and_the_core_keeps_tiles(
 ) -> None:
     for seed in range(5):
         state = TURNOVER_ENGINE.new(seed, players, {"words": WORDS})
-        assert state.edition == EDITION == 2
+        assert state.edition == EDITION == 3
         assert [len(h) for h in state.hands] == [hand] * players
         assert len(state.core) == core and in_bag(state) == 110
     easy = TURNOVER_ENGINE.new(1, 6, {"words": WORDS, "easy_letters": True})
@@ -442,6 +442,17 @@ def test_a_player_leaving_ends_the_game_when_everyone_left_has_passed() -> None:
     assert ENGINE.is_over(state) and "Stalemate" in state.log[-1].text
 
 
+def test_edition_2_kept_a_leavers_wordless_turn_in_the_stalemate_count() -> None:
+    """As edition 2 games were played, so their logs replay: seat 0's pass still counted
+    after it left, and seat 1's pass ended the game before seat 2 could go out."""
+    state = table(ENGINE, ["QX", "ZQQ", "ATEA"], core="", turn=2, edition=2)
+    state = play(state, "AT")
+    state = act(state, 0, "pick")
+    state = ENGINE.forfeit(state, 0)
+    state = act(state, 1, "pick")
+    assert ENGINE.is_over(state) and "Stalemate" in state.log[-1].text
+
+
 def test_timeout_picks_and_passes() -> None:
     state = table(ENGINE, [BIG, BIG], core="ABC")
     assert ENGINE.timeout_actions(state) == [Pick(0)]
@@ -727,6 +738,21 @@ def test_a_player_owing_a_missed_turn_misses_it_when_the_player_going_out_leaves
     assert state.log[-1] == Event(1, "misses a turn")
 
 
+def test_edition_2_let_the_seat_a_claim_waited_on_play_though_it_owed_a_turn() -> None:
+    """As edition 2 games were played, so their logs replay: when the claim fell through,
+    seat 1 played next and its missed turn stayed owed."""
+    state = table(TURNOVER_ENGINE, ["PAPLE", BIG, BIG], turn=2, edition=2)
+    state = act(play(state, "APPLE"), 1, "challenge")  # seat 1 owes a turn
+    state = act(state, 0, "play", "EPAPLE-eb")  # seat 0 goes out; seat 1 may accept
+    overturned = act(state, 2, "challenge")
+    assert overturned.phase == "play" and overturned.turn == 1
+    assert overturned.skips == (1, 1, 0)
+    left = TURNOVER_ENGINE.forfeit(state, 0)
+    assert left.phase == "play" and left.turn == 1 and left.skips == (0, 1, 0)
+    for after in (overturned, left):
+        assert act(after, 1, "pick").turn == 2  # the move edition 3 refuses
+
+
 def test_a_taken_back_word_costs_its_player_the_turn_they_are_about_to_play() -> None:
     state = table(TURNOVER_ENGINE, [BIG, BIG], core="BCDEFG", turn=1)
     state = act(play(state, "PAPLE"), 0, "challenge")  # seat 1 owes a turn
@@ -735,6 +761,17 @@ def test_a_taken_back_word_costs_its_player_the_turn_they_are_about_to_play() ->
     state = act(state, 1, "challenge")  # APPEL goes back: seat 0 misses this turn
     assert state.snake == () and state.turn == 1 and state.skips == (0, 0)
     assert state.log[-1] == Event(0, "misses a turn")
+
+
+def test_edition_2_let_a_word_taken_back_on_its_players_turn_be_followed_by_another() -> None:
+    """As edition 2 games were played, so their logs replay: the player whose word went back
+    played on at once and owed the missed turn for later."""
+    state = table(TURNOVER_ENGINE, [BIG, BIG], core="BCDEFG", turn=1, edition=2)
+    state = act(play(state, "PAPLE"), 0, "challenge")  # seat 1 owes a turn
+    state = play(state, "APPEL")  # seat 1 misses its turn: seat 0 is to play again
+    state = act(state, 1, "challenge")  # APPEL goes back
+    assert state.snake == () and state.turn == 0 and state.skips == (1, 0)
+    assert act(state, 0, "pick").turn == 1  # the move edition 3 refuses
 
 
 def test_turned_over_and_challenged_points_are_taken_back() -> None:

@@ -45,11 +45,12 @@ MAX_WORD = 40
 """The longest word a player may lay, and the modal's and slash option's limit: the 110 tiles
 spell no listed word over 29 letters. Longer text is refused without being echoed back."""
 BONUS = 5
-EDITION = 2
+EDITION = 3
 """The rules edition new games play (their ``edition`` option, absent: this one). Edition 1
 (Apple Turnover games stored before it) dealt 21 tiles at any table and threw the Bad Apple
-away; edition 2 shrinks crowded hands and makes the Bad Apple an exchange. A game keeps its
-edition, so its move log replays as it was played."""
+away; edition 2 shrinks crowded hands and makes the Bad Apple an exchange; edition 3 mends
+three turn rules (see :func:`_edition_3_turns`). A game keeps its edition, so its move log
+replays as it was played."""
 CROWDED = 5
 """From this many players a variant deals its ``crowded_hand_size`` (edition 2 on)."""
 
@@ -162,9 +163,9 @@ class AppState:
     """A whole game; ``hands`` and ``core`` are secret and leave the engine only via views.
 
     ``quiet`` counts turns in a row without a word taken while the core was empty, by players
-    still in: once it reaches their number, the game is a stalemate. Turns go round in seat
-    order, so those turns are the last ``quiet`` seats still in before the one to play (see
-    :func:`_had_quiet_turn`).
+    still in (before edition 3 a leaver's turn stayed counted): once it reaches their number,
+    the game is a stalemate. Turns go round in seat order, so those turns are the last
+    ``quiet`` seats still in before the one to play (see :func:`_had_quiet_turn`).
     """
 
     seed: int
@@ -793,13 +794,15 @@ class AppLettersEngine(Written[AppLettersAction]):
         """The seat's tiles are set aside (kept in its hand, out of play); the rest go on."""
         if state.phase == "over" or not state.active[seat]:
             return state
-        quiet = state.quiet - _had_quiet_turn(state, seat)  # only players still in count
+        fixed = _edition_3_turns(state)
+        quiet = state.quiet - (fixed and _had_quiet_turn(state, seat))  # players still in
         state = replace(state, active=_set(state.active, seat, False), quiet=quiet)
         state = _log(state, seat, "left the game; their tiles are set aside")
         if state.pending is not None and state.pending.seat == seat:
             state = replace(state, pending=None)
         if state.out_seat == seat:  # the game goes on: the turn passes on from the leaver
-            state = replace(state, out_seat=None, phase="play", turn=seat)
+            turn = seat if fixed else state.turn  # before edition 3: the claim's next seat
+            state = replace(state, out_seat=None, phase="play", turn=turn)
         if sum(state.active) == 1:
             return replace(state, phase="over", pending=None)
         if state.turn == seat:
@@ -907,6 +910,8 @@ class AppLettersEngine(Written[AppLettersAction]):
         if _listed(state, word.text):
             return self._lost_challenge(state, seat, word.text)
         state = _take_back(state, seat, pending, word)
+        if not _edition_3_turns(state):
+            return state  # before edition 3 the seat to play played on, owing a turn or not
         if claim:
             # A claim waits on the next seat, missed turns unused: the game now goes on, so
             # the turn passes on from the player who went out, as after any other word.
@@ -1011,6 +1016,14 @@ def _log(state: AppState, seat: int | None, text: str) -> AppState:
 def _next_seat(state: AppState, seat: int) -> int:
     n = len(state.active)
     return next(s for s in ((seat + k) % n for k in range(1, n + 1)) if state.active[s])
+
+
+def _edition_3_turns(state: AppState) -> bool:
+    """Whether the game plays edition 3's turn rules: a player who leaves takes their wordless
+    turns out of the stalemate count, and a missed turn owed is used up when a going-out claim
+    falls through or when a word is taken back on its player's own turn. Editions 1 and 2
+    played without them, and their stored logs replay only as they were played."""
+    return state.edition >= 3
 
 
 def _had_quiet_turn(state: AppState, seat: int) -> bool:
