@@ -135,3 +135,31 @@ async def test_migration_13_marks_word_games_stored_before_it_as_edition_1() -> 
         options = [(await store.get_game(game_id)) for game_id in (1, 2)]
         await store.close()
     assert [game.options for game in options if game] == [{"x": 5, "edition": 1}, {"x": 5}]
+
+
+@pytest.mark.postgres
+async def test_migration_17_marks_word_games_stored_without_an_edition_as_edition_2() -> None:
+    async with fresh_schema() as url:
+        conn = await asyncpg.connect(url)
+        try:
+            assert await migrate(conn, upto=16) == 16
+            for game_id, kind, options in (
+                (1, "appleturnover", '{"x": 5}'),
+                (2, "appletters", '{"edition": 1}'),
+                (3, "cheerio", '{"x": 5}'),
+            ):
+                await conn.execute(
+                    "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
+                    " options, created_at, updated_at)"
+                    " VALUES ($1, $2, 1, 2, 3, 'active', 4, $3, 0, 0)",
+                    game_id,
+                    kind,
+                    options,
+                )
+        finally:
+            await conn.close()
+        store = await Store.open(url)
+        games = [(await store.get_game(game_id)) for game_id in (1, 2, 3)]
+        await store.close()
+    found = [game.options for game in games if game]
+    assert found == [{"x": 5, "edition": 2}, {"edition": 1}, {"x": 5}]

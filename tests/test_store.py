@@ -4,11 +4,13 @@ the version check."""
 import asyncio
 import sqlite3
 from dataclasses import replace
+from itertools import permutations
 from pathlib import Path
 
 import aiosqlite
 import pytest
 
+from bot.games.words import load_words
 from bot.model import (
     GameChange,
     GameStatus,
@@ -449,6 +451,43 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
     o = await orchard(path)
     try:
         assert (await o.runner.load(live.id)).row.options == {"edition": 1}
+        assert await o.runner.replay(live.id) == stored == (await o.runner.load(live.id)).state
+    finally:
+        await o.close()
+
+
+def unlisted(hand: str) -> str:
+    """Two of ``hand``'s tiles that spell no listed word (an unchecked word to challenge)."""
+    words = load_words()
+    return next(a + b for a, b in permutations(hand, 2) if (a + b).lower() not in words)
+
+
+async def test_migration_17_keeps_word_games_stored_before_it_on_edition_2(
+    tmp_path: Path,
+) -> None:
+    """An Apple Turnover game stored before edition 3 (no ``edition`` option) in which a word
+    was taken back on its player's own turn and that player played on: after the migration
+    it replays as it was played (under edition 3 that player misses the turn instead)."""
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    live = await o.lobby.open("appleturnover", GUILD, CHANNEL, player(1), {"edition": 2})
+    await o.lobby.join(live.id, player(2, 1))
+    live = await o.lobby.start(live.id, 1)
+    a, b = live.state.turn, 1 - live.state.turn
+    live = await o.runner.act(live.id, a + 1, "play", unlisted(live.state.hands[a]))
+    live = await o.runner.act(live.id, b + 1, "challenge")  # it goes back: a owes a turn
+    live = await o.runner.act(live.id, b + 1, "play", unlisted(live.state.hands[b]))
+    assert live.state.turn == b, "a missed their turn"
+    live = await o.runner.act(live.id, a + 1, "challenge")  # b's word goes back on b's turn
+    live = await o.runner.act(live.id, b + 1, "pick")  # edition 2: b plays on
+    stored = live.state
+    await o.close()
+    with sqlite3.connect(path) as conn:  # as the code before edition 3 stored it
+        conn.execute("UPDATE games SET options = json_remove(options, '$.edition')")
+        conn.execute("DELETE FROM schema_migrations WHERE version >= 17")
+    o = await orchard(path)
+    try:
+        assert (await o.runner.load(live.id)).row.options == {"edition": 2}
         assert await o.runner.replay(live.id) == stored == (await o.runner.load(live.id)).state
     finally:
         await o.close()
