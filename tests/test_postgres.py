@@ -143,23 +143,25 @@ async def test_migration_17_marks_word_games_stored_without_an_edition_as_editio
         conn = await asyncpg.connect(url)
         try:
             assert await migrate(conn, upto=16) == 16
-            for game_id, kind, options in (
-                (1, "appleturnover", '{"x": 5}'),
-                (2, "appletters", '{"edition": 1}'),
-                (3, "cheerio", '{"x": 5}'),
+            for game_id, kind, status, options in (
+                (1, "appleturnover", "active", '{"x": 5}'),
+                (2, "appletters", "finished", '{"edition": 1}'),
+                (3, "cheerio", "active", '{"x": 5}'),
+                (4, "applescore", "lobby", '{"x": 5}'),  # no log yet: starts on edition 3
             ):
                 await conn.execute(
                     "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
                     " options, created_at, updated_at)"
-                    " VALUES ($1, $2, 1, 2, 3, 'active', 4, $3, 0, 0)",
+                    " VALUES ($1, $2, 1, 2, 3, $3, 4, $4, 0, 0)",
                     game_id,
                     kind,
+                    status,
                     options,
                 )
         finally:
             await conn.close()
         store = await Store.open(url)
-        games = [(await store.get_game(game_id)) for game_id in (1, 2, 3)]
+        games = [(await store.get_game(game_id)) for game_id in (1, 2, 3, 4)]
         await store.close()
     found = [game.options for game in games if game]
-    assert found == [{"x": 5, "edition": 2}, {"edition": 1}, {"x": 5}]
+    assert found == [{"x": 5, "edition": 2}, {"edition": 1}, {"x": 5}, {"x": 5}]
