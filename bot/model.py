@@ -98,6 +98,9 @@ class GameRow:
     updated_at: float
     players: tuple[Player, ...] = ()
     hinted: bool = False  # someone asked for a hint: the standings say so
+    # Counts the writes a board draws (see GameChange.revise); ``version`` counts moves only
+    # (every button carries it), and an end or a lobby's seats keep it.
+    revision: int = 0
 
     def seat_of(self, user_id: int) -> int | None:
         return seat_of(self.players, user_id)
@@ -231,6 +234,11 @@ class GameChange:
     hinted: bool = False
     message_id: int | None = None
     forgotten: int | None = None  # a person (/forget-me) whose seat becomes a former player's
+    # A change a board draws (the runner's, which displays it): the row's revision goes up by
+    # one, so processes sharing the store tell the latest drawn row by it. A write nobody
+    # draws (a hint mark, a message id, a due time) keeps it: a board drawn just before must
+    # not look overtaken by a row no display will draw.
+    revise: bool = False
 
     def __post_init__(self) -> None:
         """Moves are numbered on from ``expected_version``: without it, or with a ``version``

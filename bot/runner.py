@@ -839,6 +839,7 @@ def _written(row: GameRow, change: GameChange) -> GameRow:
         hinted=row.hinted or change.hinted,
         message_id=change.message_id or row.message_id,
         host_id=host,
+        revision=row.revision + 1 if change.revise else row.revision,
     )
 
 

@@ -42,7 +42,7 @@ OPEN = "status IN ('lobby', 'active')"
 
 _COLUMNS = (
     "id, kind, variant, guild_id, channel_id, message_id, host_id, status, seed, options,"
-    " state, version, deadline, created_at, updated_at, hinted"
+    " state, version, deadline, created_at, updated_at, hinted, revision"
 )
 _COLUMNS_OF_G = ", ".join(f"g.{c.strip()}" for c in _COLUMNS.split(","))
 _WIDTH = len(_COLUMNS.split(","))
@@ -73,6 +73,12 @@ async def get_game(db: Reader, game_id: int) -> GameRow | None:
 async def version(db: Reader, game_id: int) -> int | None:
     """A game's stored version alone (None if it is gone): whether a board is still news."""
     rows = await db.lookup("SELECT version FROM games WHERE id = ?", (game_id,))
+    return int(rows[0][0]) if rows else None
+
+
+async def revision(db: Reader, game_id: int) -> int | None:
+    """A game's stored revision alone (None if it is gone): whether a board is still news."""
+    rows = await db.lookup("SELECT revision FROM games WHERE id = ?", (game_id,))
     return int(rows[0][0]) if rows else None
 
 
@@ -219,8 +225,7 @@ async def write(tx: Transaction, change: GameChange, now: float) -> bool:
     columns = _columns(change, now)
     where, guards = _guards(change)
     updated = await tx.execute(
-        f"UPDATE games SET {', '.join(f'{c} = ?' for c in columns)} WHERE {where}",
-        (*columns.values(), *guards),
+        _update(tuple(columns), change.revise, where), (*columns.values(), *guards)
     )
     if updated != 1:
         return False
@@ -243,15 +248,14 @@ async def write_many(tx: Transaction, changes: Sequence[GameChange], now: float)
     share one ``executemany``. False if any guard failed (the caller rolls back)."""
     if any(c.players is not None or c.forgotten is not None for c in changes):
         return all([await write(tx, change, now) for change in changes])
-    groups: dict[tuple[tuple[str, ...], str], list[tuple[Any, ...]]] = {}
+    groups: dict[tuple[tuple[str, ...], bool, str], list[tuple[Any, ...]]] = {}
     for change in changes:
         columns = _columns(change, now)
         where, guards = _guards(change)
-        groups.setdefault((tuple(columns), where), []).append((*columns.values(), *guards))
-    for (names, where), values in groups.items():
-        updated = await tx.executemany(
-            f"UPDATE games SET {', '.join(f'{c} = ?' for c in names)} WHERE {where}", values
-        )
+        key = (tuple(columns), change.revise, where)
+        groups.setdefault(key, []).append((*columns.values(), *guards))
+    for (names, revise, where), values in groups.items():
+        updated = await tx.executemany(_update(names, revise, where), values)
         if updated != len(values):
             return False
     await tx.executemany(
@@ -262,6 +266,13 @@ async def write_many(tx: Transaction, changes: Sequence[GameChange], now: float)
         _INSERT_MOVE, [row for c in changes if c.moves for row in _move_rows(c, now)]
     )
     return True
+
+
+def _update(names: Sequence[str], revise: bool, where: str) -> str:
+    """The UPDATE of a game row setting ``names`` where ``where`` holds; a change a board
+    draws counts the revision up in the same statement (a move stays one write)."""
+    sets = [f"{c} = ?" for c in names] + (["revision = revision + 1"] if revise else [])
+    return f"UPDATE games SET {', '.join(sets)} WHERE {where}"
 
 
 def _columns(change: GameChange, now: float) -> dict[str, Any]:
@@ -375,7 +386,9 @@ async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
 
 async def _forget_in(tx: Transaction, games: str, params: tuple[Any, ...], user_id: int) -> int:
     """The person's seats, moves, hosting and tile-DM notes in ``games`` (SQL listing game
-    ids, with its ``params``) become a former player's; returns the notes deleted."""
+    ids, with its ``params``) become a former player's; returns the notes deleted. The rows
+    keep their revision: nobody draws a game over anew for it (see ``GameChange.revise``);
+    in an open game the runner's change that carries it counts the revision, once."""
     seats = "UPDATE game_players SET user_id = ?, name = ? WHERE user_id = ? AND is_bot = 0"
     await tx.execute(f"{seats} AND game_id IN ({games})", (NOBODY, FORMER_PLAYER, user_id, *params))
     await tx.execute(
@@ -437,4 +450,5 @@ def _game(row: Sequence[Any], players: tuple[Player, ...]) -> GameRow:
         updated_at=row[14],
         players=players,
         hinted=bool(row[15]),
+        revision=row[16],
     )

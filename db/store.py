@@ -178,6 +178,11 @@ class Store:
         """The game's last committed version, by key (None if it is gone)."""
         return await games.version(self.db, game_id)
 
+    async def revision(self, game_id: int) -> int | None:
+        """The game's last committed revision, by key (None if it is gone): whether a board
+        drawn of it is still the latest, across the processes sharing the store."""
+        return await games.revision(self.db, game_id)
+
     async def get_games(self, game_ids: Sequence[int]) -> list[GameRow]:
         """Many games at once (in chunks SQLite's parameter limit allows), in id order."""
         rows: list[GameRow] = []

@@ -354,14 +354,15 @@ async def test_the_runner_shows_what_a_write_leaves(database: Target) -> None:
     """The runner shows ``_written`` without reading the game back: it must be the same."""
     store = await Store.open(database)
     game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+    seats = (Player(3, 7, "Ann", timeouts=1), Player(0, 8, "Bo"))
     changes = [
-        GameChange(game_id, players=(Player(3, 7, "Ann", timeouts=1), Player(0, 8, "Bo"))),
+        GameChange(game_id, players=seats, revise=True),
         GameChange(game_id, message_id=42, deadline=9.0),
-        start(game_id, {"a": 1}, deadline=10.0),
-        move(game_id, 0, {"a": 2}, Move(0, "hold", "1", 7), Move(0, "roll", "", 7)),
+        replace(start(game_id, {"a": 1}, deadline=10.0), revise=True),
+        replace(move(game_id, 0, {"a": 2}, Move(0, "hold", "1", 7)), revise=True),
         GameChange(game_id, hinted=True),
-        move(game_id, 2, {"a": 3}, Move(1, "roll", "", None, MoveSource.TIMEOUT), timeouts={1: 1}),
-        finish(game_id, 3),
+        move(game_id, 1, {"a": 3}, Move(1, "roll", "", None, MoveSource.TIMEOUT), timeouts={1: 1}),
+        replace(finish(game_id, 2), revise=True),
     ]
     for change in changes:
         before = await store.get_game(game_id)
@@ -369,6 +370,33 @@ async def test_the_runner_shows_what_a_write_leaves(database: Target) -> None:
         after = await store.get_game(game_id)
         assert after is not None
         assert replace(_written(before, change), updated_at=after.updated_at) == after, change
+    assert await store.revision(game_id) == 4, "four of the changes are drawn"
+    await store.close()
+
+
+async def test_only_a_change_a_board_draws_counts_the_revision_up(database: Target) -> None:
+    """Processes sharing the store compare revisions to tell the latest drawn row: a change
+    that keeps the version (a lobby's seats, an end) counts it up, and so does each of many
+    written at once; a write nobody draws (a message id, a hint mark) keeps it."""
+    store = await Store.open(database)
+    ids = [await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=n) for n in (1, 2)]
+    first, second = ids
+    assert await store.revision(first) == 0
+    assert await store.write(GameChange(first, players=(Player(0, 7, "Ann"),), revise=True))
+    assert await store.write(GameChange(first, message_id=42))
+    assert await store.write(GameChange(first, hinted=True))
+    assert await store.revision(first) == 1
+    assert await store.write_many(
+        [
+            GameChange(first, from_status=GameStatus.LOBBY, deadline=5.0),
+            GameChange(second, from_status=GameStatus.LOBBY, deadline=5.0, revise=True),
+        ]
+    )
+    assert [await store.revision(game_id) for game_id in ids] == [1, 1]
+    ended = GameChange(0, from_status=GameStatus.LOBBY, status=GameStatus.CANCELLED, revise=True)
+    assert await store.write_many([replace(ended, game_id=game_id) for game_id in ids])
+    assert [await store.revision(game_id) for game_id in ids] == [2, 2]
+    assert await store.revision(999) is None, "no such game"
     await store.close()
 
 
@@ -445,6 +473,7 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
         )
         conn.execute("DROP INDEX games_orchard_since")  # and without the later migrations
         conn.execute("ALTER TABLE games DROP COLUMN orchard_since")
+        conn.execute("ALTER TABLE games DROP COLUMN revision")
         conn.execute("DELETE FROM schema_migrations WHERE version >= 13")
         for table in ("daily_plays", "daily_world", "daily_channels"):  # made again by 014
             conn.execute(f"DROP TABLE {table}")
@@ -484,6 +513,7 @@ async def test_migration_17_keeps_word_games_stored_before_it_on_edition_2(
     await o.close()
     with sqlite3.connect(path) as conn:  # as the code before edition 3 stored it
         conn.execute("UPDATE games SET options = json_remove(options, '$.edition')")
+        conn.execute("ALTER TABLE games DROP COLUMN revision")  # and without 018
         conn.execute("DELETE FROM schema_migrations WHERE version >= 17")
     o = await orchard(path)
     try:
