@@ -97,7 +97,7 @@ class Snapshot:
     state: Any
     moves: tuple[Move, ...] = ()  # what the write that produced this version added
     written: int = 0  # which of this process's writes to the game it is: displays go in order
-    overtaken: bool = False  # found older than the stored version (another process wrote)
+    overtaken: bool = False  # found older than the stored revision (another process wrote)
 
     @property
     def id(self) -> int:
@@ -594,22 +594,23 @@ class Runner:
         return True
 
     async def _against_store(self, snapshot: Snapshot) -> Snapshot:
-        """``snapshot``, marked overtaken if another process has stored a newer version (shared
-        stores only): a board edit of it could land after that version's own edit."""
+        """``snapshot``, marked overtaken if another process has stored a newer revision (shared
+        stores only): a board edit of it could land after that revision's own edit. Revisions,
+        not versions: an end or a lobby's seats keep the version, yet change the board."""
         if not self.store.shared or self.outdated(snapshot):
             return snapshot
-        stored = await self.store.version(snapshot.id)
-        return replace(snapshot, overtaken=stored is not None and stored > snapshot.row.version)
+        stored = await self.store.revision(snapshot.id)
+        return replace(snapshot, overtaken=stored is not None and stored > snapshot.row.revision)
 
     async def catch_up(self, drawn: Snapshot) -> None:
         """After an edit of ``drawn`` (shared stores only): if another process stored a newer
-        version meanwhile, its edit may have landed first, so draw the newest on the board.
-        Then whichever process edits last leaves the latest version up."""
+        revision meanwhile, its edit may have landed first, so draw the newest on the board.
+        Then whichever process edits last leaves the latest revision up."""
         if not self.store.shared or self.board is None or is_daily(drawn.row.options):
             return
         try:
-            stored = await self.store.version(drawn.id)
-            newer = stored is not None and stored > drawn.row.version
+            stored = await self.store.revision(drawn.id)
+            newer = stored is not None and stored > drawn.row.revision
             latest = await self.load(drawn.id) if newer else None
         except Exception:  # the write stands; the next change draws the board
             log.warning("game %s: could not look for a newer version", drawn.id, exc_info=True)
@@ -735,6 +736,7 @@ class Runner:
             rating=rating,
             forgotten=forgotten,
             orchard_since=self._orchard_since(row.kind, status, row.players, state),
+            revise=True,
         )
         return change
 
@@ -751,13 +753,14 @@ class Runner:
         return fresh
 
     def _stamped(self, row: GameRow, change: GameChange, state: Any) -> GameChange:
-        """``change`` with when the game began awaiting Orchard, if it writes a state or status
-        and does not say already (a move's says: one copy of the change less a move)."""
+        """``change`` as the runner writes it: counting the revision up (its display draws it),
+        and with when the game began awaiting Orchard, if it writes a state or status and does
+        not say already (a move's says both: one copy of the change less a move)."""
         if change.orchard_since is not KEEP or (change.state is None and change.status is None):
-            return change
+            return change if change.revise else replace(change, revise=True)
         players = row.players if change.players is None else change.players
         since = self._orchard_since(row.kind, change.status or row.status, players, state)
-        return replace(change, orchard_since=since)
+        return replace(change, orchard_since=since, revise=True)
 
     def _numbered(
         self, snapshot: Snapshot, change: GameChange, state: Any, earlier: int = 0

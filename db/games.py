@@ -70,12 +70,6 @@ async def get_game(db: Reader, game_id: int) -> GameRow | None:
     return _seated(rows) if rows else None
 
 
-async def version(db: Reader, game_id: int) -> int | None:
-    """A game's stored version alone (None if it is gone): whether a board is still news."""
-    rows = await db.lookup("SELECT version FROM games WHERE id = ?", (game_id,))
-    return int(rows[0][0]) if rows else None
-
-
 async def revision(db: Reader, game_id: int) -> int | None:
     """A game's stored revision alone (None if it is gone): whether a board is still news."""
     rows = await db.lookup("SELECT revision FROM games WHERE id = ?", (game_id,))

@@ -174,10 +174,6 @@ class Store:
     async def get_game(self, game_id: int) -> GameRow | None:
         return await games.get_game(self.db, game_id)
 
-    async def version(self, game_id: int) -> int | None:
-        """The game's last committed version, by key (None if it is gone)."""
-        return await games.version(self.db, game_id)
-
     async def revision(self, game_id: int) -> int | None:
         """The game's last committed revision, by key (None if it is gone): whether a board
         drawn of it is still the latest, across the processes sharing the store."""

@@ -96,8 +96,10 @@ async def test_a_database_with_games_in_play_moves_to_postgres_and_plays_on(
 
         o = await orchard(url)  # the game in play goes on where it was, on PostgreSQL
         before = await o.runner.load(game_id)
+        assert before.row.revision > 0, "its revision came along: boards compare it"
         after = await o.runner.act(game_id, 1, "roll", version=before.row.version)
         assert after.row.version == before.row.version + 1
+        assert after.row.revision == before.row.revision + 1
         assert await o.runner.replay(game_id) == after.state
         assert (await o.runner.load(game_id)).state == after.state
         newer = await o.lobby.open("cheerio", GUILD, 301, Player(0, 4, "user4"))

@@ -42,7 +42,7 @@ async def workload(o: Table) -> None:
     await store.history(GUILD, 1, "cheerio")
     await store.rating_history(GUILD, 1, "cheerio")
     await store.tile_dms(live.id)
-    await store.version(live.id)  # a shared store's check before and after a board edit
+    await store.revision(live.id)  # a shared store's check before and after a board edit
     await store.guild_left(GUILD + 1, 0)
     await store.purge_departed(10)
     await o.orchard.forget(GUILD, 2)

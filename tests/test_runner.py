@@ -614,22 +614,22 @@ async def test_a_deadline_committed_while_the_loop_reads_the_next_one_wakes_it(
     await o.close()
 
 
-async def test_a_display_reads_the_stored_version_only_where_processes_share_the_store(
+async def test_a_display_reads_the_stored_revision_only_where_processes_share_the_store(
     database: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One process (SQLite) knows from its own writes which version is news: a display costs
-    no read. On a shared store a board edit reads the stored version before (is it still
-    news?) and after (did another process move meanwhile?), a click's reply after only."""
+    no read. On a shared store a board edit reads the stored revision before (is it still
+    news?) and after (did another process write meanwhile?), a click's reply after only."""
     o = await orchard(database)
     live = await started(o, "cheerio", [1])
     reads: list[int] = []
-    stored_version = o.store.version
+    stored_revision = o.store.revision
 
     async def counted(game_id: int) -> int | None:
         reads.append(game_id)
-        return await stored_version(game_id)
+        return await stored_revision(game_id)
 
-    monkeypatch.setattr(o.store, "version", counted)
+    monkeypatch.setattr(o.store, "revision", counted)
     await o.runner.act(live.id, 1, "roll", version=0)  # shown on the board
     await o.runner.act(live.id, 1, "roll", version=1, display=Recorder())  # a click's reply
     assert len(reads) == (3 if o.store.shared else 0)

@@ -19,7 +19,7 @@ from bot.runner import Display, Runner, Snapshot
 from bot.settings import SHARED_KEPT_SECONDS
 from db.shared import IDENTIFY_EVERY
 from tests.databases import fresh_schema
-from tests.support import GUILD, Clock, Table, orchard, player, started
+from tests.support import CHANNEL, GUILD, Clock, Table, orchard, player, started
 from tests.test_opponents import game_with_orchard
 
 pytestmark = pytest.mark.postgres
@@ -259,5 +259,98 @@ async def test_no_edit_is_sent_for_a_version_another_process_overtook(url: str) 
         await b.runner.act(live.id, 1, "roll", version=version + 1)
     await first
     assert landed == [version + 2], "only the latest version is drawn"
+    await a.close()
+    await b.close()
+
+
+def seen(
+    runner: Runner,
+    landed: list[tuple[int, str, int]],
+    entered: asyncio.Event | None = None,
+    release: asyncio.Event | None = None,
+) -> Display:
+    """As :func:`edits`, recording what each edit shows: the version, status and seat count
+    (a change that keeps the version still changes what the board shows)."""
+
+    async def draw(snapshot: Snapshot) -> None:
+        if runner.outdated(snapshot):
+            return
+        if entered is not None and release is not None and not entered.is_set():
+            entered.set()
+            await release.wait()
+        row = snapshot.row
+        landed.append((row.version, str(row.status), len(row.players)))
+
+    return draw
+
+
+async def stored_as_shown(o: Table, game_id: int) -> tuple[int, str, int]:
+    row = await o.store.get_game(game_id)
+    assert row is not None
+    return row.version, str(row.status), len(row.players)
+
+
+@pytest.mark.parametrize("change", ["end", "join"])
+async def test_a_change_that_keeps_the_version_still_ends_on_the_board(
+    url: str, change: str
+) -> None:
+    """A's edit (a move, or a lobby join) hangs; meanwhile B commits a change that keeps the
+    version (a moderator's /end, another join) and draws it. A's older edit lands last, so A
+    must see that the store moved on and draw the game as it now is: an ended game never
+    stays up as in play, nor a lobby with a seat too few."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    if change == "end":
+        live = await started(a, "cheerio", [1, 2])
+    else:
+        live = await a.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    landed: list[tuple[int, str, int]] = []
+    entered, release = asyncio.Event(), asyncio.Event()
+    a.runner.board = seen(a.runner, landed, entered, release)
+    b.runner.board = seen(b.runner, landed)
+    if change == "end":
+        first = asyncio.create_task(a.runner.act(live.id, 1, "roll", version=0))
+        await asyncio.wait_for(entered.wait(), 10)
+        await b.runner.abandon(live.id)
+    else:
+        first = asyncio.create_task(a.lobby.join(live.id, player(2)))
+        await asyncio.wait_for(entered.wait(), 10)
+        await b.lobby.join(live.id, player(3))
+    release.set()
+    await first
+    assert landed[-1] == await stored_as_shown(a, live.id), f"edits landed so: {landed}"
+    await a.close()
+    await b.close()
+
+
+@pytest.mark.parametrize("write", ["hint", "message", "postpone"])
+async def test_a_write_no_board_draws_leaves_the_latest_drawn_version_news(
+    url: str, write: str
+) -> None:
+    """A commits a move while an earlier edit of the game is still in flight there; before
+    A draws it, B writes what no board draws (a hint mark, a reposted message's id, a due
+    time put off). A's move is still the latest drawn: its edit is sent, not skipped as if
+    another process had overtaken it (nobody would then draw the game as it is)."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    live = await started(a, "cheerio", [1])
+    landed: list[tuple[int, str, int]] = []
+    a.runner.board = seen(a.runner, landed)
+    b.runner.board = seen(b.runner, landed)
+    async with a.runner.showing(live.id):
+        moving = asyncio.create_task(a.runner.act(live.id, 1, "roll", version=0))
+
+        async def committed() -> bool:
+            return (await stored_as_shown(b, live.id))[0] == 1
+
+        await until(committed)
+        if write == "hint":
+            await b.runner.mark_hinted(live.id)
+        elif write == "message":
+            await b.runner.record_message(live.id, 4242)
+        else:
+            await b.runner.postpone(live.id, clock.now + 60)
+    await moving
+    assert landed == [await stored_as_shown(a, live.id)], "the move's edit was sent"
     await a.close()
     await b.close()
