@@ -157,7 +157,7 @@ class Runner:
         # version shown (:meth:`_forget_over`), or every game ever played would keep them.
         self._writes: dict[int, int] = {}  # per game: how many writes this process committed
         self._messages: dict[int, int] = {}  # per game: the message id this process recorded
-        self._drawn: dict[int, int] = {}  # per game: the last version this process drew
+        self._drawn: dict[int, int] = {}  # per game: the last revision this process drew
         # Per game, as this process last committed it (a store only it writes): its row and
         # decoded state, where the next move starts (see :meth:`held`). States are immutable.
         self._committed: Recent[int, tuple[GameRow, Any]] = Recent(REMEMBERED_GAMES)
@@ -183,9 +183,10 @@ class Runner:
         return snapshot.written < committed
 
     def drawn(self, snapshot: Snapshot) -> bool:
-        """This version of the game was drawn where people see it (by this process), in a
-        game still open: one over and shown is forgotten (:meth:`_forget_over`)."""
-        return self._drawn.get(snapshot.id) == snapshot.row.version
+        """This revision of the game was drawn where people see it (by this process), in a
+        game still open: one over and shown is forgotten (:meth:`_forget_over`). Revision, not
+        version: a lobby's seats or an end keep the version, and those are drawn too."""
+        return self._drawn.get(snapshot.id) == snapshot.row.revision
 
     def engine(self, kind: str) -> Engine[Any, Any]:
         return self.engines[kind]
@@ -590,7 +591,7 @@ class Runner:
         await draw(edit)
         if draw is self.board and self.outdated(edit):
             return False  # the board skipped it: not drawn
-        self._drawn[snapshot.id] = snapshot.row.version
+        self._drawn[snapshot.id] = snapshot.row.revision
         return True
 
     async def _against_store(self, snapshot: Snapshot) -> Snapshot:

@@ -460,6 +460,25 @@ async def test_displays_wait_for_no_lock_and_an_overtaken_version_is_known(
     await o.close()
 
 
+async def test_a_join_that_keeps_the_version_is_not_taken_for_drawn(database: Target) -> None:
+    """A stale click redraws the game unless its latest is already drawn (``drawn``). A join
+    keeps the version, so the lobby drawn before it must not pass for the one after: a join
+    whose edit failed is drawn again."""
+    o = await orchard(database)
+    lobby = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    await o.lobby.join(lobby.id, player(2))
+    assert o.runner.drawn(await o.runner.load(lobby.id))
+
+    async def failing(snapshot: Any) -> None:
+        raise ConnectionError("Discord is down")
+
+    o.runner.board = failing
+    await o.lobby.join(lobby.id, player(3))  # written; its edit failed (logged)
+    joined = await o.runner.load(lobby.id)
+    assert joined.row.version == 0 and not o.runner.drawn(joined)
+    await o.close()
+
+
 async def test_due_games_are_written_in_one_batch_but_a_game_being_moved_waits(
     database: Target,
 ) -> None:
