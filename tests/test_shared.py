@@ -9,11 +9,12 @@ database, exactly like processes; they run in this one test process only to keep
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
-from bot.model import Due
+from bot.model import Due, GameRow
 from bot.opponents import Opponents
 from bot.runner import Display, Runner, Snapshot
 from bot.settings import SHARED_KEPT_SECONDS
@@ -188,14 +189,15 @@ async def test_identifies_take_turns_per_bucket(url: str) -> None:
 
 def edits(
     runner: Runner,
-    landed: list[int],
+    landed: list[Any],
     entered: asyncio.Event | None = None,
     release: asyncio.Event | None = None,
+    shows: Callable[[GameRow], Any] = lambda row: row.version,
 ) -> Display:
-    """A process's edits of a game's one message, as Discord applies them: ``landed`` is each
-    drawn version in the order the edits landed. A version ``runner`` knows is outdated is
-    not drawn (as :meth:`bot.boards.Boards.display`); with ``release`` given, the first edit
-    hangs (a slow channel) until it is set."""
+    """A process's edits of a game's one message, as Discord applies them: ``landed`` is what
+    each drawn edit ``shows`` (its version), in the order the edits landed. A version
+    ``runner`` knows is outdated is not drawn (as :meth:`bot.boards.Boards.display`); with
+    ``release`` given, the first edit hangs (a slow channel) until it is set."""
 
     async def draw(snapshot: Snapshot) -> None:
         if runner.outdated(snapshot):
@@ -203,7 +205,7 @@ def edits(
         if entered is not None and release is not None and not entered.is_set():
             entered.set()
             await release.wait()
-        landed.append(snapshot.row.version)
+        landed.append(shows(snapshot.row))
 
     return draw
 
@@ -272,16 +274,10 @@ def seen(
     """As :func:`edits`, recording what each edit shows: the version, status and seat count
     (a change that keeps the version still changes what the board shows)."""
 
-    async def draw(snapshot: Snapshot) -> None:
-        if runner.outdated(snapshot):
-            return
-        if entered is not None and release is not None and not entered.is_set():
-            entered.set()
-            await release.wait()
-        row = snapshot.row
-        landed.append((row.version, str(row.status), len(row.players)))
+    def shows(row: GameRow) -> tuple[int, str, int]:
+        return row.version, str(row.status), len(row.players)
 
-    return draw
+    return edits(runner, landed, entered, release, shows)
 
 
 async def stored_as_shown(o: Table, game_id: int) -> tuple[int, str, int]:
