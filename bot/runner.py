@@ -614,7 +614,7 @@ class Runner:
             newer = stored is not None and stored > drawn.row.revision
             latest = await self.load(drawn.id) if newer else None
         except Exception:  # the write stands; the next change draws the board
-            log.warning("game %s: could not look for a newer version", drawn.id, exc_info=True)
+            log.warning("game %s: could not look for a newer revision", drawn.id, exc_info=True)
             return
         if latest is not None:
             await self.display(latest)
