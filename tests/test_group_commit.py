@@ -187,7 +187,7 @@ async def test_a_failed_transaction_cancelled_while_undone_undoes_only_itself(
     """The undo of a failed transaction runs on the writer's thread, behind whatever runs
     there. Its caller cancelled meanwhile (a shutdown), the next transaction must still wait
     for it: begun on the loop before it, its writes would sit inside the failed one's
-    savepoint and be undone with it, after it was told they were committed."""
+    savepoint and be undone with it (here its commit then fails: nothing is left open)."""
     db, statements = await opened(tmp_path / "o.db")
     await note(db, 0)
     hold = threading.Event()
