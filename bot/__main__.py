@@ -28,6 +28,7 @@ from bot.config import (
     shard_plan,
 )
 from db.connection import is_url
+from db.migrate import NewerSchema
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -165,19 +166,24 @@ def unreachable(err: aiohttp.ClientConnectorError) -> str:
 
 
 async def guarded(work: Awaitable[int]) -> int:
-    """``work``'s exit status; a rejected token or an unreachable Discord is one line and 1."""
+    """``work``'s exit status; a rejected token, an unreachable Discord or a database a newer
+    Orchard migrated is one line and 1."""
     try:
         return await work
     except discord.LoginFailure:
         print(REJECTED, file=sys.stderr)
     except aiohttp.ClientConnectorError as err:  # refused, DNS, TLS: not an 80-line traceback
         print(unreachable(err), file=sys.stderr)
+    except NewerSchema as err:
+        print(err, file=sys.stderr)
     return 1
 
 
 async def serve(bot: OrchardBot, token: str) -> int:
     """Run until closed, or until SIGTERM or SIGINT shut the bot down in order (exit status 0);
-    a rejected token or an unreachable Discord is one clear line and exit status 1."""
+    a rejected token, an unreachable Discord, or a database a newer Orchard migrated (at start
+    or while running: see :func:`bot.health.newer_schema`) is one clear line and exit status 1
+    after the same orderly shutdown."""
     stop = asyncio.Event()
     with on_signals(stop.set):
         return await guarded(run_until(bot, token, stop))
@@ -208,16 +214,19 @@ async def run_until(bot: OrchardBot, token: str, stop: asyncio.Event) -> int:
         gate = Gate(bot)
         running = asyncio.create_task(bot.start(token), name="orchard")
         beating = asyncio.create_task(health.record_heartbeats(bot), name="orchard heartbeat")
+        newer = asyncio.create_task(health.newer_schema(bot), name="orchard schema")
         told = asyncio.create_task(stop.wait(), name="orchard stop")
         try:
-            await asyncio.wait({running, told}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({running, told, newer}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            told.cancel()
-            beating.cancel()
+            for task in (told, beating, newer):
+                task.cancel()
         if running.done():
             running.result()  # raises what ended it
             return 0
         await shut_down(bot, gate, running)
+        if newer.done() and not newer.cancelled():
+            raise newer.result()  # a newer Orchard migrated the store: this one must not run
     return 0
 
 

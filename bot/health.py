@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from bot.shards import ShardPlan, ranges_text
 from db.connection import Target, is_url
+from db.migrate import NewerSchema
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -33,6 +34,7 @@ BEAT_EVERY = 15.0  # seconds between records
 # reconnects, so an open connection has heard from Discord within about a minute.
 STALE_AFTER = 60.0
 HEARTBEAT_SQL = "SELECT value FROM meta WHERE key = ?"
+SCHEMA_EVERY = 5.0  # seconds between looks at the store's schema (a read of one key)
 
 
 def connected(bot: OrchardBot) -> bool:
@@ -59,6 +61,21 @@ async def record_heartbeats(bot: OrchardBot, every: float = BEAT_EVERY) -> None:
                 await bot.orchard.store.set_meta(key, f"{time.time():.3f}")
             except Exception:  # the record goes stale, and health says so
                 log.warning("could not record the gateway heartbeat", exc_info=True)
+        await asyncio.sleep(every)
+
+
+async def newer_schema(bot: OrchardBot, every: float = SCHEMA_EVERY) -> NewerSchema:
+    """Return once another process has migrated the store past what this code knows: a newer
+    Orchard started on the same database (an upgrade), whose rows this one would write without
+    what the newer keeps in them. The caller stops this bot; a failed read is retried."""
+    await bot.wait_until_ready()
+    while True:
+        try:
+            await bot.orchard.store.check_schema()
+        except NewerSchema as err:
+            return err
+        except Exception:
+            log.warning("could not read the database's schema version", exc_info=True)
         await asyncio.sleep(every)
 
 

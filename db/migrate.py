@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+from functools import cache
 from importlib import resources
 
 import aiosqlite
@@ -22,6 +23,22 @@ from db.connection import Dialect
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 RECORD = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"
 APPLIED = "SELECT 1 FROM schema_migrations WHERE version = ?"
+NEWEST = "SELECT COALESCE(MAX(version), 0) FROM schema_migrations"
+
+
+class NewerSchema(Exception):
+    """The database was migrated by a newer Orchard than this one. Its rows then carry what
+    this code would not keep up to date (a game's revision, its rules' edition), so this code
+    refuses to run on it rather than write rows the newer one would misread."""
+
+    def __init__(self, found: int, known: int) -> None:
+        super().__init__(
+            f"This database's schema is at migration {found}, newer than this Orchard knows "
+            f"({known}): a newer version of Orchard upgraded it. Run that version here, and "
+            "stop every older process that shares the database."
+        )
+        self.found = found
+        self.known = known
 
 
 def available(dialect: Dialect = Dialect.SQLITE) -> list[tuple[int, str, str]]:
@@ -32,6 +49,18 @@ def available(dialect: Dialect = Dialect.SQLITE) -> list[tuple[int, str, str]]:
         if match:
             found.append((int(match.group(1)), entry.name, entry.read_text("utf-8")))
     return sorted(found)
+
+
+@cache
+def newest(dialect: Dialect = Dialect.SQLITE) -> int:
+    """The number of the last migration this code ships for ``dialect``."""
+    return available(dialect)[-1][0]
+
+
+def check_known(found: int, dialect: Dialect = Dialect.SQLITE) -> None:
+    """Raise :class:`NewerSchema` if a database at migration ``found`` is past this code."""
+    if found > newest(dialect):
+        raise NewerSchema(found, newest(dialect))
 
 
 def pending(
@@ -50,7 +79,7 @@ async def current_version(conn: aiosqlite.Connection) -> int:
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
     )
-    async with conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations") as cur:
+    async with conn.execute(NEWEST) as cur:
         row = await cur.fetchone()
     return int(row[0]) if row else 0
 
@@ -58,8 +87,10 @@ async def current_version(conn: aiosqlite.Connection) -> int:
 async def migrate(conn: aiosqlite.Connection, upto: int | None = None) -> int:
     """Bring ``conn`` (opened in autocommit mode) to migration ``upto`` (default: newest).
     Another process may open the file at once: each file is applied by whichever takes the
-    write lock first, and skipped by the other."""
+    write lock first, and skipped by the other. A file a newer Orchard migrated is refused
+    (:class:`NewerSchema`)."""
     version = await current_version(conn)
+    check_known(version)
     for number, name, sql in pending(version, upto):
         await _apply(conn, number, name, sql)
         version = number

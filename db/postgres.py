@@ -22,7 +22,7 @@ from typing import cast
 import asyncpg
 
 from db.connection import Dialect, Params, Row
-from db.migrate import RECORD, pending
+from db.migrate import NEWEST, RECORD, check_known, pending
 
 POOL_SIZE = 10
 # Connections transactions may never take: the leader's advisory lock keeps one for as long
@@ -132,15 +132,16 @@ async def _session_kept(conn: asyncpg.Connection) -> None:
 
 async def migrate(conn: asyncpg.Connection, upto: int | None = None) -> int:
     """Bring the database (the schema first on the connection's search_path) to migration
-    ``upto`` (default: newest), holding :data:`MIGRATION_LOCK` throughout."""
+    ``upto`` (default: newest), holding :data:`MIGRATION_LOCK` throughout. A schema a newer
+    Orchard migrated is refused (:class:`db.migrate.NewerSchema`)."""
     await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
     try:
         await conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
             " name TEXT NOT NULL, applied_at DOUBLE PRECISION NOT NULL)"
         )
-        newest = "SELECT COALESCE(MAX(version), 0) FROM schema_migrations"
-        version = int(await conn.fetchval(newest))
+        version = int(await conn.fetchval(NEWEST))
+        check_known(version, Dialect.POSTGRES)
         for number, name, sql in pending(version, upto, Dialect.POSTGRES):
             async with conn.transaction():
                 await conn.execute(sql)

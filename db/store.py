@@ -29,6 +29,7 @@ from bot.recent import Recent
 from db import daily, games, meta, results, settings
 from db.backends import open_database
 from db.connection import Database, Dialect, Target, Transaction
+from db.migrate import NEWEST, check_known
 from db.session import GameSession, changes_results
 from db.shared import SharedLocks
 
@@ -387,6 +388,12 @@ class Store:
     async def set_ping_choice(self, guild_id: int, user_id: int, dm: bool) -> None:
         async with self.db.transaction() as tx:
             await settings.set_ping_choice(tx, guild_id, user_id, dm, time.time())
+
+    async def check_schema(self) -> None:
+        """Raise :class:`db.migrate.NewerSchema` once another process has migrated the store
+        past what this code knows: a newer Orchard started beside this one."""
+        rows = await self.db.fetchall(NEWEST)
+        check_known(int(rows[0][0]), self.db.dialect)
 
     async def get_meta(self, key: str) -> str | None:
         return await meta.get_meta(self.db, key)

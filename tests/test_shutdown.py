@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import RESTARTING
+from db.migrate import newest
 from tests.bot_process import ROOT
 from tests.bot_process import BotProcess as Bot
 from tests.botharness import ALICE, BOB, new_game, server
@@ -92,6 +94,47 @@ async def test_sigterm_finishes_the_move_in_flight_closes_cleanly_and_the_game_g
             again = await (await fake.click(ALICE, board, roll(fake, board))).wait()
             assert again.type == 7, "the button of the game started before SIGTERM still works"
             assert "0 rolls left" in again.text, again.data
+        finally:
+            await bot.stop()
+
+
+def migrated_by_a_newer_orchard(db: Path) -> int:
+    """Record the migration a newer Orchard would apply next, as it would; its number."""
+    newer = newest() + 1
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)",
+            (newer, f"{newer:03}_newer.sql"),
+        )
+    return newer
+
+
+async def test_a_newer_orchard_migrating_the_database_stops_this_one_cleanly(
+    tmp_path: Path,
+) -> None:
+    """An upgrade starts the new version on the database while the old one still runs: the
+    old one stops (in order, exit 1, one line why) rather than write rows the new one reads,
+    and started again on that database it refuses at once."""
+    async with FakeDiscord.running() as fake:
+        server(fake)
+        log = tmp_path / "bot.log"
+        bot = Bot(fake, tmp_path / "orchard.db", log)
+        await bot.start()
+        try:
+            await new_game(fake, "cheerio", ALICE, [])
+            newer = migrated_by_a_newer_orchard(bot.db)
+            assert bot.proc is not None
+            status, _ = await exit_status(bot.proc, time.monotonic())
+            said = f"schema is at migration {newer}, newer than this Orchard knows"
+            assert (status, fake.close_codes) == (1, [CLOSE_FRAME]), log.read_text()[-2000:]
+            assert said in log.read_text()
+            assert "Traceback" not in log.read_text()
+
+            await bot.start(wait=False)
+            assert bot.proc is not None
+            assert (await exit_status(bot.proc, time.monotonic()))[0] == 1
+            assert log.read_text().count(said) == 2, "refused at start, in the same line"
+            assert "Traceback" not in log.read_text()
         finally:
             await bot.stop()
 

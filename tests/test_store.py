@@ -24,8 +24,9 @@ from bot.model import (
 from bot.ratings import rate
 from bot.runner import _written
 from db.connection import Target
-from db.migrate import available, migrate
+from db.migrate import NewerSchema, available, migrate
 from db.store import Store
+from tests.databases import written
 from tests.support import CHANNEL, GUILD, orchard, player
 
 NEWEST = available()[-1][0]
@@ -117,6 +118,29 @@ async def test_each_older_version_upgrades_and_keeps_its_data(tmp_path: Path) ->
         await store.close()
         assert game is not None and game.kind == "cheerio"
         assert "results" in tables(path)
+
+
+async def test_a_store_a_newer_orchard_migrated_is_refused_at_open_and_while_open(
+    database: Target,
+) -> None:
+    """An older process must not write rows a newer one reads (a revision it would not bump):
+    it refuses to open such a store, and an open one notices once the newer one migrates."""
+    store = await Store.open(database)
+    try:
+        await store.check_schema()  # its own schema: nothing to say
+        async with written(database) as tx:  # what a newer Orchard's next migration records
+            await tx.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (NEWEST + 1, "newer.sql", 0.0),
+            )
+        with pytest.raises(NewerSchema) as seen:
+            await store.check_schema()
+    finally:
+        await store.close()
+    assert (seen.value.found, seen.value.known) == (NEWEST + 1, NEWEST)
+    assert f"migration {NEWEST + 1}, newer than this Orchard knows ({NEWEST})" in str(seen.value)
+    with pytest.raises(NewerSchema):
+        await (await Store.open(database)).close()
 
 
 async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
