@@ -190,12 +190,20 @@ async def test_a_failed_transaction_cancelled_while_undone_undoes_only_itself(
     savepoint and be undone with it (here its commit then fails: nothing is left open)."""
     db, statements = await opened(tmp_path / "o.db")
     await note(db, 0)
+
+    async def note_1_lingering() -> None:
+        """Note 1, still in its body when the failing one arrives: so both share a group,
+        and the failing one undoes a savepoint of its own."""
+        async with db.transaction() as tx:
+            await tx.execute("INSERT INTO notes (n, body) VALUES (1, 'note 1')")
+            await asyncio.sleep(0)
+
     hold = threading.Event()
     loop = asyncio.get_running_loop()
     busy = loop.run_in_executor(db._thread, hold.wait, 10)  # the thread, busy for now
     try:
         first, failed, last = (
-            asyncio.create_task(w) for w in (note(db, 1), broken(db), note(db, 2))
+            asyncio.create_task(w) for w in (note_1_lingering(), broken(db), note(db, 2))
         )
         while not any("half done" in s for s in statements):
             await asyncio.sleep(0)
@@ -204,6 +212,9 @@ async def test_a_failed_transaction_cancelled_while_undone_undoes_only_itself(
         failed.cancel()
         for _ in range(20):
             await asyncio.sleep(0)  # time for the last one to begin, were it let in
+        assert "SAVEPOINT" in " ".join(statements), "the failed one shares note 1's group"
+        assert not any("note 2" in s for s in statements), "the last one waits for the undo"
+        assert not busy.done(), "all of this happened while the thread was held"
         hold.set()
         await busy
         outcomes = await asyncio.gather(first, failed, last, return_exceptions=True)
