@@ -1,4 +1,5 @@
-"""The lobby every game shares: who may open, join, leave, seat Orchard, start or cancel.
+"""The lobby every game shares: who may open, join, leave, seat Orchard (and unseat it),
+start or cancel.
 
 This module holds the rules; every write is a plan run by :meth:`Runner.change`, so lobby
 clicks are serialised with each other and with the game's start by the runner's lock. Seats
@@ -8,8 +9,9 @@ closes when its deadline fires (:meth:`Runner.fire_deadline`).
 
 from __future__ import annotations
 
+import re
 import secrets
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.locks import KeyedLocks
@@ -18,6 +20,27 @@ from bot.runner import Display, Refusal, Runner, Snapshot
 from bot.wording import lines_within
 
 LOBBY_SECONDS = 15 * 60
+_SEAT_SHOWN = re.compile(r"([0-9]{1,2})-([0-9]{1,9})")
+
+
+@dataclass(frozen=True)
+class SeatShown:
+    """An Orchard seat as a lobby board offered it for removal: its seat, at the lobby's
+    revision then. Seats are renumbered whenever one goes, so a seat number alone from an
+    older board (a double click, a client not yet redrawn) could name another seat."""
+
+    seat: int
+    revision: int
+
+    @property
+    def value(self) -> str:
+        """As a select's value carries it: ``seat-revision``."""
+        return f"{self.seat}-{self.revision}"
+
+    @classmethod
+    def read(cls, value: str) -> SeatShown | None:
+        match = _SEAT_SHOWN.fullmatch(value)
+        return None if match is None else cls(int(match[1]), int(match[2]))
 
 
 class Lobby:
@@ -106,6 +129,26 @@ class Lobby:
             if len(row.players) >= self.runner.engine(row.kind).max_players:
                 raise Refusal("This game is full.")
             return _seats(snapshot, (*row.players, seat))
+
+        return await self.runner.change(game_id, plan, display)
+
+    async def remove_seat(
+        self, game_id: int, user_id: int, shown: SeatShown, display: Display | None = None
+    ) -> Snapshot:
+        """The host takes an Orchard seat out again, as the latest board showed it."""
+
+        async def plan(snapshot: Snapshot) -> GameChange:
+            row = _open_lobby(snapshot)
+            _host_only(row.host_id, user_id, "remove a seat")
+            if shown.revision != row.revision:
+                raise Refusal(
+                    "The lobby has changed since you chose, so nothing was removed:"
+                    " choose again from the lobby as it is now."
+                )
+            if not (0 <= shown.seat < len(row.players) and row.players[shown.seat].is_bot):
+                raise Refusal("That seat is not one of Orchard's: nothing was removed.")
+            rest = row.players[: shown.seat] + row.players[shown.seat + 1 :]
+            return _seats(snapshot, rest)
 
         return await self.runner.change(game_id, plan, display)
 

@@ -11,7 +11,8 @@ import pytest
 
 from bot import scheduler
 from bot.games.cheerio import open_categories
-from bot.model import GameChange, GameRow, GameStatus, Move
+from bot.lobby import SeatShown
+from bot.model import GameChange, GameRow, GameStatus, Move, Player
 from bot.runner import Refusal, Stale
 from bot.settings import SHARED_KEPT_SECONDS
 from db import games
@@ -226,6 +227,61 @@ async def test_lobby_rules(database: Target) -> None:
     assert closed.row.status == "cancelled"
     with pytest.raises(Refusal, match="closed"):
         await o.lobby.join(live.id, player(8))
+    await o.close()
+
+
+def _orchard(level: str) -> Player:
+    return Player(0, 99, f"Orchard ({level.capitalize()})", is_bot=True, level=level)
+
+
+def _seated(live) -> list[tuple[int, int, str]]:
+    return [(p.seat, p.user_id, p.level) for p in live.row.players]
+
+
+async def test_the_host_removes_an_orchard_seat_as_the_board_showed_it(database: Target) -> None:
+    o = await orchard(database)
+    live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    await o.lobby.add_seat(live.id, 1, _orchard("easy"))
+    await o.lobby.add_seat(live.id, 1, _orchard("hard"))
+    live = await o.lobby.join(live.id, player(2))
+    easy = SeatShown(1, live.row.revision)
+    with pytest.raises(Refusal, match="Only the host"):
+        await o.lobby.remove_seat(live.id, 2, easy)
+    with pytest.raises(Refusal, match="not one of Orchard's"):
+        await o.lobby.remove_seat(live.id, 1, SeatShown(3, live.row.revision))
+    assert _seated(await o.runner.load(live.id)) == _seated(live), "refused: nothing changed"
+    removed = await o.lobby.remove_seat(live.id, 1, easy)
+    assert _seated(removed) == [(0, 1, ""), (1, 99, "hard"), (2, 2, "")], "renumbered"
+    assert _seated(o.shown.shown[-1]) == _seated(removed), "shown once written"
+    with pytest.raises(Refusal, match="changed since you chose"):
+        await o.lobby.remove_seat(live.id, 1, easy)  # a double click: seat 1 is Hard now
+    assert _seated(await o.runner.load(live.id)) == _seated(removed)
+    await o.close()
+
+
+async def test_removing_orchard_leaves_a_lobby_that_starts_only_with_enough_players(
+    database: Target,
+) -> None:
+    o = await orchard(database)
+    live = await o.lobby.open("hotscore", GUILD, CHANNEL, player(1))
+    live = await o.lobby.add_seat(live.id, 1, _orchard("normal"))
+    await o.close()
+    o = await orchard(database)  # a restart: the lobby and its revision are stored
+    live = await o.lobby.remove_seat(live.id, 1, SeatShown(1, live.row.revision))
+    assert _seated(live) == [(0, 1, "")]
+    with pytest.raises(Refusal, match="at least 2 players"):
+        await o.lobby.start(live.id, 1)
+    live = await o.lobby.add_seat(live.id, 1, _orchard("hard"))
+    seat = SeatShown(1, live.row.revision)
+    await o.lobby.start(live.id, 1)
+    with pytest.raises(Refusal, match="already started"):
+        await o.lobby.remove_seat(live.id, 1, seat)
+    assert (await o.runner.load(live.id)).row.players[1].level == "hard"
+    closed = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    closed = await o.lobby.add_seat(closed.id, 1, _orchard("easy"))
+    await o.lobby.cancel(closed.id, 1)
+    with pytest.raises(Refusal, match="closed"):
+        await o.lobby.remove_seat(closed.id, 1, SeatShown(1, closed.row.revision))
     await o.close()
 
 
