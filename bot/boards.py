@@ -20,7 +20,8 @@ import discord
 from discord import ui
 
 from bot.components import Control, Drawn, GameButton, GameSelect, action_row
-from bot.model import NOBODY, GameStatus, MoveSource, Player
+from bot.lobby import SeatShown
+from bot.model import NOBODY, GameRow, GameStatus, MoveSource, Player
 from bot.pacing import until_answered
 from bot.pings import TurnPings, joined
 from bot.runner import Gone, Runner, Snapshot
@@ -30,7 +31,14 @@ from bot.words import plural
 log = logging.getLogger(__name__)
 
 UNKNOWN_CHANNEL = 10003  # Discord's error code for a deleted (or never seen) channel
-LOBBY_VERBS = ("lobby_join", "lobby_leave", "lobby_start", "lobby_cancel", "lobby_addbot")
+LOBBY_VERBS = (
+    "lobby_join",
+    "lobby_leave",
+    "lobby_start",
+    "lobby_cancel",
+    "lobby_addbot",
+    "lobby_removebot",
+)
 
 Draw = Callable[[], list[discord.File]]
 Row = Sequence[Control]
@@ -190,11 +198,7 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
     ]
     rows: list[Row] = [buttons]
     if orchard_plays(row.kind):
-        levels = [
-            discord.SelectOption(label=f"Orchard ({level.capitalize()})", value=level)
-            for level in SPEC_OF[row.kind].levels
-        ]
-        rows.append([GameSelect(row.id, 0, "lobby_addbot", levels, placeholder="Add Orchard…")])
+        rows += orchard_rows(row, shown)
     body: list[Part] = [f"**{plural(len(row.players), 'player')}**\n{seats or 'nobody yet'}"]
     closes = f"\nUnless started, it closes {when(row.deadline)}." if row.deadline else ""
     lobby = Board(
@@ -206,6 +210,25 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
         "The host presses Start when everyone is in; each join gives 15 more minutes.",
     )
     return Rendered(lobby)
+
+
+def orchard_rows(row: GameRow, shown: list[str]) -> list[Row]:
+    """The host's selects: seat Orchard at a level, and take any of its seats out again, each
+    named as the seat list names it and offered as of this revision (see :class:`SeatShown`)."""
+    levels = [
+        discord.SelectOption(label=f"Orchard ({level.capitalize()})", value=level)
+        for level in SPEC_OF[row.kind].levels
+    ]
+    rows: list[Row] = [[GameSelect(row.id, 0, "lobby_addbot", levels, placeholder="Add Orchard…")]]
+    seated = [
+        discord.SelectOption(label=shown[seat], value=SeatShown(seat, row.revision).value)
+        for seat, player in enumerate(row.players)
+        if player.is_bot
+    ]
+    if seated:
+        remove = GameSelect(row.id, 0, "lobby_removebot", seated, placeholder="Remove Orchard…")
+        rows.append([remove])
+    return rows
 
 
 def timeout_notice(snapshot: Snapshot) -> str:

@@ -21,6 +21,7 @@ from bot.answers import MESSAGE_LIMIT, answer_publicly, describe, send, update
 from bot.boards import LOBBY_VERBS, Boards, GameUI
 from bot.components import CUSTOM_ARG, MAX_BUTTONS, DrawnRows, GameButton, data_of, shown_as
 from bot.daily import is_daily
+from bot.lobby import SeatShown
 from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
 from bot.reviews import REVIEW_VERB, answer_review
@@ -205,6 +206,11 @@ async def _lobby_action(
         if arg not in SPEC_OF[snapshot.row.kind].levels:
             raise Refusal("Choose Easy, Normal or Hard.")
         await lobby.add_seat(game_id, user.id, orchard_seat(interaction, arg), display)
+    elif verb == "lobby_removebot":
+        shown = SeatShown.read(arg)
+        if shown is None:
+            raise Refusal("Choose one of Orchard's seats in the lobby.")
+        await lobby.remove_seat(game_id, user.id, shown, display)
     else:
         await lobby.cancel(game_id, user.id, display)
 

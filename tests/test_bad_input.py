@@ -113,6 +113,7 @@ KINDS = st.sampled_from(
         "lobby_start",
         "lobby_cancel",
         "lobby_addbot",
+        "lobby_removebot",
         "ui_tiles",
         "ui_",
         "forfeit",

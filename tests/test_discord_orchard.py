@@ -2,6 +2,8 @@
 
 import asyncio
 
+import pytest
+
 from bot.games.cheerio import open_categories
 from bot.runner import Snapshot
 from db.connection import Target
@@ -12,8 +14,11 @@ from tests.botharness import (
     GUILD,
     answered,
     choose,
+    no_errors,
     orchard_bot,
     press,
+    private,
+    select_of,
     server,
     unpaced,
 )
@@ -101,3 +106,82 @@ async def test_cheerio_hint_is_private_own_turn_only_and_marks_the_game(
         off = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio hint"))
         assert off.ephemeral and "turned off" in off.content
     assert await query(database, "SELECT hinted FROM games") == [(1,)]
+
+
+def _seat_labels(fake: FakeDiscord, lobby: int) -> list[str]:
+    """What the lobby's Remove Orchard select offers, as the host reads it."""
+    return [o["label"] for o in select_of(fake, lobby, "lobby_removebot").raw["options"]]
+
+
+async def test_the_host_removes_orchard_from_the_lobby(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "hotscore new"))
+        lobby = int(opened.original["id"])
+        await choose(fake_discord, ALICE, lobby, "lobby_addbot", ["hard"])
+        (game,) = await bot.orchard.store.open_games(GUILD)
+        row = await bot.orchard.store.get_game(game.id)
+        menu = select_of(fake_discord, lobby, "lobby_removebot")
+        assert _seat_labels(fake_discord, lobby) == ["Orchard (Hard)"]
+        outsider = await choose(fake_discord, BOB, lobby, "lobby_removebot", menu.options)
+        private(outsider)
+        assert "Only the host" in outsider.content
+        assert await bot.orchard.store.get_game(row.id) == row, "refused: nothing changed"
+        removed = await choose(fake_discord, ALICE, lobby, "lobby_removebot", menu.options)
+        assert removed.type == 7 and "Orchard (Hard)" not in text_of(fake_discord.message(lobby))
+        assert select_of(fake_discord, lobby, "lobby_addbot"), "Orchard can be added again"
+        with pytest.raises(LookupError):
+            select_of(fake_discord, lobby, "lobby_removebot")
+        again = await answered(
+            await fake_discord.forge(ALICE, lobby, menu.custom_id or "", values=menu.options)
+        )
+        private(again)
+        assert "changed since you chose" in again.content
+        alone = await press(fake_discord, ALICE, lobby, "Start")
+        private(alone)
+        assert "at least 2 players" in alone.content
+        await press(fake_discord, BOB, lobby, "Join")
+        await press(fake_discord, ALICE, lobby, "Start")
+        (started,) = await bot.orchard.store.open_games(GUILD)
+        assert started.status == "active" and not any(p.is_bot for p in started.players)
+        no_errors(fake_discord)
+
+
+async def test_orchard_seats_come_out_after_a_restart_until_the_game_starts(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database):
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        lobby = int(opened.original["id"])
+        for level in ("easy", "hard", "hard"):
+            await choose(fake_discord, ALICE, lobby, "lobby_addbot", [level])
+    async with orchard_bot(fake_discord, database) as bot:  # a restart: the board is as it was
+        menu = select_of(fake_discord, lobby, "lobby_removebot")
+        labels = ["Orchard (Easy)", "Orchard (Hard)", "Orchard (Hard) 2"]
+        assert _seat_labels(fake_discord, lobby) == labels
+        first_hard = menu.options[1]
+        removed = await choose(fake_discord, ALICE, lobby, "lobby_removebot", [first_hard])
+        assert removed.type == 7
+        assert _seat_labels(fake_discord, lobby) == labels[:2], "the second Hard is the first now"
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        assert [p.level for p in row.players] == ["", "easy", "hard"]
+        double = await answered(
+            await fake_discord.forge(ALICE, lobby, menu.custom_id or "", values=[first_hard])
+        )
+        private(double)
+        assert "changed since you chose" in double.content
+        again = await bot.orchard.store.get_game(row.id)
+        assert again is not None and again.players == row.players, "the other Hard seat stays"
+        shown = select_of(fake_discord, lobby, "lobby_removebot").options
+        await press(fake_discord, ALICE, lobby, "Start")
+        late = await answered(
+            await fake_discord.forge(ALICE, lobby, menu.custom_id or "", values=shown[:1])
+        )
+        private(late)
+        assert "already started" in late.content
+        (started,) = await bot.orchard.store.open_games(GUILD)
+        assert started.status == "active" and started.players == row.players
+        no_errors(fake_discord)
