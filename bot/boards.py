@@ -213,13 +213,16 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
 
 
 def orchard_rows(row: GameRow, shown: list[str]) -> list[Row]:
-    """The host's selects: seat Orchard at a level, and take any of its seats out again, each
-    named as the seat list names it and offered as of this revision (see :class:`SeatShown`)."""
-    levels = [
-        discord.SelectOption(label=f"Orchard ({level.capitalize()})", value=level)
-        for level in SPEC_OF[row.kind].levels
-    ]
-    rows: list[Row] = [[GameSelect(row.id, 0, "lobby_addbot", levels, placeholder="Add Orchard…")]]
+    """The host's selects: seat Orchard at a level while there is room (a full lobby could only
+    refuse it), and take any of its seats out again, each named as the seat list names it and
+    offered as of this revision (see :class:`SeatShown`)."""
+    rows: list[Row] = []
+    if len(row.players) < VARIANTS[row.kind].engine.max_players:
+        levels = [
+            discord.SelectOption(label=f"Orchard ({level.capitalize()})", value=level)
+            for level in SPEC_OF[row.kind].levels
+        ]
+        rows.append([GameSelect(row.id, 0, "lobby_addbot", levels, placeholder="Add Orchard…")])
     seated = [
         discord.SelectOption(label=shown[seat], value=SeatShown(seat, row.revision).value)
         for seat, player in enumerate(row.players)

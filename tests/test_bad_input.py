@@ -457,16 +457,17 @@ async def test_only_the_host_starts_or_cancels_a_lobby(table: Table) -> None:
     opened = await answer(await fake.slash(BOB, GUILD_X, CHANNEL_B, "hotscore new"))
     assert opened.original is not None
     lobby = int(opened.original["id"])
-    await answer(await fake.click(CAROL, lobby, fake.find_button(lobby, "Join")))
+    addbot = next(c for c in fake.components(lobby) if c.is_select)  # offered until it is full
+    reply = await answer(await fake.select(CAROL, lobby, addbot, ["hard"]))
+    private(reply)
+    assert "Only the host" in reply.content
+    joined = await answer(await fake.click(CAROL, lobby, fake.find_button(lobby, "Join")))
+    assert joined.type == 7, "no Orchard seat took her place"
     (row,) = [g for g in await table.bot.orchard.store.open_games(GUILD_X) if g.status == "lobby"]
     for label in ("Start", "Cancel"):
         reply = await answer(await fake.click(CAROL, lobby, fake.find_button(lobby, label)))
         private(reply)
         assert "Only the host" in reply.content
-    addbot = next(c for c in fake.components(lobby) if c.is_select)
-    reply = await answer(await fake.select(CAROL, lobby, addbot, ["hard"]))
-    private(reply)
-    assert "Only the host" in reply.content
     after = await table.bot.orchard.store.get_game(row.id)
     assert after is not None and after.status == "lobby" and after.players == row.players
     started = await answer(await fake.click(BOB, lobby, fake.find_button(lobby, "Start")))

@@ -125,6 +125,8 @@ async def test_the_host_removes_orchard_from_the_lobby(
         row = await bot.orchard.store.get_game(game.id)
         menu = select_of(fake_discord, lobby, "lobby_removebot")
         assert _seat_labels(fake_discord, lobby) == ["Orchard (Hard)"]
+        with pytest.raises(LookupError):  # Hot Score seats two: the lobby is full
+            select_of(fake_discord, lobby, "lobby_addbot")
         outsider = await choose(fake_discord, BOB, lobby, "lobby_removebot", menu.options)
         private(outsider)
         assert "Only the host" in outsider.content
