@@ -26,14 +26,23 @@ _RATINGS_OF = "SELECT user_id, mu, sigma FROM ratings WHERE guild_id = ? AND kin
 # finished. SQLite takes the ids as ``IN (?, …)``, PostgreSQL as one array; PostgreSQL also
 # locks the rows (FOR UPDATE, in id order so that two such transactions cannot deadlock), so
 # that two games finishing at once with one player rate one after the other, as SQLite's
-# single writer makes them.
+# single writer makes them. A row not yet stored cannot be locked: see :data:`_PLACEHOLDER`.
 PLAYERS_RATINGS: dict[Dialect, Callable[[list[int]], tuple[str, list[Any]]]] = {
     Dialect.SQLITE: lambda ids: (f"{_RATINGS_OF} AND user_id IN ({','.join('?' * len(ids))})", ids),
     Dialect.POSTGRES: lambda ids: (
-        f"{_RATINGS_OF} AND user_id = ANY(?) ORDER BY user_id FOR UPDATE",
+        f"{_RATINGS_OF} AND user_id = ANY(?) AND games > 0 ORDER BY user_id FOR UPDATE",
         [ids],
     ),
 }
+# PostgreSQL: a newcomer's row, inserted (in id order) before the read, unrated (games 0: the
+# read passes over it, so the newcomer starts from the model's default) and rated below in the
+# same transaction. FOR UPDATE finds no row to lock for a newcomer, so without it two games
+# ending at once would both rate them from the default, and the later upsert would drop the
+# earlier game's rating; a second inserter of the row waits for the first to commit instead.
+_PLACEHOLDER = (
+    "INSERT INTO ratings (guild_id, kind, pool, user_id, mu, sigma, games, updated_at)"
+    " VALUES (?, ?, ?, ?, 0, 0, 0, ?) ON CONFLICT (guild_id, kind, pool, user_id) DO NOTHING"
+)
 
 
 # Reads.
@@ -238,7 +247,12 @@ async def _update_ratings(tx: Transaction, game_id: int, update: RatingUpdate, n
     ((guild_id, kind),) = await tx.fetchall(
         "SELECT guild_id, kind FROM games WHERE id = ?", (game_id,)
     )
-    sql, ids = PLAYERS_RATINGS[tx.dialect]([user for user, _ in update.places])
+    users = sorted(user for user, _ in update.places)
+    if tx.dialect is Dialect.POSTGRES:
+        await tx.executemany(
+            _PLACEHOLDER, [(guild_id, kind, update.pool, user, now) for user in users]
+        )
+    sql, ids = PLAYERS_RATINGS[tx.dialect](users)
     rows = await tx.fetchall(sql, (guild_id, kind, update.pool, *ids))
     previous = {row[0]: (row[1], row[2]) for row in rows}
     new = update.rate(previous, update.places)

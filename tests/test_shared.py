@@ -16,11 +16,13 @@ import pytest
 
 from bot.model import Due, GameRow
 from bot.opponents import Opponents
+from bot.ratings import rate
 from bot.runner import Display, Runner, Snapshot
 from bot.settings import SHARED_KEPT_SECONDS
+from db import results
 from db.shared import IDENTIFY_EVERY
 from tests.databases import fresh_schema
-from tests.support import CHANNEL, GUILD, Clock, Table, orchard, player, started
+from tests.support import CHANNEL, GUILD, Clock, Table, finish_cheerio, orchard, player, started
 from tests.test_opponents import game_with_orchard
 
 pytestmark = pytest.mark.postgres
@@ -348,5 +350,67 @@ async def test_a_write_no_board_draws_leaves_the_latest_drawn_version_news(
             await b.runner.postpone(live.id, clock.now + 60)
     await moving
     assert landed == [await stored_as_shown(a, live.id)], "the move's edit was sent"
+    await a.close()
+    await b.close()
+
+
+async def test_two_games_ending_at_once_rate_a_newcomer_one_after_the_other(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A and B each end a game of the same two newcomers. A has written their first ratings
+    and not yet committed when B rates its game: B must start from A's ratings, as SQLite's
+    one writer makes it, not from a newcomer's (A's game would then count for nothing)."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    games = []
+    for o, channel in ((a, 1), (b, 2)):
+        lobby = await o.lobby.open("cheerio", GUILD, channel, player(1))
+        await o.lobby.join(lobby.id, player(2))
+        games.append(await o.lobby.start(lobby.id, 1))
+    first, second = games
+    rated, release = asyncio.Event(), asyncio.Event()
+    original = results._update_ratings
+
+    async def held_open(tx: Any, game_id: int, update: Any, now: float) -> None:
+        await original(tx, game_id, update, now)
+        if game_id == first.id:
+            rated.set()
+            await release.wait()  # A's transaction stays open, its ratings uncommitted
+
+    monkeypatch.setattr(results, "_update_ratings", held_open)
+    ending = asyncio.create_task(finish_cheerio(a, first.id, {0: 1, 1: 2}))
+    await asyncio.wait_for(rated.wait(), 10)
+    other = asyncio.create_task(finish_cheerio(b, second.id, {0: 1, 1: 2}))
+
+    async def b_waits() -> bool:
+        rows = await a.store.db.fetchall("SELECT COUNT(*) FROM pg_locks WHERE NOT granted")
+        return int(rows[0][0]) > 0 or other.done()
+
+    await until(b_waits)
+    release.set()
+    await asyncio.gather(ending, other)
+
+    async def history(game_id: int) -> dict[int, tuple[float, float]]:
+        rows = await a.store.db.fetchall(
+            "SELECT user_id, mu, sigma FROM rating_history WHERE game_id = ?", (game_id,)
+        )
+        return {r[0]: (round(r[1], 9), round(r[2], 9)) for r in rows}
+
+    places = [
+        (r[0], r[1])
+        for r in await a.store.db.fetchall(
+            "SELECT user_id, placement FROM results WHERE game_id = ? ORDER BY placement, seat",
+            (second.id,),
+        )
+    ]
+    expected = {
+        user: (round(mu, 9), round(sigma, 9))
+        for user, (mu, sigma) in rate(await history(first.id), places).items()
+    }
+    assert await history(second.id) == expected, "B rated from a newcomer's rating"
+    stored = await a.store.db.fetchall("SELECT user_id, mu, sigma, games FROM ratings")
+    assert {r[0]: (round(r[1], 9), round(r[2], 9), r[3]) for r in stored} == {
+        user: (*rating, 2) for user, rating in expected.items()
+    }
     await a.close()
     await b.close()
