@@ -11,8 +11,9 @@
 - The leader: one session-level advisory lock, held on a connection of its own for as long as
   the process leads; PostgreSQL releases it when that session ends, so another takes over.
 - IDENTIFY turns: Discord lets each ``max_concurrency`` bucket of shards IDENTIFY once per 5 s;
-  a per-bucket transaction lock queues the processes, and ``meta`` keeps each bucket's last
-  IDENTIFY, timed by the database's clock, so machines' clocks never disagree about it.
+  a per-bucket transaction lock queues the processes while each takes the bucket's next turn,
+  and ``meta`` keeps each bucket's last turn taken, timed by the database's clock, so
+  machines' clocks never disagree about it; each waits for its turn outside the transaction.
 
 Advisory locks belong to the whole database, but Orchard's tables may live in one schema of
 it (the tests give each test a schema): every key carries the schema's number, so Orchards in
@@ -23,7 +24,6 @@ leader's and the IDENTIFY buckets' use the two-integer form, a key space of its 
 
 from __future__ import annotations
 
-import asyncio
 import zlib
 from typing import Any
 
@@ -113,23 +113,22 @@ class SharedLocks:
             await pool.release(conn)  # (if the unlock failed, its session is gone, and the lock)
 
     async def identify_turn(self, tx: Transaction, bucket: int) -> float:
-        """Wait for IDENTIFY ``bucket``'s turn, :data:`IDENTIFY_EVERY` s after its last IDENTIFY
-        by any process, holding the bucket's lock meanwhile so that processes take turns; then
-        record now (the database's clock) as its last. Returns the seconds waited."""
+        """Take IDENTIFY ``bucket``'s next turn, :data:`IDENTIFY_EVERY` s after the last one
+        any process took (or now), holding the bucket's lock only while it reads and records
+        it (the database's clock). Returns the seconds until that turn, for the caller to wait
+        once the transaction is over: waited inside it, every shard queued behind one bucket
+        held a connection of the pool until its turn, and moves waited for the shards."""
         await tx.fetchall("SELECT pg_advisory_xact_lock(?, ?)", (self.namespace, IDENTIFY + bucket))
         key = f"identify_bucket:{bucket}"
         rows = await tx.fetchall("SELECT value FROM meta WHERE key = ?", (key,))
         now = await _now(tx)
-        waited = max(0.0, float(rows[0][0]) + IDENTIFY_EVERY - now) if rows else 0.0
-        if waited:
-            await asyncio.sleep(waited)
-            now = await _now(tx)
+        turn = max(now, float(rows[0][0]) + IDENTIFY_EVERY) if rows else now
         await tx.execute(
             "INSERT INTO meta (key, value) VALUES (?, ?)"
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (key, f"{now:.6f}"),
+            (key, f"{turn:.6f}"),
         )
-        return waited
+        return turn - now
 
 
 async def _now(tx: Transaction) -> float:

@@ -8,6 +8,7 @@ transactions.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -170,7 +171,9 @@ class Store:
         if self.locks is None:
             raise NotImplementedError("one process on SQLite: discord.py paces its own shards")
         async with self.db.transaction() as tx:
-            return await self.locks.identify_turn(tx, bucket)
+            wait = await self.locks.identify_turn(tx, bucket)
+        await asyncio.sleep(wait)  # holding no connection: moves need them meanwhile
+        return wait
 
     async def get_game(self, game_id: int) -> GameRow | None:
         return await games.get_game(self.db, game_id)

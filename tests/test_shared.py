@@ -20,6 +20,7 @@ from bot.ratings import rate
 from bot.runner import Display, Runner, Snapshot
 from bot.settings import SHARED_KEPT_SECONDS
 from db import results
+from db.postgres import POOL_SIZE
 from db.shared import IDENTIFY_EVERY
 from tests.databases import fresh_schema
 from tests.support import CHANNEL, GUILD, Clock, Table, finish_cheerio, orchard, player, started
@@ -185,6 +186,27 @@ async def test_identifies_take_turns_per_bucket(url: str) -> None:
     assert await b.store.identify_turn(1) == 0.0
     waited = await b.store.identify_turn(0)
     assert IDENTIFY_EVERY - 1.0 < waited <= IDENTIFY_EVERY
+    await a.close()
+    await b.close()
+
+
+async def test_shards_waiting_to_identify_leave_connections_to_moves(url: str) -> None:
+    """After a gateway outage every shard of a process IDENTIFYs again, all in one bucket:
+    each waits its turn 5.5 s after the last, and a move of the process in the meantime
+    goes through at once (a turn waited for inside a transaction held one of the pool's
+    connections per shard, until every move waited for the shards)."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    live = await started(b, "cheerio", [1])
+    assert await a.store.identify_turn(0) == 0.0  # another process IDENTIFYs just now
+    shards = [asyncio.create_task(b.store.identify_turn(0)) for _ in range(POOL_SIZE)]
+    await asyncio.sleep(0.5)  # they wait for their turns
+    moved = await asyncio.wait_for(b.runner.act(live.id, 1, "roll", version=0), 2.0)
+    assert moved.row.version == 1
+    assert not any(shard.done() for shard in shards)
+    for shard in shards:
+        shard.cancel()
+    await asyncio.gather(*shards, return_exceptions=True)
     await a.close()
     await b.close()
 
