@@ -24,11 +24,15 @@ leader's and the IDENTIFY buckets' use the two-integer form, a key space of its 
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import zlib
 from typing import Any
 
 from bot.model import Due
 from db.connection import Transaction
+
+log = logging.getLogger(__name__)
 
 LEADER = 1  # second integer of the leader's key
 IDENTIFY = 16  # IDENTIFY bucket n's second integer is IDENTIFY + n
@@ -103,14 +107,21 @@ class SharedLocks:
             return False
 
     async def resign(self, pool: Any) -> None:
-        """Give the leader's lock up (closing its session): another process takes over."""
+        """Give the leader's lock up: another process takes over. A session the server ended
+        took the lock with it, and asyncpg has already given its connection back to the pool:
+        neither the unlock nor the release can then succeed, and neither is needed (raising
+        here kept a process that no longer leads saying it did, and its store from closing)."""
         conn, self._leading = self._leading, None
         if conn is None:
             return
         try:
             await conn.execute("SELECT pg_advisory_unlock($1, $2)", self.namespace, LEADER)
-        finally:
-            await pool.release(conn)  # (if the unlock failed, its session is gone, and the lock)
+        except Exception:
+            log.warning("the leader's session was gone already", exc_info=True)
+            with contextlib.suppress(Exception):
+                await pool.release(conn)
+            return
+        await pool.release(conn)
 
     async def identify_turn(self, tx: Transaction, bucket: int) -> float:
         """Take IDENTIFY ``bucket``'s next turn, :data:`IDENTIFY_EVERY` s after the last one

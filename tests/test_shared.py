@@ -21,7 +21,7 @@ from bot.runner import Display, Runner, Snapshot
 from bot.settings import SHARED_KEPT_SECONDS
 from db import results
 from db.postgres import POOL_SIZE
-from db.shared import IDENTIFY_EVERY
+from db.shared import IDENTIFY_EVERY, LEADER
 from tests.databases import fresh_schema
 from tests.support import CHANNEL, GUILD, Clock, Table, finish_cheerio, orchard, player, started
 from tests.test_opponents import game_with_orchard
@@ -175,6 +175,26 @@ async def test_the_leader_s_lock_passes_on_when_its_holder_goes(url: str) -> Non
     await a.close()  # its session ends, as when a process dies
     assert await b.store.try_lead()
     assert await b.store.still_leading()
+    await b.close()
+
+
+async def test_a_leader_whose_session_ended_knows_it_no_longer_leads(url: str) -> None:
+    """The server ends the leader's session (a restart, a failover, an operator): the lock is
+    gone, another process takes it, and the old leader must say it no longer leads rather
+    than fail the check (its chores would run beside the new leader's), and close cleanly."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    assert await a.store.try_lead()
+    assert a.store.locks is not None
+    rows = await a.store.db.fetchall(
+        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted"
+        " AND classid::bigint = ? AND objid::bigint = ?",
+        (a.store.locks.namespace % 2**32, LEADER),
+    )
+    await b.store.db.fetchall("SELECT pg_terminate_backend(?)", (rows[0][0],))
+    assert await b.store.try_lead()
+    assert not await a.store.still_leading()
+    await a.close()
     await b.close()
 
 
