@@ -141,5 +141,6 @@ class Dailies:
     async def boards_due(self, day: int) -> list[tuple[int, int]]:
         return await self.store.channels_due(day)
 
-    async def posted(self, guild_id: int, day: int) -> None:
-        await self.store.posted(guild_id, day)
+    async def claim_board(self, guild_id: int, day: int) -> bool:
+        """Whether this caller posts the server's board of ``day`` (once, across processes)."""
+        return await self.store.claim(guild_id, day)

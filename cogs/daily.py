@@ -245,18 +245,25 @@ class DailyCog(commands.Cog):
         await self.bot.wait_until_ready()
 
     async def post_boards(self) -> int:
-        """Post yesterday's board (every daily game) in each server's chosen channel, once."""
+        """Post yesterday's board (every daily game) in each server's chosen channel, once.
+
+        Every process runs this over every server, so each board is claimed before it is
+        posted (and after it is read, so a failed read leaves it due): two processes reading
+        it as due at once would otherwise both post it. A process that dies between the claim
+        and the post loses that day's board there, as a refused post does; a board twice in
+        every channel would be worse."""
         yesterday = self.dailies.today() - 1
         posted = 0
         for guild_id, channel_id in await self.dailies.boards_due(yesterday):
+            embeds = [await self.board(yesterday, choice.value, guild_id) for choice in GAMES]
+            if not await self.dailies.claim_board(guild_id, yesterday):
+                continue  # another process has it
             channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
-            for choice in GAMES:
-                embed = await self.board(yesterday, choice.value, guild_id)
+            for embed in embeds:
                 try:
                     await channel.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
                 except discord.HTTPException as err:
                     log.warning("daily board for server %s not posted: %s", guild_id, err)
-            await self.dailies.posted(guild_id, yesterday)
             posted += 1
         return posted
 

@@ -112,12 +112,15 @@ class DailyStore:
         )
         return [(int(r[0]), int(r[1])) for r in rows]
 
-    async def posted(self, guild_id: int, day: int) -> None:
+    async def claim(self, guild_id: int, day: int) -> bool:
+        """Take the posting of the server's board of ``day``: True for one caller only, however
+        many processes read it as due at once."""
         async with self.db.transaction() as conn:
-            await conn.execute(
+            claimed = await conn.execute(
                 "UPDATE daily_channels SET posted_day = ? WHERE guild_id = ? AND posted_day < ?",
                 (day, guild_id, day),
             )
+            return claimed == 1
 
 
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:

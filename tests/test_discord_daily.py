@@ -3,6 +3,7 @@ working, the same dice for everyone, once a day, the boards and the share line."
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from bot.daily import day_of
 from bot.games.applejack import CATEGORIES as APPLEJACK_CATEGORIES
 from bot.games.cheerio import CATEGORIES
 from bot.model import Player
+from cogs.daily import GAMES
 from db.connection import Target
 from tests.botharness import (
     ALICE,
@@ -238,6 +240,29 @@ async def test_yesterdays_board_is_posted_once_in_the_chosen_channel(
         titles = [m["embeds"][0]["title"] for m in posted]
         assert f"Orchard Daily #{day_of(now) - 1} · Cheerio · this server" in titles
         assert "Alice" in posted[0]["embeds"][0]["description"]
+        no_errors(fake_discord)
+
+
+async def test_two_posters_at_once_post_each_board_once(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Every process runs the posting loop over every server (on a shared store, two at
+    once when their five minutes meet, as at midnight): both read the board as due before
+    either has posted it. A server's board is claimed before it is posted, so one posts it."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
+            )
+        )
+        cog: Any = bot.get_cog("DailyCog")
+        cog.post_yesterday.cancel()
+        before = len(fake_discord.channel_messages(CHANNEL))
+        done = await asyncio.gather(cog.post_boards(), cog.post_boards())
+        assert sorted(done) == [0, 1]
+        posted = fake_discord.channel_messages(CHANNEL)[before:]
+        assert len(posted) == len(GAMES), [m["embeds"][0]["title"] for m in posted]
         no_errors(fake_discord)
 
 
