@@ -438,8 +438,13 @@ class ServersCog(commands.Cog):
 
     @tasks.loop(hours=6)
     async def purge(self) -> None:
-        """Forget servers the bot left more than 30 days ago (the leading process does)."""
-        await self._purge()
+        """Forget servers the bot left more than 30 days ago (the leading process does). A
+        failure is logged and tried again next time: raised, it would end the loop for the
+        life of the process (discord.py's loops survive only network errors)."""
+        try:
+            await self._purge()
+        except Exception:
+            log.exception("could not purge departed servers; trying again later")
 
     async def _purge(self) -> None:
         await self.bot.orchard.purge_departed(time.time() - KEEP_DEPARTED_DAYS * 86400)

@@ -2,6 +2,7 @@
 
 import asyncio
 import re
+import sqlite3
 from dataclasses import replace
 from typing import Any
 
@@ -198,6 +199,36 @@ async def test_departed_servers_are_purged_after_30_days_only(database: Target) 
     for table in ("games", "results", "ratings", "moves", "game_players"):
         assert await rows(database, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
     await o.close()
+
+
+async def test_a_failed_purge_is_tried_again_at_the_next_turn(
+    fake_discord: FakeDiscord, tmp_path: Any
+) -> None:
+    """The purge runs every 6 hours; one that fails (a database busy or reconnecting) must
+    not end that loop, or no departed server is purged again until a restart, and their
+    data outlives the 30 days /help promises."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        cog: Any = bot.get_cog("ServersCog")
+        cog.purge.cancel()
+        while cog.purge.is_running():
+            await asyncio.sleep(0.01)
+        calls: list[float] = []
+
+        async def purge_departed(before: float) -> list[int]:
+            calls.append(before)
+            if len(calls) == 1:
+                raise sqlite3.OperationalError("database is locked")
+            return []
+
+        bot.orchard.purge_departed = purge_departed  # type: ignore[method-assign]
+        cog.purge.change_interval(seconds=0.01)
+        cog.purge.start()
+        deadline = asyncio.get_running_loop().time() + 5
+        while len(calls) < 2 and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+        cog.purge.cancel()
+        assert len(calls) >= 2, "the purge loop ended at its first failure"
 
 
 async def test_a_server_back_after_its_purge_starts_from_the_default_settings(
