@@ -1,13 +1,35 @@
-"""How Orchard words things for people, the same in every game: lists of names, the one
-"not your turn" and links. Pure text (no discord), so the runner and the cogs say
-it alike; plurals are in :mod:`bot.words`, times are ``discord.utils.format_dt``'s.
+"""How Orchard words things for people, the same in every game: names shown as typed, lists
+of names, the one "not your turn" and links. Pure text (no discord), so the runner and the
+cogs say it alike; plurals are in :mod:`bot.words`, times are ``discord.utils.format_dt``'s.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from bot.words import plural
+
+MARKS = re.compile(r"[\\*_~|`\[<]|^\s*[#>-]")
+"""What Discord's Markdown reads in a name: the marks of bold, italics, underline, strike,
+spoilers and code, a masked link's ``[``, the ``<`` of a mention, channel, timestamp or
+custom emoji, and a heading, quote, subtext or list at the start of a line."""
+LOOKALIKE_BACKTICK = "\u02cb"  # ˋ: one character, as wide in a table as the ` it stands for
+
+
+def literal(name: str) -> str:
+    """A name (anything a person typed) for Markdown, shown exactly as typed: each mark gets
+    the backslash ``discord.utils.escape_markdown`` would give it (in an address too), and
+    so does ``<``, which would make ``<@123>`` a mention pill or ``<t:0>`` a time. Written
+    here, not imported, so the runner's refusals use it and stay free of discord. A name is
+    escaped once, where it goes into text: never pass the result in again."""
+    return MARKS.sub(lambda mark: mark[0][:-1] + "\\" + mark[0][-1], name)
+
+
+def in_code(name: str) -> str:
+    """A name for a code block, where no backslash escapes: a run of backticks would end
+    the block, so each becomes a look-alike of the same width and the table's columns hold."""
+    return name.replace("`", LOOKALIKE_BACKTICK)
 
 
 def joined(names: Sequence[str]) -> str:
@@ -18,12 +40,14 @@ def joined(names: Sequence[str]) -> str:
 
 
 def not_your_turn(waiting_for: Sequence[str]) -> str:
-    """Every game's one answer to a move out of turn, naming whom the game waits for."""
-    if not waiting_for:
+    """Every game's one answer to a move out of turn, naming whom the game waits for (their
+    names as stored: they are shown literally here)."""
+    shown = [literal(name) for name in waiting_for]
+    if not shown:
         return "It is not your turn."
-    if len(waiting_for) == 1:
-        return f"It is not your turn: it is {waiting_for[0]}'s."
-    return f"It is not your turn: the game is waiting for {joined(waiting_for)}."
+    if len(shown) == 1:
+        return f"It is not your turn: it is {shown[0]}'s."
+    return f"It is not your turn: the game is waiting for {joined(shown)}."
 
 
 def link(text: str, url: str) -> str:

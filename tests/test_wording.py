@@ -7,9 +7,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from discord.utils import escape_markdown
+
 from bot.ratings import display, shown
 from bot.specs import VARIANTS
-from bot.wording import joined, lines_within, message_link, not_your_turn
+from bot.wording import in_code, joined, lines_within, literal, message_link, not_your_turn
 from bot.words import plural
 from tests.botharness import (
     ALICE,
@@ -78,6 +80,19 @@ def test_the_shared_words() -> None:
     )
     assert message_link("Go", 1, 2, None) == "<#2>"
     assert message_link("Go", 1, 2, 3) == "[Go](https://discord.com/channels/1/2/3)"
+
+
+def test_names_are_shown_as_typed() -> None:
+    """Every mark a name may carry gets the backslash ``discord.utils.escape_markdown`` gives
+    it, and so does the ``<`` of a mention or timestamp it does not; a code block, where no
+    backslash escapes, gets a look-alike for each backtick, as wide."""
+    marked = ["**Al**", "_x_", "~~y~~", "||s||", "# head", "> quote", "-# small", "a```b"]
+    marked += ["[link](https://x.example)", "back\\slash", "Jean-Luc #1", "Orchard (Hard) 2"]
+    for name in marked:
+        assert literal(name) == escape_markdown(name), name
+    assert literal("<@7001> <t:0:R>") == "\\<@7001> \\<t:0:R>"
+    assert not_your_turn(["**Bo**"]) == "It is not your turn: it is \\*\\*Bo\\*\\*'s."
+    assert in_code("a```b") == "a\u02cb\u02cb\u02cbb" and in_code("Alice") == "Alice"
 
 
 def test_a_long_list_is_cut_to_its_limit_and_says_how_many_are_left() -> None:
