@@ -26,6 +26,7 @@ from bot.pacing import until_answered
 from bot.pings import TurnPings, joined
 from bot.runner import Gone, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays, title
+from bot.wording import literal
 from bot.words import plural
 
 log = logging.getLogger(__name__)
@@ -140,8 +141,9 @@ def seat_name(player: Player) -> str:
     return player.name
 
 
-def names(snapshot: Snapshot) -> list[str]:
-    """Every seat's name, told apart: a second "Orchard (Hard)" is "Orchard (Hard) 2"."""
+def plain_names(snapshot: Snapshot) -> list[str]:
+    """Every seat's name as typed, told apart: a second "Orchard (Hard)" is "Orchard (Hard) 2".
+    For text Discord shows without Markdown: a code-block table, a select's option."""
     shown = [seat_name(p) for p in snapshot.row.players]
     told = []
     for seat, name in enumerate(shown):
@@ -150,9 +152,14 @@ def names(snapshot: Snapshot) -> list[str]:
     return told
 
 
+def names(snapshot: Snapshot) -> list[str]:
+    """Every seat's name for a board's Markdown, shown as typed (``**Bo**`` styles nothing)."""
+    return [literal(name) for name in plain_names(snapshot)]
+
+
 def whose_turn(players: list[Player]) -> str | None:
     """A board's line naming, not mentioning, whom the game waits for."""
-    shown = [seat_name(p) for p in players]
+    shown = [literal(seat_name(p)) for p in players]
     if len(shown) < 2:
         return f"{shown[0]}'s turn" if shown else None
     return f"Waiting for {joined(shown)}"
@@ -238,7 +245,7 @@ def timeout_notice(snapshot: Snapshot) -> str:
     """One line for the channel when the clock, not a player, moved the game."""
     lines = []
     for move in snapshot.moves:
-        name = seat_name(snapshot.row.players[move.seat])
+        name = literal(seat_name(snapshot.row.players[move.seat]))
         if move.source is MoveSource.TIMEOUT:
             lines.append(f"⏰ {name} ran out of time, so Orchard played for them.")
         elif move.source is MoveSource.FORFEIT and move.user_id is None:

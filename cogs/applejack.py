@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.boards import Rendered, Row, names, status
+from bot.boards import Rendered, Row, names, plain_names, status
 from bot.components import Control, GameButton, GameSelect
 from bot.games.applejack import (
     ApplejackState,
@@ -53,13 +53,13 @@ class ApplejackCog(
         rounds = len(state.cards[0])
         heading = f"{title(snapshot.row.kind)} · round {state.round + 1} of {rounds}"
         happened = self._last_call(state, players)
-        card = f"**Round {state.round + 1} card**\n" + self._round_card(state, players)
+        card = f"**Round {state.round + 1} card**\n" + self._round_card(state, snapshot)
         if snapshot.row.status != "active":
             return Rendered(self.finished(snapshot, happened, [card]))
         waiting = sorted(self.bot.orchard.runner.engine(self.kind).to_act(state))
         who = [snapshot.row.players[s] for s in waiting]
         if state.phase == "call":
-            rows: list[Row] = [self._call_controls(snapshot, state, players)]
+            rows: list[Row] = [self._call_controls(snapshot, state)]
             doing = f"{players[waiting[0]]} calls the category everyone scores in."
         elif state.phase == "solo":
             rows = self._solo_controls(snapshot)
@@ -89,8 +89,9 @@ class ApplejackCog(
             lines.append(f"**{name}**{tags} {dice} · {totals(state)[seat]}")
         return "\n".join(lines)
 
-    def _round_card(self, state: ApplejackState, players: list[str]) -> str:
+    def _round_card(self, state: ApplejackState, snapshot: Snapshot) -> str:
         """This round's card, a row per player, so everyone sees what each call gave whom."""
+        players = plain_names(snapshot)  # a code block shows them as typed
         rows = [
             (name, cards[state.round]) for name, cards in zip(players, state.cards, strict=True)
         ]
@@ -147,9 +148,8 @@ class ApplejackCog(
         done = GameButton(snapshot.id, snapshot.row.version, "hold", label="Hold: keep all five")
         return [[select], [done]]
 
-    def _call_controls(
-        self, snapshot: Snapshot, state: ApplejackState, players: list[str]
-    ) -> list[Control]:
+    def _call_controls(self, snapshot: Snapshot, state: ApplejackState) -> list[Control]:
+        players = plain_names(snapshot)  # an option's description shows no Markdown
         options = []
         for category, points in call_preview(state):
             each = " · ".join(f"{players[s]} {p}" for s, p in enumerate(points) if p is not None)

@@ -11,7 +11,7 @@ from discord import app_commands
 from bot.ai.cheerio_players import exact_tables
 from bot.ai.dice_optimal import DiceTables
 from bot.answers import send
-from bot.boards import Rendered, Row, names, status
+from bot.boards import Rendered, Row, names, plain_names, status
 from bot.components import GameButton, GameSelect
 from bot.games.cheerio import (
     CATEGORIES,
@@ -45,7 +45,7 @@ HEADS = ("1", "2", "3", "4", "5", "6", "Ch", "Sum")
 
 
 def scorecard(state: CheerioState, players: list[str]) -> str:
-    """A row per player (full names), a column per category: readable on a phone."""
+    """A row per player (full names, as typed), a column per category: readable on a phone."""
     rows = [(name, [*card, total(card)]) for name, card in zip(players, state.cards, strict=True)]
     return score_table(HEADS, rows)
 
@@ -108,7 +108,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
     def render(self, snapshot: Snapshot) -> Rendered:
         state: CheerioState = snapshot.state
         players = names(snapshot)
-        card = scorecard(state, players)
+        card = scorecard(state, plain_names(snapshot))
         happened = last_move(state, players)
         if snapshot.row.status != "active":
             return Rendered(self.finished(snapshot, happened, [card]))

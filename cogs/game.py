@@ -21,6 +21,7 @@ from bot.model import Player
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import GameSpec, title
+from bot.wording import in_code
 from bot.words import plural
 from cogs.servers import send_board
 
@@ -32,15 +33,17 @@ Cell = int | None
 
 
 def short(name: str, width: int = NAME_WIDTH) -> str:
-    """A name that fits a table column, cut with an ellipsis only beyond ``width``."""
-    return name if len(name) <= width else name[: width - 1] + "…"
+    """A name that fits a table column, cut with an ellipsis only beyond ``width``; its
+    backticks cannot end the table's code block (:func:`bot.wording.in_code`)."""
+    return in_code(name if len(name) <= width else name[: width - 1] + "…")
 
 
 def score_table(heads: Sequence[str], rows: Sequence[tuple[str, Sequence[Cell]]]) -> str:
     """A code-block table, a row per player and a column per category, narrow for phones.
 
-    Names run down the side, so they are never cut to a stump: at most 14 characters and
-    three per column keep a six-player table within 40 characters a line.
+    Names run down the side as typed (:func:`bot.boards.plain_names`: no Markdown in a code
+    block), never cut to a stump: at most 14 characters and three per column keep a
+    six-player table within 40 characters a line.
     """
     width = max([len(short(name)) for name, _ in rows] + [1])
     columns = [max(3, len(h) + 1) for h in heads]

@@ -36,6 +36,7 @@ from tests.botharness import (
 )
 from tests.fakediscord import COMPONENTS_V2, Component, FakeDiscord, components_of, text_of
 from tests.fakediscord.models import walk
+from tests.test_servers import play_out
 
 DAVE, ERIN, FRANK = 7004, 7005, 7006
 MANAGE_MESSAGES = 1 << 13
@@ -281,6 +282,87 @@ async def test_orchard_seats_are_named_by_level_in_full(
                 ALICE, GUILD, CHANNEL, "end", {"game_id": (await game_row(bot, "cheerio")).id}
             )
         )
+
+
+def outside_code(text: str) -> str:
+    """A board's Markdown without its code blocks."""
+    return "".join(text.split("```")[::2])
+
+
+def code_blocks(text: str) -> list[str]:
+    return text.split("```")[1::2]
+
+
+async def test_names_with_markdown_show_as_typed_on_the_lobby_and_every_board(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """A player named "**Al**_ice_" is neither bold nor italic on a lobby, any game's board in
+    play or the final standings (escaped in their Markdown), and reads as typed in a score
+    table's code block, where a backslash would show."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    fake_discord.permissions[ALICE] = MANAGE_MESSAGES  # to /end the games in play
+    marked, shown = "**Al**_ice_", r"\*\*Al\*\*\_ice\_"
+    fake_discord.add_user(ALICE, marked)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        for kind in ("applejack", "hotscore", "appletters"):
+            board = await new_game(fake_discord, kind, ALICE, [BOB])
+            text = text_of(fake_discord.message(board))
+            assert shown in outside_code(text) and marked not in outside_code(text), text
+            assert all(f"\n{marked} " in table for table in code_blocks(text)), text
+            live = await game_row(bot, kind)
+            await answered(
+                await fake_discord.slash(ALICE, GUILD, CHANNEL, "end", {"game_id": live.id})
+            )
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        board = int(opened.original["id"])
+        seen = [text_of(fake_discord.message(board))]
+        await press(fake_discord, BOB, board, "Join")
+        await press(fake_discord, ALICE, board, "Start")
+        seen.append(text_of(fake_discord.message(board)))
+        assert f"**{shown}'s turn**" in seen[-1]
+        await play_out(bot, (await game_row(bot, "cheerio")).id, {0: ALICE, 1: BOB})
+        await fake_discord.wait_for(
+            lambda: "Game over" in text_of(fake_discord.message(board)), what="the final board"
+        )
+        seen.append(text_of(fake_discord.message(board)))
+        for text in seen:
+            assert shown in outside_code(text), text
+            assert marked not in outside_code(text), text
+        for text in seen[1:]:
+            (table,) = code_blocks(text)
+            assert f"\n{marked} " in table, table
+        no_errors(fake_discord)
+
+
+async def test_a_name_with_backticks_leaves_the_score_table_whole(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Three backticks in a name would end a board's code block early and spill the table:
+    every board with a table has as many fences as with a plain name, and the table's lines
+    keep one width, the name's backticks drawn as look-alikes."""
+    server(fake_discord)
+    fake_discord.permissions[ALICE] = MANAGE_MESSAGES  # to /end each game
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        for kind in ("cheerio", "applejack"):
+            fences: list[int] = []
+            for name, drawn in (("Alice", "Alice"), ("a```b", "a\u02cb\u02cb\u02cbb")):
+                fake_discord.add_user(ALICE, name)
+                board = await new_game(fake_discord, kind, ALICE, [BOB])
+                message = fake_discord.message(board)
+                text = text_of(message)
+                fences.append(text.count("```"))
+                assert fences[-1] == fences[0] == 2, (name, text)  # one table, whole
+                (table,) = code_blocks(text)
+                lines = table.split("\n")[1:-1]
+                assert len({len(line) for line in lines}) == 1, lines
+                assert f"\n{drawn} " in table, table
+                assert phone_lines(message) <= PHONE_LINES, text  # and within 40 wide
+                live = await game_row(bot, kind)
+                await answered(
+                    await fake_discord.slash(ALICE, GUILD, CHANNEL, "end", {"game_id": live.id})
+                )
+        no_errors(fake_discord)
 
 
 async def test_no_message_of_a_whole_cheerio_game_gets_a_plural_wrong(
