@@ -38,7 +38,7 @@ from bot.pacing import BACKLOG
 from bot.runner import Refusal, Runner, Snapshot
 from bot.specs import title
 from bot.wording import joined as joined  # bot.boards imports it from here
-from bot.wording import link
+from bot.wording import link, literal
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def dm_text(row: GameRow, link: str) -> str:
 def end_text(snapshot: Snapshot, winners: list[int], link: str) -> str:
     """Who won, by name (the message pings nobody)."""
     players = snapshot.row.players
-    names = [discord.utils.escape_markdown(players[seat].name) for seat in winners]
+    names = [literal(players[seat].name) for seat in winners]
     if len(players) == 1:
         outcome = f"{names[0]} played it solo" if names else "nobody won"
     else:

@@ -21,7 +21,7 @@ from bot.ratings import RATING_START
 from bot.reviews import HELP as REVIEW_HELP
 from bot.runner import Refusal
 from bot.specs import SPECS, title
-from bot.wording import lines_within, message_link
+from bot.wording import lines_within, literal, message_link
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -91,7 +91,7 @@ class CoreCog(commands.Cog):
         lines: list[str] = []
         buttons: list[GameButton] = []
         for row in rows:
-            who = ", ".join(p.name for p in row.players)
+            who = ", ".join(literal(p.name) for p in row.players)
             link = message_link("Go to it", row.guild_id, row.channel_id, row.message_id)
             state = "waiting to start" if row.status is GameStatus.LOBBY else "in play"
             lines.append(f"**{title(row.kind)}** #{row.id} ({state}) · {who} · {link}")

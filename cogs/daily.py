@@ -31,6 +31,7 @@ from bot.posting import POSTING, check_postable
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import SPEC_OF, SPECS, title
+from bot.wording import literal
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -111,7 +112,7 @@ def board_embed(
 ) -> discord.Embed:
     """A day's results, best first, each with the player's streak of days in a row."""
     lines = [
-        f"{i}. {p.name}: **{p.score}**"
+        f"{i}. {literal(p.name)}: **{p.score}**"
         + (f" · accuracy {p.accuracy}%" if p.accuracy is not None else "")
         + (f" · 🔥 {streaks[p.user_id]}" if streaks.get(p.user_id, 0) > 1 else "")
         for i, p in enumerate(plays[:BOARD_SIZE], start=1)
@@ -158,7 +159,7 @@ class DailyCog(commands.Cog):
         payload = await self.bot.boards.render(snapshot)
         if snapshot.row.guild_id != interaction.guild_id:
             started = self.bot.get_guild(snapshot.row.guild_id)
-            where = started.name if started else "another server"
+            where = literal(started.name) if started else "another server"
             payload.board.body.append(f"Started in {where}: it counts on that server's board.")
         if play.score is not None:
             streak = await self.dailies.streak(kind, user.id)

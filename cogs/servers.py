@@ -26,7 +26,7 @@ from bot.ratings import display, shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
-from bot.wording import joined, lines_within, message_link
+from bot.wording import joined, lines_within, literal, message_link
 from bot.words import plural
 from cogs.stats_chart import chart_of, describe
 
@@ -234,7 +234,7 @@ class ServersCog(commands.Cog):
         guild_id = self._guild(interaction)
         who = user or interaction.user
         rows = await self.bot.orchard.store.user_stats(guild_id, who.id)
-        embed = discord.Embed(title=f"{who.display_name}'s games here")
+        embed = discord.Embed(title=f"{literal(who.display_name)}'s games here")
         for s in rows:
             embed.add_field(name=title(s.kind), value=stats_text(s))
         embed.description = summary_text(rows)
@@ -279,7 +279,7 @@ class ServersCog(commands.Cog):
             )
         ]
         embed = discord.Embed(
-            title=f"{who.display_name}'s recent games",
+            title=f"{literal(who.display_name)}'s recent games",
             description="\n".join(lines) or "No finished games yet.",
         )
         await send(

@@ -4,6 +4,7 @@ the one "not your turn", over a scripted game and the commands people run after 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from tests.botharness import (
     unpaced,
 )
 from tests.fakediscord import FakeDiscord
+from tests.test_discord_daily import finish_daily
 from tests.test_servers import play_out
 
 KINDS = "|".join(VARIANTS)
@@ -159,6 +161,82 @@ async def test_every_message_around_a_game_reads_right(
         assert any("[Final board](https://discord.com/channels/" in t for t in texts)
         assert any("1 game ·" in t for t in texts), "the game counted in /stats, in the singular"
         assert faults(texts) == []
+        no_errors(fake_discord)
+
+
+NAMED = {ALICE: "**Al**_ice_", BOB: "<@7001> ~~Bob~~"}
+"""Names with Markdown in them, one also looking like a mention of the other..."""
+SHOWN = {ALICE: r"\*\*Al\*\*\_ice\_", BOB: r"\<@7001> \~\~Bob\~\~"}
+"""...and as Orchard writes them, so that Discord shows them as typed."""
+
+
+def raw_names(texts: list[str]) -> list[str]:
+    """The texts carrying a name of :data:`NAMED` unescaped, which Discord would style."""
+    return [text for text in texts for name in NAMED.values() if name in text]
+
+
+async def test_names_show_as_typed_in_every_message_around_a_game(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Players named with Markdown: /games, the refusal naming whom the game waits for, the
+    notice of a turn run out, the end announcement, /stats and /history (and /leaderboard,
+    whose lines are mentions) all show the names as typed (the boards are test_boards')."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    for user, name in NAMED.items():
+        fake_discord.add_user(user, name)
+    alice, bob = SHOWN[ALICE], SHOWN[BOB]
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        listed = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "games", {}))
+        assert f"{alice}, {bob}" in listed.embeds[0]["description"]
+        wrong = await answered(
+            await fake_discord.click(BOB, board, roll_button(fake_discord, board))
+        )
+        assert wrong.content == f"It is not your turn: it is {alice}'s."
+        texts = [wrong.content, *words_of(listed.original)]
+        bot.orchard.runner.clock = lambda: time.time() + 301  # Alice's turn runs out
+        bot.orchard.scheduler.wake()
+        notice = await fake_discord.wait_for_message(
+            CHANNEL, lambda m: "ran out of time" in (m.get("content") or "")
+        )
+        assert notice["content"].startswith(f"⏰ {alice} ran out of time"), notice["content"]
+        bot.orchard.runner.clock = time.time
+        await play_out(bot, row.id, {0: ALICE, 1: BOB})
+        end = await fake_discord.wait_for_message(
+            CHANNEL, lambda m: "🏁" in (m.get("content") or "")
+        )
+        assert alice in end["content"] or bob in end["content"], end["content"]
+        for command, options in (
+            ("stats", {}),
+            ("history", {}),
+            ("leaderboard", {"game": "cheerio", "by": "wins"}),
+        ):
+            record = await answered(
+                await fake_discord.slash(ALICE, GUILD, CHANNEL, command, options)
+            )
+            assert record.original is not None, (command, record.describe())
+            texts += words_of(record.original)
+        assert f"{alice}'s games here" in texts and f"{alice}'s recent games" in texts
+        posted = [*fake_discord.messages.values(), *fake_discord.deleted.values()]
+        texts += [t for m in posted if int(m["id"]) != board for t in words_of(m)]
+        assert raw_names(texts) == []
+        no_errors(fake_discord)
+
+
+async def test_names_show_as_typed_on_the_daily_board(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """/daily-board, the board of names that are not mentions, styles no name."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        for user, name in NAMED.items():
+            await finish_daily(bot, user, name)
+        board = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily-board"))
+        text = board.embeds[0]["description"]
+        assert SHOWN[ALICE] in text and SHOWN[BOB] in text, text
+        assert raw_names([text]) == []
         no_errors(fake_discord)
 
 
