@@ -62,6 +62,7 @@ class Orchard:
         """Everything but Discord on the database ``database`` names; nothing runs until
         :meth:`start`. ``board`` displays a game on its own message."""
         store = await Store.open(database)
+        store.clock = clock
         settings = Settings(store, clock)
         runner = Runner(store, ENGINES, settings, board=board, clock=clock)
         lobby = Lobby(runner)

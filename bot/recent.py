@@ -2,9 +2,9 @@
 
 The runner keeps each game as it last committed it, so a move on SQLite reads nothing first;
 the settings keep each person's choice of turn pings, the store each leaderboard until results
-change. All are kept only on a store this process alone writes (a SQLite file): there, what it
-wrote last is what is stored, while on a store several processes share another one may have
-written since. The least recently used
+change. All are kept for good only on a store this process alone writes (a SQLite file):
+there, what it wrote last is what is stored, while on a store several processes share another
+one may have written since (leaderboards are kept there a few seconds). The least recently used
 entry goes once there are ``size``: a few hundred games are played at once, not millions.
 """
 

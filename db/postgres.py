@@ -1,7 +1,8 @@
 """The PostgreSQL backend of :class:`db.connection.Database`, through asyncpg.
 
 A pool of connections: each transaction takes one for its duration, and reads take one for a
-statement, so a leaderboard's aggregate never queues a move behind it. Topic modules write
+statement. Reads that may scan many rows are bounded (:data:`READS`), so however many
+leaderboards are asked for, a move never queues behind their aggregates. Topic modules write
 ``?`` placeholders; :func:`numbered` rewrites them to PostgreSQL's ``$1, $2…`` once per
 distinct statement (cached), and asyncpg prepares each statement once per connection.
 Migrations (``db/migrations/postgres/``) run under an advisory lock, so processes starting
@@ -30,6 +31,13 @@ POOL_SIZE = 10
 # another. Were every connection held by a transaction waiting for such a read, none would
 # ever come back: the process would hang (seen on two processes restarted mid-game night).
 RESERVED = 2
+# Reads outside a transaction (``fetchall``: a leaderboard's aggregate, /stats, /history) that
+# may hold a connection at once. An aggregate holds one for 20-55 ms, and someone repeating
+# /leaderboard asked for them faster than they finished: unbounded, they held every connection
+# and moves queued behind them, in every server. Bounded, the leader and these leave the rest
+# of the pool to transactions. Reads by key (``lookup``: a game, a server's settings) are
+# not counted: moves make them, and they never hold a connection for long.
+READS = 4
 # Keys of the session-level advisory locks Orchard takes (one number space per database).
 MIGRATION_LOCK = 0x4F52_4348_0001  # "ORCH", 1: applying migrations
 
@@ -87,6 +95,7 @@ class PostgresDatabase:
     def __init__(self, pool: asyncpg.Pool, pool_size: int = POOL_SIZE) -> None:
         self.pool = pool
         self._transactions = asyncio.Semaphore(max(1, pool_size - RESERVED))
+        self._reads = asyncio.Semaphore(max(1, min(READS, pool_size - RESERVED - 1)))
 
     @classmethod
     async def open(cls, url: str, pool_size: int = POOL_SIZE) -> PostgresDatabase:
@@ -113,9 +122,14 @@ class PostgresDatabase:
             yield PostgresTransaction(conn)
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
-        return cast(list[Row], await self.pool.fetch(numbered(sql), *params))
+        """One read, at most :data:`READS` at once: it may scan many rows."""
+        async with self._reads:
+            return cast(list[Row], await self.pool.fetch(numbered(sql), *params))
 
-    lookup = fetchall
+    async def lookup(self, sql: str, params: Params = ()) -> list[Row]:
+        """One read by key, never waiting for a read slot: a move makes them, and a
+        leaderboard's aggregate must not delay one."""
+        return cast(list[Row], await self.pool.fetch(numbered(sql), *params))
 
     async def checkpoint(self) -> None:
         """Nothing to do: PostgreSQL's write-ahead log is recycled by the server itself, and

@@ -45,6 +45,7 @@ class GameSession:
         self.db, self.game_id, self.tx = db, game_id, tx
         self.on_results = on_results  # told (the game id) once a write of results commits
         self.writes = 0  # tried, guards failed or not: what the runner checks its record against
+        self.wrote_results = False  # in ``tx``: boards are old once it commits
 
     async def get(self) -> GameRow | None:
         return await games.get_game(self.tx or self.db, self.game_id)
@@ -57,7 +58,9 @@ class GameSession:
         assert change.game_id == self.game_id
         self.writes += 1
         if self.tx is not None:
-            return await write_change(self.tx, change, time.time())
+            written = await write_change(self.tx, change, time.time())
+            self.wrote_results |= written and changes_results(change)
+            return written
         async with self.db.transaction() as tx:
             written = await write_change(tx, change, time.time())
         if written and self.on_results is not None and changes_results(change):

@@ -16,7 +16,9 @@ from db.connection import Database, Transaction
 
 
 async def guild_settings(db: Database, guild_id: int) -> dict[str, Any]:
-    rows = await db.fetchall("SELECT settings FROM guild_settings WHERE guild_id = ?", (guild_id,))
+    """A server's settings, by key: a move reads them (on a shared store, once 5 s old), so
+    the read never waits behind leaderboards' aggregates."""
+    rows = await db.lookup("SELECT settings FROM guild_settings WHERE guild_id = ?", (guild_id,))
     return dict(json.loads(rows[0][0])) if rows else {}
 
 

@@ -57,6 +57,9 @@ class _GuardFailed(Exception):
 
 
 BOARDS_KEPT = 256  # leaderboards computed, kept until results change (a store one process writes)
+# How long a leaderboard is kept on a store several processes share, where another process's
+# results cannot be counted here: boards there may be this old, as a server's settings may.
+SHARED_BOARD_SECONDS = 5.0
 
 Board = tuple[list[tuple[int, float, int]], dict[int, results.Record]]
 Generation = tuple[int, int]  # a kept board's: changes anywhere, and to its server's game
@@ -64,14 +67,20 @@ GAME_OF = "SELECT guild_id, kind FROM games WHERE id = ?"
 
 
 class Store:
-    def __init__(self, db: Database, locks: SharedLocks | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        locks: SharedLocks | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.db = db
+        self.clock = clock  # how old a board kept on a shared store is
         self.locks = locks  # how processes sharing the database coordinate (None: SQLite)
         # Leaderboards as computed, each with the generations of results it was computed at:
         # its aggregate reads every result of a game in a server (20 ms for 40,000), and one
         # person repeating /leaderboard must not cost the other servers a core. Counted per
         # server and game: in a game night some game ends somewhere several times a second.
-        self._boards: Recent[tuple[int, str, str, bool], tuple[Generation, Board]] = Recent(
+        self._boards: Recent[tuple[int, str, str, bool], tuple[Generation, float, Board]] = Recent(
             BOARDS_KEPT
         )
         self._changed_all = 0  # commits that may have changed any server's results
@@ -144,7 +153,9 @@ class Store:
             return
         async with self.db.transaction() as tx:
             await self.locks.lock_game(tx, game_id)
-            yield GameSession(self.db, game_id, tx)
+            session = GameSession(self.db, game_id, tx)
+            yield session
+        await self._committed(session)
 
     @asynccontextmanager
     async def claim(
@@ -157,7 +168,16 @@ class Store:
             raise NotImplementedError("one process on SQLite: the scheduler lists what is due")
         async with self.db.transaction() as tx:
             game_id = await self.locks.claim_due(tx, due, upto, skip)
-            yield None if game_id is None else GameSession(self.db, game_id, tx)
+            session = None if game_id is None else GameSession(self.db, game_id, tx)
+            yield session
+        if session is not None:
+            await self._committed(session)
+
+    async def _committed(self, session: GameSession) -> None:
+        """A shared session's transaction committed: its results are on this process's boards
+        at once (other processes' within :data:`SHARED_BOARD_SECONDS`)."""
+        if session.wrote_results:
+            await self.game_results_changed(session.game_id)
 
     async def try_lead(self) -> bool:
         """Become the process that does the bot's chores, if none is (see bot.leader)."""
@@ -276,16 +296,19 @@ class Store:
         only this process writes, computed once until that server's results of that game
         change: every write of results goes through this Store, which counts them after they
         commit (an erasure or a purge, everywhere). On a shared store another process may
-        have written since, so each is computed afresh."""
+        have written since, so each is kept :data:`SHARED_BOARD_SECONDS` at most: someone
+        repeating /leaderboard costs one aggregate per board per few seconds, not one each."""
         key = (guild_id, kind, by, lower_is_better)
         generation = self._generation(guild_id, kind)  # before reading: a write meanwhile
-        if not self.shared and key in self._boards:  # leaves it old
-            kept_at, board = self._boards.get(key)
-            if kept_at == generation:
+        now = self.clock()  # leaves it old, and its age counts from before the read
+        if key in self._boards:
+            kept_at, computed, board = self._boards.get(key)
+            if kept_at == generation and (
+                not self.shared or computed <= now < computed + SHARED_BOARD_SECONDS
+            ):
                 return board
         board = await results.board_with_records(self.db, guild_id, kind, by, lower_is_better)
-        if not self.shared:
-            self._boards.keep(key, (generation, board))
+        self._boards.keep(key, (generation, now, board))
         return board
 
     def _generation(self, guild_id: int, kind: str) -> Generation:
@@ -293,11 +316,10 @@ class Store:
 
     async def game_results_changed(self, game_id: int) -> None:
         """A game's results, ratings or erasures were committed: its server's boards of it
-        are old (its server and game read back by key, on a store only this process writes).
-        The results are committed by now: a failed read makes every board old rather than
-        fail the move that wrote them."""
+        are old (its server and game read back by key). The results are committed by now: a
+        failed read makes every board old rather than fail the move that wrote them."""
         try:
-            found = [] if self.shared else await self.db.lookup(GAME_OF, (game_id,))
+            found = await self.db.lookup(GAME_OF, (game_id,))
         except Exception:
             log.warning("game %s: its results' server could not be read back", game_id)
             found = []

@@ -14,7 +14,7 @@ from bot import health
 from bot.model import GameChange, GameStatus, Player
 from db.connection import Dialect, Target
 from db.migrate import available
-from db.postgres import PostgresDatabase, changed, migrate, numbered
+from db.postgres import POOL_SIZE, PostgresDatabase, changed, migrate, numbered
 from db.store import Store
 from tests.databases import fresh_schema
 
@@ -71,6 +71,42 @@ async def test_reads_inside_transactions_find_a_connection_when_every_one_is_bus
         finally:
             await db.close()
     assert done == [1] * 6
+
+
+# Every read of the results table sleeps once, in the server: a leaderboard's aggregate as
+# slow as a big server's, with the Store, its pool and its SQL as they are.
+SLOW_RESULTS = """
+ALTER TABLE results RENAME TO results_stored;
+CREATE FUNCTION slowly() RETURNS boolean LANGUAGE sql VOLATILE
+    AS 'SELECT pg_sleep({seconds}); SELECT true';
+CREATE VIEW results AS SELECT * FROM results_stored WHERE (SELECT slowly());
+"""
+
+
+@pytest.mark.postgres
+async def test_a_move_never_queues_behind_leaderboards_however_many() -> None:
+    """Someone repeating /leaderboard (a board per server here, so none is kept) asks for far
+    more aggregates than the pool has connections, each 0.5 s long; a move made meanwhile
+    still commits at once. Before, the reads took every connection and the move queued
+    behind them for a second."""
+    async with fresh_schema() as url:
+        store = await Store.open(url)
+        game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+        async with store.db.transaction() as tx:
+            await tx.execute(SLOW_RESULTS.format(seconds=0.5))
+        boards = [
+            asyncio.create_task(store.board_with_records(guild, "cheerio", "wins"))
+            for guild in range(3 * POOL_SIZE)
+        ]
+        await asyncio.sleep(0.2)  # every read has asked for its connection
+        started = time.monotonic()
+        async with store.game(game_id) as session:
+            assert await session.write(GameChange(game_id, message_id=5))
+        took = time.monotonic() - started
+        done = await asyncio.gather(*boards)
+        await store.close()
+    assert took < 0.3, f"the move waited {took:.2f} s for a connection"
+    assert done == [([], {})] * len(boards)
 
 
 @pytest.mark.postgres
