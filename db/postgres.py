@@ -38,8 +38,17 @@ RESERVED = 2
 # of the pool to transactions. Reads by key (``lookup``: a game, a server's settings) are
 # not counted: moves make them, and they never hold a connection for long.
 READS = 4
+IDLE_IN_TRANSACTION_SECONDS = 60.0
+"""How long the server lets a pooled connection sit idle inside a transaction before it ends
+the session, and with it the transaction and the game locks it holds. A process stopped
+mid-transaction (SIGSTOP, a network partition) otherwise holds its games' locks until TCP
+notices, which can be hours, and every click on those games in the other processes waits for
+them. Orchard's own longest idle gap in a transaction is far shorter: Orchard's seat deciding
+its move in a thread (up to ~50 ms for a word search); the IDENTIFY turn is sub-second, and
+migrations send their statements back to back."""
 # Keys of the session-level advisory locks Orchard takes (one number space per database).
 MIGRATION_LOCK = 0x4F52_4348_0001  # "ORCH", 1: applying migrations
+IDLE_SETTING = "idle_in_transaction_session_timeout"  # in milliseconds
 
 _LITERAL = re.compile(r"('(?:[^']|'')*')")  # a quoted string: its '?' are not placeholders
 
@@ -98,9 +107,19 @@ class PostgresDatabase:
         self._reads = asyncio.Semaphore(max(1, min(READS, pool_size - RESERVED - 1)))
 
     @classmethod
-    async def open(cls, url: str, pool_size: int = POOL_SIZE) -> PostgresDatabase:
-        """Connect to ``url`` (any libpq-style URL asyncpg accepts) and migrate it."""
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size, reset=_session_kept)
+    async def open(
+        cls,
+        url: str,
+        pool_size: int = POOL_SIZE,
+        idle_timeout: float | None = IDLE_IN_TRANSACTION_SECONDS,
+    ) -> PostgresDatabase:
+        """Connect to ``url`` (any libpq-style URL asyncpg accepts) and migrate it. A session
+        idle in a transaction for ``idle_timeout`` seconds is ended by the server (None: the
+        server's own setting)."""
+        settings = {} if idle_timeout is None else {IDLE_SETTING: f"{round(idle_timeout * 1000)}"}
+        pool = await asyncpg.create_pool(
+            url, min_size=1, max_size=pool_size, reset=_session_kept, server_settings=settings
+        )
         try:
             async with pool.acquire() as conn:
                 await migrate(conn)

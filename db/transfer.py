@@ -45,7 +45,9 @@ async def copy_database(source: Path, target: str) -> dict[str, int]:
     table's row count, verified equal on both sides."""
     lite = await SqliteDatabase.open(source)
     try:
-        server = await PostgresDatabase.open(target)
+        # No idle limit: the copy holds no game's lock, runs with every bot stopped, and
+        # reads each batch from SQLite inside its one transaction.
+        server = await PostgresDatabase.open(target, idle_timeout=None)
         try:
             return await _copy(lite, server)
         finally:

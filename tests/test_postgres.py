@@ -14,7 +14,14 @@ from bot import health
 from bot.model import GameChange, GameStatus, Player
 from db.connection import Dialect, Target
 from db.migrate import available
-from db.postgres import POOL_SIZE, PostgresDatabase, changed, migrate, numbered
+from db.postgres import (
+    IDLE_IN_TRANSACTION_SECONDS,
+    POOL_SIZE,
+    PostgresDatabase,
+    changed,
+    migrate,
+    numbered,
+)
 from db.store import Store
 from tests.databases import fresh_schema
 
@@ -107,6 +114,57 @@ async def test_a_move_never_queues_behind_leaderboards_however_many() -> None:
         await store.close()
     assert took < 0.3, f"the move waited {took:.2f} s for a connection"
     assert done == [([], {})] * len(boards)
+
+
+@pytest.mark.postgres
+async def test_a_transaction_left_idle_is_ended_and_its_game_freed() -> None:
+    """A process stopped mid-transaction (SIGSTOP, a network partition) held its games' locks
+    until TCP noticed, and a click on one of them in another process waited as long. The
+    server now ends a session idle in a transaction past the limit (0.3 s here, a minute in
+    Orchard): the lock goes with it, the click moves the game, and the stopped process's
+    transaction fails rather than commit."""
+    async with fresh_schema() as url:
+        clicked = await Store.open(url)
+        locks = clicked.locks
+        assert locks is not None
+        stopped = await PostgresDatabase.open(url, idle_timeout=0.3)
+        game_id = await clicked.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+        holding, moved = asyncio.Event(), asyncio.Event()
+
+        async def stop_holding_the_game() -> None:
+            async with stopped.transaction() as tx:
+                await locks.lock_game(tx, game_id)
+                holding.set()
+                await moved.wait()  # idle in the transaction, as a stopped process is
+                await tx.execute("UPDATE games SET version = 9 WHERE id = ?", (game_id,))
+
+        stalled = asyncio.create_task(stop_holding_the_game())
+        await holding.wait()
+        async with asyncio.timeout(5), clicked.game(game_id) as session:
+            assert await session.write(GameChange(game_id, message_id=5))
+        moved.set()
+        with pytest.raises((asyncpg.PostgresError, asyncpg.InterfaceError)):
+            await stalled
+        game = await clicked.get_game(game_id)
+        await stopped.close()
+        await clicked.close()
+    assert game is not None and (game.message_id, game.version) == (5, 0)
+
+
+@pytest.mark.postgres
+async def test_the_idle_limit_is_a_minute_in_orchard_and_off_in_migrate_db() -> None:
+    """Orchard's pool sets the limit on every connection; ``orchard migrate-db`` holds no
+    game's lock and reads SQLite inside its one transaction, so it keeps the server's own."""
+    show = "SHOW idle_in_transaction_session_timeout"
+    async with fresh_schema() as url:
+        store = await Store.open(url)
+        orchards = await store.db.fetchall(show)
+        await store.close()
+        copying = await PostgresDatabase.open(url, idle_timeout=None)
+        server_default = await copying.fetchall(show)
+        await copying.close()
+    assert orchards[0][0] == "1min" and IDLE_IN_TRANSACTION_SECONDS == 60
+    assert server_default[0][0] == "0"
 
 
 @pytest.mark.postgres
