@@ -17,7 +17,10 @@ Deleting is tidying, so it goes in the background as the backlog of the global l
 (:data:`bot.pacing.BACKLOG`): pings and boards go first, and a restart in between leaves the
 old message behind. The live message's id and the seats awaited are stored
 (:class:`~bot.model.TurnPing`), so only the newly awaited are pinged and a restart catches up
-and still deletes it. A finished game is announced in a message of its own that pings nobody.
+and still deletes it. On a store several processes share, each handles the versions it
+committed; a record never goes back to an older version, so when an older version's pings
+finish last there, its message (for a turn already over) is deleted and the newer record stands.
+A finished game is announced in a message of its own that pings nobody.
 """
 
 from __future__ import annotations
@@ -295,9 +298,10 @@ class TurnPings:
         still = ping.awaited - breaks  # awaited at every version since the last one handled
         told, in_channel = await self._direct(row, sorted(awaited - still))
         message_id, mentioned = ping.message_id, ping.mentioned
+        replaced = None
         if in_channel or (message_id is not None and not mentioned & awaited):
-            self._tidy(row, message_id)
-            message_id, mentioned = None, frozenset()
+            replaced, message_id, mentioned = message_id, None, frozenset()
+        posted = None
         if in_channel:
             users = [row.players[seat].user_id for seat in in_channel]
             posted = await self._send(row, turn_text(row, users, await self._link(row)), users)
@@ -307,8 +311,19 @@ class TurnPings:
         told |= awaited & still  # pinged before, and still awaited
         fresh = TurnPing(row.id, row.version, told, message_id, mentioned)
         self._pings[row.id] = fresh
-        if ping.version < 0 or replace(ping, version=fresh.version) != fresh:
-            await self.runner.store.set_turn_ping(fresh)  # not for a roll that changed no turn
+        if ping.version >= 0 and replace(ping, version=fresh.version) == fresh:
+            return  # a roll that changed no turn: nothing to record
+        if await self.runner.store.set_turn_ping(fresh):
+            self._tidy(row, replaced)
+        else:
+            self._outdated(row, posted)
+
+    def _outdated(self, row: GameRow, posted: int | None) -> None:
+        """Another process recorded a newer version's pings while these were sent (it handled
+        the next commit of the game, and finished first): its record stands, and the message
+        posted here for a turn already over goes. The record is read afresh next time."""
+        self._pings.pop(row.id, None)
+        self._tidy(row, posted)
 
     async def _direct(self, row: GameRow, seats: list[int]) -> tuple[frozenset[int], list[int]]:
         """DM those whose pings go by DM; returns the seats told (or, pings off, never to be)

@@ -349,12 +349,15 @@ async def forget_tile_dms(tx: Transaction, game_id: int) -> None:
     await tx.execute("DELETE FROM tile_dms WHERE game_id = ?", (game_id,))
 
 
-async def set_turn_ping(tx: Transaction, ping: TurnPing) -> None:
-    await tx.execute(
+async def set_turn_ping(tx: Transaction, ping: TurnPing) -> bool:
+    """Record where the game's pings stand, unless the record is already of a newer version:
+    processes committing consecutive versions of a game each handle their own, and the older
+    handler may finish last. Returns whether it was written (same SQL on both backends)."""
+    written = await tx.execute(
         "INSERT INTO turn_pings (game_id, version, awaited, message_id, mentioned)"
         " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET version = excluded.version,"
         " awaited = excluded.awaited, message_id = excluded.message_id,"
-        " mentioned = excluded.mentioned",
+        " mentioned = excluded.mentioned WHERE turn_pings.version <= excluded.version",
         (
             ping.game_id,
             ping.version,
@@ -363,6 +366,7 @@ async def set_turn_ping(tx: Transaction, ping: TurnPing) -> None:
             _seats_text(ping.mentioned),
         ),
     )
+    return written > 0
 
 
 async def drop_turn_ping(tx: Transaction, game_id: int) -> None:

@@ -274,9 +274,10 @@ class Store:
     async def turn_pings_behind(self) -> list[int]:
         return await games.turn_pings_behind(self.db)
 
-    async def set_turn_ping(self, ping: TurnPing) -> None:
+    async def set_turn_ping(self, ping: TurnPing) -> bool:
+        """Record ``ping``; False (nothing written) if a newer version's is stored."""
         async with self.db.transaction() as tx:
-            await games.set_turn_ping(tx, ping)
+            return await games.set_turn_ping(tx, ping)
 
     async def drop_turn_ping(self, game_id: int) -> None:
         async with self.db.transaction() as tx:

@@ -7,9 +7,11 @@ announced without a ping."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +19,13 @@ import pytest
 
 from bot.app import OrchardBot
 from bot.games.cheerio import CATEGORIES, open_categories
-from bot.model import GameStatus
+from bot.model import GameStatus, Player, TurnPing
 from bot.orchard import Orchard
-from bot.pings import TIDIERS
+from bot.pings import TIDIERS, TurnPings
 from bot.runner import Snapshot
 from bot.specs import ENGINES, SPEC_OF
 from db.connection import Target
+from db.store import Store
 from tests.botharness import (
     ALICE,
     BOB,
@@ -36,7 +39,10 @@ from tests.botharness import (
     server,
     unpaced,
 )
+from tests.databases import fresh_schema
 from tests.fakediscord import JSON, FakeDiscord, text_of
+from tests.support import Clock, orchard
+from tests.support import started as opened
 
 MANAGE_GUILD = 1 << 5
 
@@ -678,3 +684,93 @@ async def test_past_the_most_waiting_the_oldest_turn_messages_stay(
     await asyncio.sleep(0.2)  # and no more deleted
     assert sum(len(turn_messages(fake, c)) for c in CHANNELS) == len(CHANNELS) + 5
     assert sum("too many to delete" in r.message for r in caplog.records) == 5
+
+
+async def test_a_turn_ping_record_never_goes_back_to_an_older_version(database: Target) -> None:
+    """Processes committing consecutive versions of a game each handle their own pings, and
+    the older handler may finish last: its record is refused, and the newer one stands."""
+    store = await Store.open(database)
+    game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+    newer = TurnPing(game_id, 5, frozenset({1}), 51, frozenset({1}))
+    assert await store.set_turn_ping(TurnPing(game_id, 3, frozenset({0}), 31, frozenset({0})))
+    assert await store.set_turn_ping(newer)
+    assert not await store.set_turn_ping(TurnPing(game_id, 4, frozenset({0}), 41, frozenset({0})))
+    assert await store.turn_ping(game_id) == newer
+    assert await store.set_turn_ping(replace(newer, message_id=52)), "its own version again"
+    assert (await store.turn_ping(game_id)) == replace(newer, message_id=52)
+    await store.close()
+
+
+class Channel:
+    """A game channel as two processes' clients reach it: messages posted, those deleted, and
+    a gate a test may shut to hold one process's next post on its way."""
+
+    def __init__(self) -> None:
+        self.ids = itertools.count(1000)
+        self.posted: dict[int, str] = {}
+        self.deleted: list[int] = []
+
+    def client(self, gate: asyncio.Event | None = None) -> Any:
+        channel = self
+
+        class Message:
+            def __init__(self, message_id: int) -> None:
+                self.id = message_id
+                self.jump_url = f"https://discord.test/{message_id}"
+
+            async def delete(self) -> None:
+                channel.deleted.append(self.id)
+
+        class Messageable:
+            async def send(self, text: str, **_: Any) -> Message:
+                if gate is not None:
+                    await gate.wait()
+                message = Message(next(channel.ids))
+                channel.posted[message.id] = text
+                return message
+
+            def get_partial_message(self, message_id: int) -> Message:
+                return Message(message_id)
+
+        class Client:
+            def get_partial_messageable(self, *_: Any, **__: Any) -> Messageable:
+                return Messageable()
+
+        return Client()
+
+
+@pytest.mark.postgres
+async def test_an_older_versions_pings_finishing_last_leave_the_newer_record() -> None:
+    """A commits version 1 (Bob's turn) and B version 2 (Ann's again); A's post is slow, so B
+    records version 2 first. A's record of version 1 must not replace it (the newer turn
+    message would never be deleted), and A's message, for a turn already over, goes."""
+    async with fresh_schema() as url:
+        clock = Clock()
+        a, b = await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
+        live = await opened(a, "cheerio", [ALICE, BOB])
+        channel, gate = Channel(), asyncio.Event()
+        slow, quick = (
+            TurnPings(channel.client(gate), a.runner),
+            TurnPings(channel.client(), b.runner),
+        )
+        slow.start()
+        quick.start()
+        live = await a.runner.act(
+            live.id, ALICE, "score", first_open(live), version=live.row.version
+        )
+        live = await b.runner.act(live.id, BOB, "score", first_open(live), version=live.row.version)
+        await quick.stop()
+        gate.set()
+        await slow.stop()
+        stored = await a.store.turn_ping(live.id)
+        await a.close()
+        await b.close()
+    assert stored is not None and stored.version == live.row.version
+    newer, older = sorted(channel.posted, key=lambda m: f"<@{BOB}>" in channel.posted[m])
+    assert f"<@{ALICE}>" in channel.posted[newer] and f"<@{BOB}>" in channel.posted[older]
+    assert stored.message_id == newer and newer not in channel.deleted
+    assert channel.deleted == [older], "the older version's message goes"
+
+
+def first_open(live: Snapshot) -> str:
+    return open_categories(live.state.cards[live.state.turn])[0]
