@@ -279,6 +279,8 @@ class TurnPings:
                     await self._turn(snapshot, ping, pending.breaks)
             elif ping.version >= 0 or snapshot.row.status is GameStatus.FINISHED:
                 await self._end(snapshot, ping)
+            else:  # closed before its first ping: no message to tidy, but _stored kept it
+                self._pings.pop(snapshot.id, None)
         except Exception:
             log.exception("game %s: turn pings failed; the game goes on", snapshot.id)
 

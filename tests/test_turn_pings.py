@@ -36,6 +36,7 @@ from tests.botharness import (
     new_game,
     no_errors,
     orchard_bot,
+    press,
     server,
     unpaced,
 )
@@ -588,6 +589,42 @@ async def test_a_turn_broken_while_the_next_ping_waits_for_its_board_is_told_ane
     await fake.wait_for(lambda: len(pinged(fake)) >= 3, what="Bob's new turn")
     await asyncio.sleep(0.2)  # time for any more to arrive
     assert pinged(fake) == [ALICE, BOB, BOB]
+    no_errors(fake)
+
+
+async def status_of(bot: OrchardBot, game_id: int, status: GameStatus) -> Snapshot:
+    """The game once its status is ``status`` (its display may still wait)."""
+    while (live := await bot.orchard.runner.load(game_id)).row.status is not status:
+        await asyncio.sleep(0.01)
+    return live
+
+
+async def test_a_game_ended_before_its_first_ping_is_handled_leaves_no_pings_behind(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    """Displays are held while the game starts and a moderator ends it: its first ping's task,
+    once the boards are shown, finds it over with nobody ever told, so there is nothing to
+    tidy or announce. Nor is anything of it kept in memory: a game a day closed so would
+    otherwise stay there for good."""
+    fake = fake_discord
+    runner = bot.orchard.runner
+    pings = bot.boards.pings
+    opened = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+    assert opened.original is not None, opened.describe()
+    board = int(opened.original["id"])
+    await press(fake, BOB, board, "Join")
+    (row,) = await bot.orchard.store.open_games(GUILD)
+    async with runner.showing(row.id):  # the start's display, and so its ping, wait
+        start = asyncio.create_task(press(fake, ALICE, board, "Start"))
+        await status_of(bot, row.id, GameStatus.ACTIVE)
+        end = asyncio.create_task(runner.abandon(row.id))
+        await status_of(bot, row.id, GameStatus.ABANDONED)
+    await start
+    assert (await end).row.status is GameStatus.ABANDONED
+    while pings._tasks:  # the ping's task, and any tidier
+        await asyncio.wait(pings._tasks)
+    assert pinged(fake) == []
+    assert row.id not in pings._pings
     no_errors(fake)
 
 
