@@ -273,6 +273,9 @@ class TurnPings:
         try:
             ping = await self._stored(snapshot.id)
             if pending.recorded_only and ping.version < 0:
+                # Its record went (the game ended) since the restart read it: nothing to tell,
+                # and nothing to keep of it either.
+                self._pings.pop(snapshot.id, None)
                 return
             if snapshot.row.status is GameStatus.ACTIVE:
                 if snapshot.row.version > ping.version:

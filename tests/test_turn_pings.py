@@ -628,6 +628,33 @@ async def test_a_game_ended_before_its_first_ping_is_handled_leaves_no_pings_beh
     no_errors(fake)
 
 
+async def test_a_game_ended_as_a_restart_catches_up_leaves_no_pings_behind(
+    fake_discord: FakeDiscord, bot: OrchardBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restart reads the games whose pings fell behind, then each in its lock: one that
+    ended in between has had its record dropped by the live pings. Catching up on it tells
+    nobody, and keeps nothing of it in memory."""
+    fake = fake_discord
+    pings = bot.boards.pings
+    _, live = await started(bot, Pings(fake), "cheerio", [ALICE, BOB])
+    await bot.orchard.runner.abandon(live.id)
+    while pings._tasks:  # the end handled: its turn message tidied, its record dropped
+        await asyncio.wait(pings._tasks)
+    assert live.id not in pings._pings
+    assert await bot.orchard.store.turn_ping(live.id) is None
+
+    async def read_before_it_ended() -> list[int]:
+        return [live.id]
+
+    monkeypatch.setattr(bot.orchard.store, "turn_pings_behind", read_before_it_ended)
+    await pings._resume()
+    while pings._tasks:
+        await asyncio.wait(pings._tasks)
+    assert pinged(fake) == [ALICE]
+    assert live.id not in pings._pings
+    no_errors(fake)
+
+
 CHANNELS = [CHANNEL + 100 + n for n in range(6)]  # a second server's, a game in each
 
 
