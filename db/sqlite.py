@@ -169,10 +169,29 @@ class SqliteDatabase:
     async def _on_thread(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
 
+    async def _on_thread_to_its_end(self, fn: Callable[..., T], *args: Any) -> T:
+        """A large transaction's statement (its SAVEPOINT and RELEASE too) on the thread.
+        Cancelled meanwhile, the caller still waits for it, as for an undo: the body lock goes
+        only once the thread is done with it, or the next transactions' statements, run on
+        the loop, could come first and cross savepoints with it. A late RELEASE released
+        another's savepoint, and a failure then rolled back the writes of those told they
+        were committed; a late SAVEPOINT left a failed transaction's writes to be committed."""
+        running = asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
+        cancelled = False
+        while not running.done():
+            try:
+                await asyncio.shield(running)
+            except asyncio.CancelledError:
+                cancelled = True
+        if cancelled:
+            raise asyncio.CancelledError
+        return running.result()
+
     @asynccontextmanager
     async def transaction(self, large: bool = False) -> AsyncIterator[SqliteTransaction]:
         """One transaction: its own savepoint in the open group. Leaves once the group that
-        carries it is committed; rolls back alone on error."""
+        carries it is committed; rolls back alone on error. Cancelled once its body is done,
+        its writes are still committed with the group (it just does not wait to hear so)."""
         self._wanting += 1
         waiting = True
         try:
@@ -196,7 +215,7 @@ class SqliteDatabase:
 
         The group's first member needs no savepoint (two statements fewer on most moves):
         nothing of anyone else's is in the group yet, so on error it rolls the group back."""
-        tx = SqliteTransaction(self.conn, self._on_thread if large else _inline)
+        tx = SqliteTransaction(self.conn, self._on_thread_to_its_end if large else _inline)
         first = not group.members
         if not first:
             await tx.execute(f"SAVEPOINT {SAVEPOINT}")

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from db.sqlite import GROUP_MOST, SqliteDatabase
+from db import sqlite
+from db.sqlite import GROUP_MOST, SAVEPOINT, SqliteDatabase
 
 
 async def opened(path: Path) -> tuple[SqliteDatabase, list[str]]:
@@ -221,6 +222,56 @@ async def test_a_failed_transaction_cancelled_while_undone_undoes_only_itself(
         assert outcomes[0] is None and outcomes[2] is None
         assert isinstance(outcomes[1], asyncio.CancelledError)
         assert stored(tmp_path / "o.db") == [0, 1, 2]
+    finally:
+        hold.set()
+        await db.close()
+
+
+async def large_note(db: SqliteDatabase, n: int) -> None:
+    async with db.transaction(large=True) as tx:
+        await tx.execute("INSERT INTO notes (n, body) VALUES (?, ?)", (n, f"note {n}"))
+
+
+@pytest.mark.parametrize(("held", "kept"), [("SAVEPOINT", [0, 1, 3]), ("RELEASE", [0, 1, 2, 3])])
+async def test_a_large_transaction_cancelled_on_the_thread_holds_the_next_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: str, kept: list[int]
+) -> None:
+    """A large transaction's statements run on the writer's thread, its SAVEPOINT and RELEASE
+    too. Its caller cancelled while one is held there, the next transactions must still wait
+    for it, as for an undo: run on the loop before it, their savepoints and its get crossed,
+    and a failing one then rolls back to the wrong one. A late SAVEPOINT left a failed
+    transaction's write committed; a late RELEASE released the failing one's savepoint, whose
+    failure then took with it the writes of one already told they were committed. Cancelled
+    once its body is done, the large one's writes are committed with its group, as a small
+    one's are (see the test of a caller cancelled while its group commits)."""
+    db, statements = await opened(tmp_path / "o.db")
+    reached, hold = threading.Event(), threading.Event()
+    changed = sqlite._changed
+
+    def held_there(conn: sqlite3.Connection, sql: str, params: tuple[object, ...]) -> int:
+        if sql == f"{held} {SAVEPOINT}" and threading.current_thread().name.startswith("sqlite"):
+            reached.set()
+            hold.wait(10)
+        return changed(conn, sql, params)
+
+    monkeypatch.setattr(sqlite, "_changed", held_there)
+    try:
+        # The first commits alone; the rest wait for it and form the second group, whose
+        # first needs no savepoint: the large one comes second.
+        tried = (note(db, 0), note(db, 1), large_note(db, 2), note(db, 3), broken(db))
+        writes = [asyncio.create_task(w) for w in tried]
+        assert await asyncio.to_thread(reached.wait, 5), f"the large one's {held}, held"
+        writes[2].cancel()
+        for _ in range(20):
+            await asyncio.sleep(0)  # time for the next two to run, were they let in
+        hold.set()
+        outcomes = await asyncio.gather(*writes, return_exceptions=True)
+        assert outcomes[:2] == [None, None] and outcomes[3] is None
+        assert isinstance(outcomes[2], asyncio.CancelledError)
+        assert isinstance(outcomes[4], RuntimeError)
+        assert stored(tmp_path / "o.db") == kept, "\n".join(statements)
+        await note(db, 4)  # the writer goes on
+        assert stored(tmp_path / "o.db") == [*kept, 4]
     finally:
         hold.set()
         await db.close()
