@@ -170,8 +170,8 @@ class SqliteDatabase:
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
 
     async def _on_thread_to_its_end(self, fn: Callable[..., T], *args: Any) -> T:
-        """A large transaction's statement (its SAVEPOINT and RELEASE too) on the thread.
-        Cancelled meanwhile, the caller still waits for it, as for an undo: the body lock goes
+        """A large transaction's statement (its SAVEPOINT and RELEASE too), or an undo, on the
+        thread. Cancelled meanwhile, the caller still waits for it: the body lock goes
         only once the thread is done with it, or the next transactions' statements, run on
         the loop, could come first and cross savepoints with it. A late RELEASE released
         another's savepoint, and a failure then rolled back the writes of those told they
@@ -233,19 +233,12 @@ class SqliteDatabase:
         """Undo on the thread, queued behind whatever runs there, so it follows it. Cancelled
         meanwhile, the caller still waits for it: the next transaction may begin only once
         it is done, or its statements, run on the loop before it, would be undone with it."""
-        undone = asyncio.ensure_future(self._on_thread(undo, self.conn))
-        cancelled = False
-        while not undone.done():
-            try:
-                await asyncio.shield(undone)
-            except asyncio.CancelledError:
-                cancelled = True
-        if not self.conn.in_transaction and self._group is group:
-            self._group = None
-            group.members.settle(err)
-        if cancelled:
-            raise asyncio.CancelledError
-        undone.result()
+        try:
+            await self._on_thread_to_its_end(undo, self.conn)
+        finally:
+            if not self.conn.in_transaction and self._group is group:
+                self._group = None
+                group.members.settle(err)
 
     async def _begun(self) -> _Group:
         """The open group, begun once the last one's commit is done: inline if the write lock
