@@ -5,7 +5,8 @@ options ``{"daily": day}`` (the day's dice), no channel (:data:`~bot.daily.NO_CH
 deadline: it is played in its player's own replies whenever they like that day. Its play is
 recorded in ``daily_plays`` when it starts (the once-a-day rule is that table's key) and its
 score and accuracy once it is over, on the first read after that (a /daily, a board), so a
-restart between the last move and the record loses nothing.
+restart between the last move and the record loses nothing. /forget-me leaves of a play of
+today only that it was played (:attr:`~bot.daily.DailyPlay.forgotten`), until the day is over.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from bot.games.base import daily_day
 from bot.locks import KeyedLocks
 from bot.model import GameChange, GameStatus, Player
 from bot.runner import Refusal, Runner, Snapshot, no_display
-from bot.specs import SPEC_OF
+from bot.specs import SPEC_OF, title
 from db.daily import DailyStore
 
 STREAK_WINDOW = 366  # days of history a streak is counted over
@@ -48,6 +49,10 @@ class Dailies:
         key = (day, kind, player.user_id)
         async with self._locks[key]:
             play = await self.store.play(day, kind, player.user_id)
+            if play is not None and play.forgotten:
+                raise Refusal(
+                    f"You have played today's {title(kind)}: come back tomorrow (00:00 UTC)."
+                )
             if play is None:
                 play = await self._start(day, kind, guild_id, player)
             snapshot = await self.runner.load(play.game_id)

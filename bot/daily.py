@@ -19,6 +19,11 @@ NO_CHANNEL = 0
 """The channel of a daily game: none. It is shown only in its player's own replies, so no
 channel's list of games, lobby check or /forfeit there ever finds it."""
 
+NO_GAME = 0
+"""The game of a forgotten play (no game has id 0): /forget-me keeps, until the day is over,
+only that the person played that day's game of that kind, so they cannot play it again
+knowing its dice; the link to the game, the name and the result are gone."""
+
 EPOCH = dt.date(2026, 1, 1)
 """Day 1 of the Daily Orchard (a UTC date); day numbers count on from it."""
 
@@ -46,6 +51,11 @@ class DailyPlay:
     name: str
     score: int | None = None
     accuracy: int | None = None
+
+    @property
+    def forgotten(self) -> bool:
+        """Only the bare fact of this play is left (see :data:`NO_GAME`)."""
+        return self.game_id == NO_GAME
 
 
 def day_number(moment: dt.datetime) -> int:

@@ -424,7 +424,8 @@ class ServersCog(commands.Cog):
         await send(
             interaction,
             "This deletes every result and rating of yours in this server and takes your name "
-            "and id out of its games, for good; you leave any game you are in. Sure?",
+            "and id out of its games, for good, except, until the day ends, that you have "
+            "played today's daily; you leave any game you are in. Sure?",
             view=ui.View(timeout=None).add_item(ForgetMe(interaction.user.id)),
         )
 

@@ -2,15 +2,19 @@
 servers (``daily_world``) and each server's channel for yesterday's board (``daily_channels``).
 
 /forget-me (:func:`forget`) deletes the person's plays in that server and their place on the
-board across servers; the purge of a departed server (:func:`purge`) its plays and channel.
+board across servers, except that a play of today is kept until the day is over as a bare
+marker (day, game, person; no name, result or game: :data:`~bot.daily.NO_GAME`), which
+:func:`expire` then deletes; the purge of a departed server (:func:`purge`) its plays and
+channel.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
-from bot.daily import DailyPlay
+from bot.daily import NO_GAME, DailyPlay, day_of
 from db.connection import Database, Transaction
 
 _PLAY = "day, kind, user_id, guild_id, game_id, name, score, accuracy"
@@ -63,8 +67,8 @@ class DailyStore:
         params = (day, kind, guild_id) if guild_id is not None else (day, kind)
         rows = await self.db.fetchall(
             f"SELECT {_PLAY} FROM daily_plays WHERE day = ? AND kind = ? AND {where}"
-            " ORDER BY score IS NULL, score DESC, accuracy DESC, name",
-            params,
+            " AND game_id <> ? ORDER BY score IS NULL, score DESC, accuracy DESC, name",
+            (*params, NO_GAME),
         )
         return [_play(r) for r in rows]
 
@@ -124,11 +128,32 @@ class DailyStore:
 
 
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
-    """The person's daily plays here, and their place on the board across servers."""
-    plays = await tx.execute(
-        "DELETE FROM daily_plays WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
+    """The person's daily plays here, and their place on the board across servers.
+
+    A play of today (the wall clock's day, as /daily's) loses its name, result and game but
+    stays as a marker until the day is over: everyone's dice that day are the same, so
+    deleting it would let the person play the day again knowing them."""
+    today = day_of(time.time())
+    person = (guild_id, user_id)
+    past = await tx.execute(
+        "DELETE FROM daily_plays WHERE guild_id = ? AND user_id = ? AND day < ?",
+        (*person, today),
     )
-    return plays + await tx.execute("DELETE FROM daily_world WHERE user_id = ?", (user_id,))
+    kept = await tx.execute(
+        "UPDATE daily_plays SET game_id = ?, name = '', score = NULL, accuracy = NULL,"
+        " finished_at = NULL WHERE guild_id = ? AND user_id = ? AND day >= ? AND game_id <> ?",
+        (NO_GAME, *person, today, NO_GAME),
+    )
+    world = await tx.execute("DELETE FROM daily_world WHERE user_id = ?", (user_id,))
+    return past + kept + world
+
+
+async def expire(tx: Transaction, today: int) -> int:
+    """Delete the markers /forget-me kept of days before ``today``: a day over needs no
+    once-a-day rule any more."""
+    return await tx.execute(
+        "DELETE FROM daily_plays WHERE game_id = ? AND day < ?", (NO_GAME, today)
+    )
 
 
 async def purge(tx: Transaction, guild_id: int) -> None:

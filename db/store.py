@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
+from bot.daily import day_of
 from bot.model import (
     Due,
     GameChange,
@@ -364,7 +365,9 @@ class Store:
     async def forget_user(self, guild_id: int, user_id: int) -> int:
         """/forget-me: erase a person from one server; returns the rows deleted.
 
-        Their results, ratings, rating history and turn-ping choice go; in the server's games
+        Their results, ratings, rating history, turn-ping choice and daily plays go (of a play
+        of today, all but the fact of it until the day ends: :func:`db.daily.forget`); in the
+        server's games
         that are over their tile-DM notes go too, and their seats, moves and hosting stay
         without their name or id (see each topic). Games still open are left to the caller,
         which forfeits them first. On SQLite, deleted and overwritten rows are zeroed
@@ -387,13 +390,16 @@ class Store:
         async with self.db.transaction() as tx:
             await settings.guild_returned(tx, guild_id)
 
-    async def purge_departed(self, before: float) -> list[int]:
-        """Remove every row of servers the bot left before ``before``; returns those servers."""
+    async def purge_departed(self, before: float, today: int | None = None) -> list[int]:
+        """Remove every row of servers the bot left before ``before``, and what /forget-me
+        kept of daily plays of days before ``today`` (the wall clock's by default); returns
+        the servers."""
         gone = await settings.departed(self.db, before)
         async with self.db.transaction(large=True) as tx:
             for guild_id in gone:
                 for topic in TOPICS:
                     await topic.purge(tx, guild_id)
+            await daily.expire(tx, day_of(time.time()) if today is None else today)
         self._rewritten()
         if gone:
             await self.db.checkpoint()

@@ -4,15 +4,27 @@ recorded after a restart, and what /forget-me and the purge take."""
 from __future__ import annotations
 
 import datetime as dt
+import time
 from pathlib import Path
 
 import pytest
 
 from bot.dailies import Dailies
-from bot.daily import EPOCH, NO_CHANNEL, DailyPlay, day_number, share_line, streak
+from bot.daily import (
+    EPOCH,
+    NO_CHANNEL,
+    NO_GAME,
+    DailyPlay,
+    day_number,
+    day_of,
+    share_line,
+    streak,
+)
 from bot.games.cheerio import CATEGORIES
 from bot.model import GameStatus
+from bot.runner import Refusal
 from db.connection import Target
+from tests.databases import query
 from tests.support import Clock, Table, orchard, player
 
 GUILD, OTHER_GUILD = 100, 200
@@ -158,5 +170,40 @@ async def test_streaks_over_days_with_a_gap(database: Target) -> None:
         assert await dailies.streak("cheerio", 1) == 2
         assert await dailies.streak("cheerio", 1, today=44) == 3  # as of an earlier day
         assert await dailies.streak("applejack", 1) == 0  # each game has its own
+    finally:
+        await table.close()
+
+
+async def test_forget_me_keeps_todays_play_bare_until_the_day_is_over(database: Target) -> None:
+    """/forget-me (which reads the wall clock's day, as the bot's /daily does): yesterday's
+    play goes; today's loses its name, result and game but still refuses a second game
+    today, on no board and in no streak, until the purge after the day deletes it. Another
+    player's marker-free play is untouched."""
+    clock = Clock(time.time())
+    today = day_of(clock.now)
+    table = await orchard(database, clock)
+    try:
+        dailies = Dailies(table.runner, clock)
+        clock.now -= 86400
+        await finished_play(table, dailies, GUILD, 1)
+        clock.now += 86400
+        await finished_play(table, dailies, GUILD, 1)
+        await finished_play(table, dailies, GUILD, 2)
+        await dailies.join_world(1, True)
+        assert await table.orchard.forget(GUILD, 1) == 1 + 1 + 1  # yesterday, today, world
+        kept = "SELECT day, game_id, name, score, accuracy, finished_at FROM daily_plays"
+        mine = f"{kept} WHERE user_id = 1"
+        assert await query(database, mine) == [(today, NO_GAME, "", None, None, None)]
+        with pytest.raises(Refusal, match="played today's Cheerio: come back tomorrow"):
+            await dailies.game_of_the_day("cheerio", GUILD, player(1))
+        assert [p.user_id for p in await dailies.board(today, "cheerio", GUILD)] == [2]
+        await dailies.join_world(1, True)
+        assert await dailies.board(today, "cheerio", None) == []
+        assert await dailies.streak("cheerio", 1) == 0
+        await table.store.purge_departed(0, today=today)
+        assert len(await query(database, mine)) == 1, "kept while the day lasts"
+        await table.store.purge_departed(0, today=today + 1)
+        assert await query(database, mine) == []
+        assert len(await query(database, f"{kept} WHERE user_id = 2")) == 1
     finally:
         await table.close()

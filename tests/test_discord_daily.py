@@ -30,6 +30,7 @@ from tests.botharness import (
     private,
     server,
 )
+from tests.databases import query, table_columns
 from tests.fakediscord import FakeDiscord, components_of, text_of
 
 ORDER = ("sixes", "fives", "cheerio", "fours", "threes", "twos", "ones")
@@ -339,4 +340,64 @@ async def test_streaks_on_the_board_and_in_daily(fake_discord: FakeDiscord, tmp_
         await finish_daily(bot, ALICE, "Alice")
         daily, board = await said_today(fake_discord)
         assert "Days in a row: 1." in daily and "Alice" in board and "🔥" not in board
+        no_errors(fake_discord)
+
+
+def files_hold(path: Path, text: str) -> int:
+    """How often ``text`` is in the database and its -wal file (as UTF-8)."""
+    wal = path.with_name(path.name + "-wal")
+    found = path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    return found.count(text.encode())
+
+
+async def rows_naming(path: Path, user: int) -> dict[str, list[tuple[Any, ...]]]:
+    """Per table, the rows holding ``user``'s id in any column (compared as text)."""
+    found = {}
+    for table, columns in (await table_columns(path)).items():
+        hit = " OR ".join(f"CAST({c} AS TEXT) = ?" for c in columns)
+        rows = await query(path, f"SELECT * FROM {table} WHERE {hit}", *[str(user)] * len(columns))
+        if rows:
+            found[table] = rows
+    return found
+
+
+async def test_forget_me_keeps_only_that_todays_daily_was_played(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Everyone's dice of a day are the same, so a /forget-me that deleted today's play would
+    let Alice play the day again knowing them. Her name, score and game go at once; what is
+    left until the day ends is one bare row (day, game, server, her id: the test_forget rule
+    that her id is gone from the files holds for every other row), and /daily refuses her.
+    The next day she plays again, and the purge deletes the marker."""
+    path = tmp_path / "o.db"
+    server(fake_discord)
+    async with orchard_bot(fake_discord, path) as bot:
+        today = day_of(time.time())
+        board = await daily(fake_discord, ALICE)
+        for category in ORDER:
+            await choose(fake_discord, ALICE, board, "score", [category])
+        assert (await game_of(bot, ALICE)).row.status == "finished"
+        asked = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forget-me"))
+        assert "until the day ends, that you have played today's daily" in asked.content
+        assert asked.original is not None
+        done = await press(fake_discord, ALICE, int(asked.original["id"]), "Forget me here")
+        assert done.content.startswith("Done: "), done.describe()
+
+        again = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily"))
+        private(again)
+        assert "You have played today's Cheerio: come back tomorrow" in again.content
+        assert (await query(path, "SELECT COUNT(*) FROM games")) == [(1,)]
+        shown = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "daily-board"))
+        assert "Alice" not in shown.embeds[0]["description"]
+        assert files_hold(path, "Alice") == 0
+        marker = (today, "cheerio", ALICE, GUILD, 0, "", None, None, None)
+        assert await rows_naming(path, ALICE) == {"daily_plays": [marker]}
+
+        cog: Any = bot.get_cog("DailyCog")
+        cog.dailies.clock = lambda: time.time() + 86400
+        tomorrow = await daily(fake_discord, ALICE)
+        assert tomorrow != board and (await query(path, "SELECT COUNT(*) FROM games")) == [(2,)]
+        await bot.orchard.store.purge_departed(0, today=today + 1)
+        plays = await query(path, "SELECT day FROM daily_plays WHERE user_id = ?", ALICE)
+        assert plays == [(today + 1,)]
         no_errors(fake_discord)
