@@ -19,6 +19,7 @@ from discord import app_commands, ui
 from discord.ext import commands, tasks
 
 from bot.answers import MESSAGE_LIMIT, answer_publicly, send, update
+from bot.daily import is_daily
 from bot.interface import answering
 from bot.model import FORMER_PLAYER, NOBODY, GameSummary, KindStats, PastGame
 from bot.posting import GAME_CHANNEL, check_postable
@@ -408,6 +409,8 @@ class ServersCog(commands.Cog):
         row = await self.bot.orchard.store.get_game(game_id)
         if row is None or row.guild_id != guild_id or not row.status.is_open:
             raise Refusal(f"There is no open game {game_id} in this server.")
+        if is_daily(row.options):
+            raise Refusal(daily_not_ended(game_id))
         await self.bot.orchard.runner.abandon(game_id)
         await send(
             interaction,
@@ -454,6 +457,15 @@ class ServersCog(commands.Cog):
         if interaction.guild_id is None:
             raise Refusal("This command works in a server, not in direct messages.")
         return interaction.guild_id
+
+
+def daily_not_ended(game_id: int) -> str:
+    """/end's answer for a daily game: one player's private game of the day, stuck for nobody
+    else (it has no channel and no turn clock), and ended it would cost them their day."""
+    return (
+        f"Game {game_id} is someone's Daily Orchard: only they play it, privately, and it "
+        "holds up no one, so it cannot be ended."
+    )
 
 
 def which_game(rows: list[GameSummary]) -> str:

@@ -33,6 +33,7 @@ from tests.botharness import (
 from tests.databases import query, table_columns
 from tests.fakediscord import FakeDiscord, components_of, text_of
 
+MANAGE_MESSAGES = 1 << 13
 ORDER = ("sixes", "fives", "cheerio", "fours", "threes", "twos", "ones")
 
 
@@ -400,4 +401,28 @@ async def test_forget_me_keeps_only_that_todays_daily_was_played(
         await bot.orchard.store.purge_departed(0, today=today + 1)
         plays = await query(path, "SELECT day FROM daily_plays WHERE user_id = ?", ALICE)
         assert plays == [(today + 1,)]
+        no_errors(fake_discord)
+
+
+async def test_a_moderator_cannot_end_a_daily_game(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """A daily game is its player's own, private and without a turn clock: /end (by a
+    moderator of the server it began in) would leave them an abandoned game for the whole
+    day. It is refused privately, saying why, and the game plays on."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await daily(fake_discord, ALICE)
+        game = await game_of(bot, ALICE)
+        fake_discord.permissions[CAROL] = MANAGE_MESSAGES
+        refused = await answered(
+            await fake_discord.slash(CAROL, GUILD, CHANNEL, "end", {"game_id": game.id})
+        )
+        private(refused)
+        assert f"Game {game.id} is someone's Daily Orchard" in refused.content
+        assert "cannot be ended" in refused.content
+        assert (await game_of(bot, ALICE)).row.status == "active"
+        assert fake_discord.channel_messages(CHANNEL) == []
+        scored = await choose(fake_discord, ALICE, board, "score", ["ones"])
+        assert scored.type == 7, scored.describe()
         no_errors(fake_discord)
