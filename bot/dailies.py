@@ -143,6 +143,10 @@ class Dailies:
         """Where a server's board of yesterday is posted each day (None: nowhere)."""
         await self.store.set_channel(guild_id, channel_id)
 
+    async def channel_gone(self, guild_id: int, channel_id: int) -> bool:
+        """The channel was deleted: stop posting there (unless another was chosen since)."""
+        return await self.store.drop_channel(guild_id, channel_id)
+
     async def boards_due(self, day: int) -> list[tuple[int, int]]:
         return await self.store.channels_due(day)
 

@@ -45,6 +45,7 @@ GAMES = [
     if spec.daily is not None
 ]
 BOARD_SIZE = 15
+UNKNOWN_CHANNEL = 10003  # Discord's error code for a channel that does not exist (deleted)
 
 
 class DailyUI:
@@ -259,14 +260,36 @@ class DailyCog(commands.Cog):
             embeds = [await self.board(yesterday, choice.value, guild_id) for choice in GAMES]
             if not await self.dailies.claim_board(guild_id, yesterday):
                 continue  # another process has it
-            channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
-            for embed in embeds:
-                try:
-                    await channel.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
-                except discord.HTTPException as err:
-                    log.warning("daily board for server %s not posted: %s", guild_id, err)
+            await self.post(guild_id, channel_id, embeds)
             posted += 1
         return posted
+
+    async def post(self, guild_id: int, channel_id: int, embeds: list[discord.Embed]) -> None:
+        """Post a server's boards (claimed). A deleted channel is no longer chosen, so it warns
+        once, not every day; a forbidden one stays chosen (its access may come back) and is
+        tried again the next day, not for the other boards."""
+        channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
+        for embed in embeds:
+            try:
+                await channel.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
+            except discord.NotFound as err:
+                if err.code == UNKNOWN_CHANNEL:
+                    await self.channel_gone(guild_id, channel_id)
+                    return
+                log.warning("daily board for server %s not posted: %s", guild_id, err)
+            except discord.Forbidden as err:
+                log.warning("daily board for server %s not posted today: %s", guild_id, err)
+                return
+            except discord.HTTPException as err:
+                log.warning("daily board for server %s not posted: %s", guild_id, err)
+
+    async def channel_gone(self, guild_id: int, channel_id: int) -> None:
+        if await self.dailies.channel_gone(guild_id, channel_id):
+            log.warning(
+                "daily board channel %s of server %s was deleted: no longer posting there",
+                channel_id,
+                guild_id,
+            )
 
 
 async def setup(bot: OrchardBot) -> None:

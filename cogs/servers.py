@@ -351,7 +351,8 @@ class ServersCog(commands.Cog):
         except ValueError as err:
             raise Refusal(str(err)) from err
         said = "Saved. " if changes else ""
-        await send(interaction, said + settings_text(new, MESSAGE_LIMIT - len(said)))
+        daily = await self.bot.orchard.store.daily_channel(guild_id)
+        await send(interaction, said + settings_text(new, daily, MESSAGE_LIMIT - len(said)))
 
     @app_commands.command(
         name="pings", description="Be told it is your turn by DM instead of in the channel"
@@ -549,9 +550,11 @@ def pings_text(mode: str, server: str) -> str:
     return text + " Change it with `/pings dm:true` or `/pings dm:false` (this server only)."
 
 
-def settings_text(s: GuildSettings, room: int = MESSAGE_LIMIT) -> str:
+def settings_text(s: GuildSettings, daily: int | None = None, room: int = MESSAGE_LIMIT) -> str:
     """The server's settings in at most ``room`` characters: game channels have no limit in
-    number, so they are listed as far as they fit, then counted ("… and 12 more channels")."""
+    number, so they are listed as far as they fit, then counted ("… and 12 more channels").
+    ``daily`` is the channel of yesterday's daily board (/daily-channel), None for none."""
+    posted = f"<#{daily}>" if daily else "none"
     head = (
         f"**Settings**\n• Turn deadline: {s.turn_seconds // 60} min {s.turn_seconds % 60} s\n"
         "• Games allowed in: "
@@ -561,6 +564,7 @@ def settings_text(s: GuildSettings, room: int = MESSAGE_LIMIT) -> str:
         f"• Hints: {'on' if s.hints else 'off'}\n• Apple Turnover words: {s.turnover_words}\n"
         f"• Easy letters: {'on' if s.easy_letters else 'off'}\n• Word list: {s.word_list}\n"
         f"• Hot Score floor at 0: {'on' if s.hotscore_floor else 'off'}\n"
+        f"• Yesterday's daily board posted in: {posted} (/daily-channel)\n"
         f"• Turn pings: {s.turn_pings} (a player's own /pings choice wins over channel or dm)"
     )
     mentions = [f"<#{c}>" for c in s.game_channels]

@@ -109,6 +109,21 @@ class DailyStore:
                 (guild_id, channel_id),
             )
 
+    async def channel(self, guild_id: int) -> int | None:
+        rows = await self.db.fetchall(
+            "SELECT channel_id FROM daily_channels WHERE guild_id = ?", (guild_id,)
+        )
+        return int(rows[0][0]) if rows else None
+
+    async def drop_channel(self, guild_id: int, channel_id: int) -> bool:
+        """Stop posting in ``channel_id``, unless the server has chosen another meanwhile."""
+        async with self.db.transaction() as conn:
+            dropped = await conn.execute(
+                "DELETE FROM daily_channels WHERE guild_id = ? AND channel_id = ?",
+                (guild_id, channel_id),
+            )
+            return dropped == 1
+
     async def channels_due(self, day: int) -> list[tuple[int, int]]:
         """(server, channel) whose board of ``day`` is not posted yet."""
         rows = await self.db.fetchall(

@@ -414,6 +414,10 @@ class Store:
         async with self.db.transaction() as tx:
             await settings.set_guild_settings(tx, guild_id, values, time.time())
 
+    async def daily_channel(self, guild_id: int) -> int | None:
+        """Where the server's board of yesterday's Daily Orchard is posted (None: nowhere)."""
+        return await daily.DailyStore(self.db).channel(guild_id)
+
     async def ping_choice(self, guild_id: int, user_id: int) -> bool | None:
         return await settings.ping_choice(self.db, guild_id, user_id)
 

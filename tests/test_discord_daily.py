@@ -4,10 +4,13 @@ working, the same dice for everyone, once a day, the boards and the share line."
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from bot.app import OrchardBot
 from bot.daily import day_of
@@ -426,3 +429,48 @@ async def test_a_moderator_cannot_end_a_daily_game(
         scored = await choose(fake_discord, ALICE, board, "score", ["ones"])
         assert scored.type == 7, scored.describe()
         no_errors(fake_discord)
+
+
+async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
+    fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Orchard lost access to the chosen channel (403): the setting stays, as access may come
+    back, and that day's boards are not tried again (nor the second game's after the first
+    was refused). The channel deleted (404, 10003 Unknown Channel): the setting is cleared,
+    said once in the log, and /settings shows none, instead of a warning every day."""
+    server(fake_discord)
+    posts = rf"^/channels/{CHANNEL}/messages$"
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
+            )
+        )
+        cog: Any = bot.get_cog("DailyCog")
+        cog.post_yesterday.cancel()
+        fake_discord.fail("POST", posts, 403, code=50001, message="Missing Access")
+        assert await cog.post_boards() == 1 and await cog.post_boards() == 0
+        assert len(fake_discord.requests_matching("POST", posts)) == 1
+        assert fake_discord.channel_messages(CHANNEL) == []
+        assert "posted in: <#" in await settings_shown(fake_discord)
+
+        cog.dailies.clock = lambda: time.time() + 86400  # the next day: tried again
+        fake_discord.fail("POST", posts, 404, code=10003, message="Unknown Channel")
+        with caplog.at_level(logging.INFO, logger="cogs.daily"):
+            assert await cog.post_boards() == 1
+        assert len(fake_discord.requests_matching("POST", posts)) == 2
+        assert fake_discord.channel_messages(CHANNEL) == []
+        gone = [r for r in caplog.records if "was deleted" in r.getMessage()]
+        assert len(gone) == 1 and gone[0].levelno == logging.WARNING
+        assert "posted in: none" in await settings_shown(fake_discord)
+        cog.dailies.clock = lambda: time.time() + 2 * 86400
+        assert await cog.post_boards() == 0
+        assert len(fake_discord.requests_matching("POST", posts)) == 2
+        no_errors(fake_discord)
+
+
+async def settings_shown(fake: FakeDiscord) -> str:
+    """/settings as the server's admin sees it."""
+    shown = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "settings", permissions=32))
+    private(shown)
+    return shown.content
