@@ -4,7 +4,7 @@ each person's own choice of turn pings by DM, which is theirs, not the server's.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
@@ -51,6 +51,12 @@ class GuildSettings:
         return self
 
 
+def to_json(settings: GuildSettings) -> dict[str, Any]:
+    data = asdict(settings)
+    data["game_channels"] = list(settings.game_channels)
+    return data
+
+
 def from_json(data: dict[str, Any]) -> GuildSettings:
     known = {f.name for f in fields(GuildSettings)}
     values = {k: v for k, v in data.items() if k in known}
@@ -91,17 +97,29 @@ class Settings:
             self._kept[guild_id] = (now, found)
         return found
 
-    async def update(self, guild_id: int, **changes: Any) -> GuildSettings:
-        """Change some settings and keep the rest as stored: read afresh on a shared store,
-        so what another process changed meanwhile is not written back over."""
-        now = self.clock()
-        current = await (self._read(guild_id, now) if self.store.shared else self.get(guild_id))
-        new = replace(current, **changes).validated()
-        data = asdict(new)
-        data["game_channels"] = list(new.game_channels)
+    async def update(
+        self,
+        guild_id: int,
+        *,
+        add_channels: Iterable[int] = (),
+        remove_channels: Iterable[int] = (),
+        **changes: Any,
+    ) -> GuildSettings:
+        """Change some settings (and add or remove game channels) and keep the rest as
+        stored: applied to the settings as read in the writing transaction, so a change made
+        meanwhile, in this process or another, is never written back over. Invalid
+        settings raise ValueError and write nothing."""
+        added, removed = set(add_channels), set(remove_channels)
+
+        def merged(stored: dict[str, Any]) -> dict[str, Any]:
+            new = replace(from_json(stored), **changes)
+            channels = (set(new.game_channels) | added) - removed
+            new = replace(new, game_channels=tuple(sorted(channels)))
+            return to_json(new.validated())
+
         self._kept.pop(guild_id, None)  # if the write fails, whether it landed is unknown
         try:
-            await self.store.set_guild_settings(guild_id, data)
+            new = from_json(await self.store.update_guild_settings(guild_id, merged))
         finally:
             self._changed += 1
         self._kept[guild_id] = (self.clock(), new)

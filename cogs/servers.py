@@ -320,7 +320,6 @@ class ServersCog(commands.Cog):
         turn_pings: Literal["channel", "dm", "off"] | None = None,
     ) -> None:
         guild_id = self._guild(interaction)
-        current = await self.bot.orchard.settings.get(guild_id)
         changes: dict[str, Any] = {
             key: value
             for key, value in (
@@ -336,21 +335,22 @@ class ServersCog(commands.Cog):
         }
         if turn_minutes is not None:
             changes["turn_seconds"] = round(turn_minutes * 60)
-        channels = set(current.game_channels)
         if add_channel is not None:
             check_postable(interaction, add_channel.id, GAME_CHANNEL)
-            channels.add(add_channel.id)
-        if remove_channel is not None:
-            channels.discard(remove_channel.id)
-        if channels != set(current.game_channels):
-            changes["game_channels"] = tuple(sorted(channels))
+        added = [add_channel.id] if add_channel is not None else []
+        removed = [remove_channel.id] if remove_channel is not None else []
+        changing = bool(changes or added or removed)
         try:
             new = (
-                await self.bot.orchard.settings.update(guild_id, **changes) if changes else current
+                await self.bot.orchard.settings.update(
+                    guild_id, add_channels=added, remove_channels=removed, **changes
+                )
+                if changing
+                else await self.bot.orchard.settings.get(guild_id)
             )
         except ValueError as err:
             raise Refusal(str(err)) from err
-        said = "Saved. " if changes else ""
+        said = "Saved. " if changing else ""
         daily = await self.bot.orchard.store.daily_channel(guild_id)
         await send(interaction, said + settings_text(new, daily, MESSAGE_LIMIT - len(said)))
 

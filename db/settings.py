@@ -10,9 +10,10 @@ settings, its people's ping choices and its departure.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from db.connection import Database, Transaction
+from db.connection import Database, Dialect, Transaction
 
 
 async def guild_settings(db: Database, guild_id: int) -> dict[str, Any]:
@@ -34,6 +35,34 @@ async def departed(db: Database, before: float) -> list[int]:
     """The servers Orchard left before ``before``: the ones due for the purge."""
     rows = await db.fetchall("SELECT guild_id FROM guild_departures WHERE left_at < ?", (before,))
     return [int(r[0]) for r in rows]
+
+
+Change = Callable[[dict[str, Any]], dict[str, Any]]
+"""A change of a server's stored settings: from what is stored to what to store."""
+
+
+async def update_guild_settings(
+    tx: Transaction, guild_id: int, change: Change, now: float
+) -> dict[str, Any]:
+    """Read, change and write a server's settings in one transaction, so that two updates at
+    once each start from the other's result, never both from the same old settings: SQLite's
+    writer runs transactions one at a time; PostgreSQL locks the row (``FOR UPDATE``), first
+    inserting it if missing, as there must be a row to lock (a second inserter waits for the
+    first to commit, then reads its row). ``change`` raising writes nothing."""
+    lock = ""
+    if tx.dialect is Dialect.POSTGRES:
+        lock = " FOR UPDATE"
+        await tx.execute(
+            "INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, '{}', ?)"
+            " ON CONFLICT (guild_id) DO NOTHING",
+            (guild_id, now),
+        )
+    rows = await tx.fetchall(
+        f"SELECT settings FROM guild_settings WHERE guild_id = ?{lock}", (guild_id,)
+    )
+    new = change(dict(json.loads(rows[0][0])) if rows else {})
+    await set_guild_settings(tx, guild_id, new, now)
+    return new
 
 
 async def set_guild_settings(

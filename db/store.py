@@ -418,6 +418,12 @@ class Store:
         """Where the server's board of yesterday's Daily Orchard is posted (None: nowhere)."""
         return await daily.DailyStore(self.db).channel(guild_id)
 
+    async def update_guild_settings(self, guild_id: int, change: settings.Change) -> dict[str, Any]:
+        """Apply ``change`` to the server's settings as stored when it is written: atomic, on
+        either backend and across processes (see :func:`db.settings.update_guild_settings`)."""
+        async with self.db.transaction() as tx:
+            return await settings.update_guild_settings(tx, guild_id, change, time.time())
+
     async def ping_choice(self, guild_id: int, user_id: int) -> bool | None:
         return await settings.ping_choice(self.db, guild_id, user_id)
 

@@ -166,6 +166,25 @@ async def test_a_turn_time_set_in_one_process_sets_the_deadlines_of_the_others(u
     await b.close()
 
 
+async def test_settings_changed_at_once_in_two_processes_both_stick(url: str) -> None:
+    """Two processes each change another setting of one server at once, many times over
+    (the first time creates its row): each update locks the row it reads, so every change
+    sticks."""
+    a, b = await two(url, Clock())
+    try:
+        for guild in range(GUILD, GUILD + 10):
+            await asyncio.gather(
+                a.runner.settings.update(guild, hints=False, add_channels=[1]),
+                b.runner.settings.update(guild, turn_seconds=60, add_channels=[2]),
+            )
+            stored = await a.store.guild_settings(guild)
+            assert (stored["hints"], stored["turn_seconds"]) == (False, 60), guild
+            assert stored["game_channels"] == [1, 2], guild
+    finally:
+        await a.close()
+        await b.close()
+
+
 async def test_the_leader_s_lock_passes_on_when_its_holder_goes(url: str) -> None:
     clock = Clock()
     a, b = await two(url, clock)

@@ -23,6 +23,7 @@ from bot.model import (
 )
 from bot.ratings import rate
 from bot.runner import _written
+from bot.settings import from_json
 from db.connection import Target
 from db.migrate import NewerSchema, available, migrate
 from db.store import Store
@@ -208,6 +209,35 @@ async def test_state_round_trip_and_version_check(database: Target) -> None:
     )
     assert [m.verb for m in await store.moves(game_id)] == ["roll"]
     await store.close()
+
+
+async def test_two_settings_changed_at_once_both_stick(database: Target) -> None:
+    """Two /settings at once, each changing something else: both changes stick, as each
+    update is read, changed and written in one transaction. Before, both started from the
+    settings as read (or kept) before either wrote, and the later write dropped the other's
+    change; game channels added at once (a list: both start from it) too."""
+    o = await orchard(database)
+    settings = o.runner.settings
+    try:
+        await settings.get(GUILD)  # kept: what both updates would start from
+        await asyncio.gather(
+            settings.update(GUILD, hints=False), settings.update(GUILD, turn_seconds=60)
+        )
+        stored = from_json(await o.store.guild_settings(GUILD))
+        assert (stored.hints, stored.turn_seconds) == (False, 60)
+        await asyncio.gather(
+            settings.update(GUILD, add_channels=[CHANNEL]),
+            settings.update(GUILD, add_channels=[CHANNEL + 1], open_games_per_channel=2),
+        )
+        stored = from_json(await o.store.guild_settings(GUILD))
+        assert (stored.hints, stored.turn_seconds, stored.open_games_per_channel) == (False, 60, 2)
+        assert stored.game_channels == (CHANNEL, CHANNEL + 1)
+        assert await settings.get(GUILD) == stored
+        with pytest.raises(ValueError):  # an invalid change writes nothing
+            await settings.update(GUILD, hints=True, turn_seconds=1)
+        assert from_json(await o.store.guild_settings(GUILD)) == stored
+    finally:
+        await o.close()
 
 
 async def test_settings_and_meta_persist(database: Target) -> None:
