@@ -57,12 +57,21 @@ class TileDMs:
         self.orchard.runner.on_commit.append(self._on_commit)
 
     async def stop(self) -> None:
-        """Let DMs in flight finish and be recorded while the store is still open."""
+        """Let DMs in flight finish and be recorded while the store is still open; cancel
+        those still waiting on Discord after :data:`DRAIN_SECONDS`, or as soon as the close
+        itself runs out of time (this wait is cancelled then), and wait for them to end.
+        Left running, one would fail once the HTTP session closed, with nobody to retrieve
+        its exception ("Task exception was never retrieved", at ERROR)."""
         self.orchard.runner.on_commit.remove(self._on_commit)
-        if self._tasks:
-            _, late = await asyncio.wait(self._tasks, timeout=DRAIN_SECONDS)
-            for task in late:
+        tasks = set(self._tasks)
+        if not tasks:
+            return
+        try:
+            await asyncio.wait(tasks, timeout=DRAIN_SECONDS)
+        finally:
+            for task in tasks:
                 task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def _on_commit(self, snapshot: Snapshot) -> None:
         """Runner hook (sync): DM the tiles of anyone whose hand changed, in the background."""

@@ -23,7 +23,7 @@ from bot.__main__ import RESTARTING
 from db.migrate import newest
 from tests.bot_process import ROOT
 from tests.bot_process import BotProcess as Bot
-from tests.botharness import ALICE, BOB, new_game, server
+from tests.botharness import ALICE, BOB, CHANNEL, new_game, server
 from tests.fakediscord import FakeDiscord
 from tests.test_cli import run_bot
 
@@ -94,6 +94,45 @@ async def test_sigterm_finishes_the_move_in_flight_closes_cleanly_and_the_game_g
             again = await (await fake.click(ALICE, board, roll(fake, board))).wait()
             assert again.type == 7, "the button of the game started before SIGTERM still works"
             assert "0 rolls left" in again.text, again.data
+        finally:
+            await bot.stop()
+
+
+async def test_a_tile_dm_held_when_the_close_runs_out_of_time_ends_quietly(
+    tmp_path: Path,
+) -> None:
+    """An Appletters tile DM waits on a slow Discord at SIGTERM, and an interaction in flight
+    takes the whole drain, so the close runs out of time while it waits for the DM. The DM's
+    task is cancelled and waited for, not left to fail once the HTTP session is closed with
+    nobody retrieving its exception ("Task exception was never retrieved", at ERROR); the
+    process still exits 0 within 10 s."""
+    async with FakeDiscord.running() as fake:
+        server(fake)
+        log = tmp_path / "bot.log"
+        bot = Bot(fake, tmp_path / "orchard.db", log)
+        await bot.start()
+        try:
+            dms = rf"^/channels/(?!{CHANNEL}/)\d+/messages$"
+            fake.hold("POST", dms)  # never released: Discord does not answer the DMs
+            board = await new_game(fake, "appletters", ALICE, [BOB])
+            await fake.wait_for(
+                lambda: any(r.status == 0 for r in fake.requests_matching("POST", dms)),
+                10.0,
+                "a tile DM to be held",
+            )
+            answer = fake.hold("POST", CALLBACK)
+            await fake.click(ALICE, board, fake.find_button(board, "My tiles"))
+            await asyncio.sleep(0.5)
+            assert bot.proc is not None
+            began = time.monotonic()
+            bot.proc.send_signal(signal.SIGTERM)
+            await asyncio.sleep(3.3)  # past the drain: the close has 5 s, the DMs want 5 s
+            answer.set()
+            status, seconds = await exit_status(bot.proc, began)
+            said = log.read_text()
+            assert "closing took too long" in said, "the close ran out of time"
+            assert (status, " ERROR " in said) == (0, False), said[-3000:]
+            assert seconds < 10.0
         finally:
             await bot.stop()
 
