@@ -56,6 +56,8 @@ class Faults(State):
     async def _held(self, method: str, path: str) -> None:
         for held, pattern, released in self._holds:
             if held in ("*", method) and pattern.search(path):
+                if not released.is_set():
+                    self._notify()  # a wait for the held request (status 0) sees it now
                 await released.wait()
 
     def fail(
