@@ -236,9 +236,10 @@ async def shut_down(bot: OrchardBot, gate: Gate, running: asyncio.Task[None]) ->
     log.info("stopping: finishing the moves in flight, then closing the connection")
     loop = asyncio.get_running_loop()
     deadline = loop.time() + SHUTDOWN_SECONDS
-    if bot.is_ready():
-        await gate.close(DRAIN_SECONDS)
-    else:
+    # Closed even before the bot is ready: with several shards the first ones take clicks
+    # while the rest connect (5 s apart), and those clicks are finished, not cut off.
+    await gate.close(DRAIN_SECONDS)
+    if not bot.is_ready():
         running.cancel()  # still starting: stop where it is
     try:  # whatever hangs (a Discord that never answers the close frame), exit in time
         await asyncio.wait_for(bot.close(), timeout=max(deadline - loop.time() - 1.0, 0.5))

@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import RESTARTING
+from bot.shards import ShardPlan
 from db.migrate import newest
 from tests.bot_process import ROOT
 from tests.bot_process import BotProcess as Bot
-from tests.botharness import ALICE, BOB, CHANNEL, new_game, server
+from tests.botharness import ALICE, BOB, CHANNEL, GUILD, new_game, server
 from tests.fakediscord import FakeDiscord
 from tests.test_cli import run_bot
 
@@ -174,6 +175,40 @@ async def test_a_newer_orchard_migrating_the_database_stops_this_one_cleanly(
             assert bot.proc is not None
             assert (await exit_status(bot.proc, time.monotonic()))[0] == 1
             assert log.read_text().count(said) == 2, "refused at start, in the same line"
+            assert "Traceback" not in log.read_text()
+        finally:
+            await bot.stop()
+
+
+async def test_sigterm_while_a_shard_still_connects_finishes_the_move_and_turns_clicks_away(
+    tmp_path: Path,
+) -> None:
+    """With several shards, discord.py connects them 5 s apart, and the first takes clicks
+    before the bot is ready. A SIGTERM then is still an orderly stop: the move in flight is
+    finished and shown, a click after it is told Orchard is restarting, and it exits 0."""
+    async with FakeDiscord.running(shard_count=2) as fake:
+        server(fake)
+        assert fake.shard_of(GUILD) == 0, "the game's server is on the shard connected first"
+        log = tmp_path / "bot.log"
+        bot = Bot(fake, tmp_path / "orchard.db", log, shards=ShardPlan((0, 1), 2))
+        await bot.start(wait=False)
+        try:
+            await fake.wait_for(lambda: fake.connected(0), 30.0, "the first shard")
+            board = await new_game(fake, "cheerio", ALICE, [])
+            fake.fail("POST", CALLBACK, 429, retry_after=1.5)  # the move's answer, held up
+            move = await fake.click(ALICE, board, roll(fake, board))
+            await fake.wait_for(lambda: fake.pending_faults == 0, 5.0, "the answer to wait")
+            assert not fake.connected(1), "the second shard is still to connect"
+            began = time.monotonic()
+            assert bot.proc is not None
+            bot.proc.send_signal(signal.SIGTERM)
+            await asyncio.sleep(0.3)
+            late = await fake.click(ALICE, board, roll(fake, board))
+            status, seconds = await exit_status(bot.proc, began)
+            assert status == 0, log.read_text()[-2000:]
+            assert seconds < 10.0
+            assert move.type == 7, "the move in flight was finished and shown"
+            assert late.ephemeral and late.content == RESTARTING
             assert "Traceback" not in log.read_text()
         finally:
             await bot.stop()
