@@ -1,12 +1,15 @@
 """How Orchard words things for people, the same in every game: names shown as typed, lists
-of names, the one "not your turn" and links. Pure text (no discord), so the runner and the
-cogs say it alike; plurals are in :mod:`bot.words`, times are ``discord.utils.format_dt``'s.
+of names, the one "not your turn", links, and how wide a name is in a table. Pure text (no
+discord), so the runner and the cogs say it alike; plurals are in :mod:`bot.words`, times are
+``discord.utils.format_dt``'s.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+from wcwidth import iter_graphemes, width
 
 from bot.words import plural
 
@@ -15,6 +18,7 @@ MARKS = re.compile(r"[\\*_~|`\[<]|^\s*[#>-]")
 spoilers and code, a masked link's ``[``, the ``<`` of a mention, channel, timestamp or
 custom emoji, and a heading, quote, subtext or list at the start of a line."""
 LOOKALIKE_BACKTICK = "\u02cb"  # ˋ: one character, as wide in a table as the ` it stands for
+ELLIPSIS = "…"
 
 
 def literal(name: str) -> str:
@@ -30,6 +34,40 @@ def in_code(name: str) -> str:
     """A name for a code block, where no backslash escapes: a run of backticks would end
     the block, so each becomes a look-alike of the same width and the table's columns hold."""
     return name.replace("`", LOOKALIKE_BACKTICK)
+
+
+def shown_width(text: str) -> int:
+    """How many cells of a code block's monospace font ``text`` takes: two for an emoji (a
+    ZWJ family, a flag, a skin tone) or a CJK character, none for a combining mark or a
+    zero-width character. This is wcwidth's reading of Unicode's East Asian Width and emoji
+    data, summed per grapheme so a cut (:func:`clipped`) measures alike; Discord's fonts vary
+    by platform, so a rare emoji may still draw a little off."""
+    return sum(width(grapheme) for grapheme in iter_graphemes(text))
+
+
+def clipped(text: str, most: int) -> str:
+    """``text`` in at most ``most`` cells (:func:`shown_width`), cut with "…" only when it does not
+    fit: between graphemes, never inside an emoji sequence or through a wide character. Pad
+    the result to a column's width: it may come out a cell short."""
+    return _cut(text, most, shown_width)
+
+
+def shortened(text: str, most: int) -> str:
+    """``text`` in at most ``most`` characters (Discord's limits count them), cut with "…"
+    only when it does not fit, between graphemes like :func:`clipped`."""
+    return _cut(text, most, len)
+
+
+def _cut(text: str, most: int, size: Callable[[str], int]) -> str:
+    if size(text) <= most:
+        return text
+    kept, used = "", size(ELLIPSIS)
+    for grapheme in iter_graphemes(text):
+        used += size(grapheme)
+        if used > most:
+            break
+        kept += grapheme
+    return kept + ELLIPSIS
 
 
 def joined(names: Sequence[str]) -> str:

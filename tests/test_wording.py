@@ -12,7 +12,17 @@ from discord.utils import escape_markdown
 
 from bot.ratings import display, shown
 from bot.specs import VARIANTS
-from bot.wording import in_code, joined, lines_within, literal, message_link, not_your_turn
+from bot.wording import (
+    clipped,
+    in_code,
+    joined,
+    lines_within,
+    literal,
+    message_link,
+    not_your_turn,
+    shortened,
+    shown_width,
+)
 from bot.words import plural
 from tests.botharness import (
     ALICE,
@@ -95,6 +105,20 @@ def test_names_are_shown_as_typed() -> None:
     assert literal("<@7001> <t:0:R>") == "\\<@7001> \\<t:0:R>"
     assert not_your_turn(["**Bo**"]) == "It is not your turn: it is \\*\\*Bo\\*\\*'s."
     assert in_code("a```b") == "a\u02cb\u02cb\u02cbb" and in_code("Alice") == "Alice"
+
+
+def test_a_name_is_measured_and_cut_as_a_monospace_font_draws_it() -> None:
+    """Two cells for an emoji sequence or CJK character, none for a combining mark or a
+    zero-width space; a cut falls between graphemes and says so with "…"."""
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    widths = {family: 2, "🇯🇵": 2, "👍🏽": 2, "❤️": 2, "山田": 4, "Zoe\u0308": 3, "a\u200bb": 2}
+    assert {text: shown_width(text) for text in widths} == widths
+    assert shown_width(in_code("a```b")) == shown_width("a```b") == 5
+    assert clipped("Alice", 5) == "Alice" and clipped("山田太郎", 7) == "山田太…"
+    assert clipped("山田太郎", 6) == "山田…", "no half of a wide character"
+    assert clipped("Zoe\u0308y", 3) == "Zo…", "the diaeresis stays with its e"
+    assert clipped("ab" + family * 2, 4) == "ab…", "no part of a ZWJ family"
+    assert shortened("ab" + family, 6) == "ab…" and shortened("ab" + family, 7) == "ab" + family
 
 
 def test_a_long_list_is_cut_to_its_limit_and_says_how_many_are_left() -> None:
