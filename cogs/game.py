@@ -21,7 +21,7 @@ from bot.model import Player
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import GameSpec, title
-from bot.wording import in_code
+from bot.wording import clipped, in_code, shown_width
 from bot.words import plural
 from cogs.servers import send_board
 
@@ -33,24 +33,31 @@ Cell = int | None
 
 
 def short(name: str, width: int = NAME_WIDTH) -> str:
-    """A name that fits a table column, cut with an ellipsis only beyond ``width``; its
-    backticks cannot end the table's code block (:func:`bot.wording.in_code`)."""
-    return in_code(name if len(name) <= width else name[: width - 1] + "…")
+    """A name that fits a table column, cut with an ellipsis only beyond ``width`` cells (an
+    emoji or CJK character takes two: :func:`bot.wording.shown_width`); its backticks cannot
+    end the table's code block (:func:`bot.wording.in_code`)."""
+    return in_code(clipped(name, width))
+
+
+def padded(text: str, width: int) -> str:
+    """``text`` filled with spaces to ``width`` cells: ``str.ljust`` counts characters, and a
+    wide or zero-width one would shift the columns after it."""
+    return text + " " * (width - shown_width(text))
 
 
 def score_table(heads: Sequence[str], rows: Sequence[tuple[str, Sequence[Cell]]]) -> str:
     """A code-block table, a row per player and a column per category, narrow for phones.
 
     Names run down the side as typed (:func:`bot.boards.plain_names`: no Markdown in a code
-    block), never cut to a stump: at most 14 characters and three per column keep a
-    six-player table within 40 characters a line.
+    block), never cut to a stump: at most 14 cells and three per column keep a six-player
+    table within 40 cells a line, measured as a monospace font shows them.
     """
-    width = max([len(short(name)) for name, _ in rows] + [1])
+    width = max([shown_width(short(name)) for name, _ in rows] + [1])
     columns = [max(3, len(h) + 1) for h in heads]
     lines = [" " * width + "".join(f"{h:>{w}}" for h, w in zip(heads, columns, strict=True))]
     for name, cells in rows:
         shown = (f"{'-' if c is None else c:>{w}}" for c, w in zip(cells, columns, strict=True))
-        lines.append(f"{short(name):<{width}}" + "".join(shown))
+        lines.append(padded(short(name), width) + "".join(shown))
     return "```\n" + "\n".join(lines) + "\n```"
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from wcwidth import iter_graphemes, wcswidth
 
 from bot.app import OrchardBot
 from bot.dice_emojis import DiceEmojis
@@ -56,7 +57,20 @@ PHONE_LINES = 32
 """What "fits a phone screen" means here: at most 32 lines of text and controls, counted as a
 phone shows them (prose wraps at 45 characters; each action row and heading is a line)."""
 PHONE_CODE_WIDTH = 40
-"""...and no line of a code-block table wider than 40 characters (tables do not wrap)."""
+"""...and no line of a code-block table wider than 40 cells (tables do not wrap)."""
+NAME_CELLS = 14
+"""A score table's name column: a name is shown whole up to 14 cells, cut with "…" beyond."""
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # 👨‍👩‍👧: three emoji joined by ZWJs
+
+WIDE = {
+    ALICE: "🍎 Apple",
+    BOB: "山田太郎",
+    CAROL: "Zoe\u0308",  # ë as e and a combining diaeresis: three cells, four characters
+    DAVE: "Dave " + FAMILY * 5,  # 15 cells, 30 characters: cut between families
+    ERIN: "🇯🇵👍🏽❤️ Fan club",  # a flag, a skin tone, an emoji made wide by VS16: 15 cells
+    FRANK: "山田太郎山田太郎",  # 16 cells: cut before a wide character, never through one
+}
+"""Six names a monospace font draws wider or narrower than their characters count."""
 
 WRONG_PLURALS = [
     re.compile(r"\b1 (points|tiles|rolls|dice|games|wins|players|kinds)\b"),
@@ -94,6 +108,14 @@ def assert_labelled(message: dict[str, Any]) -> None:
             assert control.label and EFFECT.match(control.label), control.label
 
 
+def cells(text: str) -> int:
+    """How wide a monospace font draws ``text``: an emoji or CJK character takes two cells, a
+    combining mark or zero-width character none (wcwidth's reading; fonts vary a little)."""
+    width = wcswidth(text)
+    assert width >= 0, f"a control character in {text!r}"
+    return width
+
+
 def phone_lines(message: dict[str, Any]) -> int:
     """How many lines a phone shows for this board (see PHONE_LINES)."""
     lines = 0
@@ -108,7 +130,7 @@ def phone_lines(message: dict[str, Any]) -> int:
                 in_code = not in_code
                 continue
             if in_code:
-                assert len(line) <= PHONE_CODE_WIDTH, line
+                assert cells(line) <= PHONE_CODE_WIDTH, line
                 lines += 1
                 continue
             shown = re.sub(r"<a?:\w+:\d+>", "EE", line).replace("**", "")
@@ -355,13 +377,53 @@ async def test_a_name_with_backticks_leaves_the_score_table_whole(
                 assert fences[-1] == fences[0] == 2, (name, text)  # one table, whole
                 (table,) = code_blocks(text)
                 lines = table.split("\n")[1:-1]
-                assert len({len(line) for line in lines}) == 1, lines
+                assert len({cells(line) for line in lines}) == 1, lines
                 assert f"\n{drawn} " in table, table
                 assert phone_lines(message) <= PHONE_LINES, text  # and within 40 wide
                 live = await game_row(bot, kind)
                 await answered(
                     await fake_discord.slash(ALICE, GUILD, CHANNEL, "end", {"game_id": live.id})
                 )
+        no_errors(fake_discord)
+
+
+def name_cells(table: str) -> list[str]:
+    """Each player's name as a score table draws it: a row's text before its score columns."""
+    return [re.sub(r"( +(-|\d+))+$", "", line) for line in table.split("\n")[2:-1]]
+
+
+def assert_drawn(shown: str, name: str) -> None:
+    """A name cell shows the name whole, or cut cleanly: its first whole graphemes and "…",
+    filling the column but for a wide character that would not fit (no stump, no half)."""
+    if cells(name) <= NAME_CELLS:
+        assert shown == name, (shown, name)
+        return
+    kept = list(iter_graphemes(shown.removesuffix("…")))
+    assert shown.endswith("…") and kept == list(iter_graphemes(name))[: len(kept)], shown
+    assert NAME_CELLS - 1 <= cells(shown) <= NAME_CELLS, shown
+
+
+async def test_wide_and_narrow_names_keep_the_score_tables_columns(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Emoji (a ZWJ family, a flag, a skin tone) and CJK take two cells in a code block's
+    font, a combining mark none: each table's lines are one width as drawn, within a phone's
+    40 cells, and each name shows whole or cut between graphemes."""
+    server(fake_discord)
+    for user, name in WIDE.items():
+        fake_discord.add_user(user, name)
+    fake_discord.add_guild(GUILD + 1, [CHANNEL + 1], SIX)
+    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+        for kind in ("cheerio", "applejack"):
+            board = await new_game(
+                fake_discord, kind, ALICE, SIX[1:], guild=GUILD + 1, channel=CHANNEL + 1
+            )
+            (table,) = code_blocks(text_of(fake_discord.message(board)))
+            lines = table.split("\n")[1:-1]
+            assert len({cells(line) for line in lines}) == 1, lines
+            assert cells(lines[0]) <= PHONE_CODE_WIDTH, lines
+            for shown, user in zip(name_cells(table), SIX, strict=True):
+                assert_drawn(shown, WIDE[user])
         no_errors(fake_discord)
 
 
