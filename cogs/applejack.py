@@ -17,6 +17,7 @@ from bot.games.applejack import (
 )
 from bot.runner import Snapshot
 from bot.specs import APPLEJACK, title
+from bot.wording import shortened
 from bot.words import plural
 from cogs.game import GameCog, score_table
 
@@ -149,13 +150,17 @@ class ApplejackCog(
         return [[select], [done]]
 
     def _call_controls(self, snapshot: Snapshot, state: ApplejackState) -> list[Control]:
-        players = plain_names(snapshot)  # an option's description shows no Markdown
+        """The caller's select: each option says what the call gives everyone, names as typed
+        (an option shows no Markdown), cut to Discord's 100 characters between graphemes."""
+        players = plain_names(snapshot)
         options = []
         for category, points in call_preview(state):
             each = " · ".join(f"{players[s]} {p}" for s, p in enumerate(points) if p is not None)
             options.append(
                 discord.SelectOption(
-                    label=f"Call {category.title()}", value=category, description=each[:100]
+                    label=f"Call {category.title()}",
+                    value=category,
+                    description=shortened(each, 100),
                 )
             )
         select = GameSelect(

@@ -32,6 +32,7 @@ from tests.botharness import (
     no_errors,
     orchard_bot,
     press,
+    select_of,
     server,
     unpaced,
 )
@@ -424,6 +425,41 @@ async def test_wide_and_narrow_names_keep_the_score_tables_columns(
             assert cells(lines[0]) <= PHONE_CODE_WIDTH, lines
             for shown, user in zip(name_cells(table), SIX, strict=True):
                 assert_drawn(shown, WIDE[user])
+        no_errors(fake_discord)
+
+
+async def test_apple_jacks_call_menu_shows_names_as_typed_within_discords_limit(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """The caller's select says what each call gives everyone: a select shows no Markdown, so
+    "**Al**_ice_" reads as typed, and six 32-character names are cut to Discord's 100
+    characters between graphemes (no ZWJ family broken), saying so with "…"."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    marked, long = "**Al**_ice_", FAMILY * 6 + "Bo"  # 32 characters, Discord's longest name
+    fake_discord.add_user(ALICE, marked)
+    for user in SIX[1:]:
+        fake_discord.add_user(user, long)
+    fake_discord.add_guild(GUILD + 1, [CHANNEL + 1], SIX)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(
+            fake_discord, "applejack", ALICE, SIX[1:], guild=GUILD + 1, channel=CHANNEL + 1
+        )
+        engine = bot.orchard.runner.engine("applejack")
+        (row,) = await bot.orchard.store.open_games(GUILD + 1)
+        live = await bot.orchard.runner.load(row.id)
+        while live.state.phase != "call":  # everyone holds: the caller calls
+            seat = min(engine.to_act(live.state))
+            await press(fake_discord, SIX[seat], board, "Hold: keep all five")
+            live = await bot.orchard.runner.load(live.id)
+        options = select_of(fake_discord, board, "call").raw["options"]
+        assert options
+        for option in options:
+            described = option["description"]
+            assert described.startswith(f"{marked} "), described
+            assert len(described) <= 100 and described.endswith("…"), described
+            broken = described.replace(FAMILY, "")
+            assert not set(broken) & set(FAMILY), described
         no_errors(fake_discord)
 
 

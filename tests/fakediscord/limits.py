@@ -103,6 +103,7 @@ def payload_problems(body: JSON, *, modal: bool = False) -> list[str]:
         for o in options:
             _too_long(errors, f"{where}.options.label", o.get("label"), 100)
             _too_long(errors, f"{where}.options.value", o.get("value"), 100)
+            _too_long(errors, f"{where}.options.description", o.get("description"), 100)
     return errors
 
 
