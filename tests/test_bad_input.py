@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from bot.__main__ import serve
 from bot.app import OrchardBot
+from bot.boards import LOBBY_VERBS
 from bot.components import OURS
 from bot.games.cheerio import CATEGORIES
 from cogs.appletters import MODAL
@@ -108,12 +109,7 @@ KINDS = st.sampled_from(
         "hold",
         "score",
         "rematch",
-        "lobby_join",
-        "lobby_leave",
-        "lobby_start",
-        "lobby_cancel",
-        "lobby_addbot",
-        "lobby_removebot",
+        *LOBBY_VERBS,
         "ui_tiles",
         "ui_",
         "forfeit",
