@@ -21,7 +21,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.answers import answer_publicly, send
-from bot.boards import GameUI, Rendered
+from bot.boards import UNKNOWN_CHANNEL, GameUI, Rendered
 from bot.components import GameButton
 from bot.dailies import Dailies
 from bot.daily import DailyPlay, date_of, is_daily, share_line
@@ -45,7 +45,6 @@ GAMES = [
     if spec.daily is not None
 ]
 BOARD_SIZE = 15
-UNKNOWN_CHANNEL = 10003  # Discord's error code for a channel that does not exist (deleted)
 
 
 class DailyUI:
