@@ -148,10 +148,7 @@ class SqliteDatabase:
         """Open (creating folders and schema as needed) the database file at ``path``, its
         writer and its read connections."""
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        async with aiosqlite.connect(str(path), isolation_level=None) as conn:
-            for pragma in PRAGMAS:
-                await conn.execute(pragma)
-            await migrate(conn)
+        await _prepared(path)
         thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         writer = await asyncio.get_running_loop().run_in_executor(thread, _writer, str(path))
         readers_ = [await _reader(path) for _ in range(readers)]
@@ -333,6 +330,29 @@ class SqliteDatabase:
             )
         if any(row[0] for row in rows):
             log.warning("a reader blocked the checkpoint: old pages stay in the -wal file for now")
+
+
+OPEN_TRIES = 5  # a fresh file's set-up, tried again if another opener's lock refuses it
+
+
+async def _prepared(path: str | Path) -> None:
+    """Put the file in WAL mode and migrate it. Two openers of one fresh file at once (the bot
+    and an operator's command) can be refused without the busy timeout being waited: SQLite
+    answers "locked" at once where waiting could deadlock (a statement whose read snapshot
+    another's commit outdated, as two ``CREATE TABLE IF NOT EXISTS`` racing are). Each step
+    is idempotent and each migration one transaction, so the whole set-up is tried again."""
+    for attempt in range(1, OPEN_TRIES + 1):
+        try:
+            async with aiosqlite.connect(str(path), isolation_level=None) as conn:
+                for pragma in PRAGMAS:
+                    await conn.execute(pragma)
+                await migrate(conn)
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or attempt == OPEN_TRIES:
+                raise
+            log.info("the database file was locked while set up; trying again (%s)", err)
+            await asyncio.sleep(0.05 * attempt)
 
 
 async def _inline(fn: Callable[..., T], *args: Any) -> T:
