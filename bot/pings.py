@@ -20,6 +20,9 @@ old message behind. The live message's id and the seats awaited are stored
 and still deletes it. On a store several processes share, each handles the versions it
 committed; a record never goes back to an older version, so when an older version's pings
 finish last there, its message (for a turn already over) is deleted and the newer record stands.
+And when an older version's record is written after a newer handler read the record it meant
+to replace, the newer one's write learns which message it replaced and deletes that too.
+On one process a game's pings are handled one version at a time, so neither can happen there.
 A finished game is announced in a message of its own that pings nobody.
 """
 
@@ -318,10 +321,13 @@ class TurnPings:
         self._pings[row.id] = fresh
         if ping.version >= 0 and replace(ping, version=fresh.version) == fresh:
             return  # a roll that changed no turn: nothing to record
-        if await self.runner.store.set_turn_ping(fresh):
-            self._tidy(row, replaced)
-        else:
+        written, held = await self.runner.store.set_turn_ping(fresh)
+        if not written:
             self._outdated(row, posted)
+            return
+        self._tidy(row, replaced)
+        if held not in (replaced, message_id):
+            self._tidy(row, held)  # an older version's, recorded after ``ping`` was read
 
     def _outdated(self, row: GameRow, posted: int | None) -> None:
         """Another process recorded a newer version's pings while these were sent (it handled

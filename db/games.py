@@ -35,7 +35,7 @@ from bot.model import (
     Player,
     TurnPing,
 )
-from db.connection import Database, Reader, Transaction
+from db.connection import Database, Dialect, Reader, Transaction
 
 STATE_FORMAT = 1
 OPEN = "status IN ('lobby', 'active')"
@@ -349,15 +349,48 @@ async def forget_tile_dms(tx: Transaction, game_id: int) -> None:
     await tx.execute("DELETE FROM tile_dms WHERE game_id = ?", (game_id,))
 
 
-async def set_turn_ping(tx: Transaction, ping: TurnPing) -> bool:
+async def set_turn_ping(tx: Transaction, ping: TurnPing) -> tuple[bool, int | None]:
     """Record where the game's pings stand, unless the record is already of a newer version:
     processes committing consecutive versions of a game each handle their own, and the older
-    handler may finish last. Returns whether it was written (same SQL on both backends)."""
-    written = await tx.execute(
+    handler may finish last. Returns whether it was written and, on PostgreSQL, the message
+    the record it replaced held: another process may have written that record after the
+    caller read the one it meant to replace, and its message (for a turn over) is then the
+    caller's to delete. The record is read and written under its row lock (``FOR UPDATE``),
+    so no write comes in between; with no row to lock, a concurrent first insert makes this
+    one's do nothing, and the row it committed is locked instead.
+
+    On SQLite one process handles a game's pings one version after another, so the record
+    replaced is always the one the caller read: no read, and None for the message."""
+    if tx.dialect is not Dialect.POSTGRES:
+        return await _upsert_turn_ping(tx, ping) > 0, None
+    while True:
+        rows = await tx.fetchall(
+            "SELECT version, message_id FROM turn_pings WHERE game_id = ? FOR UPDATE",
+            (ping.game_id,),
+        )
+        if rows:
+            version, held = rows[0]
+            if version > ping.version:
+                return False, None
+            await _upsert_turn_ping(tx, ping)
+            return True, held
+        if await _upsert_turn_ping(tx, ping, insert_only=True):
+            return True, None
+
+
+async def _upsert_turn_ping(tx: Transaction, ping: TurnPing, insert_only: bool = False) -> int:
+    """Write ``ping`` over any record of its version or an older one (``insert_only``: only
+    where the game has none); returns the rows written (same SQL on both backends)."""
+    conflict = (
+        "DO NOTHING"
+        if insert_only
+        else "DO UPDATE SET version = excluded.version, awaited = excluded.awaited,"
+        " message_id = excluded.message_id, mentioned = excluded.mentioned"
+        " WHERE turn_pings.version <= excluded.version"
+    )
+    return await tx.execute(
         "INSERT INTO turn_pings (game_id, version, awaited, message_id, mentioned)"
-        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET version = excluded.version,"
-        " awaited = excluded.awaited, message_id = excluded.message_id,"
-        " mentioned = excluded.mentioned WHERE turn_pings.version <= excluded.version",
+        f" VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id) {conflict}",
         (
             ping.game_id,
             ping.version,
@@ -366,7 +399,6 @@ async def set_turn_ping(tx: Transaction, ping: TurnPing) -> bool:
             _seats_text(ping.mentioned),
         ),
     )
-    return written > 0
 
 
 async def drop_turn_ping(tx: Transaction, game_id: int) -> None:

@@ -275,8 +275,9 @@ class Store:
     async def turn_pings_behind(self) -> list[int]:
         return await games.turn_pings_behind(self.db)
 
-    async def set_turn_ping(self, ping: TurnPing) -> bool:
-        """Record ``ping``; False (nothing written) if a newer version's is stored."""
+    async def set_turn_ping(self, ping: TurnPing) -> tuple[bool, int | None]:
+        """Record ``ping`` unless a newer version's is stored: whether it was written, and on a
+        shared store the message the record it replaced held (see games.set_turn_ping)."""
         async with self.db.transaction() as tx:
             return await games.set_turn_ping(tx, ping)
 

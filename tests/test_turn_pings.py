@@ -24,6 +24,7 @@ from bot.orchard import Orchard
 from bot.pings import TIDIERS, TurnPings
 from bot.runner import Snapshot
 from bot.specs import ENGINES, SPEC_OF
+from db import games
 from db.connection import Target
 from db.store import Store
 from tests.botharness import (
@@ -752,17 +753,50 @@ async def test_past_the_most_waiting_the_oldest_turn_messages_stay(
 
 async def test_a_turn_ping_record_never_goes_back_to_an_older_version(database: Target) -> None:
     """Processes committing consecutive versions of a game each handle their own pings, and
-    the older handler may finish last: its record is refused, and the newer one stands."""
+    the older handler may finish last: its record is refused, and the newer one stands. A
+    write says which message the record it replaced held, where another process may have
+    written that record (a shared store); one process knows, as it wrote it itself."""
     store = await Store.open(database)
     game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
     newer = TurnPing(game_id, 5, frozenset({1}), 51, frozenset({1}))
-    assert await store.set_turn_ping(TurnPing(game_id, 3, frozenset({0}), 31, frozenset({0})))
-    assert await store.set_turn_ping(newer)
-    assert not await store.set_turn_ping(TurnPing(game_id, 4, frozenset({0}), 41, frozenset({0})))
+
+    def held(message_id: int | None) -> tuple[bool, int | None]:
+        return True, message_id if store.shared else None
+
+    assert await store.set_turn_ping(TurnPing(game_id, 3, frozenset({0}), 31, frozenset({0}))) == (
+        True,
+        None,
+    )
+    assert await store.set_turn_ping(newer) == held(31)
+    older = TurnPing(game_id, 4, frozenset({0}), 41, frozenset({0}))
+    assert await store.set_turn_ping(older) == (False, None)
     assert await store.turn_ping(game_id) == newer
-    assert await store.set_turn_ping(replace(newer, message_id=52)), "its own version again"
-    assert (await store.turn_ping(game_id)) == replace(newer, message_id=52)
+    mine = replace(newer, message_id=52)
+    assert await store.set_turn_ping(mine) == held(51), "its own version again"
+    assert (await store.turn_ping(game_id)) == mine
     await store.close()
+
+
+@pytest.mark.postgres
+async def test_a_first_record_written_meanwhile_is_known_to_the_write_it_held_up() -> None:
+    """Two processes write a game's first record at once: the second write waits for the
+    first to commit, then replaces its record and says which message that held."""
+    async with fresh_schema() as url:
+        a, b = await Store.open(url), await Store.open(url)
+        game_id = await a.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+        async with a.db.transaction() as tx:
+            first = TurnPing(game_id, 1, frozenset({1}), 11, frozenset({1}))
+            assert await games.set_turn_ping(tx, first) == (True, None)
+            second = asyncio.create_task(
+                b.set_turn_ping(TurnPing(game_id, 2, frozenset({0}), 21, frozenset({0})))
+            )
+            await asyncio.sleep(0.3)
+            assert not second.done(), "it waits for the first record"
+        assert await second == (True, 11)
+        stored = await b.turn_ping(game_id)
+        await a.close()
+        await b.close()
+    assert stored is not None and stored.message_id == 21
 
 
 class Channel:
@@ -773,6 +807,7 @@ class Channel:
         self.ids = itertools.count(1000)
         self.posted: dict[int, str] = {}
         self.deleted: list[int] = []
+        self.waiting = 0  # posts held at their gate
 
     def client(self, gate: asyncio.Event | None = None) -> Any:
         channel = self
@@ -788,7 +823,9 @@ class Channel:
         class Messageable:
             async def send(self, text: str, **_: Any) -> Message:
                 if gate is not None:
+                    channel.waiting += 1
                     await gate.wait()
+                    channel.waiting -= 1
                 message = Message(next(channel.ids))
                 channel.posted[message.id] = text
                 return message
@@ -833,6 +870,48 @@ async def test_an_older_versions_pings_finishing_last_leave_the_newer_record() -
     newer, older = sorted(channel.posted, key=lambda m: f"<@{BOB}>" in channel.posted[m])
     assert f"<@{ALICE}>" in channel.posted[newer] and f"<@{BOB}>" in channel.posted[older]
     assert stored.message_id == newer and newer not in channel.deleted
+    assert channel.deleted == [older], "the older version's message goes"
+
+
+@pytest.mark.postgres
+async def test_an_older_record_written_after_the_newer_handler_read_it_loses_its_message() -> None:
+    """A commits version 1 (Bob's turn) and B version 2 (Ann's again); both posts are slow, so
+    B reads the record before A's is written. A records version 1 with its message, and B's
+    version 2 then replaces that record, which B never read: A's message, for a turn already
+    over, would be in no record and never deleted. B's write learns of it and deletes it."""
+    async with fresh_schema() as url:
+        clock = Clock()
+        a, b = await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
+        live = await opened(a, "cheerio", [ALICE, BOB])
+        channel, first, second = Channel(), asyncio.Event(), asyncio.Event()
+        older_pings, newer_pings = (
+            TurnPings(channel.client(first), a.runner),
+            TurnPings(channel.client(second), b.runner),
+        )
+        older_pings.start()
+        newer_pings.start()
+        live = await a.runner.act(
+            live.id, ALICE, "score", first_open(live), version=live.row.version
+        )
+        live = await b.runner.act(live.id, BOB, "score", first_open(live), version=live.row.version)
+        for _ in range(500):  # both handlers read the record (there is none yet) and post
+            if channel.waiting == 2:
+                break
+            await asyncio.sleep(0.01)
+        assert channel.waiting == 2
+        first.set()
+        await older_pings.stop()
+        between = await a.store.turn_ping(live.id)
+        second.set()
+        await newer_pings.stop()
+        stored = await a.store.turn_ping(live.id)
+        await a.close()
+        await b.close()
+    assert between is not None and between.version == live.row.version - 1, "A's record first"
+    assert stored is not None and stored.version == live.row.version
+    newer, older = sorted(channel.posted, key=lambda m: f"<@{BOB}>" in channel.posted[m])
+    assert f"<@{ALICE}>" in channel.posted[newer] and f"<@{BOB}>" in channel.posted[older]
+    assert between.message_id == older and stored.message_id == newer
     assert channel.deleted == [older], "the older version's message goes"
 
 
