@@ -63,6 +63,7 @@ BOARDS_KEPT = 256  # leaderboards computed, kept until results change (a store o
 SHARED_BOARD_SECONDS = 5.0
 
 Board = tuple[list[tuple[int, float, int]], dict[int, results.Record]]
+BoardKey = tuple[int, str, str, bool]  # server, game, by what, whether lower is better
 Generation = tuple[int, int]  # a kept board's: changes anywhere, and to its server's game
 GAME_OF = "SELECT guild_id, kind FROM games WHERE id = ?"
 
@@ -81,9 +82,10 @@ class Store:
         # its aggregate reads every result of a game in a server (20 ms for 40,000), and one
         # person repeating /leaderboard must not cost the other servers a core. Counted per
         # server and game: in a game night some game ends somewhere several times a second.
-        self._boards: Recent[tuple[int, str, str, bool], tuple[Generation, float, Board]] = Recent(
-            BOARDS_KEPT
-        )
+        self._boards: Recent[BoardKey, tuple[Generation, float, Board]] = Recent(BOARDS_KEPT)
+        # Boards being computed: asked for again meanwhile (a burst of /leaderboard, the cache
+        # cold), a board at the same generation waits for that aggregate, not one of its own.
+        self._computing: dict[tuple[BoardKey, Generation], asyncio.Future[Board]] = {}
         self._changed_all = 0  # commits that may have changed any server's results
         self._changed: dict[tuple[int, str], int] = {}  # those of one server's one game
         # Told as soon as rows were rewritten behind every cache (an erasure, a purge): what
@@ -300,7 +302,8 @@ class Store:
         change: every write of results goes through this Store, which counts them after they
         commit (an erasure or a purge, everywhere). On a shared store another process may
         have written since, so each is kept :data:`SHARED_BOARD_SECONDS` at most: someone
-        repeating /leaderboard costs one aggregate per board per few seconds, not one each."""
+        repeating /leaderboard costs one aggregate per board per few seconds, not one each.
+        Asked for while it is being computed, a board waits for that aggregate."""
         key = (guild_id, kind, by, lower_is_better)
         generation = self._generation(guild_id, kind)  # before reading: a write meanwhile
         now = self.clock()  # leaves it old, and its age counts from before the read
@@ -310,9 +313,24 @@ class Store:
                 not self.shared or computed <= now < computed + SHARED_BOARD_SECONDS
             ):
                 return board
-        board = await results.board_with_records(self.db, guild_id, kind, by, lower_is_better)
-        self._boards.keep(key, (generation, now, board))
-        return board
+        flight = (key, generation)
+        computing = self._computing.get(flight)
+        if computing is None:
+            computing = asyncio.ensure_future(
+                results.board_with_records(self.db, guild_id, kind, by, lower_is_better)
+            )
+            self._computing[flight] = computing
+            computing.add_done_callback(lambda done: self._computed(flight, now, done))
+        return await asyncio.shield(computing)
+
+    def _computed(
+        self, flight: tuple[BoardKey, Generation], now: float, done: asyncio.Future[Board]
+    ) -> None:
+        """A board's aggregate is over: kept if it succeeded (its askers may all be gone)."""
+        del self._computing[flight]
+        if not done.cancelled() and done.exception() is None:
+            key, generation = flight
+            self._boards.keep(key, (generation, now, done.result()))
 
     def _generation(self, guild_id: int, kind: str) -> Generation:
         return self._changed_all, self._changed.get((guild_id, kind), 0)

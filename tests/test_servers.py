@@ -187,6 +187,39 @@ async def test_a_board_is_computed_once_until_results_change(
     await o.close()
 
 
+async def test_boards_asked_for_at_once_share_one_aggregate(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A burst of /leaderboard while no board is kept (the first after a game ended) runs
+    one aggregate, not one each; an asker that gives up (its interaction gone) leaves it
+    running for the others, and the board is kept all the same."""
+    o = await orchard(database)
+    game = await started(o, "cheerio", [1, 2])
+    await finish_cheerio(o, game.id, {0: 1, 1: 2})
+    computed: list[int] = []
+    release = asyncio.Event()
+    compute = results.board_with_records
+
+    async def held(*args: Any) -> Any:
+        computed.append(args[1])
+        await release.wait()
+        return await compute(*args)
+
+    monkeypatch.setattr(results, "board_with_records", held)
+    askers = [
+        asyncio.create_task(o.store.board_with_records(HERE, "cheerio", "wins")) for _ in range(5)
+    ]
+    await asyncio.sleep(0.01)
+    askers[0].cancel()
+    release.set()
+    boards = await asyncio.gather(*askers[1:])
+    assert computed == [HERE], "one aggregate for the five"
+    assert all(board == boards[0] for board in boards) and set(boards[0][1]) == {1, 2}
+    assert await o.store.board_with_records(HERE, "cheerio", "wins") == boards[0]
+    assert computed == [HERE], "and kept"
+    await o.close()
+
+
 @pytest.mark.postgres
 async def test_a_shared_store_keeps_a_board_a_few_seconds() -> None:
     """Someone repeating /leaderboard on a shared store costs one aggregate per board per
