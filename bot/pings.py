@@ -22,7 +22,10 @@ committed; a record never goes back to an older version, so when an older versio
 finish last there, its message (for a turn already over) is deleted and the newer record stands.
 And when an older version's record is written after a newer handler read the record it meant
 to replace, the newer one's write learns which message it replaced and deletes that too.
-On one process a game's pings are handled one version at a time, so neither can happen there.
+A game over refuses an older version's record (its message goes), and its end drops the
+record with whatever message it then held.
+On one process a game's pings are handled one version at a time, so none of this can happen
+there.
 A finished game is announced in a message of its own that pings nobody.
 """
 
@@ -366,7 +369,9 @@ class TurnPings:
         row = snapshot.row
         self._tidy(row, ping.message_id)
         self._pings.pop(row.id, None)
-        await self.runner.store.drop_turn_ping(row.id)
+        dropped = await self.runner.store.drop_turn_ping(row.id)
+        if dropped != ping.message_id:
+            self._tidy(row, dropped)  # another process's, recorded after ``ping`` was read
         if row.status is GameStatus.FINISHED:
             results = self.runner.engine(row.kind).results(snapshot.state)
             winners = [r.seat for r in sorted(results, key=lambda r: r.placement) if r.won]

@@ -39,6 +39,7 @@ from db.connection import Database, Dialect, Reader, Transaction
 
 STATE_FORMAT = 1
 OPEN = "status IN ('lobby', 'active')"
+OPEN_GAME = f"SELECT 1 FROM games WHERE id = ? AND {OPEN}"
 
 _COLUMNS = (
     "id, kind, variant, guild_id, channel_id, message_id, host_id, status, seed, options,"
@@ -359,10 +360,17 @@ async def set_turn_ping(tx: Transaction, ping: TurnPing) -> tuple[bool, int | No
     so no write comes in between; with no row to lock, a concurrent first insert makes this
     one's do nothing, and the row it committed is locked instead.
 
+    On PostgreSQL a game over refuses the write too: the handler of the version
+    that ended it may have dropped its record already, and this one's message would then be
+    in no record. The caller holds the game's lock, so a move ending it commits either before
+    this read or after this write (and its handler's drop then finds the record).
+
     On SQLite one process handles a game's pings one version after another, so the record
     replaced is always the one the caller read: no read, and None for the message."""
     if tx.dialect is not Dialect.POSTGRES:
         return await _upsert_turn_ping(tx, ping) > 0, None
+    if not await tx.fetchall(OPEN_GAME, (ping.game_id,)):
+        return False, None
     while True:
         rows = await tx.fetchall(
             "SELECT version, message_id FROM turn_pings WHERE game_id = ? FOR UPDATE",
@@ -401,8 +409,13 @@ async def _upsert_turn_ping(tx: Transaction, ping: TurnPing, insert_only: bool =
     )
 
 
-async def drop_turn_ping(tx: Transaction, game_id: int) -> None:
-    await tx.execute("DELETE FROM turn_pings WHERE game_id = ?", (game_id,))
+async def drop_turn_ping(tx: Transaction, game_id: int) -> int | None:
+    """Drop a game's record (it ended); returns the message the record held when dropped,
+    which on a shared store another process may have written since the caller read it."""
+    rows = await tx.fetchall(
+        "DELETE FROM turn_pings WHERE game_id = ? RETURNING message_id", (game_id,)
+    )
+    return rows[0][0] if rows else None
 
 
 # What leaves with a person or a server.

@@ -281,11 +281,14 @@ class Store:
         """Record ``ping`` unless a newer version's is stored: whether it was written, and on a
         shared store the message the record it replaced held (see games.set_turn_ping)."""
         async with self.db.transaction() as tx:
+            if self.locks is not None:  # no move of the game commits meanwhile
+                await self.locks.lock_game(tx, ping.game_id)
             return await games.set_turn_ping(tx, ping)
 
-    async def drop_turn_ping(self, game_id: int) -> None:
+    async def drop_turn_ping(self, game_id: int) -> int | None:
+        """Drop a game's record; the message it held (see games.drop_turn_ping)."""
         async with self.db.transaction() as tx:
-            await games.drop_turn_ping(tx, game_id)
+            return await games.drop_turn_ping(tx, game_id)
 
     # Results and boards.
 

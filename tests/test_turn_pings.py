@@ -777,6 +777,34 @@ async def test_a_turn_ping_record_never_goes_back_to_an_older_version(database: 
     await store.close()
 
 
+async def test_a_dropped_record_says_which_message_it_held(database: Target) -> None:
+    """A game's end drops its record, and learns the message it held when dropped: on a
+    shared store another process may have recorded its own since the ender read it."""
+    store = await Store.open(database)
+    game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+    await store.set_turn_ping(TurnPing(game_id, 3, frozenset({0}), 31, frozenset({0})))
+    assert await store.drop_turn_ping(game_id) == 31
+    assert await store.turn_ping(game_id) is None
+    assert await store.drop_turn_ping(game_id) is None, "nothing left to drop"
+    await store.close()
+
+
+@pytest.mark.postgres
+async def test_a_record_for_a_game_over_is_refused_on_a_shared_store() -> None:
+    """The handler of the version that ended a game may drop its record before an older
+    version's handler writes one: that write is refused, or its turn message would be in no
+    record, for a game over."""
+    async with fresh_schema() as url:
+        o = await orchard(url)
+        live = await opened(o, "cheerio", [ALICE, BOB])
+        ping = TurnPing(live.id, live.row.version, frozenset({0}), 11, frozenset({0}))
+        await o.runner.abandon(live.id)
+        written = await o.store.set_turn_ping(ping)
+        stored = await o.store.turn_ping(live.id)
+        await o.close()
+    assert written == (False, None) and stored is None
+
+
 @pytest.mark.postgres
 async def test_a_first_record_written_meanwhile_is_known_to_the_write_it_held_up() -> None:
     """Two processes write a game's first record at once: the second write waits for the
@@ -917,3 +945,38 @@ async def test_an_older_record_written_after_the_newer_handler_read_it_loses_its
 
 def first_open(live: Snapshot) -> str:
     return open_categories(live.state.cards[live.state.turn])[0]
+
+
+@pytest.mark.postgres
+async def test_a_turn_message_posted_as_another_process_ends_the_game_goes() -> None:
+    """A commits version 1 (Bob's turn) and posts Bob's ping slowly; meanwhile B ends the game
+    (a moderator's /end) and handles its end before A writes its record. A's record, for a
+    game over, is refused, and its message goes: before, it was written, and the message
+    stayed in the channel for good."""
+    async with fresh_schema() as url:
+        clock = Clock()
+        a, b = await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
+        live = await opened(a, "cheerio", [ALICE, BOB])
+        channel, gate = Channel(), asyncio.Event()
+        slow, ender = (
+            TurnPings(channel.client(gate), a.runner),
+            TurnPings(channel.client(), b.runner),
+        )
+        slow.start()
+        ender.start()
+        await a.runner.act(live.id, ALICE, "score", first_open(live), version=live.row.version)
+        for _ in range(500):
+            if channel.waiting == 1:
+                break
+            await asyncio.sleep(0.01)
+        assert channel.waiting == 1, "A is posting Bob's ping"
+        await b.runner.abandon(live.id)
+        await ender.stop()
+        gate.set()
+        await slow.stop()
+        stored = await a.store.turn_ping(live.id)
+        await a.close()
+        await b.close()
+    [posted] = channel.posted
+    assert f"<@{BOB}>" in channel.posted[posted]
+    assert stored is None and channel.deleted == [posted]
