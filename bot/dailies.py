@@ -3,10 +3,11 @@
 A daily game is an ordinary game row (seed, move log, replay, restart) of one seat, with
 options ``{"daily": day}`` (the day's dice), no channel (:data:`~bot.daily.NO_CHANNEL`) and no
 deadline: it is played in its player's own replies whenever they like that day. Its play is
-recorded in ``daily_plays`` when it starts (the once-a-day rule is that table's key) and its
-score and accuracy once it is over, on the first read after that (a /daily, a board), so a
-restart between the last move and the record loses nothing. /forget-me leaves of a play of
-today only that it was played (:attr:`~bot.daily.DailyPlay.forgotten`), until the day is over.
+recorded in ``daily_plays`` with its game, in one transaction (the once-a-day rule is that
+table's key), and its score and accuracy once it is over, on the first read after that (a
+/daily, a board), so a restart between the last move and the record loses nothing.
+/forget-me leaves of a play of today only that it was played
+(:attr:`~bot.daily.DailyPlay.forgotten`), until the day is over.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from bot.daily import NO_CHANNEL, DailyPlay, day_of, streak
+from bot.daily import NO_GAME, DailyPlay, day_of, streak
 from bot.games.base import daily_day
 from bot.locks import KeyedLocks
 from bot.model import GameChange, GameStatus, Player
@@ -26,6 +27,10 @@ from bot.specs import SPEC_OF, title
 from db.daily import DailyStore
 
 STREAK_WINDOW = 366  # days of history a streak is counted over
+
+
+class _Started(Exception):
+    """The day's game was started meanwhile: nothing to write."""
 
 
 class Dailies:
@@ -56,22 +61,34 @@ class Dailies:
             if play is None:
                 play = await self._start(day, kind, guild_id, player)
             snapshot = await self.runner.load(play.game_id)
+            if snapshot.row.status is GameStatus.LOBBY:
+                snapshot = await self._started(snapshot.id)
             return snapshot, await self.finalize(play, snapshot)
 
     async def _start(self, day: int, kind: str, guild_id: int, player: Player) -> DailyPlay:
-        created = await self.runner.create(
-            kind,
-            guild_id,
-            NO_CHANNEL,
+        """The person's play of the day, its game made (a lobby until :meth:`_started`)."""
+        play = DailyPlay(day, kind, player.user_id, guild_id, NO_GAME, player.name)
+        added = await self.store.add_game_and_play(
+            play,
             player,
             seed=secrets.randbits(62),  # the day decides the dice; the seed only names the game
             options={"daily": day},
-            variant="",
-            deadline=None,
+            now=time.time(),
         )
-        engine = self.runner.engine(kind)
+        if added is None:  # another process started one meanwhile
+            found = await self.store.play(day, kind, player.user_id)
+            assert found is not None
+            return found
+        return added
+
+    async def _started(self, game_id: int) -> Snapshot:
+        """The day's game, started. Made and recorded in one transaction, it is started in the
+        next: a crash in between leaves a lobby this starts at the person's next /daily."""
 
         async def start(snapshot: Snapshot) -> GameChange:
+            if snapshot.row.status is not GameStatus.LOBBY:
+                raise _Started
+            engine = self.runner.engine(snapshot.row.kind)
             state = engine.new(snapshot.row.seed, 1, snapshot.row.options)
             return GameChange(
                 snapshot.id,
@@ -82,14 +99,10 @@ class Dailies:
                 deadline=None,
             )
 
-        await self.runner.change(created.id, start, no_display)
-        play = DailyPlay(day, kind, player.user_id, guild_id, created.id, player.name)
-        if not await self.store.add_play(play):  # another process started one meanwhile
-            await self.runner.abandon(created.id, no_display)
-            found = await self.store.play(day, kind, player.user_id)
-            assert found is not None
-            return found
-        return play
+        try:
+            return await self.runner.change(game_id, start, no_display)
+        except _Started:  # by another process meanwhile
+            return await self.runner.load(game_id)
 
     async def finalize(self, play: DailyPlay, snapshot: Snapshot | None = None) -> DailyPlay:
         """Record the score and accuracy of a play whose game is over (once)."""

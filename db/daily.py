@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from bot.daily import NO_GAME, DailyPlay, day_of
+from bot.daily import NO_CHANNEL, NO_GAME, DailyPlay, day_of
+from bot.model import Player
+from db import games
 from db.connection import Database, Transaction
 
 _PLAY = "day, kind, user_id, guild_id, game_id, name, score, accuracy"
@@ -22,6 +25,10 @@ _PLAY = "day, kind, user_id, guild_id, game_id, name, score, accuracy"
 
 def _play(row: Sequence[Any]) -> DailyPlay:
     return DailyPlay(*row)
+
+
+class _Played(Exception):
+    """Rolls back a day's new game: its player has a play of that day already."""
 
 
 class DailyStore:
@@ -37,15 +44,29 @@ class DailyStore:
         )
         return _play(rows[0]) if rows else None
 
-    async def add_play(self, play: DailyPlay) -> bool:
-        """Record today's play; False if the person already has one (once a day)."""
-        async with self.db.transaction() as conn:
-            added = await conn.execute(
-                f"INSERT INTO daily_plays ({_PLAY}) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)"
-                " ON CONFLICT (day, kind, user_id) DO NOTHING",
-                (play.day, play.kind, play.user_id, play.guild_id, play.game_id, play.name),
-            )
-            return added == 1
+    async def add_game_and_play(
+        self, play: DailyPlay, host: Player, seed: int, options: dict[str, Any], now: float
+    ) -> DailyPlay | None:
+        """Create the play's game (a lobby of one, without channel or deadline) and record the
+        play, in one transaction: a crash between the two would leave a game nobody can see,
+        and the next /daily would make another. None, and nothing written, if the person has
+        a play of that day already (once a day)."""
+        try:
+            async with self.db.transaction() as tx:
+                game_id = await games.create_game(
+                    tx, play.kind, "", play.guild_id, NO_CHANNEL, host, seed, options, None, now
+                )
+                play = replace(play, game_id=game_id)
+                added = await tx.execute(
+                    f"INSERT INTO daily_plays ({_PLAY}) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)"
+                    " ON CONFLICT (day, kind, user_id) DO NOTHING",
+                    (play.day, play.kind, play.user_id, play.guild_id, game_id, play.name),
+                )
+                if added != 1:
+                    raise _Played
+        except _Played:
+            return None
+        return play
 
     async def finish(
         self, day: int, kind: str, user_id: int, score: int, accuracy: int | None, now: float

@@ -3,6 +3,7 @@ recorded after a restart, and what /forget-me and the purge take."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import time
 from pathlib import Path
@@ -24,7 +25,7 @@ from bot.games.cheerio import CATEGORIES
 from bot.model import GameStatus
 from bot.runner import Refusal
 from db.connection import Target
-from tests.databases import query
+from tests.databases import fresh_schema, query
 from tests.support import Clock, Table, orchard, player
 
 GUILD, OTHER_GUILD = 100, 200
@@ -68,6 +69,57 @@ async def test_one_game_a_day_private_and_without_a_clock(tmp_path: Path) -> Non
         assert tomorrow.id != first.id and play.day == 43
     finally:
         await table.close()
+
+
+async def test_a_crash_before_the_days_game_starts_leaves_no_game_unseen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The day's game is made and its play recorded in one transaction, then started. A
+    crash before the start leaves a lobby the person's next /daily starts: one game of the
+    day, theirs. Before, a crash between making the game and recording the play left an
+    active game nobody could see, and the next /daily made another."""
+    clock = Clock(NOON)
+    table = await orchard(tmp_path / "o.db", clock)
+    dailies = Dailies(table.runner, clock)
+
+    async def crash(*_: object) -> None:
+        raise SystemExit("killed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(table.runner, "change", crash)
+        with pytest.raises(SystemExit):
+            await dailies.game_of_the_day("cheerio", GUILD, player(1))
+    await table.close()
+    table = await orchard(tmp_path / "o.db", clock)  # the restart
+    try:
+        snapshot, play = await Dailies(table.runner, clock).game_of_the_day(
+            "cheerio", GUILD, player(1)
+        )
+        assert snapshot.row.status is GameStatus.ACTIVE and play.game_id == snapshot.id
+        assert await query(tmp_path / "o.db", "SELECT id, status FROM games") == [
+            (snapshot.id, "active")
+        ]
+    finally:
+        await table.close()
+
+
+@pytest.mark.postgres
+async def test_two_processes_starting_one_persons_day_make_one_game() -> None:
+    """The same person's /daily reaching two processes at once (several shards): one play,
+    one game, both answered with it; the loser of the race writes nothing."""
+    async with fresh_schema() as url:
+        clock = Clock(NOON)
+        a, b = await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
+        try:
+            (first, _), (second, _) = await asyncio.gather(
+                Dailies(a.runner, clock).game_of_the_day("cheerio", GUILD, player(1)),
+                Dailies(b.runner, clock).game_of_the_day("cheerio", GUILD, player(1)),
+            )
+            games = await query(url, "SELECT id, status FROM games")  # type: ignore[arg-type]
+        finally:
+            await a.close()
+            await b.close()
+    assert first.id == second.id and games == [(first.id, "active")]
 
 
 async def test_a_result_is_recorded_on_the_first_read_after_the_end(tmp_path: Path) -> None:

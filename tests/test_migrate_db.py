@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.daily import DailyPlay
+from bot.daily import NO_GAME, DailyPlay
 from bot.model import Player, TurnPing
 from db.daily import DailyStore
 from db.transfer import TABLES
@@ -54,7 +54,8 @@ async def games_of_every_kind(o: Table) -> int:
     await o.store.guild_left(GUILD + 1, 5.0)
     await o.store.set_meta("k", "v")
     daily = DailyStore(o.store.db)
-    await daily.add_play(DailyPlay(327, "cheerio", 1, GUILD, done.id, "user1"))
+    play = DailyPlay(327, "cheerio", 1, GUILD, NO_GAME, "user1")
+    await daily.add_game_and_play(play, Player(0, 1, "user1"), 5, {"daily": 327}, 5.0)
     await daily.finish(327, "cheerio", 1, 187, 98, 6.0)
     await daily.set_world(1, True, 7.0)
     await daily.set_channel(GUILD, 400)
