@@ -160,6 +160,10 @@ class Dailies:
         """The channel was deleted: stop posting there (unless another was chosen since)."""
         return await self.store.drop_channel(guild_id, channel_id)
 
+    async def board_refused(self, guild_id: int, channel_id: int, day: int | None) -> None:
+        """Discord refused the server's board of ``day`` (None: it took one): see /settings."""
+        await self.store.set_refused(guild_id, channel_id, day)
+
     async def boards_due(self, day: int) -> list[tuple[int, int]]:
         return await self.store.channels_due(day)
 

@@ -40,6 +40,16 @@ channel where yesterday's board is posted each day."""
 
 
 @dataclass(frozen=True)
+class DailyChannel:
+    """Where a server's board of yesterday is posted, and the day Discord last refused it
+    there (Orchard may not post in it: its admins are told in /settings); None since a post
+    went through or the channel was chosen."""
+
+    channel_id: int
+    refused_day: int | None = None
+
+
+@dataclass(frozen=True)
 class DailyPlay:
     """One person's game of one day: where it was played, and its result once over."""
 

@@ -259,18 +259,23 @@ class DailyCog(commands.Cog):
             embeds = [await self.board(yesterday, choice.value, guild_id) for choice in GAMES]
             if not await self.dailies.claim_board(guild_id, yesterday):
                 continue  # another process has it
-            await self.post(guild_id, channel_id, embeds)
+            await self.post(guild_id, channel_id, yesterday, embeds)
             posted += 1
         return posted
 
-    async def post(self, guild_id: int, channel_id: int, embeds: list[discord.Embed]) -> None:
-        """Post a server's boards (claimed). A deleted channel is no longer chosen, so it warns
-        once, not every day; a forbidden one stays chosen (its access may come back) and is
-        tried again the next day, not for the other boards."""
+    async def post(
+        self, guild_id: int, channel_id: int, day: int, embeds: list[discord.Embed]
+    ) -> None:
+        """Post a server's boards of ``day`` (claimed). A deleted channel is no longer chosen,
+        so it warns once, not every day; a forbidden one stays chosen (its access may come
+        back), is noted for the server's admins (/settings shows it) and tried again the next
+        day, not for the other boards. A board that goes through clears that note."""
         channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
+        sent = False
         for embed in embeds:
             try:
                 await channel.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
+                sent = True
             except discord.NotFound as err:
                 if err.code == UNKNOWN_CHANNEL:
                     await self.channel_gone(guild_id, channel_id)
@@ -278,9 +283,12 @@ class DailyCog(commands.Cog):
                 log.warning("daily board for server %s not posted: %s", guild_id, err)
             except discord.Forbidden as err:
                 log.warning("daily board for server %s not posted today: %s", guild_id, err)
+                await self.dailies.board_refused(guild_id, channel_id, day)
                 return
             except discord.HTTPException as err:
                 log.warning("daily board for server %s not posted: %s", guild_id, err)
+        if sent:
+            await self.dailies.board_refused(guild_id, channel_id, None)
 
     async def channel_gone(self, guild_id: int, channel_id: int) -> None:
         if await self.dailies.channel_gone(guild_id, channel_id):

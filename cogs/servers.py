@@ -19,10 +19,10 @@ from discord import app_commands, ui
 from discord.ext import commands, tasks
 
 from bot.answers import MESSAGE_LIMIT, answer_publicly, send, update
-from bot.daily import is_daily
+from bot.daily import DailyChannel, date_of, is_daily
 from bot.interface import answering
 from bot.model import FORMER_PLAYER, NOBODY, GameSummary, KindStats, PastGame
-from bot.posting import GAME_CHANNEL, check_postable
+from bot.posting import GAME_CHANNEL, POSTING, check_postable
 from bot.ratings import display, shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
@@ -550,11 +550,13 @@ def pings_text(mode: str, server: str) -> str:
     return text + " Change it with `/pings dm:true` or `/pings dm:false` (this server only)."
 
 
-def settings_text(s: GuildSettings, daily: int | None = None, room: int = MESSAGE_LIMIT) -> str:
+def settings_text(
+    s: GuildSettings, daily: DailyChannel | None = None, room: int = MESSAGE_LIMIT
+) -> str:
     """The server's settings in at most ``room`` characters: game channels have no limit in
     number, so they are listed as far as they fit, then counted ("… and 12 more channels").
     ``daily`` is the channel of yesterday's daily board (/daily-channel), None for none."""
-    posted = f"<#{daily}>" if daily else "none"
+    posted = daily_channel_text(daily)
     head = (
         f"**Settings**\n• Turn deadline: {s.turn_seconds // 60} min {s.turn_seconds % 60} s\n"
         "• Games allowed in: "
@@ -572,6 +574,20 @@ def settings_text(s: GuildSettings, daily: int | None = None, room: int = MESSAG
     if mentions:
         channels = lines_within(mentions, room - len(head) - len(tail), "channel", sep=", ")
     return head + channels + tail
+
+
+def daily_channel_text(daily: DailyChannel | None) -> str:
+    """The daily board's channel, and what to do if Discord refused its last board there."""
+    if daily is None:
+        return "none"
+    shown = f"<#{daily.channel_id}>"
+    if daily.refused_day is None:
+        return shown
+    needs = joined(list(POSTING.values()))
+    return (
+        f"{shown} ⚠️ not posted on {date_of(daily.refused_day):%d %B}: Orchard may not post"
+        f" there. Give it {needs} in that channel, or choose another"
+    )
 
 
 async def setup(bot: OrchardBot) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from bot.daily import NO_CHANNEL, NO_GAME, DailyPlay, day_of
+from bot.daily import NO_CHANNEL, NO_GAME, DailyChannel, DailyPlay, day_of
 from bot.model import Player
 from db import games
 from db.connection import Database, Transaction
@@ -126,15 +126,27 @@ class DailyStore:
                 return
             await conn.execute(
                 "INSERT INTO daily_channels (guild_id, channel_id) VALUES (?, ?)"
-                " ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id",
+                " ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id,"
+                " refused_day = NULL",
                 (guild_id, channel_id),
             )
 
-    async def channel(self, guild_id: int) -> int | None:
+    async def channel(self, guild_id: int) -> DailyChannel | None:
         rows = await self.db.fetchall(
-            "SELECT channel_id FROM daily_channels WHERE guild_id = ?", (guild_id,)
+            "SELECT channel_id, refused_day FROM daily_channels WHERE guild_id = ?", (guild_id,)
         )
-        return int(rows[0][0]) if rows else None
+        return DailyChannel(*rows[0]) if rows else None
+
+    async def set_refused(self, guild_id: int, channel_id: int, day: int | None) -> None:
+        """Note that Discord refused the board of ``day`` in ``channel_id`` (None: that a post
+        went through), unless the server has chosen another channel meanwhile."""
+        unless = "" if day is not None else " AND refused_day IS NOT NULL"  # nothing to clear
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "UPDATE daily_channels SET refused_day = ? WHERE guild_id = ? AND channel_id = ?"
+                + unless,
+                (day, guild_id, channel_id),
+            )
 
     async def drop_channel(self, guild_id: int, channel_id: int) -> bool:
         """Stop posting in ``channel_id``, unless the server has chosen another meanwhile."""

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
-from bot.daily import day_of
+from bot.daily import DailyChannel, day_of
 from bot.model import (
     Due,
     GameChange,
@@ -436,7 +436,7 @@ class Store:
         async with self.db.transaction() as tx:
             await settings.set_guild_settings(tx, guild_id, values, time.time())
 
-    async def daily_channel(self, guild_id: int) -> int | None:
+    async def daily_channel(self, guild_id: int) -> DailyChannel | None:
         """Where the server's board of yesterday's Daily Orchard is posted (None: nowhere)."""
         return await daily.DailyStore(self.db).channel(guild_id)
 

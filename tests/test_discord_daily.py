@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.app import OrchardBot
-from bot.daily import day_of
+from bot.daily import date_of, day_of
 from bot.games.applejack import CATEGORIES as APPLEJACK_CATEGORIES
 from bot.games.cheerio import CATEGORIES
 from bot.model import Player
@@ -436,8 +436,9 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
 ) -> None:
     """Orchard lost access to the chosen channel (403): the setting stays, as access may come
     back, and that day's boards are not tried again (nor the second game's after the first
-    was refused). The channel deleted (404, 10003 Unknown Channel): the setting is cleared,
-    said once in the log, and /settings shows none, instead of a warning every day."""
+    was refused); /settings tells the admins what to grant, until a board goes through. The
+    channel deleted (404, 10003 Unknown Channel): the setting is cleared, said once in the
+    log, and /settings shows none, instead of a warning every day."""
     server(fake_discord)
     posts = rf"^/channels/{CHANNEL}/messages$"
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
@@ -452,20 +453,31 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
         assert await cog.post_boards() == 1 and await cog.post_boards() == 0
         assert len(fake_discord.requests_matching("POST", posts)) == 1
         assert fake_discord.channel_messages(CHANNEL) == []
-        assert "posted in: <#" in await settings_shown(fake_discord)
+        yesterday = date_of(cog.dailies.today() - 1)
+        assert (
+            f"posted in: <#{CHANNEL}> ⚠️ not posted on {yesterday:%d %B}: Orchard may not post"
+            " there. Give it View Channel, Send Messages and Embed Links in that channel"
+        ) in await settings_shown(fake_discord), "the admins are told"
 
-        cog.dailies.clock = lambda: time.time() + 86400  # the next day: tried again
+        cog.dailies.clock = lambda: time.time() + 86400  # the next day: tried again, and posted
+        assert await cog.post_boards() == 1
+        assert len(fake_discord.channel_messages(CHANNEL)) == len(GAMES)
+        assert f"posted in: <#{CHANNEL}> (/daily-channel)" in await settings_shown(fake_discord), (
+            "cleared"
+        )
+
+        cog.dailies.clock = lambda: time.time() + 2 * 86400  # the day after: deleted
         fake_discord.fail("POST", posts, 404, code=10003, message="Unknown Channel")
         with caplog.at_level(logging.INFO, logger="cogs.daily"):
             assert await cog.post_boards() == 1
-        assert len(fake_discord.requests_matching("POST", posts)) == 2
-        assert fake_discord.channel_messages(CHANNEL) == []
+        tried = 1 + len(GAMES) + 1  # refused, every board of the next day, then gone
+        assert len(fake_discord.requests_matching("POST", posts)) == tried
         gone = [r for r in caplog.records if "was deleted" in r.getMessage()]
         assert len(gone) == 1 and gone[0].levelno == logging.WARNING
         assert "posted in: none" in await settings_shown(fake_discord)
-        cog.dailies.clock = lambda: time.time() + 2 * 86400
+        cog.dailies.clock = lambda: time.time() + 3 * 86400
         assert await cog.post_boards() == 0
-        assert len(fake_discord.requests_matching("POST", posts)) == 2
+        assert len(fake_discord.requests_matching("POST", posts)) == tried
         no_errors(fake_discord)
 
 

@@ -567,7 +567,8 @@ async def test_migration_17_keeps_word_games_stored_before_it_on_edition_2(
     await o.close()
     with sqlite3.connect(path) as conn:  # as the code before edition 3 stored it
         conn.execute("UPDATE games SET options = json_remove(options, '$.edition')")
-        conn.execute("ALTER TABLE games DROP COLUMN revision")  # and without 018
+        conn.execute("ALTER TABLE games DROP COLUMN revision")  # and without 018 and 019
+        conn.execute("ALTER TABLE daily_channels DROP COLUMN refused_day")
         conn.execute("DELETE FROM schema_migrations WHERE version >= 17")
     o = await orchard(path)
     try:
