@@ -113,7 +113,7 @@ class OrchardBot(commands.AutoShardedBot):
             help_command=None,
             activity=PRESENCE,
             # Games and records belong to a server: a command is offered only in servers
-            # unless it says otherwise (/help works in DMs too).
+            # unless it says otherwise (/help and /forget-me work in DMs too).
             allowed_contexts=app_commands.AppCommandContext(guild=True),
             # Installed to servers only: were the app also installable to a person's account,
             # its commands would run in servers Orchard is not in, whose boards it cannot edit.

@@ -107,6 +107,15 @@ class Orchard:
                 await self.runner.forget_player(row.id, user_id)
         return await self.store.forget_user(guild_id, user_id)
 
+    async def forget_everywhere(self, user_id: int) -> tuple[int, int]:
+        """/forget-me in a direct message: :meth:`forget` in every server where the person
+        has rows, one server a transaction; returns the servers and the rows deleted."""
+        servers = await self.store.servers_of(user_id)
+        removed = 0
+        for guild_id in servers:
+            removed += await self.forget(guild_id, user_id)
+        return len(servers), removed
+
     async def purge_departed(self, before: float) -> list[int]:
         """Servers the bot left before ``before``: every row of theirs goes (games are over
         for good there, so no runner is needed: nobody can click them any more). Only the

@@ -146,16 +146,21 @@ class BoardPage(
             log.info("a board page was turned too late for Discord to show it")
 
 
-class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,20})"):
-    """The confirm button of /forget-me: only its asker may press it, even after a restart."""
+class ForgetMe(
+    ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,20})(?P<everywhere>:all)?"
+):
+    """The confirm button of /forget-me: only its asker may press it, even after a restart.
+    Pressed in a server it erases them there; sent in a direct message (``everywhere``), in
+    every server, the ones they have left included."""
 
-    def __init__(self, user_id: int) -> None:
+    def __init__(self, user_id: int, everywhere: bool = False) -> None:
         self.user_id = user_id
+        self.everywhere = everywhere
         super().__init__(
             ui.Button(
-                label="Forget me here",
+                label="Forget me everywhere" if everywhere else "Forget me here",
                 style=discord.ButtonStyle.danger,
-                custom_id=f"orcf:{user_id}",
+                custom_id=f"orcf:{user_id}" + (":all" if everywhere else ""),
             )
         )
 
@@ -163,22 +168,25 @@ class ForgetMe(ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: ui.Item[Any], match: Any
     ) -> ForgetMe:
-        return cls(int(match["user"]))
+        return cls(int(match["user"]), bool(match["everywhere"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         async with answering(interaction, None):
             await self._forget(interaction)
 
     async def _forget(self, interaction: discord.Interaction[Any]) -> None:
-        if interaction.user.id != self.user_id or interaction.guild_id is None:
+        if interaction.user.id != self.user_id or (
+            self.everywhere != (interaction.guild_id is None)
+        ):
             raise Refusal("Only the person who asked can confirm.")
         bot: OrchardBot = interaction.client
-        removed = await bot.orchard.forget(interaction.guild_id, interaction.user.id)
-        noun = "record" if removed == 1 else "records"
-        await send(
-            interaction,
-            f"Done: {removed} {noun} removed, and your name is gone from this server's games.",
-        )
+        if interaction.guild_id is not None:
+            removed = await bot.orchard.forget(interaction.guild_id, interaction.user.id)
+            gone = "your name is gone from this server's games"
+        else:
+            servers, removed = await bot.orchard.forget_everywhere(interaction.user.id)
+            gone = f"your name is gone from the games of {plural(servers, 'server')}"
+        await send(interaction, f"Done: {plural(removed, 'record')} removed, and {gone}.")
 
 
 async def send_board(interaction: discord.Interaction[Any], kind: str, by: str = "wins") -> None:
@@ -421,16 +429,25 @@ class ServersCog(commands.Cog):
         )
 
     @app_commands.command(
-        name="forget-me", description="Delete your results and ratings here, and your name"
+        name="forget-me",
+        description="Delete your results and ratings here (in a DM with Orchard: everywhere)",
     )
+    @app_commands.allowed_contexts(guilds=True, dms=True)
     async def forget_me(self, interaction: discord.Interaction[Any]) -> None:
-        self._guild(interaction)
+        """In a server, erases the person there; in a DM with Orchard, everywhere: someone who
+        left a server cannot use its commands any more."""
+        everywhere = interaction.guild_id is None
+        where = (
+            "in every server Orchard knows you from, those you have left too,"
+            if everywhere
+            else "in this server"
+        )
         await send(
             interaction,
-            "This deletes every result and rating of yours in this server and takes your name "
-            "and id out of its games, for good, except, until the day ends, that you have "
+            f"This deletes every result and rating of yours {where} and takes your name "
+            "and id out of the games, for good, except, until the day ends, that you have "
             "played today's daily; you leave any game you are in. Sure?",
-            view=ui.View(timeout=None).add_item(ForgetMe(interaction.user.id)),
+            view=ui.View(timeout=None).add_item(ForgetMe(interaction.user.id, everywhere)),
         )
 
     @commands.Cog.listener()

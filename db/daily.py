@@ -175,6 +175,11 @@ class DailyStore:
             return claimed == 1
 
 
+PERSON_SERVERS: tuple[str, ...] = ()
+"""None of its own: a play's game has the person's seat (see db.games), and what /forget-me
+keeps of a play of today is not erased again."""
+
+
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """The person's daily plays here, and their place on the board across servers.
 

@@ -421,6 +421,13 @@ async def drop_turn_ping(tx: Transaction, game_id: int) -> int | None:
 # What leaves with a person or a server.
 
 
+PERSON_SERVERS: tuple[str, ...] = (
+    "SELECT g.guild_id FROM game_players p JOIN games g ON g.id = p.game_id WHERE p.user_id = ?",
+)
+"""The servers where a person has a seat (their moves, hosting and tile-DM notes are in
+those games), each query taking their id."""
+
+
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """Take the person out of the server's games that are over; returns the rows deleted."""
     over = f"SELECT id FROM games WHERE guild_id = ? AND NOT {OPEN}"

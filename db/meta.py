@@ -23,6 +23,9 @@ async def set_meta(tx: Transaction, key: str, value: str) -> None:
     )
 
 
+PERSON_SERVERS: tuple[str, ...] = ()  # no value is a person's
+
+
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """Nothing: no value is a person's."""
     return 0

@@ -20,6 +20,11 @@ PEOPLE_GAME = "(seats > 1 AND orchard = 0)"
 PEOPLE_WIN = f"(CASE WHEN {PEOPLE_GAME} THEN won ELSE 0 END)"
 PEOPLE_GAMES = f"(CASE WHEN {PEOPLE_GAME} THEN 1 ELSE 0 END)"
 TABLES = ("results", "ratings", "rating_history")
+PERSON_SERVERS: tuple[str, ...] = (
+    "SELECT guild_id FROM results WHERE user_id = ?",
+    "SELECT guild_id FROM ratings WHERE user_id = ?",  # a rating history goes with its rating
+)
+"""The servers where a person has rows here (each query takes their id)."""
 
 _RATINGS_OF = "SELECT user_id, mu, sigma FROM ratings WHERE guild_id = ? AND kind = ? AND pool = ?"
 # Some players' stored ratings (SQL and the ids' parameters), read to rate the game they just

@@ -100,6 +100,10 @@ async def guild_returned(tx: Transaction, guild_id: int) -> None:
     await tx.execute("DELETE FROM guild_departures WHERE guild_id = ?", (guild_id,))
 
 
+PERSON_SERVERS: tuple[str, ...] = ("SELECT guild_id FROM ping_choices WHERE user_id = ?",)
+"""The servers where a person has rows here (each query takes their id)."""
+
+
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """The person's ping choice here (a server's own settings are not a person's data)."""
     return await tx.execute(

@@ -39,7 +39,10 @@ log = logging.getLogger(__name__)
 
 
 class Topic(Protocol):
-    """What a topic module gives up when a person uses /forget-me or a server is purged."""
+    """What a topic module gives up when a person uses /forget-me or a server is purged, and
+    where it holds a person's rows (queries of the servers, each taking their id)."""
+
+    PERSON_SERVERS: tuple[str, ...]
 
     async def forget(self, tx: Transaction, guild_id: int, user_id: int) -> int: ...
 
@@ -403,6 +406,12 @@ class Store:
         self._rewritten()
         await self.db.checkpoint()
         return removed
+
+    async def servers_of(self, user_id: int) -> list[int]:
+        """The servers where the person has rows /forget-me erases (by each topic's word)."""
+        queries = [sql for topic in TOPICS for sql in topic.PERSON_SERVERS]
+        rows = await self.db.fetchall(" UNION ".join(queries), (user_id,) * len(queries))
+        return sorted(int(r[0]) for r in rows)
 
     async def guild_left(self, guild_id: int, when: float) -> None:
         async with self.db.transaction() as tx:

@@ -2,9 +2,9 @@
 
 The store's statements are recorded (SQLite's trace callback, on the writer and the readers)
 while Orchard does all it does: lobbies, moves, a finished rated game, Orchard's seats, every
-board, /stats, /history, deadlines, /forget-me and the purge of a departed server. Then each
-statement is explained. Without ANALYZE statistics SQLite plans the same for ten rows as for
-ten million, so these plans are the ones a busy server gets.
+board, /stats, /history, deadlines, /forget-me (in a server and in a DM) and the purge of a
+departed server. Then each statement is explained. Without ANALYZE statistics SQLite plans
+the same for ten rows as for ten million, so these plans are the ones a busy server gets.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ async def workload(o: Table) -> None:
     await store.guild_left(GUILD + 1, 0)
     await store.purge_departed(10)
     await o.orchard.forget(GUILD, 2)
+    await o.orchard.forget_everywhere(1)  # /forget-me in a DM: finds their servers first
 
 
 def plans(path: Path, statements: list[str]) -> dict[str, list[str]]:

@@ -380,6 +380,69 @@ async def test_forget_me_asks_first_and_its_button_survives_a_restart(
     assert await rows(database, "SELECT COUNT(*) FROM results") == [(2,)]
 
 
+async def test_forget_me_in_a_dm_erases_the_person_in_every_server(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Someone who left a server can no longer use its commands, so /forget-me in a direct
+    message with Orchard erases them in every server it holds rows of theirs in: results
+    (here and in a server they left), a seat in a game over, a /pings choice alone. Bob's
+    rows stay. Its button works after a restart, only for the asker, and only in the DM."""
+    elsewhere, left, pinged = GUILD + 1, GUILD + 2, GUILD + 3
+    server(fake_discord)
+    await migrated(database)
+    await seed_results(database, 3)
+    async with written(database) as tx:
+        for game, guild, seat in ((501, left, ALICE), (502, elsewhere, BOB)):
+            await tx.execute(
+                "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
+                " created_at, updated_at) VALUES (?, 'cheerio', ?, 1, ?, 'finished', 1, 0, 0)",
+                (game, guild, seat),
+            )
+            await tx.execute(
+                "INSERT INTO game_players (game_id, seat, user_id, name) VALUES (?, 0, ?, 'me')",
+                (game, seat),
+            )
+        await tx.execute(
+            "INSERT INTO results (game_id, seat, guild_id, kind, user_id, score, placement,"
+            " won, seats, finished_at) VALUES (501, 0, ?, 'cheerio', ?, 99, 1, 1, 1, 0)",
+            (left, ALICE),
+        )
+        for user in (ALICE, BOB):
+            await tx.execute(
+                "INSERT INTO ping_choices (guild_id, user_id, dm, updated_at) VALUES (?, ?, 1, 0)",
+                (pinged, user),
+            )
+    async with orchard_bot(fake_discord, database):
+        declared = next(c for c in fake_discord.commands if c["name"] == "forget-me")
+        assert sorted(declared["contexts"]) == [0, 1], "offered in servers and Orchard's DMs"
+        asked = await answered(await fake_discord.slash(ALICE, None, None, "forget-me"))
+        assert (
+            "in every server Orchard knows you from" in asked.content and "Sure?" in asked.content
+        )
+        confirm = int(asked.original["id"])
+        assert await bot_rows(database, ALICE) == (2, 1, 1)
+    async with orchard_bot(fake_discord, database):  # a restart between asking and confirming
+        button = fake_discord.find_button(confirm, "Forget me everywhere")
+        other = await answered(await fake_discord.click(BOB, confirm, button))
+        assert "Only the person who asked" in other.content
+        done = await answered(await fake_discord.click(ALICE, confirm, button))
+        assert done.content == (
+            "Done: 3 records removed, and your name is gone from the games of 3 servers."
+        ), done.content
+    assert await bot_rows(database, ALICE) == (0, 0, 0)
+    assert await bot_rows(database, BOB) == (0, 1, 1), "Bob's seat and choice stay"
+    assert await rows(database, "SELECT COUNT(*) FROM results") == [(2,)]
+
+
+async def bot_rows(database: Target, user: int) -> tuple[int, int, int]:
+    """The person's results, named seats and /pings choices, in every server."""
+    counted = []
+    for table in ("results", "game_players", "ping_choices"):
+        [(n,)] = await rows(database, f"SELECT COUNT(*) FROM {table} WHERE user_id = {user}")
+        counted.append(int(n))
+    return counted[0], counted[1], counted[2]
+
+
 async def test_settings_need_manage_server_and_are_validated(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
