@@ -77,18 +77,19 @@ async def test_the_presence_line_says_playing_help(
     assert (presence["game"]["name"], presence["game"]["type"]) == ("/help", 0)  # 0: Playing
 
 
-async def test_only_help_is_offered_outside_servers(
+async def test_only_help_and_forget_me_are_offered_outside_servers(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
     """Games, records and settings belong to a server: Discord is told to offer those
     commands in servers only, so nobody is shown one in a DM only to be refused, and the
     app is installed to servers only (a person's install would run them where Orchard is
-    not)."""
+    not). /forget-me is offered in Orchard's DMs too, where it erases a person everywhere."""
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db"):
         pass
     contexts = {c["name"]: c.get("contexts") for c in fake_discord.commands or []}
     assert contexts.pop("help") == EVERYWHERE
+    assert contexts.pop("forget-me") == [0, 1]  # servers and Orchard's own DMs
     assert {spec.command for spec in SPECS} <= set(contexts)
     assert all(found == GUILD_ONLY for found in contexts.values()), contexts
     installs = {c["name"]: c.get("integration_types") for c in fake_discord.commands or []}
