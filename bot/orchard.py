@@ -109,12 +109,13 @@ class Orchard:
 
     async def forget_everywhere(self, user_id: int) -> tuple[int, int]:
         """/forget-me in a direct message: :meth:`forget` in every server where the person
-        has rows, one server a transaction; returns the servers and the rows deleted."""
+        has rows, one server a transaction, and their place on the daily board across servers
+        (which they may hold with no row in any server); returns the servers and rows deleted."""
         servers = await self.store.servers_of(user_id)
         removed = 0
         for guild_id in servers:
             removed += await self.forget(guild_id, user_id)
-        return len(servers), removed
+        return len(servers), removed + await self.store.forget_world(user_id)
 
     async def purge_departed(self, before: float) -> list[int]:
         """Servers the bot left before ``before``: every row of theirs goes (games are over

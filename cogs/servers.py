@@ -182,11 +182,13 @@ class ForgetMe(
         bot: OrchardBot = interaction.client
         if interaction.guild_id is not None:
             removed = await bot.orchard.forget(interaction.guild_id, interaction.user.id)
-            gone = "your name is gone from this server's games"
+            gone = ", and your name is gone from this server's games"
         else:
             servers, removed = await bot.orchard.forget_everywhere(interaction.user.id)
-            gone = f"your name is gone from the games of {plural(servers, 'server')}"
-        await send(interaction, f"Done: {plural(removed, 'record')} removed, and {gone}.")
+            gone = f", and your name is gone from the games of {plural(servers, 'server')}"
+            if not servers:
+                gone = "; Orchard held nothing else of yours"
+        await send(interaction, f"Done: {plural(removed, 'record')} removed{gone}.")
 
 
 async def send_board(interaction: discord.Interaction[Any], kind: str, by: str = "wins") -> None:

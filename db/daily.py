@@ -197,8 +197,12 @@ async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
         " finished_at = NULL WHERE guild_id = ? AND user_id = ? AND day >= ? AND game_id <> ?",
         (NO_GAME, *person, today, NO_GAME),
     )
-    world = await tx.execute("DELETE FROM daily_world WHERE user_id = ?", (user_id,))
-    return past + kept + world
+    return past + kept + await forget_world(tx, user_id)
+
+
+async def forget_world(tx: Transaction, user_id: int) -> int:
+    """The person's place on the board across servers (which no server holds)."""
+    return await tx.execute("DELETE FROM daily_world WHERE user_id = ?", (user_id,))
 
 
 async def expire(tx: Transaction, today: int) -> int:

@@ -407,6 +407,11 @@ class Store:
         await self.db.checkpoint()
         return removed
 
+    async def forget_world(self, user_id: int) -> int:
+        """Erase the person's place on the daily board across servers (1 if they had one)."""
+        async with self.db.transaction() as tx:
+            return await daily.forget_world(tx, user_id)
+
     async def servers_of(self, user_id: int) -> list[int]:
         """The servers where the person has rows /forget-me erases (by each topic's word)."""
         queries = [sql for topic in TOPICS for sql in topic.PERSON_SERVERS]

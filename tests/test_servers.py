@@ -412,6 +412,8 @@ async def test_forget_me_in_a_dm_erases_the_person_in_every_server(
                 "INSERT INTO ping_choices (guild_id, user_id, dm, updated_at) VALUES (?, ?, 1, 0)",
                 (pinged, user),
             )
+        for user in (ALICE, BOB, CAROL):  # Carol only joined the daily board across servers
+            await tx.execute("INSERT INTO daily_world (user_id, joined_at) VALUES (?, 0)", (user,))
     async with orchard_bot(fake_discord, database):
         declared = next(c for c in fake_discord.commands if c["name"] == "forget-me")
         assert sorted(declared["contexts"]) == [0, 1], "offered in servers and Orchard's DMs"
@@ -420,27 +422,33 @@ async def test_forget_me_in_a_dm_erases_the_person_in_every_server(
             "in every server Orchard knows you from" in asked.content and "Sure?" in asked.content
         )
         confirm = int(asked.original["id"])
-        assert await bot_rows(database, ALICE) == (2, 1, 1)
+        assert await person_rows(database, ALICE) == [2, 1, 1, 1]
     async with orchard_bot(fake_discord, database):  # a restart between asking and confirming
         button = fake_discord.find_button(confirm, "Forget me everywhere")
         other = await answered(await fake_discord.click(BOB, confirm, button))
         assert "Only the person who asked" in other.content
         done = await answered(await fake_discord.click(ALICE, confirm, button))
         assert done.content == (
-            "Done: 3 records removed, and your name is gone from the games of 3 servers."
+            "Done: 4 records removed, and your name is gone from the games of 3 servers."
         ), done.content
-    assert await bot_rows(database, ALICE) == (0, 0, 0)
-    assert await bot_rows(database, BOB) == (0, 1, 1), "Bob's seat and choice stay"
+        asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
+        button = fake_discord.find_button(int(asked.original["id"]), "Forget me everywhere")
+        done = await answered(await fake_discord.click(CAROL, int(asked.original["id"]), button))
+        assert done.content == "Done: 1 record removed; Orchard held nothing else of yours."
+    assert await person_rows(database, ALICE) == [0, 0, 0, 0]
+    assert await person_rows(database, CAROL) == [0, 0, 0, 0]
+    assert await person_rows(database, BOB) == [0, 1, 1, 1], "Bob's rows stay"
     assert await rows(database, "SELECT COUNT(*) FROM results") == [(2,)]
 
 
-async def bot_rows(database: Target, user: int) -> tuple[int, int, int]:
-    """The person's results, named seats and /pings choices, in every server."""
+async def person_rows(database: Target, user: int) -> list[int]:
+    """The person's results, named seats, /pings choices and place on the daily board across
+    servers, in every server."""
     counted = []
-    for table in ("results", "game_players", "ping_choices"):
+    for table in ("results", "game_players", "ping_choices", "daily_world"):
         [(n,)] = await rows(database, f"SELECT COUNT(*) FROM {table} WHERE user_id = {user}")
         counted.append(int(n))
-    return counted[0], counted[1], counted[2]
+    return counted
 
 
 async def test_settings_need_manage_server_and_are_validated(
