@@ -213,7 +213,16 @@ async def test_arbitrary_select_values_are_refused(table: Table, values: list[st
 
 
 @pytest.mark.parametrize(
-    "custom", ["orc:", "orcb:x", "orcz:1:0:roll:", "orcm:1:0:play:", "orcf:7001", "orcb:wins:x:0"]
+    "custom",
+    [
+        "orc:",
+        "orcb:x",
+        "orcz:1:0:roll:",
+        "orcm:1:0:play:",
+        "orcf:7001",
+        "orcf:7001:all",
+        "orcb:wins:x:0",
+    ],
 )
 async def test_lookalike_ids_are_answered(table: Table, custom: str) -> None:
     before = await table.snapshot()
