@@ -185,7 +185,7 @@ class ForgetMe(
             gone = ", and your name is gone from this server's games"
         else:
             servers, removed = await bot.orchard.forget_everywhere(interaction.user.id)
-            gone = f", and your name is gone from the games of {plural(servers, 'server')}"
+            gone = f" in {plural(servers, 'server')}, and your name is gone from their games"
             if not servers:
                 gone = "; Orchard held nothing else of yours"
         await send(interaction, f"Done: {plural(removed, 'record')} removed{gone}.")

@@ -360,10 +360,10 @@ async def set_turn_ping(tx: Transaction, ping: TurnPing) -> tuple[bool, int | No
     so no write comes in between; with no row to lock, a concurrent first insert makes this
     one's do nothing, and the row it committed is locked instead.
 
-    On PostgreSQL a game over refuses the write too: the handler of the version
-    that ended it may have dropped its record already, and this one's message would then be
-    in no record. The caller holds the game's lock, so a move ending it commits either before
-    this read or after this write (and its handler's drop then finds the record).
+    On PostgreSQL a game over refuses the write too: the handler of the version that ended it
+    may have dropped its record already, and this one's message would then be in no record.
+    The caller holds the game's lock, so a move ending it commits either before this read or
+    after this write (and its handler's drop then finds the record).
 
     On SQLite one process handles a game's pings one version after another, so the record
     replaced is always the one the caller read: no read, and None for the message."""

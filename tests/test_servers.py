@@ -429,7 +429,7 @@ async def test_forget_me_in_a_dm_erases_the_person_in_every_server(
         assert "Only the person who asked" in other.content
         done = await answered(await fake_discord.click(ALICE, confirm, button))
         assert done.content == (
-            "Done: 4 records removed, and your name is gone from the games of 3 servers."
+            "Done: 4 records removed in 3 servers, and your name is gone from their games."
         ), done.content
         asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
         button = fake_discord.find_button(int(asked.original["id"]), "Forget me everywhere")
