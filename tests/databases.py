@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import pytest
 
 from db.backends import open_database
-from db.connection import Dialect, Target, Transaction, is_url
+from db.connection import Database, Dialect, Target, Transaction, is_url
 
 SERVER = "ORCHARD_TEST_PG"
 REQUIRED = "ORCHARD_REQUIRE_PG"
@@ -103,3 +103,48 @@ async def table_columns(target: Target) -> dict[str, list[str]]:
         table: [r[1] for r in await query(target, f"PRAGMA table_info({table})")]
         for (table,) in tables
     }
+
+
+class Killed(BaseException):
+    """The process dying mid-transaction: no ``except Exception`` catches it, and nothing of
+    that transaction is committed."""
+
+
+class _Dying:
+    """A transaction in which a statement starting with ``statement`` kills the process."""
+
+    def __init__(self, tx: Transaction, statement: str) -> None:
+        self._tx, self._statement = tx, statement
+
+    def _check(self, sql: str) -> None:
+        if sql.lstrip().startswith(self._statement):
+            raise Killed(sql)
+
+    async def execute(self, sql: str, params: Any = ()) -> int:
+        self._check(sql)
+        return await self._tx.execute(sql, params)
+
+    async def executemany(self, sql: str, rows: Any) -> int:
+        self._check(sql)
+        return await self._tx.executemany(sql, rows)
+
+    async def insert(self, sql: str, params: Any = ()) -> int:
+        self._check(sql)
+        return await self._tx.insert(sql, params)
+
+    def __getattr__(self, name: str) -> Any:  # its reads and dialect
+        return getattr(self._tx, name)
+
+
+def kill_at(monkeypatch: pytest.MonkeyPatch, db: Database, statement: str) -> None:
+    """A fault injected at the database: a statement on ``db`` that starts with ``statement``
+    raises :class:`Killed` inside its transaction, which is rolled back, as in a process
+    killed there. The restart is the test's: close, and open the database again."""
+    real = db.transaction
+
+    @asynccontextmanager
+    async def transaction(large: bool = False) -> AsyncIterator[Any]:
+        async with real(large) as tx:
+            yield _Dying(tx, statement)
+
+    monkeypatch.setattr(db, "transaction", transaction)

@@ -25,7 +25,7 @@ from bot.games.cheerio import CATEGORIES
 from bot.model import GameStatus
 from bot.runner import Refusal
 from db.connection import Target
-from tests.databases import fresh_schema, query
+from tests.databases import Killed, fresh_schema, kill_at, query
 from tests.support import Clock, Table, orchard, player
 
 GUILD, OTHER_GUILD = 100, 200
@@ -71,36 +71,40 @@ async def test_one_game_a_day_private_and_without_a_clock(tmp_path: Path) -> Non
         await table.close()
 
 
-async def test_a_crash_before_the_days_game_starts_leaves_no_game_unseen(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+UNSEEN = (
+    "SELECT id FROM games WHERE status IN ('lobby', 'active')"
+    " AND id NOT IN (SELECT game_id FROM daily_plays)"
+)
+"""Open games no play points at: nobody could see or finish them."""
+
+
+@pytest.mark.parametrize(
+    "statement", ["INSERT INTO daily_plays", "UPDATE games"], ids=["recording", "starting"]
+)
+async def test_a_process_killed_while_starting_the_days_game_leaves_no_game_unseen(
+    database: Target, monkeypatch: pytest.MonkeyPatch, statement: str
 ) -> None:
-    """The day's game is made and its play recorded in one transaction, then started. A
-    crash before the start leaves a lobby the person's next /daily starts: one game of the
-    day, theirs. Before, a crash between making the game and recording the play left an
-    active game nobody could see, and the next /daily made another."""
+    """The day's game is made and its play recorded in one transaction, then started in the
+    next. Killed in either, the process leaves no open game without its play, and after the
+    restart /daily gives the person one game, started. Before, the game was made and started
+    first: killed before its play was recorded, it left an active game nobody could see or
+    finish, and the next /daily made another."""
     clock = Clock(NOON)
-    table = await orchard(tmp_path / "o.db", clock)
-    dailies = Dailies(table.runner, clock)
-
-    async def crash(*_: object) -> None:
-        raise SystemExit("killed")
-
-    with monkeypatch.context() as patched:
-        patched.setattr(table.runner, "change", crash)
-        with pytest.raises(SystemExit):
-            await dailies.game_of_the_day("cheerio", GUILD, player(1))
+    table = await orchard(database, clock)
+    kill_at(monkeypatch, table.store.db, statement)
+    with pytest.raises(Killed):
+        await Dailies(table.runner, clock).game_of_the_day("cheerio", GUILD, player(1))
     await table.close()
-    table = await orchard(tmp_path / "o.db", clock)  # the restart
+    assert await query(database, UNSEEN) == []
+    table = await orchard(database, clock)  # the restart
     try:
         snapshot, play = await Dailies(table.runner, clock).game_of_the_day(
             "cheerio", GUILD, player(1)
         )
-        assert snapshot.row.status is GameStatus.ACTIVE and play.game_id == snapshot.id
-        assert await query(tmp_path / "o.db", "SELECT id, status FROM games") == [
-            (snapshot.id, "active")
-        ]
     finally:
         await table.close()
+    assert snapshot.row.status is GameStatus.ACTIVE and play.game_id == snapshot.id
+    assert await query(database, "SELECT id, status FROM games") == [(snapshot.id, "active")]
 
 
 @pytest.mark.postgres
