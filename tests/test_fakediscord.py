@@ -16,9 +16,14 @@ from discord.http import handle_message_parameters
 
 from tests.fakediscord import (
     ALREADY_ACKNOWLEDGED,
+    EMBED_LINKS,
     EPHEMERAL,
     INVALID_WEBHOOK_TOKEN,
+    MISSING_ACCESS,
+    MISSING_PERMISSIONS,
+    SEND_MESSAGES,
     UNKNOWN_INTERACTION,
+    VIEW_CHANNEL,
     FakeDiscord,
     Request,
     components_of,
@@ -259,6 +264,43 @@ async def test_forbidden_send_is_logged_by_the_bot(fake: FakeDiscord) -> None:
     await fake.wait_for(lambda: bool(fake.errors), what="the bot to log the 403")
     assert "50013" in str(fake.errors[-1].exc_info[1] if fake.errors[-1].exc_info else "")
     assert reply.callback is None
+
+
+async def test_a_post_the_bots_permissions_forbid_is_refused_with_discords_code(
+    fake_discord: FakeDiscord,
+) -> None:
+    """A channel's overwrites, changed while the bot runs, reach its cache (CHANNEL_UPDATE),
+    and a post they forbid is refused as Discord refuses it: 50001 Missing Access without
+    View Channel, 50013 Missing Permissions without Send Messages, or Embed Links for an
+    embed alone. Without overwrites, the post goes through."""
+    fake_discord.add_guild(GUILD, [CHANNEL, OTHER_CHANNEL], [ALICE])
+    bot = make_bot()
+    async with run_bot(bot, fake_discord):
+        channel = bot.get_partial_messageable(OTHER_CHANNEL, guild_id=GUILD)
+        board = discord.Embed(description="board")
+
+        def cached_permissions() -> int:
+            cached = bot.get_channel(OTHER_CHANNEL)
+            assert isinstance(cached, discord.TextChannel)
+            return cached.permissions_for(cached.guild.me).value
+
+        for denied, code in (
+            (VIEW_CHANNEL, MISSING_ACCESS),
+            (SEND_MESSAGES, MISSING_PERMISSIONS),
+            (EMBED_LINKS, MISSING_PERMISSIONS),
+        ):
+            deny = {"id": str(fake_discord.bot_id), "type": 1, "allow": "0", "deny": str(denied)}
+            await fake_discord.update_channel(OTHER_CHANNEL, permission_overwrites=[deny])
+            with pytest.raises(discord.Forbidden) as refused:
+                await channel.send(embed=board)
+            assert refused.value.status == 403 and refused.value.code == code, denied
+            await fake_discord.wait_for(
+                lambda denied=denied: not cached_permissions() & denied,
+                what="the bot to hear of the overwrite",
+            )
+        await fake_discord.update_channel(OTHER_CHANNEL, permission_overwrites=[])
+        await channel.send(embed=board)
+    assert fake_discord.channel_messages(OTHER_CHANNEL)[0]["embeds"][0]["description"] == "board"
 
 
 async def test_oversized_content_is_refused_like_discord(fake: FakeDiscord) -> None:

@@ -18,12 +18,15 @@ versions in ``fake.versions``; who each created message notified in ``fake.notif
 ``fake.requests``; routes the fake does not know answer 404 and are listed in
 ``fake.unhandled`` so missing coverage is visible.
 
-It is as unkind as Discord: an interaction answered more than 3 s after its creation is
-unknown (404, 10062) and one answered twice is refused (400, 40060); a deferred one's token
-works for 15 minutes (then 401, 50027); message posts and edits are limited per channel and
-every request but interaction callbacks to 50 a second (429 with ``retry_after``, ``Via`` and
-the ``X-RateLimit-*`` headers). ``callback_window``, ``token_lifetime``, ``route_limits`` and
-``global_limit`` hold those numbers; ``interaction_age`` makes new interactions arrive late.
+It is as unkind as Discord: a post in a channel where the bot's permissions (the @everyone
+role's, then the channel's overwrites) lack View Channel is refused (403, 50001), one lacking
+Send Messages, or Embed Links for embeds alone, too (403, 50013); an interaction answered more
+than 3 s after its creation is unknown (404, 10062) and one answered twice is refused (400,
+40060); a deferred one's token works for 15 minutes (then 401, 50027); message posts and edits
+are limited per channel and every request but interaction callbacks to 50 a second (429 with
+``retry_after``, ``Via`` and the ``X-RateLimit-*`` headers). ``callback_window``,
+``token_lifetime``, ``route_limits`` and ``global_limit`` hold those numbers;
+``interaction_age`` makes new interactions arrive late.
 
 The parts, one module each: ``server`` (the app, routing, install), ``state`` (what is
 recorded), ``world`` (users, guilds, DMs), ``lookups`` (reading messages and requests back),
@@ -44,17 +47,21 @@ from tests.fakediscord.protocol import (
     DEFAULT_APP_PERMISSIONS,
     DEFAULT_MEMBER_PERMISSIONS,
     DISCORD_EPOCH_MS,
+    EMBED_LINKS,
     EPHEMERAL,
     INVALID_FORM_BODY,
     INVALID_WEBHOOK_TOKEN,
     JSON,
     LOADING,
+    MISSING_ACCESS,
     MISSING_PERMISSIONS,
+    SEND_MESSAGES,
     UNKNOWN_CHANNEL,
     UNKNOWN_INTERACTION,
     UNKNOWN_MESSAGE,
     UNKNOWN_USER,
     UNKNOWN_WEBHOOK,
+    VIEW_CHANNEL,
 )
 from tests.fakediscord.record import InteractionRecord
 from tests.fakediscord.runbot import run_bot
@@ -68,18 +75,22 @@ __all__ = [
     "DEFAULT_APP_PERMISSIONS",
     "DEFAULT_MEMBER_PERMISSIONS",
     "DISCORD_EPOCH_MS",
+    "EMBED_LINKS",
     "EPHEMERAL",
     "INVALID_FORM_BODY",
     "INVALID_WEBHOOK_TOKEN",
     "JSON",
     "LOADING",
+    "MISSING_ACCESS",
     "MISSING_PERMISSIONS",
+    "SEND_MESSAGES",
     "SUPPRESS_NOTIFICATIONS",
     "UNKNOWN_CHANNEL",
     "UNKNOWN_INTERACTION",
     "UNKNOWN_MESSAGE",
     "UNKNOWN_USER",
     "UNKNOWN_WEBHOOK",
+    "VIEW_CHANNEL",
     "Component",
     "FakeDiscord",
     "InteractionRecord",

@@ -143,6 +143,13 @@ class Gateway(World, Waiting):
         await self.wait_for(lambda: self.connected(shard_id), timeout, f"shard {shard_id} online")
         await self._send(self._sessions[shard_id], event, data)
 
+    async def update_channel(self, channel_id: int, **changes: object) -> None:
+        """Change a guild channel as its server's admins would (``permission_overwrites``,
+        say) and tell the bot, as Discord does (CHANNEL_UPDATE)."""
+        channel = self.channels[channel_id]
+        channel.update(changes)
+        await self.dispatch("CHANNEL_UPDATE", channel, guild_id=int(channel["guild_id"]))
+
     async def drop_gateway(
         self, *, code: int = 4000, wait: bool = True, timeout: float = 5.0
     ) -> None:

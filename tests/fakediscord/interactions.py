@@ -34,6 +34,9 @@ class Interactions(Gateway):
             if channel_id is None or channel_id not in self.channels:
                 raise KeyError(f"unknown channel {channel_id}; add it with add_guild first")
             channel = self.channels[channel_id]
+        app_permissions = self.app_permissions  # with this channel's overwrites for the bot
+        if guild_id is not None:
+            app_permissions = self.bot_permissions(channel_id, app_permissions)
         payload: JSON = {
             "id": str(interaction_id),
             "application_id": str(self.application_id),
@@ -44,7 +47,7 @@ class Interactions(Gateway):
             "attachment_size_limit": 10 * 1024 * 1024,
             "channel": channel,
             "channel_id": str(channel_id),
-            "app_permissions": str(self.app_permissions),
+            "app_permissions": str(app_permissions),
             "entitlements": [],
             "authorizing_integration_owners": (
                 {"0": str(guild_id)} if guild_id else {"1": str(user_id)}

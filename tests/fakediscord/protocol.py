@@ -36,6 +36,7 @@ DEFAULT_MEMBER_PERMISSIONS = (
     | (1 << 38)  # send messages in threads
 )
 ADMINISTRATOR = 1 << 3
+VIEW_CHANNEL, SEND_MESSAGES, EMBED_LINKS = 1 << 10, 1 << 11, 1 << 14
 
 # What the bot may do in a channel (sent as ``app_permissions``).
 DEFAULT_APP_PERMISSIONS = (
@@ -49,6 +50,7 @@ UNKNOWN_USER = 10013
 UNKNOWN_WEBHOOK = 10015
 UNKNOWN_INTERACTION = 10062
 INVALID_WEBHOOK_TOKEN = 50027  # 401: an interaction token past its 15 minutes
+MISSING_ACCESS = 50001  # 403: the bot may not see the channel
 CANNOT_DM_USER = 50007
 MISSING_PERMISSIONS = 50013
 INVALID_FORM_BODY = 50035

@@ -1,4 +1,5 @@
-"""REST routes that read channels, guilds and members (the fake has no way to change them)."""
+"""REST routes that read channels, guilds and members (a test changes a channel with
+``update_channel``, which tells the bot; nothing here changes them)."""
 
 from __future__ import annotations
 

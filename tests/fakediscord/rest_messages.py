@@ -9,19 +9,25 @@ from tests.fakediscord.lookups import Lookups
 from tests.fakediscord.messages import MessageStore
 from tests.fakediscord.protocol import (
     CANNOT_DM_USER,
+    EMBED_LINKS,
     JSON,
+    MISSING_ACCESS,
+    MISSING_PERMISSIONS,
+    SEND_MESSAGES,
     UNKNOWN_CHANNEL,
     UNKNOWN_MESSAGE,
+    VIEW_CHANNEL,
     error,
     json_response,
     no_content,
 )
 from tests.fakediscord.routing import Call, Route
+from tests.fakediscord.world import World
 
 _MESSAGE = "/channels/{channel}/messages/{mid}"
 
 
-class MessageRoutes(MessageStore, Lookups):
+class MessageRoutes(MessageStore, World, Lookups):
     def _message_routes(self) -> list[Route]:
         return [
             Route("GET", "/channels/{channel}/messages", self._history),
@@ -46,6 +52,8 @@ class MessageRoutes(MessageStore, Lookups):
         if channel["type"] == 1 and int(channel["recipients"][0]["id"]) in self.dms_closed:
             return error(403, CANNOT_DM_USER, "Cannot send messages to this user")
         body = call.body or {}
+        if channel["type"] != 1 and (refused := self._post_refused(channel_id, body)):
+            return refused
         if not (
             body.get("content")
             or body.get("embeds")
@@ -56,6 +64,16 @@ class MessageRoutes(MessageStore, Lookups):
         ):
             return error(400, 50006, "Cannot send an empty message")
         return json_response(self._create_message(channel_id, body, call.uploads))
+
+    def _post_refused(self, channel_id: int, body: JSON) -> web.Response | None:
+        """Discord's 403 for a post the bot's permissions in the channel do not allow."""
+        allowed = self.bot_permissions(channel_id)
+        if not allowed & VIEW_CHANNEL:
+            return error(403, MISSING_ACCESS, "Missing Access")
+        embeds_alone = body.get("embeds") and not body.get("content")
+        if not allowed & SEND_MESSAGES or (embeds_alone and not allowed & EMBED_LINKS):
+            return error(403, MISSING_PERMISSIONS, "Missing Permissions")
+        return None
 
     def _channel_message(self, call: Call) -> JSON | None:
         message = self.messages.get(call.id("mid"))

@@ -66,6 +66,18 @@ class World(State):
         self.guilds[guild_id] = guild
         return guild
 
+    def bot_permissions(self, channel_id: int, base: int = DEFAULT_MEMBER_PERMISSIONS) -> int:
+        """What the bot may do in a guild channel, worked out as Discord does: ``base`` (the
+        @everyone role's; the bot has no other role here), then the channel's overwrites for
+        @everyone, then those for the bot itself."""
+        channel = self.channels[channel_id]
+        guild_id = channel.get("guild_id")
+        for target in (guild_id, str(self.bot_id)):
+            for overwrite in channel.get("permission_overwrites", []):
+                if overwrite["id"] == target:
+                    base = (base & ~int(overwrite["deny"])) | int(overwrite["allow"])
+        return base
+
     def _member(self, user_id: int) -> JSON:
         return {
             "user": self.user(user_id),
