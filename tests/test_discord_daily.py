@@ -34,7 +34,7 @@ from tests.botharness import (
     server,
 )
 from tests.databases import query, table_columns
-from tests.fakediscord import FakeDiscord, components_of, text_of
+from tests.fakediscord import SEND_MESSAGES, FakeDiscord, components_of, text_of
 
 MANAGE_MESSAGES = 1 << 13
 ORDER = ("sixes", "fives", "cheerio", "fours", "threes", "twos", "ones")
@@ -271,7 +271,7 @@ async def test_two_posters_at_once_post_each_board_once(
         no_errors(fake_discord)
 
 
-SEND_MESSAGES, ATTACH_FILES = 1 << 11, 1 << 15
+ATTACH_FILES = 1 << 15
 
 
 async def test_the_daily_channel_must_be_one_orchard_can_post_in(
@@ -434,9 +434,11 @@ async def test_a_moderator_cannot_end_a_daily_game(
 async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
     fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Orchard lost access to the chosen channel (403): the setting stays, as access may come
+    """The server's admins took Send Messages from Orchard in the chosen channel after they
+    chose it, so Discord refuses the board (403, 50013): the setting stays, as access may come
     back, and that day's boards are not tried again (nor the second game's after the first
-    was refused); /settings tells the admins what to grant, until a board goes through. The
+    was refused); /settings tells the admins what to grant, and choosing that channel again
+    is refused at once, saying so, until they grant it and a board goes through. The
     channel deleted (404, 10003 Unknown Channel): the setting is cleared, said once in the
     log, and /settings shows none, instead of a warning every day."""
     server(fake_discord)
@@ -449,15 +451,26 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
         )
         cog: Any = bot.get_cog("DailyCog")
         cog.post_yesterday.cancel()
-        fake_discord.fail("POST", posts, 403, code=50001, message="Missing Access")
+        mute = {"id": str(fake_discord.bot_id), "type": 1, "allow": "0", "deny": str(SEND_MESSAGES)}
+        await fake_discord.update_channel(CHANNEL, permission_overwrites=[mute])
         assert await cog.post_boards() == 1 and await cog.post_boards() == 0
         assert len(fake_discord.requests_matching("POST", posts)) == 1
         assert fake_discord.channel_messages(CHANNEL) == []
         yesterday = date_of(cog.dailies.today() - 1)
-        assert (
+        warning = (
             f"posted in: <#{CHANNEL}> ⚠️ not posted on {yesterday:%d %B}: Orchard may not post"
             " there. Give it View Channel, Send Messages and Embed Links in that channel"
-        ) in await settings_shown(fake_discord), "the admins are told"
+        )
+        assert warning in await settings_shown(fake_discord), "the admins are told"
+        again = await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
+            )
+        )
+        private(again)
+        assert again.content.startswith(f"I cannot post in <#{CHANNEL}>: give me Send Messages")
+        assert warning in await settings_shown(fake_discord), "still, until a board goes through"
+        await fake_discord.update_channel(CHANNEL, permission_overwrites=[])
 
         cog.dailies.clock = lambda: time.time() + 86400  # the next day: tried again, and posted
         assert await cog.post_boards() == 1
