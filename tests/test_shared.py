@@ -459,7 +459,11 @@ async def test_two_games_ending_at_once_rate_a_newcomer_one_after_the_other(
         rows = await a.store.db.fetchall(
             "SELECT user_id, mu, sigma FROM rating_history WHERE game_id = ?", (game_id,)
         )
-        return {r[0]: (round(r[1], 9), round(r[2], 9)) for r in rows}
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def flat(ratings: dict[int, tuple[float, float]]) -> dict[tuple[int, int], float]:
+        """Each player's mu and sigma as numbers of their own, for ``pytest.approx``."""
+        return {(user, k): value for user, pair in ratings.items() for k, value in enumerate(pair)}
 
     places = [
         (r[0], r[1])
@@ -468,14 +472,12 @@ async def test_two_games_ending_at_once_rate_a_newcomer_one_after_the_other(
             (second.id,),
         )
     ]
-    expected = {
-        user: (round(mu, 9), round(sigma, 9))
-        for user, (mu, sigma) in rate(await history(first.id), places).items()
-    }
-    assert await history(second.id) == expected, "B rated from a newcomer's rating"
+    expected = rate(await history(first.id), places)
+    # Compared to within a millionth of themselves: the rounding that read 7.812317052 against
+    # 7.812317053 is far below the gap between a newcomer's rating and a rated one's.
+    assert flat(await history(second.id)) == pytest.approx(flat(expected)), "a newcomer's"
     stored = await a.store.db.fetchall("SELECT user_id, mu, sigma, games FROM ratings")
-    assert {r[0]: (round(r[1], 9), round(r[2], 9), r[3]) for r in stored} == {
-        user: (*rating, 2) for user, rating in expected.items()
-    }
+    assert flat({r[0]: (r[1], r[2]) for r in stored}) == pytest.approx(flat(expected))
+    assert {r[0]: r[3] for r in stored} == dict.fromkeys(expected, 2)
     await a.close()
     await b.close()
