@@ -102,20 +102,24 @@ class Orchard:
     async def forget(self, guild_id: int, user_id: int) -> int:
         """/forget-me: take the person out of their open games here (through the runner),
         then erase them from this server's rows; returns the rows deleted."""
-        for row in await self.store.open_games(guild_id):
-            if row.seat_of(user_id) is not None or row.host_id == user_id:
-                await self.runner.forget_player(row.id, user_id)
+        await self._leave_open_games(guild_id, user_id)
         return await self.store.forget_user(guild_id, user_id)
 
     async def forget_everywhere(self, user_id: int) -> tuple[int, int]:
-        """/forget-me in a direct message: :meth:`forget` in every server where the person
-        has rows, one server a transaction, and their place on the daily board across servers
-        (which they may hold with no row in any server); returns the servers and rows deleted."""
-        servers = await self.store.servers_of(user_id)
-        removed = 0
-        for guild_id in servers:
-            removed += await self.forget(guild_id, user_id)
-        return len(servers), removed + await self.store.forget_world(user_id)
+        """/forget-me in a direct message: the person leaves their open games in every server
+        holding their rows, as :meth:`forget` does, then the store erases them in all of those
+        servers at once (:meth:`Store.forget_everywhere`); returns the servers and rows
+        deleted."""
+        for guild_id in await self.store.servers_of(user_id):
+            await self._leave_open_games(guild_id, user_id)
+        return await self.store.forget_everywhere(user_id)
+
+    async def _leave_open_games(self, guild_id: int, user_id: int) -> None:
+        """Through the runner, which holds each game: a lobby loses them (or closes, if they
+        host it) and a game in play goes on without them, shown on its board."""
+        for row in await self.store.open_games(guild_id):
+            if row.seat_of(user_id) is not None or row.host_id == user_id:
+                await self.runner.forget_player(row.id, user_id)
 
     async def purge_departed(self, before: float) -> list[int]:
         """Servers the bot left before ``before``: every row of theirs goes (games are over

@@ -53,6 +53,18 @@ class Topic(Protocol):
 TOPICS: tuple[Topic, ...] = (daily, results, games, settings, meta)
 
 
+async def _forget_in(tx: Transaction, guild_id: int, user_id: int) -> int:
+    """Every topic's erasure of the person in one server; returns the rows deleted."""
+    return sum([await topic.forget(tx, guild_id, user_id) for topic in TOPICS])
+
+
+async def _servers_of(db: Database | Transaction, user_id: int) -> list[int]:
+    """The servers where the person has rows, by each topic's :attr:`Topic.PERSON_SERVERS`."""
+    queries = [sql for topic in TOPICS for sql in topic.PERSON_SERVERS]
+    rows = await db.fetchall(" UNION ".join(queries), (user_id,) * len(queries))
+    return sorted(int(r[0]) for r in rows)
+
+
 CHUNK = 500  # ids in one query: well under SQLite's limit of bound parameters
 
 
@@ -402,21 +414,31 @@ class Store:
         it is recycled.
         """
         async with self.db.transaction(large=True) as tx:
-            removed = sum([await topic.forget(tx, guild_id, user_id) for topic in TOPICS])
-        self._rewritten()
-        await self.db.checkpoint()
+            removed = await _forget_in(tx, guild_id, user_id)
+        await self._erased()
         return removed
 
-    async def forget_world(self, user_id: int) -> int:
-        """Erase the person's place on the daily board across servers (1 if they had one)."""
-        async with self.db.transaction() as tx:
-            return await daily.forget_world(tx, user_id)
+    async def forget_everywhere(self, user_id: int) -> tuple[int, int]:
+        """/forget-me in a direct message: :meth:`forget_user`'s erasure in every server holding
+        the person's rows, and their place on the daily board across servers (which they may
+        hold with no row in any server), in one transaction: a failure leaves them as they
+        were, never erased in some servers only. Returns the servers and the rows deleted."""
+        async with self.db.transaction(large=True) as tx:
+            servers = await _servers_of(tx, user_id)
+            removed = sum([await _forget_in(tx, guild_id, user_id) for guild_id in servers])
+            removed += await daily.forget_world(tx, user_id)
+        await self._erased()
+        return len(servers), removed
 
     async def servers_of(self, user_id: int) -> list[int]:
         """The servers where the person has rows /forget-me erases (by each topic's word)."""
-        queries = [sql for topic in TOPICS for sql in topic.PERSON_SERVERS]
-        rows = await self.db.fetchall(" UNION ".join(queries), (user_id,) * len(queries))
-        return sorted(int(r[0]) for r in rows)
+        return await _servers_of(self.db, user_id)
+
+    async def _erased(self) -> None:
+        """After an erasure's commit: the runner and settings read afresh, and (SQLite) the
+        -wal file is emptied of the old copies."""
+        self._rewritten()
+        await self.db.checkpoint()
 
     async def guild_left(self, guild_id: int, when: float) -> None:
         async with self.db.transaction() as tx:

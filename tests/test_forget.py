@@ -10,7 +10,8 @@ import pytest
 
 from bot.games.cheerio import open_categories
 from bot.model import FORMER_PLAYER, NOBODY, GameChange, GameStatus, Player
-from db.connection import Target
+from db import settings
+from db.connection import Target, Transaction
 from tests.databases import query, table_columns
 from tests.support import Table, orchard
 
@@ -165,6 +166,34 @@ async def test_two_forgotten_people_share_a_table_and_then_nothing_is_left(tmp_p
     await o.close()
     assert rows(path, "SELECT COUNT(*) FROM game_players WHERE user_id = ?", PERSON) == [(0,)]
     assert (copies(path, NAME), copies(path, PERSON)) == (0, 0)
+
+
+async def test_forget_me_everywhere_erases_every_server_in_one_transaction(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/forget-me in a DM erases the person in every server at once: when the erasure fails
+    in one server, the server erased before it is rolled back too, so the person is never
+    told something went wrong with part of it done and part not; asking again does it all."""
+    o = await orchard(database)
+    for guild in (HERE, THERE):  # HERE's erasure comes first (servers in order)
+        await played(o, guild, 1, me(), other(BO))
+    erase = settings.forget
+
+    async def refused_there(tx: Transaction, guild_id: int, user_id: int) -> int:
+        if guild_id == THERE:
+            raise RuntimeError("the disk is full")
+        return await erase(tx, guild_id, user_id)
+
+    monkeypatch.setattr(settings, "forget", refused_there)
+    with pytest.raises(RuntimeError, match="the disk is full"):
+        await o.orchard.forget_everywhere(PERSON)
+    for guild in (HERE, THERE):
+        assert (await mentions(database, guild))["results"] == 1, "nothing erased anywhere"
+    monkeypatch.undo()
+    assert await o.orchard.forget_everywhere(PERSON) == (2, 2 * 3)  # a result, rating, history
+    for guild in (HERE, THERE):
+        assert set((await mentions(database, guild)).values()) == {0}
+    await o.close()
 
 
 async def test_the_purge_of_a_departed_server_leaves_nothing_of_it_in_the_files(
