@@ -4,8 +4,9 @@ servers (``daily_world``) and each server's channel for yesterday's board (``dai
 /forget-me (:func:`forget`) deletes the person's plays in that server and their place on the
 board across servers, except that a play of today is kept until the day is over as a bare
 marker (day, game, person; no name, result or game: :data:`~bot.daily.NO_GAME`), which
-:func:`expire` then deletes; the purge of a departed server (:func:`purge`) its plays and
-channel.
+:func:`expire` then deletes; used in a direct message, it does so in every server holding a
+play of theirs (:data:`PERSON_SERVERS`). The purge of a departed server (:func:`purge`)
+deletes its plays and channel.
 """
 
 from __future__ import annotations
@@ -175,9 +176,10 @@ class DailyStore:
             return claimed == 1
 
 
-PERSON_SERVERS: tuple[str, ...] = ()
-"""None of its own: a play's game has the person's seat (see db.games), and what /forget-me
-keeps of a play of today is not erased again."""
+PERSON_SERVERS: tuple[str, ...] = ("SELECT guild_id FROM daily_plays WHERE user_id = ?",)
+"""The servers where a person has plays: a play's game has their seat (see db.games), but a
+marker an earlier /forget-me kept has no game, and once its day is over :func:`forget` deletes
+it (a marker of today it keeps again)."""
 
 
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:

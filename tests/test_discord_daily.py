@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.app import OrchardBot
-from bot.daily import date_of, day_of
+from bot.daily import NO_GAME, date_of, day_of
 from bot.games.applejack import CATEGORIES as APPLEJACK_CATEGORIES
 from bot.games.cheerio import CATEGORIES
 from bot.model import Player
@@ -33,7 +33,7 @@ from tests.botharness import (
     private,
     server,
 )
-from tests.databases import query, table_columns
+from tests.databases import query, table_columns, written
 from tests.fakediscord import SEND_MESSAGES, FakeDiscord, components_of, text_of
 
 MANAGE_MESSAGES = 1 << 13
@@ -308,10 +308,11 @@ async def test_the_daily_channel_must_be_one_orchard_can_post_in(
         no_errors(fake_discord)
 
 
-async def finish_daily(bot: OrchardBot, user: int, name: str) -> None:
-    """``user`` plays the cog's today's Cheerio through the runner, scoring in ORDER."""
+async def finish_daily(bot: OrchardBot, user: int, name: str, guild: int = GUILD) -> None:
+    """``user`` plays the cog's today's Cheerio in ``guild`` through the runner, scoring in
+    ORDER."""
     cog: Any = bot.get_cog("DailyCog")
-    snapshot, _ = await cog.dailies.game_of_the_day("cheerio", GUILD, Player(0, user, name))
+    snapshot, _ = await cog.dailies.game_of_the_day("cheerio", guild, Player(0, user, name))
     for category in ORDER:
         await bot.orchard.runner.act(snapshot.id, user, "score", category)
 
@@ -404,6 +405,51 @@ async def test_forget_me_keeps_only_that_todays_daily_was_played(
         await bot.orchard.store.purge_departed(0, today=today + 1)
         plays = await query(path, "SELECT day FROM daily_plays WHERE user_id = ?", ALICE)
         assert plays == [(today + 1,)]
+        no_errors(fake_discord)
+
+
+async def test_forget_me_in_a_dm_keeps_only_that_todays_daily_was_played(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """/forget-me in a DM with Orchard keeps the in-server rule in every server: Alice's play
+    of today loses her name, score and game but stays, so /daily still refuses her today;
+    yesterday's play in a server she left goes, and so does a marker of yesterday that an
+    earlier /forget-me kept in a server where she holds nothing else. Bob's plays stay."""
+    left, erased = GUILD + 1, GUILD + 2
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        now = time.time()
+        today = day_of(now)
+        cog: Any = bot.get_cog("DailyCog")
+        cog.dailies.clock = lambda: now - 86400
+        for user, name in ((ALICE, "Alice"), (BOB, "Bob")):
+            await finish_daily(bot, user, name, left)
+        cog.dailies.clock = lambda: now
+        for user, name in ((ALICE, "Alice"), (BOB, "Bob")):
+            await finish_daily(bot, user, name)
+        async with written(database) as tx:
+            await tx.execute(
+                "INSERT INTO daily_plays (day, kind, user_id, guild_id, game_id, name)"
+                " VALUES (?, 'applejack', ?, ?, ?, '')",
+                (today - 1, ALICE, erased, NO_GAME),
+            )
+        bobs = "SELECT * FROM daily_plays WHERE user_id = ? ORDER BY day"
+        kept = await query(database, bobs, BOB)
+
+        asked = await answered(await fake_discord.slash(ALICE, None, None, "forget-me"))
+        assert asked.original is not None
+        done = await press(fake_discord, ALICE, int(asked.original["id"]), "Forget me everywhere")
+        assert " removed in 3 servers," in done.content, done.describe()
+
+        plays = (
+            "SELECT day, kind, guild_id, game_id, name, score FROM daily_plays WHERE user_id = ?"
+        )
+        assert await query(database, plays, ALICE) == [(today, "cheerio", GUILD, NO_GAME, "", None)]
+        again = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily"))
+        assert "You have played today's Cheerio: come back tomorrow" in again.content
+        seats = "SELECT COUNT(*) FROM game_players WHERE user_id = ?"
+        assert await query(database, seats, ALICE) == [(0,)]
+        assert await query(database, bobs, BOB) == kept
         no_errors(fake_discord)
 
 

@@ -541,8 +541,9 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
 
 
 def drop_person_indexes(conn: sqlite3.Connection) -> None:
-    """Undo migration 020, for a test that runs the migrations after an older one again."""
-    for index in ("results_person", "ratings_person", "ping_choices_person"):
+    """Undo migrations 020 and 021, for a test that runs the migrations after an older one
+    again."""
+    for index in ("results_person", "ratings_person", "ping_choices_person", "daily_plays_person"):
         conn.execute(f"DROP INDEX {index}")
 
 
@@ -576,7 +577,7 @@ async def test_migration_17_keeps_word_games_stored_before_it_on_edition_2(
         conn.execute("UPDATE games SET options = json_remove(options, '$.edition')")
         conn.execute("ALTER TABLE games DROP COLUMN revision")  # and without 018 and 019
         conn.execute("ALTER TABLE daily_channels DROP COLUMN refused_day")
-        drop_person_indexes(conn)  # and 020
+        drop_person_indexes(conn)  # and 020, 021
         conn.execute("DELETE FROM schema_migrations WHERE version >= 17")
     o = await orchard(path)
     try:
