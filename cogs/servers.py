@@ -146,6 +146,22 @@ class BoardPage(
             log.info("a board page was turned too late for Discord to show it")
 
 
+FORGET_HERE = (
+    "This deletes every result and rating of yours in this server and takes your name and id "
+    "out of the games, for good, except, until the day ends, that you have played today's "
+    "daily; you leave any game you are in. Sure?"
+)
+FORGET_EVERYWHERE = (
+    "This deletes everything Orchard keeps of you in every server Orchard knows you from, "
+    "those you have left too: your results, ratings, daily plays, /pings choices and place on "
+    "the daily board across servers, and your name and id in the games, for good, except, "
+    "until the day ends, that you have played today's daily; you leave any game you are in, "
+    "in every server. Sure?"
+)
+"""/forget-me's question in a DM: someone who left a server can erase themselves there only
+from here, so it says what goes everywhere, and the one thing kept (the same as in a server)."""
+
+
 class ForgetMe(
     ui.DynamicItem[ui.Button[Any]], template=r"orcf:(?P<user>[0-9]{1,20})(?P<everywhere>:all)?"
 ):
@@ -439,16 +455,9 @@ class ServersCog(commands.Cog):
         """In a server, erases the person there; in a DM with Orchard, everywhere: someone who
         left a server cannot use its commands any more."""
         everywhere = interaction.guild_id is None
-        where = (
-            "in every server Orchard knows you from, those you have left too,"
-            if everywhere
-            else "in this server"
-        )
         await send(
             interaction,
-            f"This deletes every result and rating of yours {where} and takes your name "
-            "and id out of the games, for good, except, until the day ends, that you have "
-            "played today's daily; you leave any game you are in. Sure?",
+            FORGET_EVERYWHERE if everywhere else FORGET_HERE,
             view=ui.View(timeout=None).add_item(ForgetMe(interaction.user.id, everywhere)),
         )
 

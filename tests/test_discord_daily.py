@@ -437,6 +437,7 @@ async def test_forget_me_in_a_dm_keeps_only_that_todays_daily_was_played(
         kept = await query(database, bobs, BOB)
 
         asked = await answered(await fake_discord.slash(ALICE, None, None, "forget-me"))
+        assert "daily plays" in asked.content and "today's daily" in asked.content
         assert asked.original is not None
         done = await press(fake_discord, ALICE, int(asked.original["id"]), "Forget me everywhere")
         assert " removed in 3 servers," in done.content, done.describe()
