@@ -7,8 +7,9 @@ cancelled): the person's seats keep their place but become a nameless "Former pl
 user id, their moves and the games they hosted lose their id, and their tile-DM notes are
 deleted. Open games (lobby, active) are left as they are: the caller ends the person's part in
 them first (the runner forfeits them). Engine states, options and turn pings hold seats, never
-names or ids. The purge of a departed server (:func:`purge`) deletes its games, and with them
-(cascade) their seats, moves, tile-DM notes and turn pings.
+names or ids. Used in a direct message, /forget-me does so in every server where the person
+has a seat (:data:`PERSON_SERVERS`). The purge of a departed server (:func:`purge`) deletes
+its games, and with them (cascade) their seats, moves, tile-DM notes and turn pings.
 """
 
 from __future__ import annotations

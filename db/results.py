@@ -2,8 +2,9 @@
 and pool (``ratings``) and their history for charts (``rating_history``).
 
 /forget-me (:func:`forget`) deletes the person's results, ratings and rating history in that
-server; the others' results of the same games stay. The purge of a departed server
-(:func:`purge`) deletes all three for the server.
+server; the others' results of the same games stay. Used in a direct message, it does so in
+every server holding a result or rating of theirs (:data:`PERSON_SERVERS`). The purge of a
+departed server (:func:`purge`) deletes all three for the server.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 (``ping_choices``), and the servers Orchard has left (``guild_departures``, kept 30 days before
 the purge).
 
-/forget-me (:func:`forget`) deletes the person's ping choice in that server; the server's
-settings name no person and stay. The purge of a departed server (:func:`purge`) deletes its
-settings, its people's ping choices and its departure.
+/forget-me (:func:`forget`) deletes the person's ping choice in that server (used in a direct
+message, in every server holding one: :data:`PERSON_SERVERS`); the server's settings name no
+person and stay. The purge of a departed server (:func:`purge`) deletes its settings, its
+people's ping choices and its departure.
 """
 
 from __future__ import annotations
