@@ -19,7 +19,7 @@ import pytest
 
 from bot.app import OrchardBot
 from bot.games.cheerio import CATEGORIES, open_categories
-from bot.model import GameStatus, Player, TurnPing
+from bot.model import GameChange, GameStatus, Player, TurnPing
 from bot.orchard import Orchard
 from bot.pings import TIDIERS, TurnPings
 from bot.runner import Snapshot
@@ -802,6 +802,29 @@ async def test_a_record_for_a_game_over_is_refused_on_a_shared_store() -> None:
         written = await o.store.set_turn_ping(ping)
         stored = await o.store.turn_ping(live.id)
         await o.close()
+    assert written == (False, None) and stored is None
+
+
+@pytest.mark.postgres
+async def test_a_record_written_while_the_game_ends_waits_for_the_end_and_is_refused() -> None:
+    """A write that checked the game open while its end was still uncommitted could land after
+    the ender's drop (a record and a turn message for a game over, for good): it takes the
+    game's lock, so it waits for the end to commit, then is refused."""
+    async with fresh_schema() as url:
+        a, b = await Store.open(url), await Store.open(url)
+        game_id = await a.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
+        async with a.game(game_id) as session:
+            ended = GameChange(game_id, from_status=GameStatus.LOBBY, status=GameStatus.CANCELLED)
+            assert await session.write(ended)
+            write = asyncio.create_task(
+                b.set_turn_ping(TurnPing(game_id, 1, frozenset({0}), 11, frozenset({0})))
+            )
+            await asyncio.sleep(0.3)
+            assert not write.done(), "it waits for the end"
+        written = await write
+        stored = await b.turn_ping(game_id)
+        await a.close()
+        await b.close()
     assert written == (False, None) and stored is None
 
 
