@@ -324,6 +324,9 @@ async def test_dm_slash_command_and_first_followup_replaces_thinking(fake: FakeD
     assert answer["content"] == "bob in DMChannel" and answer["id"] == str(reply.original_id)
     assert "member" not in reply.payload and reply.payload["user"]["id"] == str(BOB)
     assert fake.channels[reply.channel_id]["type"] == 1
+    # The app's bot DM, reached through its install to servers, not a person's install.
+    assert reply.payload["context"] == 1
+    assert reply.payload["authorizing_integration_owners"] == {"0": "0"}
 
 
 def codes_logged(fake: FakeDiscord) -> list[int]:

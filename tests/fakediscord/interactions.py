@@ -49,9 +49,9 @@ class Interactions(Gateway):
             "channel_id": str(channel_id),
             "app_permissions": str(app_permissions),
             "entitlements": [],
-            "authorizing_integration_owners": (
-                {"0": str(guild_id)} if guild_id else {"1": str(user_id)}
-            ),
+            # Apps here are installed to servers (GUILD_INSTALL, "0"); used in the app's own
+            # DM, Discord names that install's owner "0", not the user (a USER_INSTALL, "1").
+            "authorizing_integration_owners": {"0": str(guild_id or 0)},
             "context": 0 if guild_id else 1,
             "locale": locale,
         }
