@@ -11,7 +11,8 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import replace
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ from tests.botharness import (
 )
 from tests.databases import fresh_schema
 from tests.fakediscord import JSON, FakeDiscord, text_of
-from tests.support import Clock, orchard
+from tests.support import Clock, Table, orchard
 from tests.support import started as opened
 
 MANAGE_GUILD = 1 << 5
@@ -891,32 +892,72 @@ class Channel:
         return Client()
 
 
+@dataclass
+class TwoProcesses:
+    """Two Orchards on one PostgreSQL, a Cheerio game of Alice and Bob opened by ``a``, and
+    each process's turn pings (started) posting in one :class:`Channel`."""
+
+    a: Table
+    b: Table
+    live: Snapshot
+    channel: Channel
+    a_pings: TurnPings
+    b_pings: TurnPings
+
+
+@asynccontextmanager
+async def two_processes(
+    a_gate: asyncio.Event | None, b_gate: asyncio.Event | None = None
+) -> AsyncIterator[TwoProcesses]:
+    """:class:`TwoProcesses`, each process's posts held at its gate (None: none held); both
+    Orchards are closed after."""
+    async with fresh_schema() as url:
+        clock = Clock()
+        a, b = await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
+        try:
+            live = await opened(a, "cheerio", [ALICE, BOB])
+            channel = Channel()
+            two = TwoProcesses(
+                a,
+                b,
+                live,
+                channel,
+                TurnPings(channel.client(a_gate), a.runner),
+                TurnPings(channel.client(b_gate), b.runner),
+            )
+            two.a_pings.start()
+            two.b_pings.start()
+            yield two
+        finally:
+            await a.close()
+            await b.close()
+
+
+async def until_posting(channel: Channel, posts: int) -> None:
+    """Wait (5 s at most) until ``posts`` posts are held at their gates."""
+    for _ in range(500):
+        if channel.waiting == posts:
+            return
+        await asyncio.sleep(0.01)
+    assert channel.waiting == posts
+
+
 @pytest.mark.postgres
 async def test_an_older_versions_pings_finishing_last_leave_the_newer_record() -> None:
     """A commits version 1 (Bob's turn) and B version 2 (Ann's again); A's post is slow, so B
     records version 2 first. A's record of version 1 must not replace it (the newer turn
     message would never be deleted), and A's message, for a turn already over, goes."""
-    async with fresh_schema() as url:
-        clock = Clock()
-        a, b = await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
-        live = await opened(a, "cheerio", [ALICE, BOB])
-        channel, gate = Channel(), asyncio.Event()
-        slow, quick = (
-            TurnPings(channel.client(gate), a.runner),
-            TurnPings(channel.client(), b.runner),
-        )
-        slow.start()
-        quick.start()
+    gate = asyncio.Event()
+    async with two_processes(gate) as two:
+        a, b, live, channel = two.a, two.b, two.live, two.channel
         live = await a.runner.act(
             live.id, ALICE, "score", first_open(live), version=live.row.version
         )
         live = await b.runner.act(live.id, BOB, "score", first_open(live), version=live.row.version)
-        await quick.stop()
+        await two.b_pings.stop()
         gate.set()
-        await slow.stop()
+        await two.a_pings.stop()
         stored = await a.store.turn_ping(live.id)
-        await a.close()
-        await b.close()
     assert stored is not None and stored.version == live.row.version
     newer, older = sorted(channel.posted, key=lambda m: f"<@{BOB}>" in channel.posted[m])
     assert f"<@{ALICE}>" in channel.posted[newer] and f"<@{BOB}>" in channel.posted[older]
@@ -930,34 +971,20 @@ async def test_an_older_record_written_after_the_newer_handler_read_it_loses_its
     B reads the record before A's is written. A records version 1 with its message, and B's
     version 2 then replaces that record, which B never read: A's message, for a turn already
     over, would be in no record and never deleted. B's write learns of it and deletes it."""
-    async with fresh_schema() as url:
-        clock = Clock()
-        a, b = await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
-        live = await opened(a, "cheerio", [ALICE, BOB])
-        channel, first, second = Channel(), asyncio.Event(), asyncio.Event()
-        older_pings, newer_pings = (
-            TurnPings(channel.client(first), a.runner),
-            TurnPings(channel.client(second), b.runner),
-        )
-        older_pings.start()
-        newer_pings.start()
+    first, second = asyncio.Event(), asyncio.Event()
+    async with two_processes(first, second) as two:
+        a, b, live, channel = two.a, two.b, two.live, two.channel
         live = await a.runner.act(
             live.id, ALICE, "score", first_open(live), version=live.row.version
         )
         live = await b.runner.act(live.id, BOB, "score", first_open(live), version=live.row.version)
-        for _ in range(500):  # both handlers read the record (there is none yet) and post
-            if channel.waiting == 2:
-                break
-            await asyncio.sleep(0.01)
-        assert channel.waiting == 2
+        await until_posting(channel, 2)  # both handlers read the record (none yet) and post
         first.set()
-        await older_pings.stop()
+        await two.a_pings.stop()
         between = await a.store.turn_ping(live.id)
         second.set()
-        await newer_pings.stop()
+        await two.b_pings.stop()
         stored = await a.store.turn_ping(live.id)
-        await a.close()
-        await b.close()
     assert between is not None and between.version == live.row.version - 1, "A's record first"
     assert stored is not None and stored.version == live.row.version
     newer, older = sorted(channel.posted, key=lambda m: f"<@{BOB}>" in channel.posted[m])
@@ -976,30 +1003,16 @@ async def test_a_turn_message_posted_as_another_process_ends_the_game_goes() -> 
     (a moderator's /end) and handles its end before A writes its record. A's record, for a
     game over, is refused, and its message goes: before, it was written, and the message
     stayed in the channel for good."""
-    async with fresh_schema() as url:
-        clock = Clock()
-        a, b = await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
-        live = await opened(a, "cheerio", [ALICE, BOB])
-        channel, gate = Channel(), asyncio.Event()
-        slow, ender = (
-            TurnPings(channel.client(gate), a.runner),
-            TurnPings(channel.client(), b.runner),
-        )
-        slow.start()
-        ender.start()
+    gate = asyncio.Event()
+    async with two_processes(gate) as two:
+        a, b, live, channel = two.a, two.b, two.live, two.channel
         await a.runner.act(live.id, ALICE, "score", first_open(live), version=live.row.version)
-        for _ in range(500):
-            if channel.waiting == 1:
-                break
-            await asyncio.sleep(0.01)
-        assert channel.waiting == 1, "A is posting Bob's ping"
+        await until_posting(channel, 1)  # A is posting Bob's ping
         await b.runner.abandon(live.id)
-        await ender.stop()
+        await two.b_pings.stop()
         gate.set()
-        await slow.stop()
+        await two.a_pings.stop()
         stored = await a.store.turn_ping(live.id)
-        await a.close()
-        await b.close()
     [posted] = channel.posted
     assert f"<@{BOB}>" in channel.posted[posted]
     assert stored is None and channel.deleted == [posted]
