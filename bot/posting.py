@@ -28,15 +28,24 @@ def check_postable(
     interaction: discord.Interaction[Any], channel_id: int, needs: Mapping[str, str]
 ) -> None:
     """Refuse a channel where the bot lacks any of ``needs``, or cannot tell."""
-    perms = bot_permissions(interaction, channel_id)
-    if perms is None:
+    missing = missing_permissions(interaction, channel_id, needs)
+    if missing is None:
         raise Refusal(
             f"I cannot see <#{channel_id}>, so I cannot tell whether I may post there: "
             f"give me {', '.join(needs.values())} there first."
         )
-    missing = [label for name, label in needs.items() if not getattr(perms, name)]
     if missing:
         raise Refusal(f"I cannot post in <#{channel_id}>: give me {', '.join(missing)} there.")
+
+
+def missing_permissions(
+    interaction: discord.Interaction[Any], channel_id: int, needs: Mapping[str, str]
+) -> list[str] | None:
+    """The names of ``needs`` the bot lacks in a channel now; None when it cannot tell."""
+    perms = bot_permissions(interaction, channel_id)
+    if perms is None:
+        return None
+    return [label for name, label in needs.items() if not getattr(perms, name)]
 
 
 def bot_permissions(

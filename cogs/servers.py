@@ -22,7 +22,7 @@ from bot.answers import MESSAGE_LIMIT, answer_publicly, send, update
 from bot.daily import DailyChannel, date_of, is_daily
 from bot.interface import answering
 from bot.model import FORMER_PLAYER, NOBODY, GameSummary, KindStats, PastGame
-from bot.posting import GAME_CHANNEL, POSTING, check_postable
+from bot.posting import GAME_CHANNEL, POSTING, check_postable, missing_permissions
 from bot.ratings import display, shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
@@ -378,7 +378,11 @@ class ServersCog(commands.Cog):
             raise Refusal(str(err)) from err
         said = "Saved. " if changing else ""
         daily = await self.bot.orchard.store.daily_channel(guild_id)
-        await send(interaction, said + settings_text(new, daily, MESSAGE_LIMIT - len(said)))
+        missing = (
+            None if daily is None else missing_permissions(interaction, daily.channel_id, POSTING)
+        )
+        posted = daily_channel_text(daily, missing)
+        await send(interaction, said + settings_text(new, posted, MESSAGE_LIMIT - len(said)))
 
     @app_commands.command(
         name="pings", description="Be told it is your turn by DM instead of in the channel"
@@ -578,13 +582,10 @@ def pings_text(mode: str, server: str) -> str:
     return text + " Change it with `/pings dm:true` or `/pings dm:false` (this server only)."
 
 
-def settings_text(
-    s: GuildSettings, daily: DailyChannel | None = None, room: int = MESSAGE_LIMIT
-) -> str:
+def settings_text(s: GuildSettings, posted: str = "none", room: int = MESSAGE_LIMIT) -> str:
     """The server's settings in at most ``room`` characters: game channels have no limit in
     number, so they are listed as far as they fit, then counted ("… and 12 more channels").
-    ``daily`` is the channel of yesterday's daily board (/daily-channel), None for none."""
-    posted = daily_channel_text(daily)
+    ``posted`` says where yesterday's daily board goes (:func:`daily_channel_text`)."""
     head = (
         f"**Settings**\n• Turn deadline: {s.turn_seconds // 60} min {s.turn_seconds % 60} s\n"
         "• Games allowed in: "
@@ -604,17 +605,20 @@ def settings_text(
     return head + channels + tail
 
 
-def daily_channel_text(daily: DailyChannel | None) -> str:
-    """The daily board's channel, and what to do if Discord refused its last board there."""
+def daily_channel_text(daily: DailyChannel | None, missing: list[str] | None = None) -> str:
+    """The daily board's channel, and what to do if Discord refused its last board there:
+    grant ``missing``, what the bot lacks there now (None: it cannot tell, so all it needs)."""
     if daily is None:
         return "none"
     shown = f"<#{daily.channel_id}>"
     if daily.refused_day is None:
         return shown
-    needs = joined(list(POSTING.values()))
+    refused = f"{shown} ⚠️ not posted on {date_of(daily.refused_day):%d %B}"
+    if missing == []:
+        return f"{refused}; Orchard may post there now, so the next board goes there"
+    needs = joined(list(POSTING.values()) if missing is None else missing)
     return (
-        f"{shown} ⚠️ not posted on {date_of(daily.refused_day):%d %B}: Orchard may not post"
-        f" there. Give it {needs} in that channel, or choose another"
+        f"{refused}: Orchard may not post there. Give it {needs} in that channel, or choose another"
     )
 
 

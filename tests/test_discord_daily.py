@@ -494,7 +494,8 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
     """The server's admins took Send Messages from Orchard in the chosen channel after they
     chose it, so Discord refuses the board (403, 50013): the setting stays, as access may come
     back, and that day's boards are not tried again (nor the second game's after the first
-    was refused); /settings tells the admins what to grant, and choosing that channel again
+    was refused); /settings tells the admins what to grant (what Orchard lacks there now,
+    and once granted, that the next board goes there), and choosing that channel again
     is refused at once, saying so, until they grant it and a board goes through. The
     channel deleted (404, 10003 Unknown Channel): the setting is cleared, said once in the
     log, and /settings shows none, instead of a warning every day."""
@@ -515,7 +516,7 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
         yesterday = date_of(cog.dailies.today() - 1)
         warning = (
             f"posted in: <#{CHANNEL}> ⚠️ not posted on {yesterday:%d %B}: Orchard may not post"
-            " there. Give it View Channel, Send Messages and Embed Links in that channel"
+            " there. Give it Send Messages in that channel, or choose another"
         )
         assert warning in await settings_shown(fake_discord), "the admins are told"
         again = await answered(
@@ -527,6 +528,8 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
         assert again.content.startswith(f"I cannot post in <#{CHANNEL}>: give me Send Messages")
         assert warning in await settings_shown(fake_discord), "still, until a board goes through"
         await fake_discord.update_channel(CHANNEL, permission_overwrites=[])
+        granted = f"{yesterday:%d %B}; Orchard may post there now, so the next board goes there"
+        assert granted in await settings_shown(fake_discord), "granted, not yet posted"
 
         cog.dailies.clock = lambda: time.time() + 86400  # the next day: tried again, and posted
         assert await cog.post_boards() == 1

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bot.app import OrchardBot
+from bot.daily import DailyChannel, date_of
 from bot.games.cheerio import open_categories
 from bot.ratings import MODEL, rate, shown
 from bot.settings import GuildSettings
@@ -898,3 +899,22 @@ def test_two_orchard_seats_at_one_level_still_rate_the_people() -> None:
     assert list(update.places) == [(-1, 1), (1, 2), (2, 4)]
     new = update.rate({}, update.places)
     assert new[-1][0] > new[1][0] > new[2][0], "places with a gap rate in order"
+
+
+def test_a_refused_daily_board_names_what_to_grant_or_that_all_is_granted() -> None:
+    """/settings names what Orchard lacks in the daily channel now; all it needs when it
+    cannot tell (a channel it cannot see); and, once granted, that the next board goes."""
+    from cogs.servers import daily_channel_text
+
+    refused = DailyChannel(CHANNEL, refused_day=20_000)
+    start = f"<#{CHANNEL}> ⚠️ not posted on {date_of(20_000):%d %B}"
+    assert daily_channel_text(None) == "none"
+    assert daily_channel_text(DailyChannel(CHANNEL), []) == f"<#{CHANNEL}>"
+    assert daily_channel_text(refused, ["Embed Links"]) == (
+        f"{start}: Orchard may not post there. Give it Embed Links in that channel,"
+        " or choose another"
+    )
+    assert "Give it View Channel, Send Messages and Embed Links" in daily_channel_text(refused)
+    assert daily_channel_text(refused, []) == (
+        f"{start}; Orchard may post there now, so the next board goes there"
+    )
