@@ -204,6 +204,10 @@ class ForgetMe(
             gone = f" in {plural(servers, 'server')}, and your name is gone from their games"
             if not servers:
                 gone = "; Orchard held nothing else of yours"
+        if not removed:  # asked again, say: today's daily marker is all that is left
+            where = " here" if interaction.guild_id is not None else ""
+            await send(interaction, f"Done: nothing of yours was left to delete{where}.")
+            return
         await send(interaction, f"Done: {plural(removed, 'record')} removed{gone}.")
 
 

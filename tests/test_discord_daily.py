@@ -424,7 +424,8 @@ async def test_forget_me_in_a_dm_keeps_only_that_todays_daily_was_played(
     """/forget-me in a DM with Orchard keeps the in-server rule in every server: Alice's play
     of today loses her name, score and game but stays, so /daily still refuses her today;
     yesterday's play in a server she left goes, and so does a marker of yesterday that an
-    earlier /forget-me kept in a server where she holds nothing else. Bob's plays stay."""
+    earlier /forget-me kept in a server where she holds nothing else. Bob's plays stay.
+    Asked again that day, it says nothing was left, not "0 records removed in 1 server"."""
     left, erased = GUILD + 1, GUILD + 2
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
@@ -461,6 +462,10 @@ async def test_forget_me_in_a_dm_keeps_only_that_todays_daily_was_played(
         seats = "SELECT COUNT(*) FROM game_players WHERE user_id = ?"
         assert await query(database, seats, ALICE) == [(0,)]
         assert await query(database, bobs, BOB) == kept
+        asked = await answered(await fake_discord.slash(ALICE, None, None, "forget-me"))
+        assert asked.original is not None
+        done = await press(fake_discord, ALICE, int(asked.original["id"]), "Forget me everywhere")
+        assert done.content == "Done: nothing of yours was left to delete.", "asked again"
         no_errors(fake_discord)
 
 

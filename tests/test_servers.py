@@ -377,6 +377,8 @@ async def test_forget_me_asks_first_and_its_button_survives_a_restart(
         assert other.ephemeral and "Only the person who asked" in other.content
         done = await answered(await fake_discord.click(ALICE, confirm, button))
         assert done.ephemeral and done.content.startswith("Done: 1 record removed")
+        again = await answered(await fake_discord.click(ALICE, confirm, button))
+        assert again.content == "Done: nothing of yours was left to delete here."
     assert await rows(database, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(0,)]
     assert await rows(database, "SELECT COUNT(*) FROM results") == [(2,)]
 
