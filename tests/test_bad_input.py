@@ -424,7 +424,7 @@ async def test_bad_input_is_logged_at_debug_level_only(
         fake.forge(mover, table.board_a, "orc:1:2:3"),  # malformed
         fake.forge(mover, table.board_a, score, values=["chance"]),  # not a category
         fake.submit_modal(mover, CHANNEL_A, "orcm:", {"word": "x"}, message_id=table.board_a),
-        fake.slash(ALICE, None, None, "forfeit"),  # needs a server
+        fake.slash(ALICE, None, None, "forfeit", unoffered=True),  # needs a server
     ]
     for click in clicks:
         private(await answer(await click))
@@ -500,7 +500,9 @@ async def test_settings_and_end_need_the_permission(table: Table) -> None:
     private(saved)
     assert not (await table.bot.orchard.settings.get(GUILD_X)).hints
     assert await table.snapshot() == before
-    in_dm = await answer(await fake.slash(BOB, None, None, "games"))
+    with pytest.raises(PermissionError):  # declared for servers only: no DM offers it
+        await fake.slash(BOB, None, None, "games")
+    in_dm = await answer(await fake.slash(BOB, None, None, "games", unoffered=True))
     private(in_dm)
     no_errors(fake)
 

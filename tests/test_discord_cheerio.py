@@ -106,7 +106,9 @@ async def test_lobby_host_rules_and_dm_commands(
         assert not_host.ephemeral and "Only the host" in not_host.content
         second = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "cheerio new"))
         assert second.ephemeral and "already has an open game" in second.content
-        in_dm = await answered(await fake_discord.slash(ALICE, None, None, "cheerio new"))
+        in_dm = await answered(
+            await fake_discord.slash(ALICE, None, None, "cheerio new", unoffered=True)
+        )
         assert in_dm.ephemeral and "server channel" in in_dm.content
         cancelled = await press(fake_discord, ALICE, lobby, "Cancel")
         assert "lobby closed" in text_of(cancelled.original)

@@ -71,6 +71,17 @@ class Slash(Interactions):
             return 10
         return 3
 
+    @staticmethod
+    def _check_context(command: JSON | None, guild_id: int | None) -> None:
+        """Discord's client does not offer a command where its ``contexts`` do not include
+        the place: a server (0) or the bot's own DM (1). Absent, a command is offered in both
+        (Discord's default). A refused attempt raises PermissionError."""
+        contexts = (command or {}).get("contexts")
+        place = 0 if guild_id is not None else 1
+        if contexts is not None and place not in contexts:
+            name = command and command["name"]
+            raise PermissionError(f"/{name} is not offered here (contexts {contexts})")
+
     def _check_command_permission(
         self, command: JSON | None, user_id: int, guild_id: int | None, permissions: int | None
     ) -> None:
@@ -100,6 +111,7 @@ class Slash(Interactions):
         permissions: int | None = None,
         command_guild_id: int | None = None,
         locale: str = "en-US",
+        unoffered: bool = False,
     ) -> InteractionRecord:
         """Run a chat-input command as ``user_id``; guild_id None means in the bot's DMs.
 
@@ -107,10 +119,14 @@ class Slash(Interactions):
         ``"group sub"``). Option types come from the last synced commands when known (user
         options get ``resolved``), else from the Python values. ``command_guild_id`` names the
         guild a command was registered to when the bot skipped syncing this run.
+        ``unoffered`` sends it where Discord would not offer it (its ``contexts``), as only
+        a forged request could: a test of the bot's own refusal.
         """
         path = name.split() + (subcommand.split() if subcommand else [])
         root, subs = path[0], path[1:]
         command, registered_in = self._find_command(root, guild_id)
+        if not unoffered:
+            self._check_context(command, guild_id)
         self._check_command_permission(command, user_id, guild_id, permissions)
         if command_guild_id is not None:
             registered_in = command_guild_id
