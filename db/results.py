@@ -67,22 +67,12 @@ async def board(
     playing alone or by beating Orchard), best or average score.
     """
     if by == "rating":
-        return await _rated(db, guild_id, kind)
-    return _ranked(await records(db, guild_id, kind, lower_is_better), by, lower_is_better)
+        return await rated(db, guild_id, kind)
+    return ranked(await records(db, guild_id, kind, lower_is_better), by, lower_is_better)
 
 
-async def board_with_records(
-    db: Database, guild_id: int, kind: str, by: str, lower_is_better: bool
-) -> tuple[list[tuple[int, float, int]], dict[int, Record]]:
-    """The board and every line's figures, from one aggregate over the server's results
-    (a page of the board shows both: computing them apart ran the aggregate twice)."""
-    found = await records(db, guild_id, kind, lower_is_better)
-    if by == "rating":
-        return await _rated(db, guild_id, kind), found
-    return _ranked(found, by, lower_is_better), found
-
-
-async def _rated(db: Database, guild_id: int, kind: str) -> list[tuple[int, float, int]]:
+async def rated(db: Database, guild_id: int, kind: str) -> list[tuple[int, float, int]]:
+    """The board by rating: people's conservative ratings here (mu - 3 sigma), best first."""
     rows = await db.fetchall(
         "SELECT user_id, mu - 3 * sigma, games FROM ratings WHERE guild_id = ?"
         " AND kind = ? AND pool = 'people' AND user_id > 0"
@@ -92,14 +82,14 @@ async def _rated(db: Database, guild_id: int, kind: str) -> list[tuple[int, floa
     return [(r[0], float(r[1]), r[2]) for r in rows]
 
 
-def _ranked(
+def ranked(
     found: dict[int, Record], by: str, lower_is_better: bool
 ) -> list[tuple[int, float, int]]:
     """Best value first, then more games, then the older account."""
     column = {"wins": 0, "best": 2, "average": 3}[by]
     sign = 1 if lower_is_better and by in ("best", "average") else -1
-    ranked = sorted(found.items(), key=lambda item: (sign * item[1][column], -item[1][1], item[0]))
-    return [(user, float(record[column]), record[1]) for user, record in ranked]
+    order = sorted(found.items(), key=lambda item: (sign * item[1][column], -item[1][1], item[0]))
+    return [(user, float(record[column]), record[1]) for user, record in order]
 
 
 async def records(

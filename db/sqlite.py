@@ -138,6 +138,7 @@ class SqliteDatabase:
         self.glance = glance  # keyed reads, on the loop
         self._thread = thread
         self._turn = itertools.count()
+        self._reading = [0] * len(self.readers)  # each read connection's reads on their way
         self._body = asyncio.Lock()  # one transaction's statements at a time
         self._wanting = 0  # transactions waiting for their turn: they join the open group
         self._group: _Group | None = None  # begun, filling, not yet committing
@@ -303,10 +304,18 @@ class SqliteDatabase:
             await self._committing.wait()
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
-        """One read of the last commit, on a read connection (taking turns), in one trip to
-        its thread."""
-        reader = self.readers[next(self._turn) % len(self.readers)]
-        return cast(list[Row], list(await reader.execute_fetchall(sql, params)))
+        """One read of the last commit, in one trip to a read connection's thread: the one
+        with the fewest reads on their way (taking turns among equals), so a read never
+        queues behind a long aggregate while another connection is free."""
+        count = len(self.readers)
+        start = next(self._turn)
+        index = min(((start + k) % count for k in range(count)), key=self._reading.__getitem__)
+        self._reading[index] += 1
+        try:
+            rows = await self.readers[index].execute_fetchall(sql, params)
+        finally:
+            self._reading[index] -= 1
+        return cast(list[Row], list(rows))
 
     async def lookup(self, sql: str, params: Params = ()) -> list[Row]:
         """A keyed read of the last commit, inline: a game and its seats by id take tens of

@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.daily import DailyChannel, day_of
@@ -72,15 +73,51 @@ class _GuardFailed(Exception):
     """Rolls back a batch in which one change's guard failed."""
 
 
-BOARDS_KEPT = 256  # leaderboards computed, kept until results change (a store one process writes)
-# How long a leaderboard is kept on a store several processes share, where another process's
+BOARDS_KEPT = 256  # standings computed, kept until results change (a store one process writes)
+# How long standings are kept on a store several processes share, where another process's
 # results cannot be counted here: boards there may be this old, as a server's settings may.
 SHARED_BOARD_SECONDS = 5.0
 
-Board = tuple[list[tuple[int, float, int]], dict[int, results.Record]]
-BoardKey = tuple[int, str, str, bool]  # server, game, by what, whether lower is better
-Generation = tuple[int, int]  # a kept board's: changes anywhere, and to its server's game
+Ranked = list[tuple[int, float, int]]  # (user, value, games), best first
+Board = tuple[Ranked, dict[int, results.Record]]
+StandingsKey = tuple[int, str, bool]  # server, game, whether lower is better
+Generation = tuple[int, int]  # kept standings': changes anywhere, and to their server's game
 GAME_OF = "SELECT guild_id, kind FROM games WHERE id = ?"
+
+
+@dataclass
+class _Standings:
+    """One server's standings in one game, as computed at ``generation``: each person's
+    record (the aggregate every board of that game shares, by wins, best or average alike),
+    and the boards ranked from it so far."""
+
+    generation: Generation
+    computed: float
+    records: dict[int, results.Record]
+    boards: dict[str, Board] = field(default_factory=dict)
+
+
+class _OnePerServer:
+    """One heavy read per server at a time: a burst of boards in one server (each game's
+    aggregate, each 20-55 ms at 40,000 results) queues behind its own, and leaves the other
+    read connections to the other servers. A server's lock lives while it is wanted."""
+
+    def __init__(self) -> None:
+        self._wanted: dict[int, tuple[asyncio.Lock, int]] = {}
+
+    @asynccontextmanager
+    async def turn(self, guild_id: int) -> AsyncIterator[None]:
+        lock, wanting = self._wanted.get(guild_id) or (asyncio.Lock(), 0)
+        self._wanted[guild_id] = (lock, wanting + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, wanting = self._wanted[guild_id]
+            if wanting == 1:
+                del self._wanted[guild_id]
+            else:
+                self._wanted[guild_id] = (lock, wanting - 1)
 
 
 class Store:
@@ -93,14 +130,15 @@ class Store:
         self.db = db
         self.clock = clock  # how old a board kept on a shared store is
         self.locks = locks  # how processes sharing the database coordinate (None: SQLite)
-        # Leaderboards as computed, each with the generations of results it was computed at:
-        # its aggregate reads every result of a game in a server (20 ms for 40,000), and one
+        # Standings as computed, each with the generations of results it was computed at:
+        # their aggregate reads every result of a game in a server (20 ms for 40,000), and one
         # person repeating /leaderboard must not cost the other servers a core. Counted per
         # server and game: in a game night some game ends somewhere several times a second.
-        self._boards: Recent[BoardKey, tuple[Generation, float, Board]] = Recent(BOARDS_KEPT)
-        # Boards being computed: asked for again meanwhile (a burst of /leaderboard, the cache
-        # cold), a board at the same generation waits for that aggregate, not one of its own.
-        self._computing: dict[tuple[BoardKey, Generation], asyncio.Future[Board]] = {}
+        self._standings: Recent[StandingsKey, _Standings] = Recent(BOARDS_KEPT)
+        # Standings being computed: asked for again meanwhile (a burst of /leaderboard, the
+        # cache cold), a board at the same generation waits for that aggregate, not its own.
+        self._computing: dict[tuple[StandingsKey, Generation], asyncio.Future[_Standings]] = {}
+        self._heavy = _OnePerServer()
         self._changed_all = 0  # commits that may have changed any server's results
         self._changed: dict[tuple[int, str], int] = {}  # those of one server's one game
         # Told as soon as rows were rewritten behind every cache (an erasure, a purge): what
@@ -315,40 +353,59 @@ class Store:
     async def board_with_records(
         self, guild_id: int, kind: str, by: str, *, lower_is_better: bool = False
     ) -> Board:
-        """A server's board and its lines' figures (read-only: they may be shared). On a store
-        only this process writes, computed once until that server's results of that game
-        change: every write of results goes through this Store, which counts them after they
-        commit (an erasure or a purge, everywhere). On a shared store another process may
-        have written since, so each is kept :data:`SHARED_BOARD_SECONDS` at most: someone
-        repeating /leaderboard costs one aggregate per board per few seconds, not one each.
-        Asked for while it is being computed, a board waits for that aggregate."""
-        key = (guild_id, kind, by, lower_is_better)
+        """A server's board and its lines' figures (read-only: they may be shared), from its
+        standings in that game (:meth:`_standings_of`): ranked once per order, and by rating
+        read once, until they are computed again."""
+        standings = await self._standings_of(guild_id, kind, lower_is_better)
+        found = standings.records
+        if by not in standings.boards:
+            if by != "rating":
+                standings.boards[by] = (results.ranked(found, by, lower_is_better), found)
+            else:
+                async with self._heavy.turn(guild_id):
+                    if by not in standings.boards:  # not read by another asker meanwhile
+                        rated = await results.rated(self.db, guild_id, kind)
+                        standings.boards[by] = (rated, found)
+        return standings.boards[by]
+
+    async def _standings_of(self, guild_id: int, kind: str, lower_is_better: bool) -> _Standings:
+        """A server's standings in one game. On a store only this process writes, computed
+        once until that server's results of that game change: every write of results goes
+        through this Store, which counts them after they commit (an erasure or a purge,
+        everywhere). On a shared store another process may have written since, so they are
+        kept :data:`SHARED_BOARD_SECONDS` at most: someone repeating /leaderboard costs one
+        aggregate per game per few seconds, not one each. Asked for while being computed,
+        they wait for that aggregate; one server's aggregates run one at a time."""
+        key = (guild_id, kind, lower_is_better)
         generation = self._generation(guild_id, kind)  # before reading: a write meanwhile
         now = self.clock()  # leaves it old, and its age counts from before the read
-        if key in self._boards:
-            kept_at, computed, board = self._boards.get(key)
-            if kept_at == generation and (
-                not self.shared or computed <= now < computed + SHARED_BOARD_SECONDS
+        if key in self._standings:
+            kept = self._standings.get(key)
+            if kept.generation == generation and (
+                not self.shared or kept.computed <= now < kept.computed + SHARED_BOARD_SECONDS
             ):
-                return board
+                return kept
         flight = (key, generation)
         computing = self._computing.get(flight)
         if computing is None:
-            computing = asyncio.ensure_future(
-                results.board_with_records(self.db, guild_id, kind, by, lower_is_better)
-            )
+            computing = asyncio.ensure_future(self._aggregate(flight, now))
             self._computing[flight] = computing
-            computing.add_done_callback(lambda done: self._computed(flight, now, done))
+            computing.add_done_callback(lambda done: self._computed(flight, done))
         return await asyncio.shield(computing)
 
+    async def _aggregate(self, flight: tuple[StandingsKey, Generation], now: float) -> _Standings:
+        (guild_id, kind, lower_is_better), generation = flight
+        async with self._heavy.turn(guild_id):
+            found = await results.records(self.db, guild_id, kind, lower_is_better)
+        return _Standings(generation, now, found)
+
     def _computed(
-        self, flight: tuple[BoardKey, Generation], now: float, done: asyncio.Future[Board]
+        self, flight: tuple[StandingsKey, Generation], done: asyncio.Future[_Standings]
     ) -> None:
-        """A board's aggregate is over: kept if it succeeded (its askers may all be gone)."""
+        """An aggregate is over: its standings kept if it succeeded (its askers may be gone)."""
         del self._computing[flight]
         if not done.cancelled() and done.exception() is None:
-            key, generation = flight
-            self._boards.keep(key, (generation, now, done.result()))
+            self._standings.keep(flight[0], done.result())
 
     def _generation(self, guild_id: int, kind: str) -> Generation:
         return self._changed_all, self._changed.get((guild_id, kind), 0)
@@ -377,7 +434,7 @@ class Store:
     def results_changed(self) -> None:
         """Results, ratings or erasures were committed, anywhere: every board kept is old."""
         self._changed_all += 1
-        self._boards.clear()
+        self._standings.clear()
 
     async def records(
         self, guild_id: int, kind: str, *, lower_is_better: bool = False

@@ -11,6 +11,7 @@ where a skip would hide that they never ran: then they fail.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,6 +22,8 @@ import pytest
 
 from db.backends import open_database
 from db.connection import Database, Dialect, Target, Transaction, is_url
+from db.sqlite import SqliteDatabase
+from db.store import Store
 
 SERVER = "ORCHARD_TEST_PG"
 REQUIRED = "ORCHARD_REQUIRE_PG"
@@ -148,3 +151,30 @@ def kill_at(monkeypatch: pytest.MonkeyPatch, db: Database, statement: str) -> No
             yield _Dying(tx, statement)
 
     monkeypatch.setattr(db, "transaction", transaction)
+
+
+# Every read of the results table sleeps once, in the database: a leaderboard's aggregate as
+# slow as a big server's, with the Store, its connections and its SQL as they are.
+SLOW_RESULTS = """
+ALTER TABLE results RENAME TO results_stored;
+CREATE FUNCTION slowly() RETURNS boolean LANGUAGE sql VOLATILE
+    AS 'SELECT pg_sleep({seconds}); SELECT true';
+CREATE VIEW results AS SELECT * FROM results_stored WHERE (SELECT slowly());
+"""
+
+
+async def slowed_results(store: Store, seconds: float) -> None:
+    """Make every read of ``store``'s results table take ``seconds`` longer (reads only: the
+    table is a view from then on). On SQLite the sleep runs on the read connection's thread."""
+    db = store.db
+    if isinstance(db, SqliteDatabase):
+        for reader in db.readers:
+            await reader.create_function("slowly", 0, lambda: time.sleep(seconds) or 1)
+        async with db.transaction() as tx:
+            await tx.execute("ALTER TABLE results RENAME TO results_stored")
+            await tx.execute(
+                "CREATE VIEW results AS SELECT * FROM results_stored WHERE (SELECT slowly())"
+            )
+        return
+    async with db.transaction() as tx:
+        await tx.execute(SLOW_RESULTS.format(seconds=seconds))

@@ -23,7 +23,7 @@ from db.postgres import (
     numbered,
 )
 from db.store import Store
-from tests.databases import fresh_schema
+from tests.databases import fresh_schema, slowed_results
 
 SNOWFLAKE = 1_180_000_000_000_000_123  # a Discord id of 2023: more than 32 bits
 SEED = 2**62 - 1  # the lobby draws seeds of 62 bits
@@ -80,16 +80,6 @@ async def test_reads_inside_transactions_find_a_connection_when_every_one_is_bus
     assert done == [1] * 6
 
 
-# Every read of the results table sleeps once, in the server: a leaderboard's aggregate as
-# slow as a big server's, with the Store, its pool and its SQL as they are.
-SLOW_RESULTS = """
-ALTER TABLE results RENAME TO results_stored;
-CREATE FUNCTION slowly() RETURNS boolean LANGUAGE sql VOLATILE
-    AS 'SELECT pg_sleep({seconds}); SELECT true';
-CREATE VIEW results AS SELECT * FROM results_stored WHERE (SELECT slowly());
-"""
-
-
 @pytest.mark.postgres
 async def test_a_move_never_queues_behind_leaderboards_however_many() -> None:
     """Someone repeating /leaderboard (a board per server here, so none is kept) asks for far
@@ -99,8 +89,7 @@ async def test_a_move_never_queues_behind_leaderboards_however_many() -> None:
     async with fresh_schema() as url:
         store = await Store.open(url)
         game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
-        async with store.db.transaction() as tx:
-            await tx.execute(SLOW_RESULTS.format(seconds=0.5))
+        await slowed_results(store, 0.5)
         boards = [
             asyncio.create_task(store.board_with_records(guild, "cheerio", "wins"))
             for guild in range(3 * POOL_SIZE)
