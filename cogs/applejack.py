@@ -83,7 +83,9 @@ class ApplejackCog(
                 continue
             dice = self.bot.dice.line(state.dice[seat])
             tags = " 📣 caller" if seat == state.caller and state.phase != "solo" else ""
-            if state.decided[seat]:
+            if state.decided[seat] and state.phase == "solo":
+                tags += " · done"  # held, or out of rerolls: nothing is chosen on a last turn
+            elif state.decided[seat]:
                 chose = [str(i + 1) for i, p in enumerate(state.picked[seat]) if p]
                 which = f"{'die' if len(chose) == 1 else 'dice'} {', '.join(chose)}"
                 tags += f" · rerolls {which}" if chose else " · holds"

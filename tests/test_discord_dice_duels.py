@@ -15,6 +15,7 @@ from tests.botharness import (
     orchard_bot,
     press,
     server,
+    unpaced,
 )
 from tests.fakediscord import FakeDiscord, text_of
 
@@ -74,6 +75,41 @@ async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, database:
         assert live.row.status == "finished"
         assert "Game over" in text_of(fake_discord.message(board))
         assert await bot.orchard.runner.replay(live.id) == live.state
+
+
+async def last_turn_of_round_one(bot: OrchardBot) -> Any:
+    """Play an Apple Jack game to its first round's last turn: everyone holds, the caller
+    calls the first open category."""
+    live = await live_game(bot, "applejack")
+    runner, engine = bot.orchard.runner, bot.orchard.runner.engine("applejack")
+    while live.state.phase != "solo":
+        state = live.state
+        seat = sorted(engine.to_act(state))[0]
+        if state.phase == "call":
+            live = await runner.act(live.id, USERS[seat], "call", open_categories(state)[0])
+        else:
+            live = await runner.act(live.id, USERS[seat], "hold")
+    return live
+
+
+async def test_apple_jacks_last_turn_shows_a_player_out_of_rerolls_as_done(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """On a round's last turn a player who has used both rerolls is done: the board does not
+    say they held."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "applejack", ALICE, [BOB])
+        await last_turn_of_round_one(bot)
+        for _ in range(2):
+            done = await choose(fake_discord, ALICE, board, "reroll", ["0"])
+            assert done.type == 7, done.describe()
+        lines = text_of(fake_discord.message(board)).splitlines()
+        alice = next(line for line in lines if line.startswith("**Alice**"))
+        bob = next(line for line in lines if line.startswith("**Bob**"))
+        assert "· done" in alice and "holds" not in alice, alice
+        assert "done" not in bob and "holds" not in bob, bob
 
 
 async def test_a_hot_score_duel(fake_discord: FakeDiscord, database: Target) -> None:
