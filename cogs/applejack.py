@@ -9,6 +9,7 @@ import discord
 from bot.boards import Rendered, Row, names, plain_names, status
 from bot.components import Control, GameButton, GameSelect
 from bot.games.applejack import (
+    CATEGORIES,
     ApplejackState,
     call_preview,
     open_categories,
@@ -105,6 +106,9 @@ class ApplejackCog(
             return ""
         caller, category, points = state.last_call
         got = ", ".join(f"{n} {p}" for n, p in zip(players, points, strict=True) if p is not None)
+        if len(state.called) % len(CATEGORIES) == 0:  # a round's last turn scored (the next
+            # round's card is empty, or the game ended on it full): nobody called it
+            return f"{category.title()} scored for everyone on the round's last turn: {got}."
         return f"{players[caller]} called {category.title()}: {got}."
 
     def _step_controls(self, snapshot: Snapshot, state: ApplejackState, seat: int) -> list[Row]:

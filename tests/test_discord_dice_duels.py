@@ -112,6 +112,27 @@ async def test_apple_jacks_last_turn_shows_a_player_out_of_rerolls_as_done(
         assert "done" not in bob and "holds" not in bob, bob
 
 
+async def test_apple_jacks_last_category_is_not_said_to_be_called(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A round's last category is scored for everyone once all are done: nobody called it."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "applejack", ALICE, [BOB])
+        await last_turn_of_round_one(bot)
+        for user in (ALICE, BOB):
+            done = await press(fake_discord, user, board, "Hold: keep all five")
+            assert done.type == 7, done.describe()
+        live = await live_game(bot, "applejack")
+        assert live.state.round == 1 and live.state.last_call[1] == "sum"
+        alice, bob = live.state.last_call[2]
+        status = text_of(fake_discord.message(board)).splitlines()[1:3]
+        assert not any("called" in line for line in status), status
+        scored = f"Sum scored for everyone on the round's last turn: Alice {alice}, Bob {bob}."
+        assert scored in status, status
+
+
 async def test_a_hot_score_duel(fake_discord: FakeDiscord, database: Target) -> None:
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
