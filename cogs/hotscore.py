@@ -53,7 +53,7 @@ BAR = 10
 
 
 def bar(score: int) -> str:
-    filled = min(BAR, score * BAR // 100)
+    filled = min(BAR, max(0, score) * BAR // 100)  # below 0 (no floor set): empty
     return "█" * filled + "░" * (BAR - filled) + f" {score}/100"
 
 

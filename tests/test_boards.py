@@ -20,6 +20,7 @@ from bot.app import OrchardBot
 from bot.dice_emojis import DiceEmojis
 from bot.dice_faces import emoji_name
 from bot.games.hotscore import POINTS, value_bracket
+from cogs.hotscore import bar
 from tests.botharness import (
     ALICE,
     BOB,
@@ -688,3 +689,12 @@ def test_a_board_over_discords_component_limit_is_refused_before_it_is_sent() ->
     assert len(Board(0, "h", "s", ["body"], rows[:5]).to_components()[0]["components"]) == 9
     with pytest.raises(ValueError, match="41 components"):
         Board(0, "h", "s", ["body"], rows).to_components()
+
+
+def test_hot_scores_score_bars_are_ten_cells_whatever_the_score() -> None:
+    """A server that lets scores go below 0: a negative score is an empty bar, as wide as the
+    others, so the two players' bars still line up."""
+    for score in (-35, -10, -1, 0, 5, 55, 99, 100):
+        cells, shown = bar(score).split(" ")
+        assert len(cells) == 10 and shown == f"{score}/100", bar(score)
+        assert cells.count("█") == max(0, score) // 10, bar(score)
