@@ -97,13 +97,17 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         ]
         if not mine:
             raise Refusal("You have no Cheerio game in play in this channel.")
-        snapshot = await self.bot.orchard.runner.load(mine[0].id)
-        state: CheerioState = snapshot.state
-        if snapshot.row.seat_of(interaction.user.id) != state.turn:
+        # A server may allow several games a channel: the hint is for the one on your turn.
+        snapshots = await self.bot.orchard.runner.load_many([g.id for g in mine])
+        yours = [s for s in snapshots if s.row.seat_of(interaction.user.id) == s.state.turn]
+        if not yours:
             raise Refusal("Hints are for your own turn: wait until it is your go.")
+        snapshot = yours[0]
+        state: CheerioState = snapshot.state
         tables = await asyncio.to_thread(exact_tables)
         await self.bot.orchard.runner.mark_hinted(snapshot.id)
-        await send(interaction, hint_text(state, tables))
+        which = f"Cheerio game {snapshot.id} · " if len(mine) > 1 else ""
+        await send(interaction, which + hint_text(state, tables))
 
     def render(self, snapshot: Snapshot) -> Rendered:
         state: CheerioState = snapshot.state

@@ -108,6 +108,28 @@ async def test_cheerio_hint_is_private_own_turn_only_and_marks_the_game(
     assert await query(database, "SELECT hinted FROM games") == [(1,)]
 
 
+async def test_cheerio_hint_finds_the_game_where_it_is_your_turn(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """With two Cheerio games allowed per channel, Alice plays in two: it is Carol's turn in
+    the first and Alice's in the second. Her hint is for the second, which it marks."""
+    from tests.botharness import CAROL, new_game
+
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        await bot.orchard.settings.update(GUILD, open_games_per_channel=2)
+        await new_game(fake_discord, "cheerio", ALICE, [CAROL])
+        await new_game(fake_discord, "cheerio", BOB, [ALICE])
+        first, second = [g.id for g in await bot.orchard.store.open_games(GUILD)]
+        await bot.orchard.runner.act(first, ALICE, "score", "ones")
+        await bot.orchard.runner.act(second, BOB, "score", "ones")
+        hint = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio hint"))
+        assert hint.ephemeral and hint.content.count("expected final score") == 3, hint.content
+        assert f"game {second}" in hint.content, hint.content
+        hinted = [(await bot.orchard.store.get_game(g)).hinted for g in (first, second)]
+        assert hinted == [False, True]
+
+
 def _seat_labels(fake: FakeDiscord, lobby: int) -> list[str]:
     """What the lobby's Remove Orchard select offers, as the host reads it."""
     return [o["label"] for o in select_of(fake, lobby, "lobby_removebot").raw["options"]]
