@@ -14,6 +14,7 @@ from bot.games.applejack import (
     call_preview,
     open_categories,
     rerolls_left,
+    round_totals,
     totals,
 )
 from bot.runner import Snapshot
@@ -90,8 +91,18 @@ class ApplejackCog(
                 chose = [str(i + 1) for i, p in enumerate(state.picked[seat]) if p]
                 which = f"{'die' if len(chose) == 1 else 'dice'} {', '.join(chose)}"
                 tags += f" · rerolls {which}" if chose else " · holds"
-            lines.append(f"**{name}**{tags} {dice} · {totals(state)[seat]}")
+            lines.append(f"**{name}**{tags} {dice} · {self._total(state, seat)}")
         return "\n".join(lines)
+
+    @staticmethod
+    def _total(state: ApplejackState, seat: int) -> str:
+        """A seat's total; from round 2 on, with each round's share, earlier rounds' cards
+        being off the board: "132 (rounds 87, 45)"."""
+        total = str(totals(state)[seat])
+        if state.round == 0:
+            return total
+        shares = ", ".join(str(t) for t in round_totals(state)[seat][: state.round + 1])
+        return f"{total} (rounds {shares})"
 
     def _round_card(self, state: ApplejackState, snapshot: Snapshot) -> str:
         """This round's card, a row per player, so everyone sees what each call gave whom."""

@@ -115,7 +115,8 @@ async def test_apple_jacks_last_turn_shows_a_player_out_of_rerolls_as_done(
 async def test_apple_jacks_last_category_is_not_said_to_be_called(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
-    """A round's last category is scored for everyone once all are done: nobody called it."""
+    """A round's last category is scored for everyone once all are done: nobody called it.
+    The next round's board keeps each player's first-round total beside their total."""
     unpaced(fake_discord)
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
@@ -131,6 +132,11 @@ async def test_apple_jacks_last_category_is_not_said_to_be_called(
         assert not any("called" in line for line in status), status
         scored = f"Sum scored for everyone on the round's last turn: Alice {alice}, Bob {bob}."
         assert scored in status, status
+        lines = text_of(fake_discord.message(board)).splitlines()
+        for seat, user in enumerate(("Alice", "Bob")):  # the first round's card is gone
+            first = sum(p for p in live.state.cards[seat][0] if p is not None)
+            line = next(line for line in lines if line.startswith(f"**{user}**"))
+            assert line.endswith(f" · {first} (rounds {first}, 0)"), line
 
 
 async def test_a_hot_score_duel(fake_discord: FakeDiscord, database: Target) -> None:

@@ -151,7 +151,7 @@ def totals(state: ApplejackState) -> tuple[int, ...]:
 
 
 def round_totals(state: ApplejackState) -> tuple[tuple[int, ...], ...]:
-    """``[seat][round]`` subtotals, for a scoreboard with one column per round."""
+    """``[seat][round]`` subtotals: each round's share of a total, shown beside it."""
     return tuple(
         tuple(sum(p for p in card if p is not None) for card in cards) for cards in state.cards
     )
