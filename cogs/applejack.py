@@ -85,8 +85,9 @@ class ApplejackCog(
                 continue
             dice = self.bot.dice.line(state.dice[seat])
             tags = " 📣 caller" if seat == state.caller and state.phase != "solo" else ""
-            if state.decided[seat] and state.phase == "solo":
-                tags += " · done"  # held, or out of rerolls: nothing is chosen on a last turn
+            if state.phase == "solo":  # nothing is chosen on a last turn: done, or not yet
+                left = rerolls_left(state, seat)
+                tags += " · done" if state.decided[seat] else f" · {plural(left, 'reroll')} left"
             elif state.decided[seat]:
                 chose = [str(i + 1) for i, p in enumerate(state.picked[seat]) if p]
                 which = f"{'die' if len(chose) == 1 else 'dice'} {', '.join(chose)}"

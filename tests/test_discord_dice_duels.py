@@ -96,20 +96,20 @@ async def test_apple_jacks_last_turn_shows_a_player_out_of_rerolls_as_done(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
     """On a round's last turn a player who has used both rerolls is done: the board does not
-    say they held."""
+    say they held. Each player not yet done has their rerolls left beside their dice."""
     unpaced(fake_discord)
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "applejack", ALICE, [BOB])
         await last_turn_of_round_one(bot)
-        for _ in range(2):
+        for left in ("1 reroll left", "done"):
             done = await choose(fake_discord, ALICE, board, "reroll", ["0"])
             assert done.type == 7, done.describe()
-        lines = text_of(fake_discord.message(board)).splitlines()
-        alice = next(line for line in lines if line.startswith("**Alice**"))
-        bob = next(line for line in lines if line.startswith("**Bob**"))
-        assert "· done" in alice and "holds" not in alice, alice
-        assert "done" not in bob and "holds" not in bob, bob
+            lines = text_of(fake_discord.message(board)).splitlines()
+            alice = next(line for line in lines if line.startswith("**Alice**"))
+            bob = next(line for line in lines if line.startswith("**Bob**"))
+            assert f"· {left} " in alice and "holds" not in alice, alice
+            assert "· 2 rerolls left " in bob and "holds" not in bob, bob
 
 
 async def test_apple_jacks_last_category_is_not_said_to_be_called(
