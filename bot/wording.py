@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from wcwidth import iter_graphemes, width
 
@@ -36,6 +37,7 @@ def in_code(name: str) -> str:
     return name.replace("`", LOOKALIKE_BACKTICK)
 
 
+@lru_cache(maxsize=4096)  # the same names, on every board of a game: measured once each
 def shown_width(text: str) -> int:
     """How many cells of a code block's monospace font ``text`` takes: two for an emoji (a
     ZWJ family, a flag, a skin tone) or a CJK character, none for a combining mark or a

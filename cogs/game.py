@@ -7,6 +7,7 @@ buttons, runner and storage are shared.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import discord
@@ -32,6 +33,7 @@ NAME_WIDTH = 14  # "Orchard (Hard)": the longest name a score table shows in ful
 Cell = int | None
 
 
+@lru_cache(maxsize=4096)  # the same names, on every board of a game: cut once each
 def short(name: str, width: int = NAME_WIDTH) -> str:
     """A name that fits a table column, cut with an ellipsis only beyond ``width`` cells (an
     emoji or CJK character takes two: :func:`bot.wording.shown_width`); its backticks cannot
