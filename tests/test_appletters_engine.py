@@ -586,6 +586,21 @@ def test_turnover_refusals() -> None:
         ENGINE.apply(table(ENGINE, [BIG, BIG]), Turnover(0, "EATS"))
 
 
+def test_a_turnover_refusal_gives_the_reason_of_the_end_the_word_was_meant_for() -> None:
+    """APPLE (seat 1) and EAT (seat 2) both share the E at (0, 4). EATEN is no longer than
+    APPLE, so it can only be meant for EAT, where seat 0 lacks the N: that is the reason
+    given, at either end left unsaid, not that EATEN is no longer than APPLE."""
+    state = table(TURNOVER_ENGINE, ["AEST", BIG, "ATZ"], turn=1, check_words=True)
+    state = play(play(state, "APPLE"), "EAT")
+    assert [(w.text, w.seat) for w in state.snake] == [("APPLE", 1), ("EAT", 2)]
+    assert state.turn == 0
+    for arg in ("EATEN", "EATEN:end"):
+        with pytest.raises(IllegalMove, match="missing N"):
+            act(state, 0, "turnover", arg)
+    with pytest.raises(IllegalMove, match="EATEN must be longer than APPLE"):
+        act(state, 0, "turnover", "EATEN:start")
+
+
 def test_bad_apple_is_an_exchange_once_per_game_and_face_down() -> None:
     """Q goes on the pile and the core's next tile (B) comes back: the hand keeps its size,
     the core gives one, the turn passes. Only seat 0's own view shows the B."""

@@ -620,26 +620,29 @@ def _turnover_options(
     state: AppState, seat: int, text: str, end: End | None, mode: Mode | None
 ) -> tuple[list[Swap], list[str]]:
     """Every legal turnover asked for (replaced word, snake without it, placement), and
-    the reasons the other tries failed."""
+    the reasons the other tries failed, the try that got furthest first: tried at both ends,
+    the word was meant for the end whose word it could replace and whose letter it shares,
+    so that end's reason is the one to give."""
     legal: list[Swap] = []
-    reasons: list[str] = []
+    reasons: list[tuple[int, str]] = []  # (how far the try got, why it failed)
     for e in ENDS if end is None else (end,):
         try:
             old, rest = _turnover_split(state, seat, e)
         except IllegalMove as err:
-            reasons.append(str(err))
-            continue
-        if len(text) <= len(old.text):
-            reasons.append(f"{text} must be longer than {old.text} to turn it over.")
+            reasons.append((0, str(err)))
             continue
         found = _candidates(rest, text, e, mode)
         if not found:
-            reasons.append(_no_match(rest, text, e))
+            reasons.append((1, _no_match(rest, text, e)))
+            continue
+        if len(text) <= len(old.text):
+            reasons.append((2, f"{text} must be longer than {old.text} to turn it over."))
+            continue
         for p in found:
             why = _fits(rest, state.hands[seat], p)
-            reasons += [why] if why else []
+            reasons += [(3, why)] if why else []
             legal += [] if why else [(old, rest, p)]
-    return legal, reasons
+    return legal, [why for _, why in sorted(reasons, key=lambda r: -r[0])]
 
 
 def placements_for(state: AppState, seat: int, word: str) -> list[Placement]:
