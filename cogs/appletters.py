@@ -30,6 +30,7 @@ from bot.components import (
 )
 from bot.games.appletters import (
     MAX_WORD,
+    PICK,
     VARIANTS,
     AppState,
     View,
@@ -109,6 +110,12 @@ def letter_groups(hand: str) -> list[str]:
         return [letters]
     first = "".join(letter for letter in letters if letter < "N")
     return [first, letters[len(first) :]]
+
+
+def pick_label(core_count: int) -> str:
+    """What the pick button takes: 3 tiles, fewer once the core runs low, none when empty."""
+    taken = min(PICK, core_count)
+    return f"Pick {plural(taken, 'tile')} and pass" if taken else "Pass: the core is empty"
 
 
 def which_game(games: list[Snapshot], yours: bool, button: str, by_variant: bool) -> str:
@@ -502,7 +509,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             items.append(GameButton(gid, ver, "ui_play", label="Play a word", style=primary))
             if view.kind == "appleturnover":
                 items.append(GameButton(gid, ver, "ui_turnover", label="Turn over a word"))
-            items.append(GameButton(gid, ver, "pick", label="Pick 3 tiles and pass"))
+            items.append(GameButton(gid, ver, "pick", label=pick_label(view.core_count)))
             if view.kind == "appleturnover":
                 used = view.bad_apple_used[view.turn]
                 label = "Bad Apple: used" if used else "Toss a tile on the Bad Apple"

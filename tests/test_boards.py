@@ -50,7 +50,8 @@ EFFECT = re.compile(
     r"|Don't reroll \d|Reroll \d (die|dice)|Pick dice to reroll|Hold: keep all five"
     r"|Stick on -?\d+ · (HOT|NEAR|FAR) · \d+ pts|Throw the Bonus Die|[+−]\d → -?\d+ · "
     r"|Throw (2 dice|3 challenge dice|the parity die)|Play a word|Turn over a word"
-    r"|Pick 3 tiles and pass|Toss a tile|Bad Apple: used|My tiles|Challenge \w+|Accept the word"
+    r"|Pick [1-3] tiles? and pass|Pass: the core is empty|Toss a tile|Bad Apple: used"
+    r"|My tiles|Challenge \w+|Accept the word"
     r"|Rematch|Join|Leave|Start|Cancel)"
 )
 """The start of every label a board's button may have: each says what pressing it does."""

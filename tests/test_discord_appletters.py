@@ -768,6 +768,26 @@ async def test_leaderboard_after_a_finished_game(
         assert "No finished games here yet." in other.embeds[0]["description"]
 
 
+async def test_the_pick_button_says_how_many_tiles_the_core_still_gives(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Four tiles in the core: the mover picks 3, the next player is offered the last one,
+    and once the core is empty the button says it only passes."""
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB])
+        state, mover = await deal_to_mover(bot, "QZ", core_size=4)
+        other = USERS[1 - state.turn]
+        assert (await press(fake, mover, board, "Pick 3 tiles and pass")).type == 7
+        assert (await state_of(bot)).core == state.core[3:]
+        assert (await press(fake, other, board, "Pick 1 tile and pass")).type == 7
+        assert (await state_of(bot)).core == ""
+        passed = await press(fake, mover, board, "Pass: the core is empty")
+        assert passed.type == 7, passed.describe()
+        assert "found the core empty: PICK AND PASS!" in text_of(fake.message(board))
+
+
 async def test_a_turn_deadline_picks_and_passes_and_says_so(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
