@@ -34,6 +34,7 @@ from bot.games.appletters import (
     VARIANTS,
     AppState,
     View,
+    bad_apple_swaps,
     public_view,
 )
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
@@ -389,10 +390,15 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             )
             for group in groups
         ]
+        if bad_apple_swaps(state):
+            back = "You take the core's next tile in its place"
+        else:
+            back = "The core is empty, so no tile" if not state.core else "No tile"
+            back += " comes back in its place"
         await send(
             interaction,
             "Which tile goes on the Bad Apple pile? It lies face down: only you know which. "
-            "You take the core's next tile in its place, and that is your turn.",
+            f"{back}, and that is your turn.",
             view=DrawnRows(selects),
         )
 

@@ -541,7 +541,8 @@ async def test_a_bad_apple_says_which_tile_was_drawn_even_for_a_last_tile(
     fake_discord: FakeDiscord, database: Target, hand: str, core_size: int
 ) -> None:
     """Throwing a last tile, the thrower learns what replaced it (the hand left once the tile
-    is thrown is empty, which is not an empty core); with the core empty, that none did."""
+    is thrown is empty, which is not an empty core); with the core empty, that none did. The
+    offer says so before the throw too."""
     unpaced(fake_discord)
     fake = fake_discord
     server(fake)
@@ -550,6 +551,11 @@ async def test_a_bad_apple_says_which_tile_was_drawn_even_for_a_last_tile(
         state, mover = await deal_to_mover(bot, hand, core_size)
         offered = await press(fake, mover, board, "Toss a tile on the Bad Apple")
         assert offered.original is not None, offered.describe()
+        if core_size:
+            assert "You take the core's next tile in its place" in offered.content
+        else:
+            assert "The core is empty, so no tile comes back" in offered.content
+            assert "next tile" not in offered.content, offered.content
         (menu,) = [c for c in components_of(offered.original) if c.is_select]
         thrown = await answered(await fake.select(mover, int(offered.original["id"]), menu, ["E"]))
         drawn = state.core[:1]

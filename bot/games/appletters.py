@@ -871,7 +871,7 @@ class AppLettersEngine(Written[AppLettersAction]):
             raise IllegalMove("You have already thrown your one Bad Apple this game.")
         if letter not in state.hands[seat]:
             raise IllegalMove(f"You don't have a {letter} to throw away.")
-        swap = state.edition >= 2 and bool(state.core)
+        swap = bad_apple_swaps(state)
         if len(state.hands[seat]) == 1 and not swap:
             raise IllegalMove("You can't throw away your last tile: play it in a word instead.")
         drawn, core = (state.core[:1], state.core[1:]) if swap else ("", state.core)
@@ -986,6 +986,12 @@ class AppLettersEngine(Written[AppLettersAction]):
                 state = _maybe_stalemate(replace(state, quiet=state.quiet + 1))
                 if state.phase == "over":
                     return state
+
+
+def bad_apple_swaps(state: AppState) -> bool:
+    """Whether a Bad Apple thrown now brings the core's next tile back in its place (edition 2
+    on, while the core has tiles); else the tile is only thrown away."""
+    return state.edition >= 2 and bool(state.core)
 
 
 def _word_list_option(options: Options) -> str:
