@@ -37,6 +37,7 @@ from bot.games.appletters import (
     bad_apple_swaps,
     public_view,
 )
+from bot.games.base import MoveError
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
 from bot.runner import Display, Refusal, Snapshot, check_server
 from bot.specs import APPLETTERS, title
@@ -376,8 +377,11 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     ) -> None:
         seat = self._check_turn(snapshot, interaction.user.id)
         state: AppState = snapshot.state
-        if state.bad_apple_used[seat]:
-            raise Refusal("You have already thrown your one Bad Apple this game.")
+        engine = self.bot.orchard.runner.engine(snapshot.row.kind)
+        try:  # refused before a choice the throw would refuse: used, or a last tile kept
+            engine.apply(state, engine.parse(seat, "badapple", state.hands[seat][:1]))
+        except MoveError as err:
+            raise Refusal(str(err)) from err
         groups = letter_groups(state.hands[seat])
         selects = [
             GameSelect(
@@ -514,7 +518,10 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         else:
             items.append(GameButton(gid, ver, "ui_play", label="Play a word", style=primary))
             if view.kind == "appleturnover":
-                items.append(GameButton(gid, ver, "ui_turnover", label="Turn over a word"))
+                early = len(view.snake) < 2  # nothing to turn over before the second word
+                items.append(
+                    GameButton(gid, ver, "ui_turnover", label="Turn over a word", disabled=early)
+                )
             items.append(GameButton(gid, ver, "pick", label=pick_label(view.core_count)))
             if view.kind == "appleturnover":
                 used = view.bad_apple_used[view.turn]

@@ -565,6 +565,24 @@ async def test_a_bad_apple_says_which_tile_was_drawn_even_for_a_last_tile(
         assert thrown.ephemeral and thrown.content == said, thrown.describe()
 
 
+async def test_a_last_tile_the_bad_apple_cannot_replace_is_refused_before_the_choice(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """With the core empty, a last tile thrown would leave an empty hand: the Bad Apple button
+    says so at once, rather than offering a choice the throw refuses."""
+    unpaced(fake_discord)
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
+        state, mover = await deal_to_mover(bot, "E", 0)
+        refused = await press(fake, mover, board, "Toss a tile on the Bad Apple")
+        assert refused.ephemeral and refused.original is not None, refused.describe()
+        assert "can't throw away your last tile" in refused.content, refused.content
+        assert not [c for c in components_of(refused.original) if c.is_select]
+        assert await state_of(bot) == state
+
+
 async def test_the_turn_over_button_opens_its_modal_and_turns_a_word_over(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
@@ -573,7 +591,9 @@ async def test_the_turn_over_button_opens_its_modal_and_turns_a_word_over(
     hands: dict[int, set[str]] = {}
     async with appletters_bot(fake, database) as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
+        assert fake.find_button(board, "Turn over a word").disabled, "no word to turn over yet"
         state, paid_from = await until_turnable(fake, bot, board, hands)
+        assert not fake.find_button(board, "Turn over a word").disabled
         turner, owner = state.turn, state.snake[-1].seat
         old = state.snake[-1]
         waiting = await press(fake, USERS[owner], board, "Turn over a word")
