@@ -35,9 +35,10 @@ from bot.games.appletters import (
     AppState,
     View,
     bad_apple_swaps,
+    check_spelling,
     public_view,
 )
-from bot.games.base import MoveError
+from bot.games.base import BadInput, MoveError
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
 from bot.runner import Display, Refusal, Snapshot, check_server
 from bot.specs import APPLETTERS, title
@@ -319,8 +320,13 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         check keeps order even if the board moved for another reason meanwhile.
         """
         end = parse_end(end_text)
-        await acknowledge(interaction)
         text = word.strip().upper()
+        if ":" in text:  # the way is added after a ":": one typed in would read as a way
+            try:
+                check_spelling(text)
+            except BadInput as err:
+                raise Refusal(str(err)) from err
+        await acknowledge(interaction)
         await self.bot.orchard.runner.act(
             snapshot.id,
             interaction.user.id,

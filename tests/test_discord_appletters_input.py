@@ -188,6 +188,23 @@ async def test_a_4000_character_word_gets_a_short_clear_answer(tables: Tables) -
     no_errors(tables.fake)
 
 
+@pytest.mark.parametrize("word", ["cat:start", "CAT:", ":end"])
+async def test_a_colon_typed_in_the_word_is_refused_as_not_a_letter(
+    tables: Tables, word: str
+) -> None:
+    """The way goes after a ":" in a move, so one typed in the word box read as a way: with
+    "end" in the end box, "cat:start" was told to choose begins or ends."""
+    user = await tables.user("mover")
+    custom = await tables.modal_id(user)
+    before = await tables.snapshot()
+    sent = await tables.fake.submit_modal(user, CHANNEL_A, custom, {"word": word, "end": "end"})
+    reply = await answer(sent)
+    private(reply)
+    assert "A word may only use the letters A to Z." in reply.content, reply.content
+    assert await tables.snapshot() == before
+    no_errors(tables.fake)
+
+
 @pytest.mark.parametrize("who", ["player", "stranger"])
 async def test_a_word_form_naming_a_cheerio_game_is_refused(tables: Tables, who: str) -> None:
     """``orcm:<cheerio id>:0:play:`` must not reach the word engine with a Cheerio state."""

@@ -375,7 +375,7 @@ def _read_way(arg: str) -> tuple[str, End | None, Mode | None]:
     return parts[0].upper(), end, mode
 
 
-def _check_spelling(text: str) -> None:
+def check_spelling(text: str) -> None:
     """Capitals A to Z, 2 to ``MAX_WORD`` of them. Length first: later refusals repeat the
     word, and a reply must stay short."""
     if len(text) > MAX_WORD:
@@ -396,7 +396,7 @@ class Laid(Act):
     mode: Mode | None = None
 
     def __post_init__(self) -> None:
-        _check_spelling(self.word)
+        check_spelling(self.word)
         if self.end not in (None, *ENDS) or self.mode not in (None, *MODES):
             raise BadInput("Choose the start or the end, and begins or ends.")
         if self.mode is not None and self.end is None:
@@ -463,7 +463,7 @@ VERBS = Verbs[AppLettersAction]("Appletters", Play, Turnover, Pick, BadApple, Ac
 
 
 def _spelled(text: str) -> bool:
-    """Whether ``text`` passes :func:`_check_spelling` (which says why not)."""
+    """Whether ``text`` passes :func:`check_spelling` (which says why not)."""
     return 2 <= len(text) <= MAX_WORD and text.isascii() and text.isalpha()
 
 
