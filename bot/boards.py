@@ -242,13 +242,17 @@ def orchard_rows(row: GameRow, shown: list[str]) -> list[Row]:
 
 
 def timeout_notice(snapshot: Snapshot) -> str:
-    """One line for the channel when the clock, not a player, moved the game."""
+    """One line for the channel when the clock, not a player, moved the game. A seat removed
+    for timing out leaves in the write of its third timeout; a seat that leaves by
+    /forget-me (also logged with no user) timed out in none, and is not said to have."""
     lines = []
+    timed_out: set[int] = set()
     for move in snapshot.moves:
         name = literal(seat_name(snapshot.row.players[move.seat]))
         if move.source is MoveSource.TIMEOUT:
+            timed_out.add(move.seat)
             lines.append(f"⏰ {name} ran out of time, so Orchard played for them.")
-        elif move.source is MoveSource.FORFEIT and move.user_id is None:
+        elif move.source is MoveSource.FORFEIT and move.seat in timed_out:
             lines.append(f"👋 {name} timed out three turns in a row and has left the game.")
     return "\n".join(dict.fromkeys(lines))
 

@@ -24,6 +24,7 @@ from tests.botharness import (
     CHANNEL,
     GUILD,
     answered,
+    choose,
     new_game,
     orchard_bot,
     press,
@@ -405,6 +406,46 @@ async def test_forget_me_asks_first_and_its_button_survives_a_restart(
         assert again.content == "Done: nothing of yours was left to delete here."
     assert await rows(database, f"SELECT COUNT(*) FROM results WHERE user_id = {ALICE}") == [(0,)]
     assert await rows(database, "SELECT COUNT(*) FROM results") == [(2,)]
+
+
+async def test_leaving_by_forget_me_is_not_announced_as_three_timeouts(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Bob uses /forget-me in the middle of a game: he leaves it (logged, like a seat the
+    clock removes, with no user), but the channel is not told he timed out three turns in a
+    row. Alice, who then does run out of time three turns in a row, is."""
+    import time
+
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB, CAROL])
+        asked = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "forget-me"))
+        confirm = int(asked.original["id"])
+        button = fake_discord.find_button(confirm, "Forget me here")
+        done = await answered(await fake_discord.click(BOB, confirm, button))
+        assert done.content.startswith("Done"), done.content
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        assert not (await bot.orchard.runner.load(row.id)).state.active[1], "Bob has left"
+
+        def said(words: str) -> list[str]:
+            texts = [str(m.get("content") or "") for m in fake_discord.channel_messages(CHANNEL)]
+            return [text for text in texts if words in text]
+
+        assert said("timed out") == []
+        late = 0.0
+        for timeouts in range(1, 4):  # Alice runs out of time; Carol plays her turn
+            late += 301
+            bot.orchard.runner.clock = lambda late=late: time.time() + late
+            bot.orchard.scheduler.wake()
+            await fake_discord.wait_for(
+                lambda n=timeouts: len(said("Alice ran out of time")) == n, 5.0, "a timeout"
+            )
+            live = await bot.orchard.runner.load(row.id)
+            if live.state.active[0]:
+                category = open_categories(live.state.cards[2])[0]
+                await choose(fake_discord, CAROL, board, "score", [category])
+        (third,) = said("timed out three turns")
+        assert third.endswith("\n👋 Alice timed out three turns in a row and has left the game.")
 
 
 async def test_forget_me_in_a_dm_erases_the_person_in_every_server(
