@@ -170,6 +170,18 @@ class OrchardBot(commands.AutoShardedBot):
         if hasattr(self, "orchard"):
             await self.orchard.store.close()
 
+    async def __aexit__(self, *exc_info: Any) -> None:
+        """discord.py's exit waits for the close under way, or closes. A close the shutdown cut
+        short inside discord.py's own (a gateway that never answers the close frame: see
+        :func:`bot.__main__.shut_down`) left its closing task cancelled: waiting for it would
+        raise, and the store it never reached would keep the process alive (its reader
+        threads). Only the store is closed then."""
+        closing = self._closing_task
+        if closing is None or not closing.cancelled():
+            await super().__aexit__(*exc_info)
+        elif hasattr(self, "orchard"):
+            await self.orchard.store.close()
+
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Discord lets each ``max_concurrency`` bucket of shards (shard id modulo it) IDENTIFY
         once per 5 s, counting every process: processes running some shards each take turns

@@ -139,6 +139,39 @@ async def test_a_tile_dm_held_when_the_close_runs_out_of_time_ends_quietly(
             await bot.stop()
 
 
+HUNG_CLOSE = (
+    "-c",
+    "import asyncio, sys, discord.gateway\n"
+    "from tests.bot_process import main\n"
+    "async def hung(self, code=4000):\n"
+    "    await asyncio.sleep(60)\n"
+    "discord.gateway.DiscordWebSocket.close = hung\n"
+    "sys.exit(main(sys.argv[1:]))\n",
+)
+"""The bot process whose gateway close never completes: Discord never answers the frame."""
+
+
+async def test_a_gateway_that_never_answers_the_close_frame_still_exits_0_in_time(
+    tmp_path: Path,
+) -> None:
+    """The close runs out of time inside discord.py's own (the gateway's close frame is never
+    answered). The process still closes its store and exits 0 within 10 s: no traceback of
+    discord.py's cancelled close, and no reader thread of an open store keeping it alive."""
+    async with FakeDiscord.running() as fake:
+        server(fake)
+        log = tmp_path / "bot.log"
+        bot = Bot(fake, tmp_path / "orchard.db", log, program=HUNG_CLOSE)
+        await bot.start()
+        try:
+            status, seconds = await terminate(bot)
+            said = log.read_text()
+            assert "closing took too long" in said, "the close ran out of time"
+            assert (status, "Traceback" in said, " ERROR " in said) == (0, False, False), said
+            assert seconds < 10.0
+        finally:
+            await bot.stop()
+
+
 def migrated_by_a_newer_orchard(db: Path) -> int:
     """Record the migration a newer Orchard would apply next, as it would; its number."""
     newer = newest() + 1
