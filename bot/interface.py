@@ -137,10 +137,11 @@ async def dispatch(
     """The single entry for every click: lobby, display-only buttons, or a game move."""
     orchard = host(interaction).orchard
     async with answering(interaction, game_id):
-        if verb in LOBBY_VERBS or verb in NOT_MOVES or verb.startswith("ui_"):
-            await _not_a_move(interaction, game_id, verb, arg)
-            return
-        try:  # the hot path: the runner loads the game once and checks everything
+        try:
+            if verb in LOBBY_VERBS or verb in NOT_MOVES or verb.startswith("ui_"):
+                await _not_a_move(interaction, game_id, verb, arg)
+                return
+            # the hot path: the runner loads the game once and checks everything
             await orchard.runner.act(
                 game_id,
                 interaction.user.id,

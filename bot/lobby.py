@@ -16,7 +16,7 @@ from typing import Any
 
 from bot.locks import KeyedLocks
 from bot.model import GameChange, GameRow, GameStatus, Player
-from bot.runner import Display, Refusal, Runner, Snapshot
+from bot.runner import Display, Refusal, Runner, Snapshot, Stale
 from bot.wording import lines_within
 
 LOBBY_SECONDS = 15 * 60
@@ -190,9 +190,9 @@ class Lobby:
 def _open_lobby(snapshot: Snapshot) -> GameRow:
     row = snapshot.row
     if row.status is GameStatus.ACTIVE:
-        raise Refusal("This game has already started.")
+        raise Stale("This game has already started.")
     if row.status is not GameStatus.LOBBY:
-        raise Refusal("This lobby is closed.")
+        raise Stale("This lobby is closed.")
     return row
 
 

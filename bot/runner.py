@@ -73,7 +73,8 @@ class Refusal(Exception):
 
 
 class Stale(Refusal):
-    """The button belonged to an older version of the game: someone already moved."""
+    """The button belonged to an older version of the game: someone already moved, or the
+    game or lobby has ended since (a board still showing it was never redrawn)."""
 
 
 class Choose(Refusal):
@@ -626,7 +627,7 @@ class Runner:
         if row.status is GameStatus.LOBBY:
             raise Refusal("This game has not started yet.")
         if row.status is not GameStatus.ACTIVE:
-            raise Refusal("This game is over.")
+            raise Stale("This game is over.")
         seat = row.seat_of(user_id)
         if seat is None:
             bot_seats = [p.seat for p in row.players if p.is_bot and p.user_id == user_id]

@@ -31,6 +31,7 @@ from tests.botharness import (
     answered,
     new_game,
     orchard_bot,
+    press,
     server,
     unpaced,
 )
@@ -398,6 +399,64 @@ async def test_a_lost_edit_is_healed_by_the_next_click_on_the_stale_board(versus
     await versus.check()  # the board shows the current version again
     assert (await versus.act()).type == 7
     await versus.check()
+
+
+async def test_a_lobby_or_game_the_clock_closed_unseen_is_redrawn_by_a_click_on_it(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """A lobby that expired, then a solo game its player timed out of, each with its closing
+    edit refused by Discord: their boards still offer Join and Roll. A click there is told
+    why nothing happened and redraws the board as it is now, as any stale click does."""
+    server(fake_discord)
+    late = 0.0
+
+    async def clock_passes(
+        bot: OrchardBot, game_id: int, status: str, seconds: float, *, refused: bool = False
+    ) -> None:
+        """Time passes until the game's deadline fires, and its board is drawn (or its edit
+        ``refused``)."""
+        nonlocal late
+        late += seconds
+        bot.orchard.runner.clock = lambda late=late: time.time() + late
+        version = (await bot.orchard.runner.load(game_id)).row.version
+        bot.orchard.scheduler.wake()
+        for _ in range(500):
+            now = await bot.orchard.runner.load(game_id)
+            if now.row.status == status and (status != "active" or now.row.version > version):
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError(f"game {game_id} is not {status}")
+        await fake_discord.wait_for(
+            lambda: fake_discord.pending_faults == 0 if refused else bot.orchard.runner.drawn(now),
+            5.0,
+            "the edit refused" if refused else "the board drawn",
+        )
+
+    def offers(message: int, label: str) -> bool:
+        buttons = [b for b in fake_discord.components(message) if b.is_button]
+        return any((b.label or "").startswith(label) for b in buttons)
+
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        lobby = int(opened.original["id"])
+        fake_discord.fail("PATCH", rf"/messages/{lobby}$", 403)
+        await clock_passes(bot, 1, "cancelled", 901, refused=True)  # the lobby expires, unseen
+        joined = await press(fake_discord, BOB, lobby, "Join")
+        assert joined.ephemeral and joined.content == "This lobby is closed.", joined.describe()
+        await fake_discord.wait_for(lambda: not offers(lobby, "Join"), 5.0, "the lobby redrawn")
+
+        board = await new_game(fake_discord, "cheerio", BOB, [])
+        await clock_passes(bot, 2, "active", 301)  # Bob times out twice...
+        await clock_passes(bot, 2, "active", 301)
+        fake_discord.fail("PATCH", rf"/messages/{board}$", 403)
+        await clock_passes(
+            bot, 2, "abandoned", 301, refused=True
+        )  # ... and a third time, unseen: he is out
+        roll = fake_discord.find_button(board, lambda b: (b.label or "").startswith("Roll"))
+        late_click = await answered(await fake_discord.click(BOB, board, roll))
+        assert late_click.ephemeral and late_click.content == "This game is over."
+        await fake_discord.wait_for(lambda: not offers(board, "Roll"), 5.0, "the game redrawn")
 
 
 async def test_a_deleted_channel_abandons_its_game(versus: Game) -> None:
