@@ -140,15 +140,24 @@ class TurnPings:
         self._spawn(self._resume())
 
     async def stop(self) -> None:
-        """Let pings in flight finish and be recorded while the store is still open."""
+        """Let pings in flight finish and be recorded while the store is still open; cancel
+        those still waiting on Discord after :data:`DRAIN_SECONDS`, or as soon as the close
+        itself runs out of time (this wait is cancelled then), and wait for them to end. Left
+        running, one would fail once the HTTP session closed, logged at ERROR (a failed ping
+        is tried again at the next move, as any is)."""
         if self._on_commit in self.runner.on_commit:
             self.runner.on_commit.remove(self._on_commit)
         for worker in self._workers:  # the backlog's pings left are caught up at the restart
             worker.cancel()
-        if self._tasks:
-            _, late = await asyncio.wait(self._tasks, timeout=DRAIN_SECONDS)
-            for task in late:
+        tasks = set(self._tasks)
+        if not tasks:
+            return
+        try:
+            await asyncio.wait(tasks, timeout=DRAIN_SECONDS)
+        finally:
+            for task in tasks:
                 task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def _on_commit(self, snapshot: Snapshot) -> None:
         """Runner hook (sync): ping in the background, after the board is shown. A daily

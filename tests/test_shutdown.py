@@ -139,6 +139,45 @@ async def test_a_tile_dm_held_when_the_close_runs_out_of_time_ends_quietly(
             await bot.stop()
 
 
+async def test_a_turn_ping_held_when_the_close_runs_out_of_time_ends_quietly(
+    tmp_path: Path,
+) -> None:
+    """A turn ping waits on a slow Discord at SIGTERM, and an interaction in flight takes the
+    whole drain, so the close runs out of time while the pings drain. The ping's task is
+    cancelled and waited for, not left to fail on the closed HTTP session (logged at ERROR);
+    the process still exits 0 within 10 s."""
+    async with FakeDiscord.running() as fake:
+        server(fake)
+        log = tmp_path / "bot.log"
+        bot = Bot(fake, tmp_path / "orchard.db", log)
+        await bot.start()
+        try:
+            posts = rf"^/channels/{CHANNEL}/messages$"
+            held = fake.hold("POST", posts)  # not answered while the bot runs
+            board = await new_game(fake, "cheerio", ALICE, [BOB])
+            await fake.wait_for(
+                lambda: any(r.status == 0 for r in fake.requests_matching("POST", posts)),
+                10.0,
+                "a turn ping to be held",
+            )
+            answer = fake.hold("POST", CALLBACK)
+            await fake.click(ALICE, board, roll(fake, board))
+            await asyncio.sleep(0.5)
+            assert bot.proc is not None
+            began = time.monotonic()
+            bot.proc.send_signal(signal.SIGTERM)
+            await asyncio.sleep(3.3)  # past the drain: the close has 5 s, the pings want 5 s
+            answer.set()
+            status, seconds = await exit_status(bot.proc, began)
+            said = log.read_text()
+            assert "closing took too long" in said, "the close ran out of time"
+            assert (status, " ERROR " in said) == (0, False), said[-3000:]
+            assert seconds < 10.0
+        finally:
+            held.set()  # else the fake's server waits a minute for the handler at its close
+            await bot.stop()
+
+
 HUNG_CLOSE = (
     "-c",
     "import asyncio, sys, discord.gateway\n"
