@@ -16,8 +16,8 @@ import logging
 from collections.abc import Callable
 
 from bot.model import Due, GameStatus
-from bot.runner import Held, Runner, Snapshot
-from bot.scheduler import Scheduler
+from bot.runner import Held, Refusal, Runner, Snapshot
+from bot.scheduler import RETRY_SECONDS, Scheduler
 from bot.specs import DEFAULT_LEVEL, SPEC_OF, GameAction
 
 log = logging.getLogger(__name__)
@@ -68,6 +68,10 @@ class Opponents:
             self.schedule(snapshot)
 
     async def stop(self) -> None:
+        """No more moves: a commit after this (a click that outlasted the shutdown's wait)
+        starts none while the store closes; those under way are cancelled."""
+        if self.schedule in self.runner.on_commit:
+            self.runner.on_commit.remove(self.schedule)
         if self.claims is not None:
             await self.claims.stop()
         for task in list(self._tasks):
@@ -75,14 +79,27 @@ class Opponents:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _play(self, game_id: int, version: int, seat: int) -> None:
+        """The seat's move after the pause; one that failed is tried again every
+        :data:`RETRY_SECONDS` (as a claimed one is on a shared store), until it is played or
+        the game moves on (its turn deadline plays it then)."""
         try:
             await asyncio.sleep(self.delay)
-            async with self._moving:
-                fresh = await self.runner.act_for_seat(game_id, seat, version, self._decider(seat))
+            while True:
+                try:
+                    async with self._moving:
+                        decide = self._decider(seat)
+                        fresh = await self.runner.act_for_seat(game_id, seat, version, decide)
+                    break
+                except Refusal as err:  # the game is gone: nothing to play, ever
+                    log.info("game %s: Orchard's move refused: %s", game_id, err)
+                    return
+                except Exception:
+                    log.exception("game %s: Orchard's move failed; retrying in a minute", game_id)
+                    await asyncio.sleep(RETRY_SECONDS)
             if fresh is not None:
                 await self.runner.shown(fresh)
         except Exception:
-            log.exception("game %s: Orchard's move failed", game_id)
+            log.exception("game %s: Orchard's move could not be shown", game_id)
         finally:
             self._pending.discard((game_id, version, seat))
 

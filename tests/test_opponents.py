@@ -1,8 +1,11 @@
 """Orchard's seats play their own turns through the runner, and resume after a restart."""
 
 import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from bot.ai import hotscore_players as hotscore
 from bot.ai.applejack_players import exact_tables as applejack_tables
@@ -82,6 +85,43 @@ async def test_orchard_resumes_its_turn_after_a_restart(database: Target) -> Non
         return (await o.runner.load(game_id)).state.turn == 0
 
     await until(back_to_human)
+    await o.close()
+
+
+async def test_a_failed_move_is_tried_again_and_none_starts_once_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a store only this process writes, a seat's move that failed (the database busy,
+    say) is tried again after a while, as a claimed one is on a shared store: before, it
+    waited for the turn's deadline and counted as Orchard's timeout. Once the seats are
+    stopped (at shutdown), a commit that outlasted the stop starts no move."""
+    from bot import opponents
+
+    monkeypatch.setattr(opponents, "RETRY_SECONDS", 0.05)
+    o = await orchard(tmp_path / "o.db")
+    seats = Opponents(o.runner, delay=0)
+    act_for_seat, failures = o.runner.act_for_seat, [sqlite3.OperationalError("locked")]
+
+    async def fails_once(*args: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return await act_for_seat(*args)
+
+    monkeypatch.setattr(o.runner, "act_for_seat", fails_once)
+    game_id = await game_with_orchard(o, [1])
+    live = await o.lobby.start(game_id, 1)
+    live = await o.runner.act(game_id, 1, "score", "ones", version=live.row.version)
+
+    async def back_to_human() -> bool:
+        return (await o.runner.load(game_id)).state.turn == 0
+
+    await until(back_to_human, timeout=5.0)
+    assert not failures, "the first try failed"
+    await seats.stop()
+    live = await o.runner.load(game_id)
+    live = await o.runner.act(game_id, 1, "score", "twos", version=live.row.version)
+    await asyncio.sleep(0.3)
+    assert (await o.runner.load(game_id)).state.turn == 1, "no move after the stop"
     await o.close()
 
 
