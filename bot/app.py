@@ -128,6 +128,7 @@ class OrchardBot(commands.AutoShardedBot):
         self._max_concurrency: int | None = None  # Discord's, read once when first needed
         self.dice = DiceEmojis()  # the dice pictures boards show (text until uploaded)
         self.command_ids: dict[str, int] = {}  # top-level command name -> Discord's id
+        self._close_begun = self._close_ended = False  # see __aexit__
         # A click on Orchard's own control is read before discord.py parses the board it
         # came from (bot.components.read_click); the gateway reads this very dict.
         parse = self._connection.parsers["INTERACTION_CREATE"]
@@ -162,6 +163,7 @@ class OrchardBot(commands.AutoShardedBot):
         gc.set_threshold(*GC_THRESHOLDS)
 
     async def close(self) -> None:
+        self._close_begun = True
         if hasattr(self, "boards"):
             self.boards.stop()
         if hasattr(self, "orchard"):
@@ -169,18 +171,22 @@ class OrchardBot(commands.AutoShardedBot):
         await super().close()  # unloads the cogs, which finish what they have in flight
         if hasattr(self, "orchard"):
             await self.orchard.store.close()
+        self._close_ended = True
 
     async def __aexit__(self, *exc_info: Any) -> None:
         """discord.py's exit waits for the close under way, or closes. A close the shutdown cut
-        short inside discord.py's own (a gateway that never answers the close frame: see
-        :func:`bot.__main__.shut_down`) left its closing task cancelled: waiting for it would
-        raise, and the store it never reached would keep the process alive (its reader
-        threads). Only the store is closed then."""
-        closing = self._closing_task
-        if closing is None or not closing.cancelled():
+        short (:func:`bot.__main__.shut_down`: a gateway that never answers the close frame,
+        or a part of Orchard's own stop that hangs) must not run again with no time limit,
+        nor be waited for: cancelled, it would raise. The store it never reached would keep
+        the process alive (its reader threads), so only the store is closed then."""
+        if not self._close_begun or self._close_ended:
             await super().__aexit__(*exc_info)
-        elif hasattr(self, "orchard"):
-            await self.orchard.store.close()
+            return
+        if hasattr(self, "orchard"):
+            try:
+                await self.orchard.store.close()
+            except Exception:  # cut short while closing it: its threads end with the process
+                log.warning("could not close the store after a close cut short", exc_info=True)
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Discord lets each ``max_concurrency`` bucket of shards (shard id modulo it) IDENTIFY

@@ -178,28 +178,37 @@ async def test_a_turn_ping_held_when_the_close_runs_out_of_time_ends_quietly(
             await bot.stop()
 
 
-HUNG_CLOSE = (
-    "-c",
-    "import asyncio, sys, discord.gateway\n"
-    "from tests.bot_process import main\n"
-    "async def hung(self, code=4000):\n"
-    "    await asyncio.sleep(60)\n"
-    "discord.gateway.DiscordWebSocket.close = hung\n"
-    "sys.exit(main(sys.argv[1:]))\n",
+def hung(module: str, owner: str, method: str) -> tuple[str, str]:
+    """The bot process (its program's arguments) where ``module.owner.method`` never ends."""
+    return (
+        "-c",
+        "import asyncio, importlib, sys\n"
+        "from tests.bot_process import main\n"
+        "async def hung(*args, **kwargs):\n"
+        "    await asyncio.sleep(60)\n"
+        f"setattr(getattr(importlib.import_module({module!r}), {owner!r}), {method!r}, hung)\n"
+        "sys.exit(main(sys.argv[1:]))\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "stuck",
+    [
+        pytest.param(("discord.gateway", "DiscordWebSocket", "close"), id="gateway-close-frame"),
+        pytest.param(("bot.orchard", "Orchard", "stop"), id="orchard-stop"),
+    ],
 )
-"""The bot process whose gateway close never completes: Discord never answers the frame."""
-
-
-async def test_a_gateway_that_never_answers_the_close_frame_still_exits_0_in_time(
-    tmp_path: Path,
+async def test_a_close_that_never_ends_still_exits_0_in_time(
+    tmp_path: Path, stuck: tuple[str, str, str]
 ) -> None:
-    """The close runs out of time inside discord.py's own (the gateway's close frame is never
-    answered). The process still closes its store and exits 0 within 10 s: no traceback of
-    discord.py's cancelled close, and no reader thread of an open store keeping it alive."""
+    """The close runs out of time: inside discord.py's own (the gateway's close frame is never
+    answered), or before it began (Orchard's own stop hangs). The process still closes its
+    store and exits 0 within 10 s: no traceback of discord.py's cancelled close, no second
+    close without a time limit, and no reader thread of an open store keeping it alive."""
     async with FakeDiscord.running() as fake:
         server(fake)
         log = tmp_path / "bot.log"
-        bot = Bot(fake, tmp_path / "orchard.db", log, program=HUNG_CLOSE)
+        bot = Bot(fake, tmp_path / "orchard.db", log, program=hung(*stuck))
         await bot.start()
         try:
             status, seconds = await terminate(bot)
