@@ -285,7 +285,9 @@ class Boards:
         Discord's own failures (a 503, which discord.py does not retry) get one more try
         shortly, so a board does not wait for the next click to catch up. A version already
         overtaken by a newer write (here, or by another process on a shared store) is not
-        drawn at all: the newer version's display draws the board.
+        drawn at all: the newer version's display draws the board. A timeout's notice is a
+        message of its own: it is posted even when the edit failed that way (the redraw
+        draws the latest version, whose moves may not hold the timeout).
         """
         try:
             if not self.runner.outdated(snapshot):
@@ -294,7 +296,11 @@ class Boards:
             task = asyncio.create_task(self._redraw(snapshot.id))
             self._redraws.add(task)
             task.add_done_callback(self._redraws.discard)
+            await self._notify_timeouts(snapshot)
             raise
+        await self._notify_timeouts(snapshot)
+
+    async def _notify_timeouts(self, snapshot: Snapshot) -> None:
         notice = timeout_notice(snapshot)
         if notice:
             channel = self.client.get_partial_messageable(snapshot.row.channel_id)

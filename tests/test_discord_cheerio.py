@@ -1,5 +1,7 @@
 """Cheerio through discord.py itself, against the fake Discord: what players actually see."""
 
+import pytest
+
 from bot.app import OrchardBot
 from bot.games.cheerio import open_categories
 from bot.model import Player
@@ -194,14 +196,19 @@ async def test_a_rejected_token_is_one_clear_line(
     assert err.strip() == REJECTED and "Traceback" not in err
 
 
+@pytest.mark.parametrize("edit", [200, 503])
 async def test_a_turn_deadline_plays_and_says_so(
-    fake_discord: FakeDiscord, database: Target
+    fake_discord: FakeDiscord, database: Target, edit: int
 ) -> None:
+    """The notice is posted even when Discord failed the board's edit (503, which discord.py
+    does not retry): the board is redrawn a moment later, and the notice said once."""
     import time
 
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        if edit != 200:
+            fake_discord.fail("PATCH", rf"/channels/{CHANNEL}/messages/{board}", edit, times=1)
         bot.orchard.runner.clock = lambda: time.time() + 301
         bot.orchard.scheduler.wake()
         notice = await fake_discord.wait_for_message(
@@ -210,7 +217,11 @@ async def test_a_turn_deadline_plays_and_says_so(
         assert "Alice" in notice["content"]
         live = await game_of(bot)
         assert live.state.turn == 1 and live.row.players[0].timeouts == 1
-        assert "Alice scored" in text_of(fake_discord.message(board))
+        await fake_discord.wait_for(
+            lambda: "Alice scored" in text_of(fake_discord.message(board)), what="the board"
+        )
+        said = [m for m in fake_discord.channel_messages(CHANNEL) if "ran out" in m["content"]]
+        assert len(said) == 1, said
 
 
 async def test_commands_are_synced_only_when_they_change(
