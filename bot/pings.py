@@ -41,6 +41,7 @@ from typing import Any
 import aiohttp
 import discord
 
+from bot.background import drain
 from bot.daily import is_daily
 from bot.model import NOBODY, GameRow, GameStatus, Player, TurnPing
 from bot.pacing import BACKLOG
@@ -51,7 +52,6 @@ from bot.wording import link, literal
 
 log = logging.getLogger(__name__)
 
-DRAIN_SECONDS = 5.0  # how long closing waits for pings in flight
 BACKLOG_WORKERS = 4  # ping the backlog's commits: more only queue on Discord's limit
 TIDIERS = 4  # turn messages deleted side by side: more only queue on Discord's limit
 MOST_UNTIDY = 20_000  # turn messages waiting to be deleted, at most: past it the oldest stay
@@ -140,24 +140,14 @@ class TurnPings:
         self._spawn(self._resume())
 
     async def stop(self) -> None:
-        """Let pings in flight finish and be recorded while the store is still open; cancel
-        those still waiting on Discord after :data:`DRAIN_SECONDS`, or as soon as the close
-        itself runs out of time (this wait is cancelled then), and wait for them to end. Left
-        running, one would fail once the HTTP session closed, logged at ERROR (a failed ping
-        is tried again at the next move, as any is)."""
+        """Let pings in flight finish and be recorded while the store is still open
+        (:func:`bot.background.drain`; one cut short is tried again at the next move, as
+        any failed ping is)."""
         if self._on_commit in self.runner.on_commit:
             self.runner.on_commit.remove(self._on_commit)
         for worker in self._workers:  # the backlog's pings left are caught up at the restart
             worker.cancel()
-        tasks = set(self._tasks)
-        if not tasks:
-            return
-        try:
-            await asyncio.wait(tasks, timeout=DRAIN_SECONDS)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await drain(self._tasks)
 
     def _on_commit(self, snapshot: Snapshot) -> None:
         """Runner hook (sync): ping in the background, after the board is shown. A daily

@@ -13,6 +13,7 @@ import logging
 
 import discord
 
+from bot.background import drain
 from bot.games.appletters import AppState
 from bot.locks import KeyedLocks
 from bot.model import GameStatus
@@ -23,8 +24,6 @@ from bot.specs import title
 from bot.wording import message_link
 
 log = logging.getLogger(__name__)
-
-DRAIN_SECONDS = 5.0  # how long closing waits for DMs in flight
 
 
 def tiles_text(hand: str) -> str:
@@ -57,21 +56,10 @@ class TileDMs:
         self.orchard.runner.on_commit.append(self._on_commit)
 
     async def stop(self) -> None:
-        """Let DMs in flight finish and be recorded while the store is still open; cancel
-        those still waiting on Discord after :data:`DRAIN_SECONDS`, or as soon as the close
-        itself runs out of time (this wait is cancelled then), and wait for them to end.
-        Left running, one would fail once the HTTP session closed, with nobody to retrieve
-        its exception ("Task exception was never retrieved", at ERROR)."""
+        """Let DMs in flight finish and be recorded while the store is still open
+        (:func:`bot.background.drain`)."""
         self.orchard.runner.on_commit.remove(self._on_commit)
-        tasks = set(self._tasks)
-        if not tasks:
-            return
-        try:
-            await asyncio.wait(tasks, timeout=DRAIN_SECONDS)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await drain(self._tasks)
 
     def _on_commit(self, snapshot: Snapshot) -> None:
         """Runner hook (sync): DM the tiles of anyone whose hand changed, in the background."""
