@@ -431,6 +431,8 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             kept = Counter(snapshot.state.hands[seat]) - Counter(arg)
             drawn = "".join((Counter(fresh.state.hands[seat]) - kept).elements())
         got = f" and drew {drawn} from the core" if drawn else ": the core is empty"
+        if not drawn and snapshot.state.core:  # a game of the first edition: thrown away
+            got = ": no tile comes back in its place"
         await send(interaction, f"You threw {arg} on the Bad Apple pile{got}.")
 
     # The public message.

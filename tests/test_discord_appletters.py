@@ -105,12 +105,13 @@ async def state_of(bot: OrchardBot) -> AppState:
 
 
 async def deal_to_mover(
-    bot: OrchardBot, hand: str, core_size: int | None = None
+    bot: OrchardBot, hand: str, core_size: int | None = None, edition: int | None = None
 ) -> tuple[AppState, int]:
     """Give the seat to move ``hand`` in the one game here, as picks could have, and leave
     ``core_size`` tiles in the core (by default the other seat keeps as many as it had, and
-    the core the rest): no tile is made or lost. Written behind the runner's back (no move),
-    so the runner reads the game afresh. The state then, and who is to move."""
+    the core the rest): no tile is made or lost; ``edition``, a game of an older rules
+    edition. Written behind the runner's back (no move), so the runner reads the game afresh.
+    The state then, and who is to move."""
     (row,) = await bot.orchard.store.open_games(GUILD)
     state: AppState = (await bot.orchard.runner.load(row.id)).state
     seat, other = state.turn, 1 - state.turn
@@ -122,6 +123,7 @@ async def deal_to_mover(
     hands = list(state.hands)
     hands[seat], hands[other] = hand, left[:split]
     rigged = replace(state, hands=tuple(hands), core=left[split:])
+    rigged = rigged if edition is None else replace(rigged, edition=edition)
     engine = bot.orchard.runner.engine(row.kind)
     await bot.orchard.store.write(GameChange(row.id, state=engine.dump(rigged)))
     bot.orchard.runner.forget_committed()
@@ -536,31 +538,37 @@ async def test_a_hand_holding_every_letter_is_offered_every_letter_for_the_bad_a
         assert after.bad_apples == "Z"
 
 
-@pytest.mark.parametrize(("hand", "core_size"), [("E", 5), ("AE", 0)])
+@pytest.mark.parametrize(
+    ("hand", "core_size", "edition"), [("E", 5, None), ("AE", 0, None), ("AE", 5, 1)]
+)
 async def test_a_bad_apple_says_which_tile_was_drawn_even_for_a_last_tile(
-    fake_discord: FakeDiscord, database: Target, hand: str, core_size: int
+    fake_discord: FakeDiscord, database: Target, hand: str, core_size: int, edition: int | None
 ) -> None:
     """Throwing a last tile, the thrower learns what replaced it (the hand left once the tile
     is thrown is empty, which is not an empty core); with the core empty, that none did. The
-    offer says so before the throw too."""
+    offer says so before the throw too. A game of the first rules edition (still running
+    from before the change) threw the tile away: no tile comes back, the core not empty."""
     unpaced(fake_discord)
     fake = fake_discord
     server(fake)
     async with appletters_bot(fake, database) as bot:
         board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
-        state, mover = await deal_to_mover(bot, hand, core_size)
+        state, mover = await deal_to_mover(bot, hand, core_size, edition)
         offered = await press(fake, mover, board, "Toss a tile on the Bad Apple")
         assert offered.original is not None, offered.describe()
-        if core_size:
+        if edition == 1:
+            assert "No tile comes back in its place" in offered.content, offered.content
+        elif core_size:
             assert "You take the core's next tile in its place" in offered.content
         else:
             assert "The core is empty, so no tile comes back" in offered.content
             assert "next tile" not in offered.content, offered.content
         (menu,) = [c for c in components_of(offered.original) if c.is_select]
         thrown = await answered(await fake.select(mover, int(offered.original["id"]), menu, ["E"]))
-        drawn = state.core[:1]
+        drawn = "" if edition == 1 else state.core[:1]
         assert (await state_of(bot)).hands[state.turn] == hand.replace("E", "") + drawn
         got = f" and drew {drawn} from the core" if drawn else ": the core is empty"
+        got = ": no tile comes back in its place" if edition == 1 else got
         said = f"You threw E on the Bad Apple pile{got}."
         assert thrown.ephemeral and thrown.content == said, thrown.describe()
 
