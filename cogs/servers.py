@@ -477,6 +477,15 @@ class ServersCog(commands.Cog):
     async def on_guild_join(self, guild: discord.Guild) -> None:
         await self.bot.orchard.store.guild_returned(guild.id)
 
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A deleted game channel leaves the list: Discord's channel picker offers no deleted
+        channel, so ``/settings remove_channel`` could never take it out, and games would stay
+        refused, pointing at it (with none left, everywhere, for good)."""
+        settings = self.bot.orchard.settings
+        if channel.id in (await settings.get(channel.guild.id)).game_channels:
+            await settings.update(channel.guild.id, remove_channels=[channel.id])
+
     @tasks.loop(hours=6)
     async def purge(self) -> None:
         """Forget servers the bot left more than 30 days ago (the leading process does). A

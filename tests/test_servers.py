@@ -907,6 +907,45 @@ async def test_settings_refuse_a_channel_the_bot_cannot_post_or_attach_in(
         assert (await bot.orchard.settings.get(GUILD)).game_channels == (fine,)
 
 
+async def test_a_deleted_game_channel_leaves_the_list(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Games were allowed in two channels, which the admins then deleted. Discord's channel
+    picker offers no deleted channel, so /settings remove_channel could never take one out:
+    games would stay refused, pointing at channels that are gone, and with none left never
+    allowed anywhere again. Each deleted channel leaves the list, and only that one."""
+    games, other = CHANNEL + 1, CHANNEL + 2
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, games, other], [ALICE, BOB, CAROL])
+    fake_discord.permissions[ALICE] = MANAGE_GUILD
+    async with orchard_bot(fake_discord, database) as bot:
+
+        async def listed_once_settled(expected: tuple[int, ...]) -> None:
+            deadline = time.monotonic() + 5
+            while (await bot.orchard.settings.get(GUILD)).game_channels != expected:
+                assert time.monotonic() < deadline, "a deleted channel is still listed"
+                await asyncio.sleep(0.02)
+
+        for channel in (games, other):
+            said = await answered(
+                await fake_discord.slash(
+                    ALICE, GUILD, CHANNEL, "settings", {"add_channel": channel}
+                )
+            )
+            assert said.content.startswith("Saved."), said.content
+
+        await fake_discord.delete_channel(games)
+        await listed_once_settled((other,))
+        refused = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        assert refused.content == f"Games can only be started in <#{other}> on this server."
+
+        await fake_discord.delete_channel(other)
+        await listed_once_settled(())
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        assert "Games can only be started" not in (opened.content or ""), opened.describe()
+        assert len(await bot.orchard.store.open_games(GUILD, CHANNEL)) == 1
+
+
 async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
     fake_discord: FakeDiscord, database: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -150,6 +150,12 @@ class Gateway(World, Waiting):
         channel.update(changes)
         await self.dispatch("CHANNEL_UPDATE", channel, guild_id=int(channel["guild_id"]))
 
+    async def delete_channel(self, channel_id: int) -> None:
+        """Delete a guild channel as its server's admins would, and tell the bot, as Discord
+        does (CHANNEL_DELETE): a post there is refused 404 from now on."""
+        channel = self.channels.pop(channel_id)
+        await self.dispatch("CHANNEL_DELETE", channel, guild_id=int(channel["guild_id"]))
+
     async def drop_gateway(
         self, *, code: int = 4000, wait: bool = True, timeout: float = 5.0
     ) -> None:
