@@ -112,10 +112,10 @@ def board_embed(
 ) -> discord.Embed:
     """A day's results, best first, each with the player's streak of days in a row."""
     lines = [
-        f"{i}. {literal(p.name)}: **{p.score}**"
+        f"{place}. {literal(p.name)}: **{p.score}**"
         + (f" · accuracy {p.accuracy}%" if p.accuracy is not None else "")
         + (f" · 🔥 {streaks[p.user_id]}" if streaks.get(p.user_id, 0) > 1 else "")
-        for i, p in enumerate(plays[:BOARD_SIZE], start=1)
+        for place, p in zip(places(plays), plays[:BOARD_SIZE], strict=False)
     ]
     embed = discord.Embed(
         title=f"Orchard Daily #{day} · {title(kind)} · {where}",
@@ -123,6 +123,20 @@ def board_embed(
     )
     embed.set_footer(text=f"{date_of(day):%A %d %B %Y} (UTC) · 🔥 days in a row · /daily")
     return embed
+
+
+def places(plays: list[DailyPlay]) -> list[int]:
+    """Each play's place, best first: an equal score and accuracy share one (1, 2, 2, 4),
+    as equal scores do in a game; names only order the lines."""
+    found: list[int] = []
+    for i, play in enumerate(plays):
+        before = plays[i - 1] if i else None
+        tied = before is not None and (before.score, before.accuracy) == (
+            play.score,
+            play.accuracy,
+        )
+        found.append(found[-1] if tied else i + 1)
+    return found
 
 
 class DailyCog(commands.Cog):

@@ -358,6 +358,30 @@ async def test_streaks_on_the_board_and_in_daily(fake_discord: FakeDiscord, tmp_
         no_errors(fake_discord)
 
 
+async def test_equal_results_share_a_place_on_the_board(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Alice and Bob make the same choices on the same dice: the same score and accuracy, so
+    the same place (a game's equal scores share a place too), not a place apart by their
+    names' alphabetical order. Carol, who scores otherwise, is placed apart."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        cog: Any = bot.get_cog("DailyCog")
+        for user, name in ((BOB, "Bob"), (ALICE, "Alice")):
+            await finish_daily(bot, user, name)
+        snapshot, _ = await cog.dailies.game_of_the_day("cheerio", GUILD, Player(0, CAROL, "Carol"))
+        for category in CATEGORIES:  # ones first, not ORDER's sixes first: another score
+            await bot.orchard.runner.act(snapshot.id, CAROL, "score", category)
+        _, board = await said_today(fake_discord)
+        plays = await cog.dailies.board(cog.dailies.today(), "cheerio", GUILD)
+        assert [p.name for p in plays] == ["Carol", "Alice", "Bob"]
+        assert (plays[0].score, plays[0].accuracy) != (plays[1].score, plays[1].accuracy)
+        assert (plays[1].score, plays[1].accuracy) == (plays[2].score, plays[2].accuracy)
+        places = [line.split(" ", 1)[0] for line in board.splitlines()]
+        assert places == ["1.", "2.", "2."], board
+        no_errors(fake_discord)
+
+
 def files_hold(path: Path, text: str) -> int:
     """How often ``text`` is in the database and its -wal file (as UTF-8)."""
     wal = path.with_name(path.name + "-wal")
