@@ -32,6 +32,7 @@ from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import SPEC_OF, SPECS, title
 from bot.wording import literal
+from bot.words import plural
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -117,6 +118,8 @@ def board_embed(
         + (f" · 🔥 {streaks[p.user_id]}" if streaks.get(p.user_id, 0) > 1 else "")
         for place, p in zip(places(plays), plays[:BOARD_SIZE], strict=False)
     ]
+    if len(plays) > BOARD_SIZE:  # the others finished too: say so, not leave them out unsaid
+        lines.append(f"… and {plural(len(plays) - BOARD_SIZE, 'more player')}")
     embed = discord.Embed(
         title=f"Orchard Daily #{day} · {title(kind)} · {where}",
         description="\n".join(lines) or "Nobody has finished this day's game yet.",

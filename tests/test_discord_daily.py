@@ -17,7 +17,7 @@ from bot.daily import NO_GAME, date_of, day_of
 from bot.games.applejack import CATEGORIES as APPLEJACK_CATEGORIES
 from bot.games.cheerio import CATEGORIES
 from bot.model import Player
-from cogs.daily import GAMES
+from cogs.daily import BOARD_SIZE, GAMES
 from db.connection import Target
 from tests.botharness import (
     ALICE,
@@ -379,6 +379,22 @@ async def test_equal_results_share_a_place_on_the_board(
         assert (plays[1].score, plays[1].accuracy) == (plays[2].score, plays[2].accuracy)
         places = [line.split(" ", 1)[0] for line in board.splitlines()]
         assert places == ["1.", "2.", "2."], board
+        no_errors(fake_discord)
+
+
+async def test_a_board_longer_than_it_shows_says_how_many_more(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Seventeen players finished today here; the board lists fifteen and says that two more
+    finished, rather than leaving the last two to think their result was lost."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        for n in range(BOARD_SIZE + 2):
+            await finish_daily(bot, 10_000 + n, f"Player {n}")
+        _, board = await said_today(fake_discord)
+        lines = board.splitlines()
+        assert len(lines) == BOARD_SIZE + 1, board
+        assert lines[-1] == "… and 2 more players", board
         no_errors(fake_discord)
 
 
