@@ -119,7 +119,7 @@ class Dailies:
             accuracy = await asyncio.to_thread(
                 spec.daily, snapshot.row.seed, snapshot.row.options, moves
             )
-        await self.store.finish(play.day, play.kind, play.user_id, score, accuracy, self.clock())
+        await self.store.finish(play, score, accuracy, self.clock())
         return replace(play, score=score, accuracy=accuracy)
 
     async def result(self, snapshot: Snapshot) -> DailyPlay | None:

@@ -69,14 +69,14 @@ class DailyStore:
             return None
         return play
 
-    async def finish(
-        self, day: int, kind: str, user_id: int, score: int, accuracy: int | None, now: float
-    ) -> None:
+    async def finish(self, play: DailyPlay, score: int, accuracy: int | None, now: float) -> None:
+        """Record the result of ``play``'s game, unless /forget-me has made the play a bare
+        marker since it was read (its game is then :data:`~bot.daily.NO_GAME`)."""
         async with self.db.transaction() as conn:
             await conn.execute(
                 "UPDATE daily_plays SET score = ?, accuracy = ?, finished_at = ?"
-                " WHERE day = ? AND kind = ? AND user_id = ? AND score IS NULL",
-                (score, accuracy, now, day, kind, user_id),
+                " WHERE day = ? AND kind = ? AND user_id = ? AND game_id = ? AND score IS NULL",
+                (score, accuracy, now, play.day, play.kind, play.user_id, play.game_id),
             )
 
     async def board(self, day: int, kind: str, guild_id: int | None) -> list[DailyPlay]:

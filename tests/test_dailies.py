@@ -263,3 +263,27 @@ async def test_forget_me_keeps_todays_play_bare_until_the_day_is_over(database: 
         assert len(await query(database, f"{kept} WHERE user_id = 2")) == 1
     finally:
         await table.close()
+
+
+async def test_a_result_recorded_after_forget_me_leaves_the_marker_bare(
+    database: Target,
+) -> None:
+    """A board read Alice's finished play (its result not yet recorded), then her /forget-me
+    committed before the board recorded it: the result is not written into the bare marker
+    /forget-me left, which keeps only that she played today."""
+    clock = Clock(time.time())
+    today = day_of(clock.now)
+    table = await orchard(database, clock)
+    try:
+        dailies = Dailies(table.runner, clock)
+        snapshot, _ = await dailies.game_of_the_day("cheerio", GUILD, player(1))
+        for category in CATEGORIES:
+            await table.runner.act(snapshot.id, 1, "score", category)
+        (read,) = await dailies.store.board(today, "cheerio", GUILD)
+        assert read.score is None
+        await table.orchard.forget(GUILD, 1)
+        await dailies.finalize(read)
+        kept = "SELECT day, game_id, name, score, accuracy, finished_at FROM daily_plays"
+        assert await query(database, kept) == [(today, NO_GAME, "", None, None, None)]
+    finally:
+        await table.close()

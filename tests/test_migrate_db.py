@@ -55,8 +55,9 @@ async def games_of_every_kind(o: Table) -> int:
     await o.store.set_meta("k", "v")
     daily = DailyStore(o.store.db)
     play = DailyPlay(327, "cheerio", 1, GUILD, NO_GAME, "user1")
-    await daily.add_game_and_play(play, Player(0, 1, "user1"), 5, {"daily": 327}, 5.0)
-    await daily.finish(327, "cheerio", 1, 187, 98, 6.0)
+    added = await daily.add_game_and_play(play, Player(0, 1, "user1"), 5, {"daily": 327}, 5.0)
+    assert added is not None
+    await daily.finish(added, 187, 98, 6.0)
     await daily.set_world(1, True, 7.0)
     await daily.set_channel(GUILD, 400)
     return live.id
