@@ -626,7 +626,7 @@ def daily_channel_text(daily: DailyChannel | None, missing: list[str] | None = N
     shown = f"<#{daily.channel_id}>"
     if daily.refused_day is None:
         return shown
-    refused = f"{shown} ⚠️ not posted on {date_of(daily.refused_day):%d %B}"
+    refused = f"{shown} ⚠️ the board of {date_of(daily.refused_day):%d %B} was not posted"
     if missing == []:
         return f"{refused}; Orchard may post there now, so the next board goes there"
     needs = joined(list(POSTING.values()) if missing is None else missing)

@@ -560,8 +560,8 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
         assert fake_discord.channel_messages(CHANNEL) == []
         yesterday = date_of(cog.dailies.today() - 1)
         warning = (
-            f"posted in: <#{CHANNEL}> ⚠️ not posted on {yesterday:%d %B}: Orchard may not post"
-            " there. Give it Send Messages in that channel, or choose another"
+            f"posted in: <#{CHANNEL}> ⚠️ the board of {yesterday:%d %B} was not posted: Orchard"
+            " may not post there. Give it Send Messages in that channel, or choose another"
         )
         assert warning in await settings_shown(fake_discord), "the admins are told"
         again = await answered(
@@ -573,7 +573,7 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
         assert again.content.startswith(f"I cannot post in <#{CHANNEL}>: give me Send Messages")
         assert warning in await settings_shown(fake_discord), "still, until a board goes through"
         await fake_discord.update_channel(CHANNEL, permission_overwrites=[])
-        granted = f"{yesterday:%d %B}; Orchard may post there now, so the next board goes there"
+        granted = f"{yesterday:%d %B} was not posted; Orchard may post there now, so the next"
         assert granted in await settings_shown(fake_discord), "granted, not yet posted"
 
         cog.dailies.clock = lambda: time.time() + 86400  # the next day: tried again, and posted

@@ -1013,7 +1013,7 @@ def test_a_refused_daily_board_names_what_to_grant_or_that_all_is_granted() -> N
     from cogs.servers import daily_channel_text
 
     refused = DailyChannel(CHANNEL, refused_day=20_000)
-    start = f"<#{CHANNEL}> ⚠️ not posted on {date_of(20_000):%d %B}"
+    start = f"<#{CHANNEL}> ⚠️ the board of {date_of(20_000):%d %B} was not posted"
     assert daily_channel_text(None) == "none"
     assert daily_channel_text(DailyChannel(CHANNEL), []) == f"<#{CHANNEL}>"
     assert daily_channel_text(refused, ["Embed Links"]) == (
