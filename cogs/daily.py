@@ -243,9 +243,11 @@ class DailyCog(commands.Cog):
             raise Refusal("This is a server setting.")
         if channel is not None:
             check_postable(interaction, channel.id, POSTING)
+        chosen = await self.bot.orchard.store.daily_channel(interaction.guild_id)
         await self.dailies.choose_channel(interaction.guild_id, channel.id if channel else None)
         if channel is None:
-            await send(interaction, "Yesterday's daily board is no longer posted here.")
+            said = "no longer posted in this server" if chosen else "not posted in this server"
+            await send(interaction, f"Yesterday's daily board is {said}.")
             return
         await send(
             interaction, f"Each day, yesterday's daily board is posted in {channel.mention}."

@@ -281,6 +281,29 @@ async def test_two_posters_at_once_post_each_board_once(
         no_errors(fake_discord)
 
 
+async def test_daily_channel_with_none_says_whether_anything_changed(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """/daily-channel with no channel stops the posting: said so only when a channel was
+    chosen; with none chosen, it says the board is not posted here, not "no longer"."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database):
+        said = []
+        for options in ({}, {"channel": CHANNEL}, {}):
+            reply = await answered(
+                await fake_discord.slash(
+                    ALICE, GUILD, CHANNEL, "daily-channel", options, permissions=32
+                )
+            )
+            said.append(reply.content)
+        assert said == [
+            "Yesterday's daily board is not posted in this server.",
+            f"Each day, yesterday's daily board is posted in <#{CHANNEL}>.",
+            "Yesterday's daily board is no longer posted in this server.",
+        ]
+        no_errors(fake_discord)
+
+
 ATTACH_FILES = 1 << 15
 
 
