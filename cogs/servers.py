@@ -367,6 +367,10 @@ class ServersCog(commands.Cog):
             changes["turn_seconds"] = round(turn_minutes * 60)
         if add_channel is not None:
             check_postable(interaction, add_channel.id, GAME_CHANNEL)
+        if remove_channel is not None:
+            listed = (await self.bot.orchard.settings.get(guild_id)).game_channels
+            if remove_channel.id not in listed:
+                raise Refusal(f"{remove_channel.mention} is not a game channel: nothing changed.")
         added = [add_channel.id] if add_channel is not None else []
         removed = [remove_channel.id] if remove_channel is not None else []
         changing = bool(changes or added or removed)

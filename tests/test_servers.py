@@ -876,7 +876,7 @@ async def test_a_hinted_game_is_marked_in_its_standings_and_history(
 ATTACH_FILES = 1 << 15
 
 
-async def test_settings_refuse_a_channel_the_bot_cannot_post_or_attach_in(
+async def test_settings_refuse_a_channel_it_cannot_post_in_or_remove_one_not_listed(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
     no_files, fine, unseen = CHANNEL + 1, CHANNEL + 2, CHANNEL + 3
@@ -905,6 +905,13 @@ async def test_settings_refuse_a_channel_the_bot_cannot_post_or_attach_in(
         assert (await bot.orchard.settings.get(GUILD)).game_channels == ()
         assert (await add(fine)).startswith("Saved.")
         assert (await bot.orchard.settings.get(GUILD)).game_channels == (fine,)
+        unlisted = await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "settings", {"remove_channel": CHANNEL, "hints": False}
+            )
+        )
+        assert unlisted.content == f"<#{CHANNEL}> is not a game channel: nothing changed."
+        assert (await bot.orchard.settings.get(GUILD)).hints, "nothing, not even the rest"
 
 
 async def test_a_deleted_game_channel_leaves_the_list(
