@@ -109,9 +109,16 @@ def finished(snapshot: Snapshot, day: int, heading: str, payload: Rendered) -> R
 
 
 def board_embed(
-    plays: list[DailyPlay], streaks: dict[int, int], day: int, kind: str, where: str
+    plays: list[DailyPlay],
+    streaks: dict[int, int],
+    day: int,
+    kind: str,
+    where: str,
+    over: bool = False,
 ) -> discord.Embed:
-    """A day's results, best first, each with the player's streak of days in a row."""
+    """A day's results, best first, each with the player's streak of days in a row; ``over``
+    for a day that has ended (yesterday's board), which nobody can finish any more."""
+    nobody = "Nobody finished this day's game." if over else "Nobody has finished today's game yet."
     lines = [
         f"{place}. {literal(p.name)}: **{p.score}**"
         + (f" · accuracy {p.accuracy}%" if p.accuracy is not None else "")
@@ -122,7 +129,7 @@ def board_embed(
         lines.append(f"… and {plural(len(plays) - BOARD_SIZE, 'more player')}")
     embed = discord.Embed(
         title=f"Orchard Daily #{day} · {title(kind)} · {where}",
-        description="\n".join(lines) or "Nobody has finished this day's game yet.",
+        description="\n".join(lines) or nobody,
     )
     embed.set_footer(text=f"{date_of(day):%A %d %B %Y} (UTC) · 🔥 days in a row · /daily")
     return embed
@@ -216,7 +223,7 @@ class DailyCog(commands.Cog):
             p.user_id: await self.dailies.streak(kind, p.user_id, day) for p in plays[:BOARD_SIZE]
         }
         where = "every server" if guild_id is None else "this server"
-        return board_embed(plays, streaks, day, kind, where)
+        return board_embed(plays, streaks, day, kind, where, over=day < self.dailies.today())
 
     @app_commands.command(
         name="daily-world", description="Show your daily results on the board across servers"

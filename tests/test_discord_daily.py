@@ -278,6 +278,10 @@ async def test_two_posters_at_once_post_each_board_once(
         assert sorted(done) == [0, 1]
         posted = fake_discord.channel_messages(CHANNEL)[before:]
         assert len(posted) == len(GAMES), [m["embeds"][0]["title"] for m in posted]
+        said = {m["embeds"][0]["description"] for m in posted}
+        assert said == {"Nobody finished this day's game."}, "yesterday is over: no 'yet'"
+        today = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily-board"))
+        assert today.embeds[0]["description"] == "Nobody has finished today's game yet."
         no_errors(fake_discord)
 
 
