@@ -261,16 +261,20 @@ async def open_lobby(
     snapshot = await lobby.open(
         kind, interaction.guild_id, interaction.channel_id, host_seat, options, variant
     )
-    for player in players:  # seated before the message exists: nothing to display yet
-        if player.is_bot:
-            snapshot = await lobby.add_seat(snapshot.id, user.id, player, no_display)
-        else:
-            snapshot = await lobby.join(snapshot.id, player, no_display)
-    announce = _announcer(interaction)
-    if start:  # announced inside the start's lock: Orchard may move first, onto this message
-        return await lobby.start(snapshot.id, user.id, announce)
-    await announce(snapshot)
-    return snapshot
+    lobby.announcing.add(snapshot.id)  # its message is on its way: nobody else shows it
+    try:
+        for player in players:  # seated before the message exists: nothing to display yet
+            if player.is_bot:
+                snapshot = await lobby.add_seat(snapshot.id, user.id, player, no_display)
+            else:
+                snapshot = await lobby.join(snapshot.id, player, no_display)
+        announce = _announcer(interaction)
+        if start:  # announced inside the start's lock: Orchard may move first, onto this message
+            return await lobby.start(snapshot.id, user.id, announce)
+        await announce(snapshot)
+        return snapshot
+    finally:
+        lobby.announcing.discard(snapshot.id)
 
 
 def _announcer(interaction: discord.Interaction[Any]) -> Display:
@@ -290,12 +294,16 @@ def _announcer(interaction: discord.Interaction[Any]) -> Display:
 
 
 async def _unshown(interaction: discord.Interaction[Any], kind: str) -> int | None:
-    """The caller's open game of ``kind`` in this channel that has no message, if any."""
-    rows = await host(interaction).orchard.store.open_games(
+    """The caller's open game of ``kind`` in this channel that has no message, if any: not
+    one whose first message is still on its way (a rematch another player pressed just
+    before), which would be posted twice."""
+    orchard = host(interaction).orchard
+    rows = await orchard.store.open_games(
         interaction.guild_id or 0, interaction.channel_id or 0, kind
     )
     user = interaction.user.id
-    return next((r.id for r in rows if r.message_id is None and r.seat_of(user) is not None), None)
+    lost = (r for r in rows if r.message_id is None and r.id not in orchard.lobby.announcing)
+    return next((r.id for r in lost if r.seat_of(user) is not None), None)
 
 
 async def _show_again(interaction: discord.Interaction[Any], game_id: int) -> Snapshot:

@@ -48,6 +48,9 @@ class Lobby:
         self.runner = runner
         self.store = runner.store
         self._opening: KeyedLocks[tuple[int, int, str]] = KeyedLocks()
+        # Lobbies being seated and announced by the command that opened them: their first
+        # message is on its way, not lost (see :func:`bot.interface.open_lobby`).
+        self.announcing: set[int] = set()
 
     async def open(
         self,

@@ -1,5 +1,6 @@
 """Apple Jack and Hot Score through discord.py against the fake Discord."""
 
+import asyncio
 from typing import Any
 
 from bot.app import OrchardBot
@@ -9,6 +10,7 @@ from tests.botharness import (
     ALICE,
     BOB,
     CAROL,
+    CHANNEL,
     GUILD,
     choose,
     new_game,
@@ -192,6 +194,32 @@ async def test_hot_score_lobby_takes_exactly_two(
         await press(fake_discord, BOB, lobby, "Join")
         full = await press(fake_discord, CAROL, lobby, "Join")
         assert full.ephemeral and "full" in full.content
+
+
+async def test_two_players_pressing_rematch_together_get_one_lobby_message(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Both players press Rematch as the game ends: Bob's lobby (Alice seated) is made
+    while its message is still on its way. Alice is told she has that game already; her
+    press does not post the same lobby a second time, a copy no click would ever update."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, database) as bot:
+        board = await new_game(fake, "hotscore", ALICE, [BOB])
+        await (await fake.slash(BOB, GUILD, CHANNEL, "forfeit")).wait()
+        bob = await fake.click(BOB, board, fake.find_button(board, "Rematch (same players)"))
+        callback = rf"/interactions/{bob.id}/[^/]+/callback$"
+        released = fake.hold("POST", callback)  # Bob's lobby is on its way
+        while not fake.requests_matching("POST", callback):
+            await asyncio.sleep(0.01)
+        alice = await press(fake, ALICE, board, "Rematch (same players)")
+        released.set()
+        await bob.wait()
+        assert alice.ephemeral and "already have a game" in alice.content, alice.describe()
+        lobbies = [m for m in fake.channel_messages(CHANNEL) if "who is playing" in text_of(m)]
+        assert [int(m["id"]) for m in lobbies] == [bob.original_id]
+        (lobby,) = await bot.orchard.store.open_games(GUILD)
+        assert {p.user_id for p in lobby.players} == {ALICE, BOB}
 
 
 async def test_hot_score_rules_match_the_engine(
