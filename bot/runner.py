@@ -432,9 +432,20 @@ class Runner:
             snapshot = held.snapshot
             seat = self._check_actor(snapshot, user_id)
             state = self.engine(snapshot.row.kind).forfeit(snapshot.state, seat)
+            if state == snapshot.state:
+                raise Refusal("You have already left this game.")
             moves = [Move(seat, FORFEIT_VERB, "", user_id, MoveSource.FORFEIT)]
             fresh = await self._play(held, state, moves, {})
         return await self.shown(fresh, display)
+
+    def still_in(self, snapshot: Snapshot, user_id: int) -> bool:
+        """Whether a person plays this game still: seated in it, and not gone from it (given
+        up, or timed out three turns in a row), so that leaving it would change it."""
+        seat = snapshot.row.seat_of(user_id)
+        if seat is None or snapshot.state is None:
+            return False
+        left: Any = self.engine(snapshot.row.kind).forfeit(snapshot.state, seat)
+        return bool(left != snapshot.state)
 
     async def forget_player(self, game_id: int, user_id: int) -> Snapshot | None:
         """Take a person out of an open game before /forget-me erases them: they leave a

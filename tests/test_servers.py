@@ -597,6 +597,31 @@ async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, database: Ta
         assert "Game abandoned" in standings and "🏆" not in standings, "nobody won or lost"
 
 
+async def test_forfeit_does_not_count_a_game_the_player_has_already_left(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Carol leaves a three-player game that Alice and Bob play on. Her /forfeit now finds no
+    game of hers: it neither says she left again nor writes another leaving move (which would
+    move the board on under the player to act), and it does not ask her to choose between
+    that game and the one she is still playing here."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        await bot.orchard.settings.update(GUILD, open_games_per_channel=2)
+        await new_game(fake_discord, "cheerio", ALICE, [BOB, CAROL])
+        (cheerio,) = [g.id for g in await bot.orchard.store.open_games(GUILD)]
+        left = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "forfeit"))
+        assert left.content == f"You left Cheerio game {cheerio}."
+        version = (await bot.orchard.runner.load(cheerio)).row.version
+        again = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "forfeit"))
+        assert again.ephemeral and again.content == "You have no game in play in this channel."
+        assert (await bot.orchard.runner.load(cheerio)).row.version == version
+        await new_game(fake_discord, "hotscore", CAROL, [ALICE])
+        hotscore = max(g.id for g in await bot.orchard.store.open_games(GUILD))
+        gone = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "forfeit"))
+        assert gone.content == f"You left Hot Score game {hotscore}.", gone.content
+        assert await forfeits(bot, [cheerio, hotscore]) == [cheerio, hotscore]
+
+
 async def forfeits(bot: OrchardBot, game_ids: list[int]) -> list[int]:
     """The games among ``game_ids`` that someone has given up."""
     return [g for g in game_ids for m in await bot.orchard.store.moves(g) if m.verb == "forfeit"]
