@@ -88,8 +88,12 @@ class Lobby:
             channels = lines_within(mentions, 1800, "channel", sep=", ")  # a reply holds 2,000
             raise Refusal(f"Games can only be started in {channels} on this server.")
         here = await self.store.open_games(guild_id, channel_id, kind)
-        if any(row.seat_of(host.user_id) is not None for row in here):
-            raise Refusal("You already have a game of this kind open in this channel.")
+        for row in here:  # a lobby they sit in, or a game they have not left
+            if row.seat_of(host.user_id) is not None and (
+                row.status is GameStatus.LOBBY
+                or self.runner.still_in(await self.runner.load(row.id), host.user_id)
+            ):
+                raise Refusal("You already have a game of this kind open in this channel.")
         if len(here) >= settings.open_games_per_channel:
             raise Refusal(
                 "This channel already has an open game of this kind: finish it, or use /games."

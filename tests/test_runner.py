@@ -303,6 +303,26 @@ async def test_settings_limit_channels_and_open_games(database: Target) -> None:
     await o.close()
 
 
+async def test_a_player_who_left_a_game_may_open_another_of_its_kind(database: Target) -> None:
+    """With two open games of a kind allowed per channel, user 3 gives up a game that users
+    1 and 2 play on: that seat is no game of theirs any more, so they may open a new one
+    (while a lobby they sit in, or a game they still play, counts as theirs)."""
+    o = await orchard(database)
+    await o.runner.settings.update(GUILD, open_games_per_channel=2)
+    live = await started(o, "cheerio", [1, 2, 3])
+    with pytest.raises(Refusal, match="already have a game"):
+        await o.lobby.open("cheerio", GUILD, CHANNEL, player(3))
+    await o.runner.forfeit(live.id, 3)
+    with pytest.raises(Refusal, match="already left"):
+        await o.runner.forfeit(live.id, 3)
+    lobby = await o.lobby.open("cheerio", GUILD, CHANNEL, player(3))
+    await o.lobby.cancel(lobby.id, 3)
+    await o.lobby.join((await o.lobby.open("hotscore", GUILD, CHANNEL, player(1))).id, player(3))
+    with pytest.raises(Refusal, match="already have a game"):
+        await o.lobby.open("hotscore", GUILD, CHANNEL, player(3))
+    await o.close()
+
+
 def _first_open(live) -> str:
     return open_categories(live.state.cards[live.state.turn])[0]
 
