@@ -108,11 +108,15 @@ class Settings:
         """Change some settings (and add or remove game channels) and keep the rest as
         stored: applied to the settings as read in the writing transaction, so a change made
         meanwhile, in this process or another, is never written back over. Invalid
-        settings raise ValueError and write nothing."""
+        settings, or removing a channel that is not a game channel, raise ValueError and
+        write nothing."""
         added, removed = set(add_channels), set(remove_channels)
 
         def merged(stored: dict[str, Any]) -> dict[str, Any]:
             new = replace(from_json(stored), **changes)
+            unlisted = sorted(removed - set(new.game_channels))
+            if unlisted:  # a wrong channel picked: "Saved." would say it was done
+                raise ValueError(f"<#{unlisted[0]}> is not a game channel: nothing changed.")
             channels = (set(new.game_channels) | added) - removed
             new = replace(new, game_channels=tuple(sorted(channels)))
             return to_json(new.validated())

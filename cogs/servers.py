@@ -7,6 +7,7 @@ Who may change settings or end games is left to Discord's own command permission
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 import math
@@ -367,10 +368,6 @@ class ServersCog(commands.Cog):
             changes["turn_seconds"] = round(turn_minutes * 60)
         if add_channel is not None:
             check_postable(interaction, add_channel.id, GAME_CHANNEL)
-        if remove_channel is not None:
-            listed = (await self.bot.orchard.settings.get(guild_id)).game_channels
-            if remove_channel.id not in listed:
-                raise Refusal(f"{remove_channel.mention} is not a game channel: nothing changed.")
         added = [add_channel.id] if add_channel is not None else []
         removed = [remove_channel.id] if remove_channel is not None else []
         changing = bool(changes or added or removed)
@@ -490,7 +487,8 @@ class ServersCog(commands.Cog):
         refused, pointing at it (with none left, everywhere, for good)."""
         settings = self.bot.orchard.settings
         if channel.id in (await settings.get(channel.guild.id)).game_channels:
-            await settings.update(channel.guild.id, remove_channels=[channel.id])
+            with contextlib.suppress(ValueError):  # removed meanwhile (another process's)
+                await settings.update(channel.guild.id, remove_channels=[channel.id])
 
     @tasks.loop(hours=6)
     async def purge(self) -> None:
