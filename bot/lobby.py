@@ -90,8 +90,7 @@ class Lobby:
         here = await self.store.open_games(guild_id, channel_id, kind)
         for row in here:  # a lobby they sit in, or a game they have not left
             if row.seat_of(host.user_id) is not None and (
-                row.status is GameStatus.LOBBY
-                or self.runner.still_in(await self.runner.load(row.id), host.user_id)
+                row.status is GameStatus.LOBBY or await self.runner.still_in(row.id, host.user_id)
             ):
                 raise Refusal("You already have a game of this kind open in this channel.")
         if len(here) >= settings.open_games_per_channel:

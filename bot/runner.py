@@ -438,9 +438,10 @@ class Runner:
             fresh = await self._play(held, state, moves, {})
         return await self.shown(fresh, display)
 
-    def still_in(self, snapshot: Snapshot, user_id: int) -> bool:
+    async def still_in(self, game_id: int, user_id: int) -> bool:
         """Whether a person plays this game still: seated in it, and not gone from it (given
         up, or timed out three turns in a row), so that leaving it would change it."""
+        snapshot = await self.load(game_id)
         seat = snapshot.row.seat_of(user_id)
         if seat is None or snapshot.state is None:
             return False

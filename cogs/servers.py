@@ -428,7 +428,7 @@ class ServersCog(commands.Cog):
             if number is None or g.id == number
         ]
         runner = self.bot.orchard.runner  # not a game they have left already
-        rows = [g for g in rows if runner.still_in(await runner.load(g.id), interaction.user.id)]
+        rows = [g for g in rows if await runner.still_in(g.id, interaction.user.id)]
         if not rows:
             which = "no game" if number is None else f"no game {number}"
             raise Refusal(f"You have {which} in play in this channel.")
