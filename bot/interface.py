@@ -252,17 +252,14 @@ async def open_lobby(
     if interaction.guild_id is None or interaction.channel_id is None:
         raise Refusal("Games are played in a server channel, not in direct messages.")
     answer_publicly(interaction)
-    unshown = await _unshown(interaction, kind)
-    if unshown is not None:
-        return await _show_again(interaction, unshown)
     lobby = host(interaction).orchard.lobby
     user = interaction.user
+    here = (interaction.guild_id, interaction.channel_id)
+    unshown = await lobby.unshown(kind, *here, user.id)
+    if unshown is not None:
+        return await _show_again(interaction, unshown)
     host_seat = Player(0, user.id, user.display_name)
-    snapshot = await lobby.open(
-        kind, interaction.guild_id, interaction.channel_id, host_seat, options, variant
-    )
-    lobby.announcing.add(snapshot.id)  # its message is on its way: nobody else shows it
-    try:
+    async with lobby.opened(kind, *here, host_seat, options, variant) as snapshot:
         for player in players:  # seated before the message exists: nothing to display yet
             if player.is_bot:
                 snapshot = await lobby.add_seat(snapshot.id, user.id, player, no_display)
@@ -273,8 +270,6 @@ async def open_lobby(
             return await lobby.start(snapshot.id, user.id, announce)
         await announce(snapshot)
         return snapshot
-    finally:
-        lobby.announcing.discard(snapshot.id)
 
 
 def _announcer(interaction: discord.Interaction[Any]) -> Display:
@@ -291,19 +286,6 @@ def _announcer(interaction: discord.Interaction[Any]) -> Display:
         await bot.orchard.runner.record_message(fresh.id, message_id)
 
     return announce
-
-
-async def _unshown(interaction: discord.Interaction[Any], kind: str) -> int | None:
-    """The caller's open game of ``kind`` in this channel that has no message, if any: not
-    one whose first message is still on its way (a rematch another player pressed just
-    before), which would be posted twice."""
-    orchard = host(interaction).orchard
-    rows = await orchard.store.open_games(
-        interaction.guild_id or 0, interaction.channel_id or 0, kind
-    )
-    user = interaction.user.id
-    lost = (r for r in rows if r.message_id is None and r.id not in orchard.lobby.announcing)
-    return next((r.id for r in lost if r.seat_of(user) is not None), None)
 
 
 async def _show_again(interaction: discord.Interaction[Any], game_id: int) -> Snapshot:

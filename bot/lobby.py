@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -60,16 +62,18 @@ class Lobby:
         host: Player,
         options: dict[str, Any] | None = None,
         variant: str = "",
+        *,
+        announcing: bool = False,
     ) -> Snapshot:
         """A new lobby with the host in seat 0, if this channel may have another game.
 
         The limits are checked and the lobby created under one lock per channel and game, so
         two `/new` at the same moment cannot both pass a one-open-game limit.
+        ``announcing``: marked so before that lock is let go (see :meth:`opened`).
         """
-        key = (guild_id, channel_id, kind)
-        async with self._opening[key]:
+        async with self._opening[(guild_id, channel_id, kind)]:
             await self._check_room(kind, guild_id, channel_id, host)
-            return await self.runner.create(
+            snapshot = await self.runner.create(
                 kind,
                 guild_id,
                 channel_id,
@@ -79,6 +83,40 @@ class Lobby:
                 variant=variant,
                 deadline=self.runner.clock() + LOBBY_SECONDS,
             )
+            if announcing:
+                self.announcing.add(snapshot.id)
+            return snapshot
+
+    @asynccontextmanager
+    async def opened(
+        self,
+        kind: str,
+        guild_id: int,
+        channel_id: int,
+        host: Player,
+        options: dict[str, Any] | None = None,
+        variant: str = "",
+    ) -> AsyncIterator[Snapshot]:
+        """:meth:`open`, the lobby marked :attr:`announcing` while its opener seats and posts
+        it: marked inside the opening lock, so :meth:`unshown` (under the same lock) never
+        takes it for a lobby whose message was lost."""
+        snapshot = await self.open(
+            kind, guild_id, channel_id, host, options, variant, announcing=True
+        )
+        try:
+            yield snapshot
+        finally:
+            self.announcing.discard(snapshot.id)
+
+    async def unshown(self, kind: str, guild_id: int, channel_id: int, user_id: int) -> int | None:
+        """The player's open game of ``kind`` in this channel that has no message, if any: not
+        one whose first message is still on its way (a rematch another player pressed, or
+        their own ``/new`` sent a moment before), which would be posted twice. Read under the
+        channel's opening lock: a lobby just committed is marked by then (:meth:`open`)."""
+        async with self._opening[(guild_id, channel_id, kind)]:
+            rows = await self.store.open_games(guild_id, channel_id, kind)
+        lost = (r for r in rows if r.message_id is None and r.id not in self.announcing)
+        return next((r.id for r in lost if r.seat_of(user_id) is not None), None)
 
     async def _check_room(self, kind: str, guild_id: int, channel_id: int, host: Player) -> None:
         """Refuse a new lobby where games may not start or the channel is full."""

@@ -10,6 +10,7 @@ the channel, and leave no task exception behind.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import sys
 import time
@@ -366,6 +367,41 @@ async def test_new_after_a_lost_first_message_shows_the_lobby_again(
         assert again.ephemeral and "already have a game" in again.content
         no_errors(fake)
     no_task_errors(task_errors)
+
+
+async def test_the_same_new_sent_twice_at_once_posts_one_lobby(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bob sends /hotscore new twice, the second while the first's lobby is committed but
+    not yet announced (its read back is slow). The second is told he has that game already:
+    it must not take the lobby for one whose message was lost and post it a second time, a
+    copy no click would ever update."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, tmp_path / "o.db") as bot:
+        runner = bot.orchard.runner
+        read_back, go_on = asyncio.Event(), asyncio.Event()
+        load = runner.load
+
+        async def slow_first_load(game_id: int) -> Any:
+            monkeypatch.setattr(runner, "load", load)  # only the lobby's own read back
+            read_back.set()
+            await go_on.wait()
+            return await load(game_id)
+
+        monkeypatch.setattr(runner, "load", slow_first_load)
+        first = await fake.slash(BOB, GUILD, CHANNEL, "hotscore new")
+        await asyncio.wait_for(read_back.wait(), 2)  # committed, on its way
+        second = await fake.slash(BOB, GUILD, CHANNEL, "hotscore new")
+        with contextlib.suppress(TimeoutError):  # answered by now, unless it waits its turn
+            await asyncio.wait_for(asyncio.shield(second.wait()), 0.5)
+        go_on.set()
+        await first.wait()
+        await second.wait()
+        assert second.ephemeral and "already have a game" in second.content, second.describe()
+        lobbies = [m for m in fake.channel_messages(CHANNEL) if "who is playing" in text_of(m)]
+        assert [int(m["id"]) for m in lobbies] == [first.original_id]
+        no_errors(fake)
 
 
 async def test_a_lobby_shown_again_holds_up_none_of_its_game_while_discord_takes_the_answer(
