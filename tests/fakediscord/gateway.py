@@ -101,7 +101,8 @@ class Gateway(World, Waiting):
         }
         await self._send(session, "READY", ready)
         for guild_id in guild_ids:
-            await self._send(session, "GUILD_CREATE", self._guild_create(guild_id))
+            if guild_id not in self.outages:
+                await self._send(session, "GUILD_CREATE", self._guild_create(guild_id))
         session.live = True
         self._sessions[shard_id] = session
         self._notify()
@@ -150,11 +151,22 @@ class Gateway(World, Waiting):
         channel.update(changes)
         await self.dispatch("CHANNEL_UPDATE", channel, guild_id=int(channel["guild_id"]))
 
-    async def delete_channel(self, channel_id: int) -> None:
+    async def delete_channel(self, channel_id: int, *, heard: bool = True) -> None:
         """Delete a guild channel as its server's admins would, and tell the bot, as Discord
-        does (CHANNEL_DELETE): a post there is refused 404 from now on."""
+        does (CHANNEL_DELETE): a post there is refused 404 from now on, and the server's
+        channels no longer list it. ``heard=False``: while the bot is down, so no event
+        reaches it; it sees the channel gone only in the server's channels when it connects."""
         channel = self.channels.pop(channel_id)
-        await self.dispatch("CHANNEL_DELETE", channel, guild_id=int(channel["guild_id"]))
+        guild_id = int(channel["guild_id"])
+        self.guilds[guild_id]["channel_ids"].remove(channel_id)
+        if heard:
+            await self.dispatch("CHANNEL_DELETE", channel, guild_id=guild_id)
+
+    async def end_outage(self, guild_id: int) -> None:
+        """A server in :attr:`outages` (listed unavailable in READY, its channels unsent)
+        becomes available: Discord sends its GUILD_CREATE, channels and all."""
+        self.outages.discard(guild_id)
+        await self.dispatch("GUILD_CREATE", self._guild_create(guild_id), guild_id=guild_id)
 
     async def drop_gateway(
         self, *, code: int = 4000, wait: bool = True, timeout: float = 5.0

@@ -66,6 +66,9 @@ class State:
         self.guilds: dict[int, JSON] = {}
         self.channels: dict[int, JSON] = {}
         self.guild_members: dict[int, dict[int, JSON]] = {}
+        # Servers in an outage: READY lists them unavailable, as every server, but no
+        # GUILD_CREATE follows (discord.py never learns their channels) until ``end_outage``.
+        self.outages: set[int] = set()
         self.permissions: dict[int, int] = {}  # per-user member permissions override
         self.dm_channels: dict[int, int] = {}  # user id -> DM channel id
         self.dms_closed: set[int] = set()
