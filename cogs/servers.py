@@ -12,6 +12,7 @@ import io
 import logging
 import math
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -485,10 +486,23 @@ class ServersCog(commands.Cog):
         """A deleted game channel leaves the list: Discord's channel picker offers no deleted
         channel, so ``/settings remove_channel`` could never take it out, and games would stay
         refused, pointing at it (with none left, everywhere, for good)."""
+        await self._unlist(channel.guild.id, lambda c: c == channel.id)
+
+    @commands.Cog.listener()
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        """The server's channels have arrived (at start-up, or back from an outage): game
+        channels deleted while Orchard was down leave the list, as a deletion heard does. A
+        server still unavailable is never heard of here, so no unknown channel counts as
+        deleted. Runs for every server at every start: it writes only if one is missing."""
+        if not guild.unavailable:
+            await self._unlist(guild.id, lambda c: guild.get_channel(c) is None)
+
+    async def _unlist(self, guild_id: int, deleted: Callable[[int], bool]) -> None:
+        """Take the server's game channels that are ``deleted`` out of its list."""
         settings = self.bot.orchard.settings
-        if channel.id in (await settings.get(channel.guild.id)).game_channels:
+        for channel_id in [c for c in (await settings.get(guild_id)).game_channels if deleted(c)]:
             with contextlib.suppress(ValueError):  # removed meanwhile (another process's)
-                await settings.update(channel.guild.id, remove_channels=[channel.id])
+                await settings.update(guild_id, remove_channels=[channel_id])
 
     @tasks.loop(hours=6)
     async def purge(self) -> None:

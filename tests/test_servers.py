@@ -26,6 +26,7 @@ from tests.botharness import (
     answered,
     choose,
     new_game,
+    no_errors,
     orchard_bot,
     press,
     server,
@@ -939,6 +940,15 @@ async def test_settings_refuse_a_channel_it_cannot_post_in_or_remove_one_not_lis
         assert (await bot.orchard.settings.get(GUILD)).hints, "nothing, not even the rest"
 
 
+async def listed_once_settled(bot: OrchardBot, expected: tuple[int, ...]) -> None:
+    """Wait (5 s at most) until the server's game channels are ``expected``: a listener's
+    write sends Discord nothing, so ``fake.wait_for`` has no request to wake on."""
+    deadline = time.monotonic() + 5
+    while (listed := (await bot.orchard.settings.get(GUILD)).game_channels) != expected:
+        assert time.monotonic() < deadline, f"listed {listed}, not {expected}"
+        await asyncio.sleep(0.02)
+
+
 async def test_a_deleted_game_channel_leaves_the_list(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
@@ -951,13 +961,6 @@ async def test_a_deleted_game_channel_leaves_the_list(
     fake_discord.add_guild(GUILD, [CHANNEL, games, other], [ALICE, BOB, CAROL])
     fake_discord.permissions[ALICE] = MANAGE_GUILD
     async with orchard_bot(fake_discord, database) as bot:
-
-        async def listed_once_settled(expected: tuple[int, ...]) -> None:
-            deadline = time.monotonic() + 5
-            while (await bot.orchard.settings.get(GUILD)).game_channels != expected:
-                assert time.monotonic() < deadline, "a deleted channel is still listed"
-                await asyncio.sleep(0.02)
-
         for channel in (games, other):
             said = await answered(
                 await fake_discord.slash(
@@ -967,15 +970,73 @@ async def test_a_deleted_game_channel_leaves_the_list(
             assert said.content.startswith("Saved."), said.content
 
         await fake_discord.delete_channel(games)
-        await listed_once_settled((other,))
+        await listed_once_settled(bot, (other,))
         refused = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
         assert refused.content == f"Games can only be started in <#{other}> on this server."
 
         await fake_discord.delete_channel(other)
-        await listed_once_settled(())
+        await listed_once_settled(bot, ())
         opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
         assert "Games can only be started" not in (opened.content or ""), opened.describe()
         assert len(await bot.orchard.store.open_games(GUILD, CHANNEL)) == 1
+
+
+async def test_a_game_channel_deleted_while_orchard_was_down_leaves_the_list(
+    fake_discord: FakeDiscord, database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game channel deleted while Orchard was down: no CHANNEL_DELETE ever reaches it, and
+    Discord's channel picker offers no deleted channel, so nobody could take it out of the
+    list, and games would stay refused, pointing at it. Once the server's channels arrive at
+    start-up, it leaves the list, and only it. A start-up with nothing missing writes
+    nothing (it runs for every server, each time Orchard connects)."""
+    gone, kept = CHANNEL + 1, CHANNEL + 2
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, gone, kept], [ALICE, BOB, CAROL])
+    async with orchard_bot(fake_discord, database) as bot:
+        await bot.orchard.settings.update(GUILD, add_channels=[gone, kept])
+    await fake_discord.delete_channel(gone, heard=False)
+    async with orchard_bot(fake_discord, database) as bot:
+        await listed_once_settled(bot, (kept,))
+        refused = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        assert refused.content == f"Games can only be started in <#{kept}> on this server."
+
+        written: list[int] = []
+
+        async def noted(guild_id: int, *args: object, **kwargs: object) -> None:
+            written.append(guild_id)
+            raise AssertionError("written")
+
+        monkeypatch.setattr(bot.orchard.store, "update_guild_settings", noted)
+        guild = bot.get_guild(GUILD)
+        assert guild is not None
+        for cog in bot.cogs.values():  # as at the next start-up: nothing is missing
+            heard = getattr(cog, "on_guild_available", None)
+            if heard is not None:
+                await heard(guild)
+        assert written == []
+        assert (await bot.orchard.settings.get(GUILD)).game_channels == (kept,)
+        no_errors(fake_discord)
+
+
+async def test_a_server_in_an_outage_keeps_its_game_channels_until_they_arrive(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Orchard starts while Discord cannot send one server's channels (an outage): the
+    server is known only by id, and none of its channels, so none may be taken for deleted.
+    When the server becomes available, the one deleted meanwhile leaves the list."""
+    gone, kept = CHANNEL + 1, CHANNEL + 2
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, gone, kept], [ALICE, BOB, CAROL])
+    async with orchard_bot(fake_discord, database) as bot:
+        await bot.orchard.settings.update(GUILD, add_channels=[gone, kept])
+    await fake_discord.delete_channel(gone, heard=False)
+    fake_discord.outages.add(GUILD)
+    async with orchard_bot(fake_discord, database) as bot:
+        guild = bot.get_guild(GUILD)
+        assert guild is not None and guild.unavailable and not guild.channels
+        await fake_discord.end_outage(GUILD)
+        await listed_once_settled(bot, (kept,))
+        no_errors(fake_discord)
 
 
 async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
