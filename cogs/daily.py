@@ -14,6 +14,7 @@ server's chosen channel by a loop that checks every few minutes (and at start-up
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -315,6 +316,25 @@ class DailyCog(commands.Cog):
                 log.warning("daily board for server %s not posted: %s", guild_id, err)
         if sent:
             await self.dailies.board_refused(guild_id, channel_id, None)
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """The daily board's channel deleted is no longer chosen: /settings says so at once,
+        not only after the next board fails to post there."""
+        await self._forget_deleted(channel.guild.id, lambda c: c == channel.id)
+
+    @commands.Cog.listener()
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        """The server's channels have arrived (at start-up, or back from an outage): a daily
+        channel deleted while Orchard was down, which it never heard of, is forgotten too.
+        A server still unavailable is never heard of here; one read, no write, if it is there."""
+        if not guild.unavailable:
+            await self._forget_deleted(guild.id, lambda c: guild.get_channel(c) is None)
+
+    async def _forget_deleted(self, guild_id: int, deleted: Callable[[int], bool]) -> None:
+        chosen = await self.bot.orchard.store.daily_channel(guild_id)
+        if chosen is not None and deleted(chosen.channel_id):
+            await self.channel_gone(guild_id, chosen.channel_id)
 
     async def channel_gone(self, guild_id: int, channel_id: int) -> None:
         if await self.dailies.channel_gone(guild_id, channel_id):

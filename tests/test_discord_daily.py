@@ -625,6 +625,49 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
         no_errors(fake_discord)
 
 
+async def test_a_daily_channel_deleted_is_cleared_at_once_or_at_start_up(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """The channel chosen for the daily board is deleted: /settings says none at once, not
+    only once the next board fails to post there. Deleted while Orchard was down (no
+    CHANNEL_DELETE reaches it), from its start-up on; a channel still there stays chosen."""
+    first, second = CHANNEL + 1, CHANNEL + 2
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, first, second], [ALICE, BOB, CAROL])
+    path = tmp_path / "o.db"
+
+    async def chosen(channel: int) -> None:
+        said = await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": channel}, permissions=32
+            )
+        )
+        assert said.content.endswith(f"posted in <#{channel}>."), said.describe()
+
+    async def cleared(bot: OrchardBot) -> None:
+        deadline = time.monotonic() + 5
+        while await bot.orchard.store.daily_channel(GUILD) is not None:
+            assert time.monotonic() < deadline, "the deleted channel is still chosen"
+            await asyncio.sleep(0.02)
+
+    async with orchard_bot(fake_discord, path) as bot:
+        cog = await posting_by_hand(bot)  # no board posted: no 404 to learn it from
+        await chosen(first)
+        await fake_discord.delete_channel(first)
+        await cleared(bot)
+        assert "posted in: none" in await settings_shown(fake_discord)
+        await chosen(second)
+        assert await cog.dailies.claim_board(GUILD, cog.dailies.today() - 1), "not due again"
+    async with orchard_bot(fake_discord, path):  # a restart: the chosen one is still there
+        assert f"posted in: <#{second}>" in await settings_shown(fake_discord)
+    await fake_discord.delete_channel(second, heard=False)
+    async with orchard_bot(fake_discord, path) as bot:
+        await cleared(bot)
+        assert "posted in: none" in await settings_shown(fake_discord)
+    assert fake_discord.requests_matching("POST", r"^/channels/\d+/messages$") == []
+    no_errors(fake_discord)
+
+
 async def settings_shown(fake: FakeDiscord) -> str:
     """/settings as the server's admin sees it."""
     shown = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "settings", permissions=32))
