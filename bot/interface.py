@@ -222,9 +222,11 @@ async def _repost(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
         raise Refusal("Only this game's players can post it again.")
     if not snapshot.row.status.is_open:
         raise Refusal("This game is over.")
-    bot = host(interaction)
-    async with bot.orchard.runner.showing(snapshot.id):  # between two displays
-        message = await bot.boards.post(await bot.orchard.runner.load(snapshot.id))
+    runner = host(interaction).orchard.runner
+    if snapshot.row.status is GameStatus.ACTIVE and not runner.plays(snapshot, interaction.user.id):
+        raise Refusal("You have left this game.")
+    async with runner.showing(snapshot.id):  # between two displays
+        message = await host(interaction).boards.post(await runner.load(snapshot.id))
     await send(interaction, f"Posted again: {link('go to the game', message.jump_url)}")
 
 

@@ -88,6 +88,11 @@ class CoreCog(commands.Cog):
         if not rows:
             await refuse(interaction, "No games are open here. Start one with /cheerio new.")
             return
+        user = interaction.user.id
+        seated = [
+            r.id for r in rows if r.status is GameStatus.ACTIVE and r.seat_of(user) is not None
+        ]
+        left = await self.bot.orchard.runner.left_of(seated, user)  # seats no longer theirs
         lines: list[str] = []
         buttons: list[GameButton] = []
         for row in rows:
@@ -95,7 +100,8 @@ class CoreCog(commands.Cog):
             link = message_link("Go to it", row.guild_id, row.channel_id, row.message_id)
             state = "waiting to start" if row.status is GameStatus.LOBBY else "in play"
             lines.append(f"**{title(row.kind)}** #{row.id} ({state}) · {who} · {link}")
-            if row.seat_of(interaction.user.id) is not None and len(buttons) < 25:
+            mine = row.seat_of(user) is not None and row.id not in left
+            if mine and len(buttons) < 25:
                 buttons.append(
                     GameButton(row.id, row.version, "repost", label=f"Show #{row.id} again")
                 )

@@ -623,6 +623,30 @@ async def test_forfeit_does_not_count_a_game_the_player_has_already_left(
         assert await forfeits(bot, [cheerio, hotscore]) == [cheerio, hotscore]
 
 
+async def test_games_offers_no_repost_of_a_game_the_player_has_left(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Carol leaves a three-player game that Alice and Bob play on: /games still lists it
+    (it is open here), but offers her no "Show again" button as if it were hers, and one
+    from a list made before she left posts nothing. Alice is still offered hers."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, database) as bot:
+        board = await new_game(fake, "cheerio", ALICE, [BOB, CAROL])
+        (cheerio,) = [g.id for g in await bot.orchard.store.open_games(GUILD)]
+        before = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "games"))
+        await answered(await fake.slash(CAROL, GUILD, CHANNEL, "forfeit"))
+        listed = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "games"))
+        assert f"#{cheerio}" in listed.embeds[0]["description"]
+        assert fake.components(int(listed.original["id"])) == [], listed.describe()
+        assert not (listed.embeds[0].get("footer") or {}).get("text"), listed.describe()
+        old = await press(fake, CAROL, int(before.original["id"]), f"Show #{cheerio} again")
+        assert old.ephemeral and old.content == "You have left this game.", old.describe()
+        assert (await bot.orchard.runner.load(cheerio)).row.message_id == board
+        alice = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "games"))
+        assert fake.find_button(int(alice.original["id"]), f"Show #{cheerio} again")
+
+
 async def forfeits(bot: OrchardBot, game_ids: list[int]) -> list[int]:
     """The games among ``game_ids`` that someone has given up."""
     return [g for g in game_ids for m in await bot.orchard.store.moves(g) if m.verb == "forfeit"]
