@@ -260,10 +260,10 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         *,
         by_variant: bool = False,
     ) -> Snapshot:
-        """The caller's game of ``kinds`` in play in this channel. A word goes in on one's
-        turn, so of several it is the one theirs to move; between two such Orchard never
-        guesses, but asks (``button`` on a board, or ``variant`` if ``by_variant`` tells
-        them apart)."""
+        """The caller's game of ``kinds`` in play in this channel (not one they have left).
+        A word goes in on one's turn, so of several it is the one theirs to move; between two
+        such Orchard never guesses, but asks (``button`` on a board, or ``variant`` if
+        ``by_variant`` tells them apart)."""
         if interaction.guild_id is None or interaction.channel_id is None:
             raise Refusal("Words are played in your game's channel.")
         user = interaction.user.id
@@ -275,10 +275,11 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             )
             if row.status == "active" and row.seat_of(user) is not None
         ]
-        if not rows:
+        runner = self.bot.orchard.runner
+        games = [g for g in await runner.load_many([r.id for r in rows]) if runner.plays(g, user)]
+        if not games:  # none, or only games they have left
             name = title(kinds[0]) if len(kinds) == 1 else "word"
             raise Refusal(f"You have no {name} game in play in this channel.")
-        games = [await self.bot.orchard.runner.load(row.id) for row in rows]
         mine = [g for g in games if g.row.seat_of(user) == g.state.turn]
         fits = mine or games
         if len(fits) > 1:

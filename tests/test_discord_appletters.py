@@ -711,6 +711,42 @@ async def test_two_games_of_one_kind_are_chosen_on_their_boards(
         no_errors(fake)
 
 
+async def test_a_word_game_the_player_has_left_is_not_asked_about(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Carol leaves a three-player Appletters game that Alice and Bob play on, and plays
+    Apple Turnover with Alice here. Her typed word goes to the one game she still plays (where
+    it is Alice's turn) instead of asking her to choose between it and the game she left;
+    once she has left both, she has no word game here."""
+    unpaced(fake_discord)
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        await new_game(fake, "appletters", ALICE, [BOB, CAROL])
+        await answered(await fake.slash(CAROL, GUILD, CHANNEL, "forfeit"))
+        board = await new_game(fake, "appletters", CAROL, [ALICE], variant="turnover")
+        turnover = (await games_by_kind(bot))["appleturnover"]
+        if turnover.state.turn == 0:  # Carol's: she passes, so that it is Alice's
+            assert (await press(fake, CAROL, board, "Pick 3 tiles and pass")).type == 7
+        ids = [g.id for g in (await games_by_kind(bot)).values()]
+        before = await snapshot(bot, *ids)
+
+        async def typed() -> InteractionRecord:
+            said = await fake.slash(CAROL, GUILD, CHANNEL, "appletters play", {"word": "ZZ"})
+            return await answered(said)
+
+        waiting = await typed()
+        assert waiting.ephemeral, waiting.describe()
+        assert waiting.content == "It is not your turn: it is Alice's.", waiting.content
+        assert await snapshot(bot, *ids) == before
+        await answered(await fake.slash(CAROL, GUILD, CHANNEL, "forfeit"))
+        before = await snapshot(bot, *ids)
+        gone = await typed()
+        assert gone.content == "You have no word game in play in this channel.", gone.content
+        assert await snapshot(bot, *ids) == before
+        no_errors(fake)
+
+
 async def test_server_settings_reach_a_new_game(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
