@@ -27,7 +27,7 @@ from bot.orchard import Orchard
 from bot.reviews import REVIEW_VERB, answer_review
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, check_server, no_display
 from bot.specs import SPEC_OF
-from bot.wording import link
+from bot.wording import joined, link, literal
 
 log = logging.getLogger(__name__)
 
@@ -246,7 +246,9 @@ async def open_lobby(
     *,
     start: bool = False,
 ) -> Snapshot:
-    """Post a new lobby for ``kind`` in the interaction's channel (the caller hosts).
+    """Post a new lobby for ``kind`` in the interaction's channel (the caller hosts), with
+    ``players`` seated: Orchard's seats, and people only if they have no other open game of
+    ``kind`` here (:meth:`Lobby.seat_again`; the caller is told privately who was left out).
 
     A lobby or game of the caller's here whose first message was lost (its answer came too
     late) is shown again instead: the lobby would refuse a second one, and nobody could see it.
@@ -261,17 +263,33 @@ async def open_lobby(
     if unshown is not None:
         return await _show_again(interaction, unshown)
     host_seat = Player(0, user.id, user.display_name)
+    left_out: list[Player] = []
     async with lobby.opened(kind, *here, host_seat, options, variant) as snapshot:
         for player in players:  # seated before the message exists: nothing to display yet
             if player.is_bot:
                 snapshot = await lobby.add_seat(snapshot.id, user.id, player, no_display)
+            elif seated := await lobby.seat_again(snapshot.id, player, no_display):
+                snapshot = seated
             else:
-                snapshot = await lobby.join(snapshot.id, player, no_display)
+                left_out.append(player)
         announce = _announcer(interaction)
         if start:  # announced inside the start's lock: Orchard may move first, onto this message
-            return await lobby.start(snapshot.id, user.id, announce)
-        await announce(snapshot)
-        return snapshot
+            snapshot = await lobby.start(snapshot.id, user.id, announce)
+        else:
+            await announce(snapshot)
+    if left_out:
+        await send(interaction, not_seated(left_out))
+    return snapshot
+
+
+def not_seated(players: list[Player]) -> str:
+    """Why people a rematch would have seated are not in its lobby, and what they can do."""
+    names = joined([literal(p.name) for p in players])
+    were = "was" if len(players) == 1 else "were"
+    return (
+        f"{names} {were} not seated: they already have a game of this kind open in this"
+        " channel. They can still press Join."
+    )
 
 
 def _announcer(interaction: discord.Interaction[Any]) -> Display:
@@ -304,7 +322,15 @@ async def _show_again(interaction: discord.Interaction[Any], game_id: int) -> Sn
 
 
 async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:
-    """A finished game's player opens a new lobby with the same seats already joined."""
+    """A finished game's player opens a new lobby with the same seats already joined.
+
+    The presser opens it as with ``/new``, so the channel's limit of open games and their
+    own one game of a kind here are checked for them. The others are seated without being
+    asked, so each only if they could have opened it too: one who already has another open
+    game of this kind here (a lobby they sit in, or a game they have not left) is left out
+    rather than the rematch refused, and the presser is told. They may still press Join, as
+    anyone may join a lobby by their own choice (:meth:`Lobby.seat_again`).
+    """
     row = snapshot.row
     if row.status not in (GameStatus.FINISHED, GameStatus.ABANDONED):
         raise Refusal("This game is still being played.")

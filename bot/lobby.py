@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.locks import KeyedLocks
-from bot.model import GameChange, GameRow, GameStatus, Player
+from bot.model import GameChange, GameRow, GameStatus, GameSummary, Player
 from bot.runner import Display, Refusal, Runner, Snapshot, Stale
 from bot.wording import lines_within
 
@@ -126,15 +126,43 @@ class Lobby:
             channels = lines_within(mentions, 1800, "channel", sep=", ")  # a reply holds 2,000
             raise Refusal(f"Games can only be started in {channels} on this server.")
         here = await self.store.open_games(guild_id, channel_id, kind)
-        for row in here:  # a lobby they sit in, or a game they have not left
-            if row.seat_of(host.user_id) is not None and (
-                row.status is GameStatus.LOBBY or await self.runner.still_in(row.id, host.user_id)
-            ):
-                raise Refusal("You already have a game of this kind open in this channel.")
+        if await self._has_one(here, host.user_id):
+            raise Refusal("You already have a game of this kind open in this channel.")
         if len(here) >= settings.open_games_per_channel:
             raise Refusal(
                 "This channel already has an open game of this kind: finish it, or use /games."
             )
+
+    async def _has_one(self, here: list[GameSummary], user_id: int) -> bool:
+        """Whether a person has one of these open games: a lobby they sit in, or a game they
+        have not left (a seat they gave up is no game of theirs)."""
+        for row in here:
+            if row.seat_of(user_id) is not None and (
+                row.status is GameStatus.LOBBY or await self.runner.still_in(row.id, user_id)
+            ):
+                return True
+        return False
+
+    async def seat_again(
+        self, game_id: int, player: Player, display: Display | None = None
+    ) -> Snapshot | None:
+        """Seat a finished game's player in its rematch's lobby, unless they already have
+        another open game of its kind in this channel (None then).
+
+        Opening a lobby is refused to someone who has one such game here, while joining one
+        is not: joining is that player's own choice. A rematch joins the other players
+        without asking them, so it seats only those whom ``/new`` would let open such a
+        lobby here themselves; anyone left out may still press Join. The channel's own limit
+        (``open_games_per_channel``) is not at stake: the rematch's lobby was opened within
+        it, and seating players adds no game. Checked and seated under the channel's opening
+        lock, so a lobby the player opens meanwhile cannot slip in between.
+        """
+        row = (await self.runner.load(game_id)).row
+        async with self._opening[(row.guild_id, row.channel_id, row.kind)]:
+            here = await self.store.open_games(row.guild_id, row.channel_id, row.kind)
+            if await self._has_one([g for g in here if g.id != game_id], player.user_id):
+                return None
+            return await self.join(game_id, player, display)
 
     async def join(self, game_id: int, player: Player, display: Display | None = None) -> Snapshot:
         async def plan(snapshot: Snapshot) -> GameChange:

@@ -14,12 +14,13 @@ from tests.botharness import (
     GUILD,
     choose,
     new_game,
+    no_errors,
     orchard_bot,
     press,
     server,
     unpaced,
 )
-from tests.fakediscord import FakeDiscord, text_of
+from tests.fakediscord import EPHEMERAL, FakeDiscord, text_of
 
 USERS = {0: ALICE, 1: BOB}
 
@@ -220,6 +221,36 @@ async def test_two_players_pressing_rematch_together_get_one_lobby_message(
         assert [int(m["id"]) for m in lobbies] == [bob.original_id]
         (lobby,) = await bot.orchard.store.open_games(GUILD)
         assert {p.user_id for p in lobby.players} == {ALICE, BOB}
+
+
+async def test_a_rematch_leaves_out_a_player_with_another_game_of_its_kind_here(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Two Hot Score games allowed per channel. Alice beats Bob (he gives up), and Bob then
+    joins Carol's new lobby. Alice's Rematch opens a lobby without him: seating him would put
+    him in a second open game of this kind here, which only he may choose, by pressing Join
+    (as joining any lobby is). Alice is told privately who was left out, and why."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, database) as bot:
+        await bot.orchard.settings.update(GUILD, open_games_per_channel=2)
+        board = await new_game(fake, "hotscore", ALICE, [BOB])
+        await (await fake.slash(BOB, GUILD, CHANNEL, "forfeit")).wait()
+        carols = await (await fake.slash(CAROL, GUILD, CHANNEL, "hotscore new")).wait()
+        assert (await press(fake, BOB, carols.original_id, "Join")).type == 7
+        again = await press(fake, ALICE, board, "Rematch (same players)")
+        (rematch,) = [g for g in await bot.orchard.store.open_games(GUILD) if g.host_id == ALICE]
+        assert [p.user_id for p in rematch.players] == [ALICE]
+        await fake.wait_for(lambda: bool(again.followups), what="the note to Alice")
+        (note,) = again.followups
+        assert note["flags"] & EPHEMERAL and note["content"] == (
+            "Bob was not seated: they already have a game of this kind open in this channel."
+            " They can still press Join."
+        ), note
+        assert (await press(fake, BOB, again.original_id, "Join")).type == 7
+        seats = (await bot.orchard.runner.load(rematch.id)).row.players
+        assert [p.user_id for p in seats] == [ALICE, BOB]
+        no_errors(fake)
 
 
 async def test_hot_score_rules_match_the_engine(

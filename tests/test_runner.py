@@ -13,7 +13,7 @@ from bot import scheduler
 from bot.games.cheerio import open_categories
 from bot.lobby import SeatShown
 from bot.model import GameChange, GameRow, GameStatus, Move, Player
-from bot.runner import Refusal, Stale
+from bot.runner import Refusal, Stale, no_display
 from bot.settings import SHARED_KEPT_SECONDS
 from db import games
 from db.connection import Target
@@ -320,6 +320,25 @@ async def test_a_player_who_left_a_game_may_open_another_of_its_kind(database: T
     await o.lobby.join((await o.lobby.open("hotscore", GUILD, CHANNEL, player(1))).id, player(3))
     with pytest.raises(Refusal, match="already have a game"):
         await o.lobby.open("hotscore", GUILD, CHANNEL, player(3))
+    await o.close()
+
+
+async def test_a_rematch_seats_a_player_whose_only_other_game_here_they_left(
+    database: Target,
+) -> None:
+    """A rematch's lobby seats someone whose other game of its kind here is one they gave
+    up, but not someone who still plays one, nor someone sitting in another lobby of it."""
+    o = await orchard(database)
+    await o.runner.settings.update(GUILD, open_games_per_channel=3)
+    live = await started(o, "cheerio", [1, 2, 4])
+    await o.runner.forfeit(live.id, 2)  # 1 and 4 play on
+    await o.lobby.open("cheerio", GUILD, CHANNEL, player(5))
+    rematch = await o.lobby.open("cheerio", GUILD, CHANNEL, player(3))
+    assert await o.lobby.seat_again(rematch.id, player(2), no_display) is not None
+    assert await o.lobby.seat_again(rematch.id, player(1), no_display) is None
+    assert await o.lobby.seat_again(rematch.id, player(5), no_display) is None
+    seats = (await o.runner.load(rematch.id)).row.players
+    assert [p.user_id for p in seats] == [3, 2]
     await o.close()
 
 
