@@ -2,9 +2,9 @@
 
 Every button and select carries ``game id, version, verb, argument`` in its custom_id, so any
 click on any message works after a restart without re-posting, and a click on an older version
-of a board is recognised as already played. discord.py never dispatches them: the client
-reads every click's custom_id (:data:`OURS`) and hands it on, so this module needs nothing
-from the rest of the interface.
+of a board is recognised as stale (already played, or changed by others since). discord.py
+never dispatches them: the client reads every click's custom_id (:data:`OURS`) and hands it
+on, so this module needs nothing from the rest of the interface.
 """
 
 from __future__ import annotations

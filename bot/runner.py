@@ -49,6 +49,14 @@ log = logging.getLogger(__name__)
 TIMEOUTS_TO_FORFEIT = 3
 REMEMBERED_GAMES = 2048  # as last committed, for their next move: a game night plays 250
 PLANS_BETWEEN_TURNS = 10  # due games planned before the loop lets others run (about 2 ms)
+ALREADY_PLAYED = "That was already played: the board has moved on."
+"""Said for a click from before the clicker's own move (a double click, a stale board)."""
+CHANGED = (
+    "Another player has changed the game since this was shown, so nothing was played: "
+    "choose again from the game's board."
+)
+"""Said for a click from before other seats' moves (another player's move, a challenge, a
+player leaving): the clicker played nothing, so "already played" would be untrue."""
 
 
 class Claim(Enum):
@@ -675,19 +683,20 @@ class Runner:
         """A click drawn at an older version stands only where several seats were awaited at
         once (each on its own dice: Apple Jack's last turn, Hot Score's challenge throw), the
         clicker among them, and it has not moved since: then the moves in between were other
-        seats', which never touch its options. Anything else is a stale board or a double click.
+        seats', which never touch its options. A click after the clicker's own move is a
+        double click or a stale board (:data:`ALREADY_PLAYED`); any other is refused as
+        :data:`CHANGED`, since nothing of the clicker's was played.
         """
         snapshot = held.snapshot
-        stale = Stale("That was already played: the board has moved on.")
         if version > snapshot.row.version:
-            raise stale
+            raise Stale(ALREADY_PLAYED)
         moves = await held.session.moves()
         if any(move.seat == seat for move in moves[version:]):
-            raise stale
+            raise Stale(ALREADY_PLAYED)
         engine = self.engine(snapshot.row.kind)
         awaited = engine.to_act(self._replayed(snapshot.row, moves[:version]))
         if seat not in awaited or len(awaited) < 2 or seat not in engine.to_act(snapshot.state):
-            raise stale
+            raise Stale(CHANGED)
 
     def _timeout_moves(self, snapshot: Snapshot) -> tuple[Any, list[Move], dict[int, int]]:
         engine = self.engine(snapshot.row.kind)
@@ -769,7 +778,7 @@ class Runner:
         snapshot = held.snapshot
         change = self._stamped(snapshot.row, change, state)
         if not await held.session.write(change):
-            raise Stale("That was already played: the board has moved on.")
+            raise Stale(ALREADY_PLAYED)
         fresh = self._numbered(snapshot, change, state, len(held.written))
         held.written.append(fresh)
         return fresh

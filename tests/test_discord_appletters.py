@@ -958,3 +958,87 @@ async def test_a_restart_sends_no_unchanged_hand_and_no_second_closed_dms_note(
     notes = [m for m in fake.channel_messages(CHANNEL) if "direct messages" in m["content"]]
     assert len(notes) == 1, "Bob was told once, before the restart"
     assert fake.dms(BOB) == []
+
+
+THREE = {0: ALICE, 1: BOB, 2: CAROL}
+CHANGED = (
+    "Another player has changed the game since this was shown, so nothing was played: "
+    "choose again from the game's board."
+)
+
+
+def two_ways(state: AppState, seat: int) -> str:
+    """A word ``seat`` can lay more than one way: an open end's letter and a tile or two."""
+    ends = sorted({letter for _, _, letter in public_view(state).open_ends})
+    for size in (1, 2):
+        for letters in itertools.permutations(state.hands[seat], size):
+            middle = "".join(letters)
+            for end in ends:
+                for word in (end + middle, middle + end, end + middle + end):
+                    if len(placements_for(state, seat, word)) >= 2:
+                        return word
+    raise AssertionError(f"no word seat {seat} can lay two ways: choose another SEED")
+
+
+async def a_menu_then_a_challenge(
+    fake: FakeDiscord, bot: OrchardBot, board: int, menu: str, listed: bool
+) -> tuple[InteractionRecord, AppState, int]:
+    """Apple Turnover for three: the starter lays a word, the next player a second one, and
+    the third opens a private menu (``which way`` a word they typed fits, or ``bad apple``).
+    Before they choose, the starter challenges the second word, which is in the list if
+    ``listed``. The menu, the state after the challenge, and who is to choose."""
+    state = await state_of(bot)
+    starter = state.turn
+    await modal_word(fake, THREE[starter], board, a_word(state, starter, 2, "end"))
+    state = await state_of(bot)
+    second = a_word(state, state.turn, 2, "end")
+    if listed:
+        add_word(second)
+    await modal_word(fake, THREE[state.turn], board, second, "end")
+    state = await state_of(bot)
+    chooser = THREE[state.turn]
+    if menu == "which way":
+        word = {"word": two_ways(state, state.turn)}
+        offered = await answered(await fake.slash(chooser, GUILD, CHANNEL, "appletters play", word))
+        assert "more than one way" in offered.content, offered.describe()
+    else:
+        offered = await press(fake, chooser, board, "Toss a tile on the Bad Apple")
+    assert offered.ephemeral and offered.original is not None, offered.describe()
+    challenged = await press(fake, THREE[starter], board, f"Challenge {second}")
+    assert challenged.type == 7, challenged.describe()
+    return offered, await state_of(bot), chooser
+
+
+async def choose_first(
+    fake: FakeDiscord, user: int, offered: InteractionRecord
+) -> InteractionRecord:
+    """Take the first choice a private menu offers: a button, or a select's first option."""
+    assert offered.original is not None
+    menu = int(offered.original["id"])
+    first = components_of(offered.original)[0]
+    if first.is_select:
+        return await answered(await fake.select(user, menu, first, first.options[:1]))
+    return await answered(await fake.click(user, menu, first))
+
+
+@pytest.mark.parametrize("menu", ["which way", "bad apple"])
+async def test_a_menu_from_before_a_word_was_challenged_off_says_the_game_changed(
+    fake_discord: FakeDiscord, database: Target, menu: str
+) -> None:
+    """The third player's menu was opened on a snake whose last word has since been
+    challenged off (not in the list): nothing of theirs was played, so they are told the
+    game changed and to choose again, not that it was already played; nothing changes."""
+    unpaced(fake_discord)
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB, CAROL], variant="turnover")
+        offered, after, chooser = await a_menu_then_a_challenge(fake, bot, board, menu, False)
+        assert len(after.snake) == 1 and THREE[after.turn] == chooser  # still theirs to play
+        for _ in range(2):  # and a second try is told the same
+            chosen = await choose_first(fake, chooser, offered)
+            assert chosen.ephemeral and chosen.content == CHANGED, chosen.describe()
+        assert await state_of(bot) == after
+        shown = text_of(fake.message(board))
+        assert f"Words, start to end: {after.snake[0].text}\n" in shown, shown
+        no_errors(fake)

@@ -22,7 +22,7 @@ import pytest
 from bot.app import OrchardBot
 from bot.games.cheerio import ROLLS_PER_TURN, open_categories
 from bot.model import GameRow
-from bot.runner import Snapshot
+from bot.runner import CHANGED, Snapshot
 from tests.botharness import (
     ALICE,
     BOB,
@@ -263,7 +263,7 @@ async def test_stale_clicks_while_the_edit_waits_its_turn_redraw_nothing_more(
         stale: list[InteractionRecord] = []
         while len(stale) < 4 and not g._shows(live):  # until the queued edit lands
             stale.append(await click_stale_move(g))
-        assert stale and all("already played" in record.content for record in stale)
+        assert stale and all(record.content == CHANGED for record in stale)
         showing = bot.orchard.runner.showing(g.id)  # held while a version is being shown
         await fake.wait_for(lambda: not showing.locked(), 20.0, "the queued edits")
         await g.check()
@@ -358,7 +358,7 @@ async def test_403_on_message_edits_loses_nothing(versus: Game) -> None:
     fake = versus.fake
     await orchard_moves_unseen(versus, 403)  # ... until permissions are given back
     stale = await click_stale_move(versus)
-    assert stale.ephemeral and "already played" in stale.content
+    assert stale.ephemeral and stale.content == CHANGED  # Orchard moved since, not Alice
     listed = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "games"))
     assert listed.original is not None
     shown = int(listed.original["id"])
@@ -395,7 +395,7 @@ async def test_a_lost_edit_is_healed_by_the_next_click_on_the_stale_board(versus
     await orchard_moves_unseen(versus, 503)  # ... until Discord is back
     assert not versus._shows(await versus.live())
     stale = await click_stale_move(versus)
-    assert stale.ephemeral and "already played" in stale.content
+    assert stale.ephemeral and stale.content == CHANGED  # Orchard moved since, not Alice
     await versus.check()  # the board shows the current version again
     assert (await versus.act()).type == 7
     await versus.check()

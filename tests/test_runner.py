@@ -49,6 +49,30 @@ async def test_stale_button_and_strangers_are_refused_without_change(database: T
     await o.close()
 
 
+async def test_a_click_from_before_another_players_move_says_the_game_changed(
+    database: Target,
+) -> None:
+    """Another player left while Alice's board was up: nothing of hers was played, so she is
+    told the game changed and chooses again, not that it was already played. Once she has
+    moved, the same click again is already played."""
+    o = await orchard(database)
+    live = await started(o, "cheerio", [1, 2, 3])
+    await o.runner.forfeit(live.id, 3)
+    with pytest.raises(Stale) as changed:
+        await o.runner.act(live.id, 1, "hold", "0", version=0)
+    assert str(changed.value) == (
+        "Another player has changed the game since this was shown, so nothing was played: "
+        "choose again from the game's board."
+    )
+    await o.runner.act(live.id, 1, "hold", "0", version=1)
+    with pytest.raises(Stale, match="already played"):
+        await o.runner.act(live.id, 1, "hold", "0", version=1)
+    after = await o.runner.load(live.id)
+    assert after.row.version == 2 and after.state.held == (True, False, False, False, False)
+    assert await o.runner.replay(live.id) == after.state
+    await o.close()
+
+
 async def test_restart_resumes_mid_turn(database: Target) -> None:
     o = await orchard(database)
     live = await started(o, "cheerio", [1, 2])
@@ -489,7 +513,7 @@ async def test_a_board_from_before_side_by_side_play_is_still_stale(database: Ta
     o = await orchard(database)
     game = await started(o, "applejack", [1, 2])
     live = await _to_apple_jack_last_turn(o, game.id)
-    with pytest.raises(Stale, match="already played"):
+    with pytest.raises(Stale, match="Another player has changed the game"):
         await o.runner.act(live.id, 2, "reroll", "0", version=live.row.version - 1)
     await o.close()
 
