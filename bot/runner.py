@@ -680,12 +680,13 @@ class Runner:
             raise Refusal(str(err)) from err
 
     async def _check_side_by_side(self, held: Held, seat: int, version: int) -> None:
-        """A click drawn at an older version stands only where several seats were awaited at
-        once (each on its own dice: Apple Jack's last turn, Hot Score's challenge throw), the
-        clicker among them, and it has not moved since: then the moves in between were other
-        seats', which never touch its options. A click after the clicker's own move is a
-        double click or a stale board (:data:`ALREADY_PLAYED`); any other is refused as
-        :data:`CHANGED`, since nothing of the clicker's was played.
+        """A click drawn at an older version stands if the clicker has not moved since, was
+        awaited then and is now, and the moves in between were other seats' that leave its
+        options as they were: seats awaited at once (each on its own dice: Apple Jack's last
+        turn, Hot Score's challenge throw) never touch each other's, and the engine says when
+        others' moves left a lone seat's meaning the same (:meth:`Engine.same_moves`). A click
+        after the clicker's own move is a double click or a stale board
+        (:data:`ALREADY_PLAYED`); any other is refused as :data:`CHANGED`.
         """
         snapshot = held.snapshot
         if version > snapshot.row.version:
@@ -694,8 +695,11 @@ class Runner:
         if any(move.seat == seat for move in moves[version:]):
             raise Stale(ALREADY_PLAYED)
         engine = self.engine(snapshot.row.kind)
-        awaited = engine.to_act(self._replayed(snapshot.row, moves[:version]))
-        if seat not in awaited or len(awaited) < 2 or seat not in engine.to_act(snapshot.state):
+        before = self._replayed(snapshot.row, moves[:version])
+        awaited = engine.to_act(before)
+        if seat not in awaited or seat not in engine.to_act(snapshot.state):
+            raise Stale(CHANGED)
+        if len(awaited) < 2 and not engine.same_moves(before, snapshot.state, seat):
             raise Stale(CHANGED)
 
     def _timeout_moves(self, snapshot: Snapshot) -> tuple[Any, list[Move], dict[int, int]]:

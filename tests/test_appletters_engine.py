@@ -685,6 +685,28 @@ def test_a_failed_challenge_costs_the_challenger_a_turn() -> None:
     assert now.turn == 2 and len(now.snake) == 1
 
 
+def test_a_failed_challenge_leaves_the_next_players_moves_as_they_were() -> None:
+    """Seat 1 was offered ETE's two ways after seat 0's APPLE; seat 2 challenged APPLE, and
+    failed. Nothing seat 1's moves read has changed, so its choice stands and lays ETE just as
+    it would have (then seat 2 misses its turn). A word challenged off, or a player leaving,
+    changes what they read: seat 1 chooses again."""
+    same = TURNOVER_ENGINE.same_moves
+    state = play(table(TURNOVER_ENGINE, [BIG, BIG, BIG], core="BCDEFG"), "APPLE")
+    with pytest.raises(Ambiguous):
+        play(state, "ETE")
+    failed = act(state, 2, "challenge")
+    assert failed.skips == (0, 0, 1) and failed.turn == 1
+    assert same(state, failed, 1)
+    assert not same(state, failed, 0) and not same(state, failed, 2)  # not theirs to play
+    chosen, later = play(state, "ETE-eb"), play(failed, "ETE-eb")
+    assert later.snake == chosen.snake and later.hands == chosen.hands and later.turn == 0
+    bogus = play(table(TURNOVER_ENGINE, [BIG, BIG, BIG], core="BCDEFG"), "PAPLE")
+    taken_back = act(bogus, 2, "challenge")
+    assert taken_back.turn == 1 and not same(bogus, taken_back, 1)
+    left = TURNOVER_ENGINE.forfeit(state, 2)
+    assert left.turn == 1 and not same(state, left, 1)
+
+
 def test_the_challenge_window_closes_when_the_next_player_acts() -> None:
     state = play(table(TURNOVER_ENGINE, [BIG, BIG, BIG]), "PAPLE")
     with pytest.raises(IllegalMove, match="your own word"):

@@ -991,7 +991,7 @@ async def a_menu_then_a_challenge(
     starter = state.turn
     await modal_word(fake, THREE[starter], board, a_word(state, starter, 2, "end"))
     state = await state_of(bot)
-    second = a_word(state, state.turn, 2, "end")
+    second = a_word(state, state.turn, 3, "end")  # not the first reversed: no mirror bonus
     if listed:
         add_word(second)
     await modal_word(fake, THREE[state.turn], board, second, "end")
@@ -1041,4 +1041,40 @@ async def test_a_menu_from_before_a_word_was_challenged_off_says_the_game_change
         assert await state_of(bot) == after
         shown = text_of(fake.message(board))
         assert f"Words, start to end: {after.snake[0].text}\n" in shown, shown
+        no_errors(fake)
+
+
+@pytest.mark.parametrize("menu", ["which way", "bad apple"])
+async def test_a_menu_from_before_a_failed_challenge_still_plays(
+    fake_discord: FakeDiscord, database: Target, menu: str
+) -> None:
+    """The third player's menu was opened before the starter challenged the second word,
+    which is in the list: the challenger loses a turn, and nothing the third player's move
+    reads has changed (snake, hand, core), so their choice stands and plays. The same choice
+    again is then already played."""
+    unpaced(fake_discord)
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB, CAROL], variant="turnover")
+        offered, after, chooser = await a_menu_then_a_challenge(fake, bot, board, menu, True)
+        seat = next(s for s, user in THREE.items() if user == chooser)
+        challenger = (seat + 1) % 3  # the starter: the first word was theirs
+        assert after.skips[challenger] == 1 and after.turn == seat and len(after.snake) == 2
+        chosen = await choose_first(fake, chooser, offered)
+        assert chosen.ephemeral, chosen.describe()
+        state = await state_of(bot)
+        if menu == "which way":
+            assert chosen.content.startswith("Done"), chosen.content
+            (laid,) = [word for word in state.snake if word not in after.snake]
+            assert laid.seat == seat and len(state.snake) == 3
+        else:
+            assert chosen.content.startswith("You threw"), chosen.content
+            assert state.bad_apple_used[seat] and len(state.bad_apples) == 1
+        assert state.turn == (seat + 2) % 3, "the challenger misses their turn"
+        again = await choose_first(fake, chooser, offered)
+        assert again.ephemeral and "already played" in again.content, again.describe()
+        assert await state_of(bot) == state
+        live = await game_of(bot)
+        assert await bot.orchard.runner.replay(live.id) == live.state
         no_errors(fake)

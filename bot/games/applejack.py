@@ -262,6 +262,11 @@ class ApplejackEngine(Written[ApplejackAction]):
             return frozenset(waiting[:1])
         return frozenset()
 
+    def same_moves(self, before: ApplejackState, after: ApplejackState, seat: int) -> bool:
+        """Never claimed: a click from before others' moves is chosen again, unless the seats
+        were awaited side by side (:meth:`to_act`)."""
+        return False
+
     def timeout_actions(self, state: ApplejackState) -> list[ApplejackAction]:
         """A late caller calls :func:`best_call`; a late roller holds (dropping any picks)."""
         if state.phase == "call":

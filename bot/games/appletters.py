@@ -787,6 +787,28 @@ class AppLettersEngine(Written[AppLettersAction]):
     def to_act(self, state: AppState) -> frozenset[int]:
         return frozenset() if state.phase == "over" else frozenset({state.turn})
 
+    def same_moves(self, before: AppState, after: AppState, seat: int) -> bool:
+        """Whether ``seat``'s moves do on ``after`` just what they did on ``before``: its turn
+        to play in both, on the same snake, from the same hand, with the same core, Bad Apple
+        and count of turns without a word among the same players (a pass may end the game).
+        Another player's failed challenge changes none of these, only the challenger's turns
+        and the word's challenge, which any move of ``seat`` ends; a word challenged off
+        changes the snake, so the choice is made again."""
+
+        def seen(state: AppState) -> tuple[object, ...]:
+            return (
+                state.phase,
+                state.turn,
+                state.snake,
+                state.hands[seat],
+                state.core,
+                state.bad_apple_used[seat],
+                state.quiet,
+                state.active,
+            )
+
+        return before.phase == "play" and before.turn == seat and seen(before) == seen(after)
+
     def timeout_actions(self, state: AppState) -> list[AppLettersAction]:
         """A late player picks and passes; a late claim is accepted."""
         if state.phase == "over":

@@ -161,6 +161,12 @@ class Engine(Protocol[S, A]):
         """
         ...
 
+    def same_moves(self, before: S, after: S, seat: int) -> bool:
+        """Whether every move of ``seat`` does on ``after`` just what it did on ``before``
+        (others moved in between, ``seat`` awaited in both): then a choice it was offered on
+        ``before`` still stands. False when unsure: the player is asked to choose again."""
+        ...
+
     def timeout_actions(self, state: S) -> list[A]:
         """What each awaited seat does when its turn deadline passes."""
         ...

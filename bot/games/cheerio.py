@@ -211,6 +211,11 @@ class CheerioEngine(Written[CheerioAction]):
     def to_act(self, state: CheerioState) -> frozenset[int]:
         return frozenset() if self.is_over(state) else frozenset({state.turn})
 
+    def same_moves(self, before: CheerioState, after: CheerioState, seat: int) -> bool:
+        """Never claimed: a click from before others' moves is chosen again, unless the seats
+        were awaited side by side (:meth:`to_act`)."""
+        return False
+
     def timeout_actions(self, state: CheerioState) -> list[CheerioAction]:
         if self.is_over(state):
             return []

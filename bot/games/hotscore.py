@@ -386,6 +386,11 @@ class HotscoreEngine(Written[HotscoreAction]):
             return frozenset(s for s in (0, 1) if not state.challenge_dice[s])
         return frozenset({state.turn})
 
+    def same_moves(self, before: HotscoreState, after: HotscoreState, seat: int) -> bool:
+        """Never claimed: a click from before others' moves is chosen again, unless the seats
+        were awaited side by side (:meth:`to_act`)."""
+        return False
+
     def timeout_actions(self, state: HotscoreState) -> list[HotscoreAction]:
         """A late player sticks (throwing first if it must); a waiting Bonus Die takes
         :func:`closer_sign`; the challenge dice are thrown for whoever is late."""
