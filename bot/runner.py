@@ -51,6 +51,11 @@ REMEMBERED_GAMES = 2048  # as last committed, for their next move: a game night 
 PLANS_BETWEEN_TURNS = 10  # due games planned before the loop lets others run (about 2 ms)
 ALREADY_PLAYED = "That was already played: the board has moved on."
 """Said for a click from before the clicker's own move (a double click, a stale board)."""
+TIMED_OUT = (
+    "Your time ran out: the turn this was shown for was played for you. "
+    "Choose again from the game's board."
+)
+"""Said for a click from before the clock played the clicker's turn (its deadline passed)."""
 CHANGED = (
     "Another player has changed the game since this was shown, so nothing was played: "
     "choose again from the game's board."
@@ -686,14 +691,16 @@ class Runner:
         turn, Hot Score's challenge throw) never touch each other's, and the engine says when
         others' moves left a lone seat's meaning the same (:meth:`Engine.same_moves`). A click
         after the clicker's own move is a double click or a stale board
-        (:data:`ALREADY_PLAYED`); any other is refused as :data:`CHANGED`.
+        (:data:`ALREADY_PLAYED`), one after the clock played its turn is late
+        (:data:`TIMED_OUT`); any other is refused as :data:`CHANGED`.
         """
         snapshot = held.snapshot
         if version > snapshot.row.version:
             raise Stale(ALREADY_PLAYED)
         moves = await held.session.moves()
-        if any(move.seat == seat for move in moves[version:]):
-            raise Stale(ALREADY_PLAYED)
+        own = [move.source for move in moves[version:] if move.seat == seat]
+        if own:
+            raise Stale(TIMED_OUT if own[0] == MoveSource.TIMEOUT else ALREADY_PLAYED)
         engine = self.engine(snapshot.row.kind)
         before = self._replayed(snapshot.row, moves[:version])
         awaited = engine.to_act(before)

@@ -124,6 +124,24 @@ async def test_three_timeouts_in_a_row_remove_the_player(database: Target) -> No
     await o.close()
 
 
+async def test_a_click_from_before_a_timeout_says_the_time_ran_out(database: Target) -> None:
+    """Alice's turn timed out while her board was up: her click is late, not a double click,
+    and is told so; nothing changes."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await started(o, "cheerio", [1])
+    clock.now += 301
+    assert await o.scheduler.run_due() == 1
+    with pytest.raises(Stale) as late:
+        await o.runner.act(live.id, 1, "hold", "0", version=0)
+    assert str(late.value) == (
+        "Your time ran out: the turn this was shown for was played for you. "
+        "Choose again from the game's board."
+    )
+    assert (await o.runner.load(live.id)).row.version == 1
+    await o.close()
+
+
 async def test_own_move_resets_the_timeout_count(database: Target) -> None:
     clock = Clock()
     o = await orchard(database, clock)
