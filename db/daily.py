@@ -87,9 +87,12 @@ class DailyStore:
             else ("user_id IN (SELECT user_id FROM daily_world)")
         )
         params = (day, kind, guild_id) if guild_id is not None else (day, kind)
+        # NULLS LAST said, not left to the backend: PostgreSQL puts NULLs first in a
+        # descending order, SQLite last. A play without a result (or an accuracy) goes after
+        # those with one.
         rows = await self.db.fetchall(
             f"SELECT {_PLAY} FROM daily_plays WHERE day = ? AND kind = ? AND {where}"
-            " AND game_id <> ? ORDER BY score IS NULL, score DESC, accuracy DESC, name",
+            " AND game_id <> ? ORDER BY score DESC NULLS LAST, accuracy DESC NULLS LAST, name",
             (*params, NO_GAME),
         )
         return [_play(r) for r in rows]

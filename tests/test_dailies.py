@@ -25,7 +25,7 @@ from bot.games.cheerio import CATEGORIES
 from bot.model import GameStatus
 from bot.runner import Refusal
 from db.connection import Target
-from tests.databases import Killed, fresh_schema, kill_at, query
+from tests.databases import Killed, fresh_schema, kill_at, query, written
 from tests.support import Clock, Table, orchard, player
 
 GUILD, OTHER_GUILD = 100, 200
@@ -285,5 +285,38 @@ async def test_a_result_recorded_after_forget_me_leaves_the_marker_bare(
         await dailies.finalize(read)
         kept = "SELECT day, game_id, name, score, accuracy, finished_at FROM daily_plays"
         assert await query(database, kept) == [(today, NO_GAME, "", None, None, None)]
+    finally:
+        await table.close()
+
+
+async def test_a_play_without_accuracy_ranks_after_one_with_it_on_both_backends(
+    database: Target,
+) -> None:
+    """Ann's play has no accuracy (a game whose review gives none): with the same score as
+    Bea's and Dee's, she ranks after them, on either backend and board. Before, the order was
+    left to the backend's NULLs: last on SQLite, but first on PostgreSQL, where a descending
+    order puts NULLs first."""
+    clock = Clock(NOON)
+    table = await orchard(database, clock)
+    try:
+        async with written(database) as tx:
+            for user, name, score, accuracy in (
+                (1, "Ann", 150, None),
+                (2, "Bea", 150, 90),
+                (3, "Cy", 160, None),
+                (4, "Dee", 150, 95),
+            ):
+                await tx.execute(
+                    "INSERT INTO daily_plays (day, kind, user_id, guild_id, game_id, name,"
+                    " score, accuracy) VALUES (42, 'cheerio', ?, ?, ?, ?, ?, ?)",
+                    (user, GUILD, 1000 + user, name, score, accuracy),
+                )
+                await tx.execute(
+                    "INSERT INTO daily_world (user_id, joined_at) VALUES (?, 0)", (user,)
+                )
+        dailies = Dailies(table.runner, clock)
+        for guild in (GUILD, None):
+            plays = await dailies.board(42, "cheerio", guild)
+            assert [p.name for p in plays] == ["Cy", "Dee", "Bea", "Ann"], guild
     finally:
         await table.close()
