@@ -1,12 +1,12 @@
 """The Daily Orchard without Discord: each person's game of the day, its result and the boards.
 
 A daily game is an ordinary game row (seed, move log, replay, restart) of one seat, with
-options ``{"daily": day}`` (the day's dice), no channel (:data:`~bot.daily.NO_CHANNEL`) and no
-deadline: it is played in its player's own replies whenever they like that day. Its play is
-recorded in ``daily_plays`` with its game, in one transaction (the once-a-day rule is that
-table's key), and its score and accuracy once it is over, on the first read after that (a
-/daily, a board), so a restart between the last move and the record loses nothing.
-/forget-me leaves of a play of today only that it was played
+options ``{"daily": day}`` (the day's dice), no channel (:data:`~bot.daily.NO_CHANNEL`) and,
+once started, no deadline: it is played in its player's own replies whenever they like that
+day. Its play is recorded in ``daily_plays`` with its game, in one transaction (the
+once-a-day rule is that table's key), and its score and accuracy once it is over, on the
+first read after that (a /daily, a board), so a restart between the last move and the record
+loses nothing. /forget-me leaves of a play of today only that it was played
 (:attr:`~bot.daily.DailyPlay.forgotten`), until the day is over.
 """
 
@@ -83,7 +83,8 @@ class Dailies:
 
     async def _started(self, game_id: int) -> Snapshot:
         """The day's game, started. Made and recorded in one transaction, it is started in the
-        next: a crash in between leaves a lobby this starts at the person's next /daily."""
+        next: a crash in between leaves a lobby this starts at the person's next /daily that
+        day, or the clock closes at the day's end (:meth:`DailyStore.add_game_and_play`)."""
 
         async def start(snapshot: Snapshot) -> GameChange:
             if snapshot.row.status is not GameStatus.LOBBY:

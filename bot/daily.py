@@ -83,6 +83,11 @@ def date_of(day: int) -> dt.date:
     return EPOCH + dt.timedelta(days=day - 1)
 
 
+def end_of(day: int) -> float:
+    """The moment ``day`` is over (24:00 UTC), as a timestamp."""
+    return dt.datetime.combine(date_of(day + 1), dt.time(), dt.UTC).timestamp()
+
+
 def is_daily(options: Mapping[str, Any]) -> bool:
     """A Daily Orchard game: private, without turn deadlines, pings or ordinary results."""
     return daily_day(options) is not None

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from bot.daily import NO_CHANNEL, NO_GAME, DailyChannel, DailyPlay, day_of
+from bot.daily import NO_CHANNEL, NO_GAME, DailyChannel, DailyPlay, day_of, end_of
 from bot.model import Player
 from db import games
 from db.connection import Database, Transaction
@@ -48,14 +48,27 @@ class DailyStore:
     async def add_game_and_play(
         self, play: DailyPlay, host: Player, seed: int, options: dict[str, Any], now: float
     ) -> DailyPlay | None:
-        """Create the play's game (a lobby of one, without channel or deadline) and record the
-        play, in one transaction: a crash between the two would leave a game nobody can see,
-        and the next /daily would make another. None, and nothing written, if the person has
-        a play of that day already (once a day)."""
+        """Create the play's game (a lobby of one, without channel) and record the play, in
+        one transaction: a crash between the two would leave a game nobody can see, and the
+        next /daily would make another. None, and nothing written, if the person has a play
+        of that day already (once a day).
+
+        The lobby's deadline is the end of its day (its start clears it): a crash before the
+        start leaves a lobby that only a /daily that day starts, so the clock closes it once
+        the day is over, as any lobby nobody started."""
         try:
             async with self.db.transaction() as tx:
                 game_id = await games.create_game(
-                    tx, play.kind, "", play.guild_id, NO_CHANNEL, host, seed, options, None, now
+                    tx,
+                    play.kind,
+                    "",
+                    play.guild_id,
+                    NO_CHANNEL,
+                    host,
+                    seed,
+                    options,
+                    end_of(play.day),
+                    now,
                 )
                 play = replace(play, game_id=game_id)
                 added = await tx.execute(

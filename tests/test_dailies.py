@@ -8,6 +8,8 @@ import datetime as dt
 import time
 from pathlib import Path
 
+import aiosqlite
+import asyncpg
 import pytest
 
 from bot.dailies import Dailies
@@ -18,13 +20,16 @@ from bot.daily import (
     DailyPlay,
     day_number,
     day_of,
+    end_of,
     share_line,
     streak,
 )
 from bot.games.cheerio import CATEGORIES
 from bot.model import GameStatus
 from bot.runner import Refusal
-from db.connection import Target
+from db.connection import Target, is_url
+from db.migrate import migrate
+from db.postgres import migrate as migrate_postgres
 from tests.databases import Killed, fresh_schema, kill_at, query, written
 from tests.support import Clock, Table, orchard, player
 
@@ -318,5 +323,103 @@ async def test_a_play_without_accuracy_ranks_after_one_with_it_on_both_backends(
         for guild in (GUILD, None):
             plays = await dailies.board(42, "cheerio", guild)
             assert [p.name for p in plays] == ["Cy", "Dee", "Bea", "Ann"], guild
+    finally:
+        await table.close()
+
+
+async def test_a_lobby_a_crash_left_before_its_start_is_closed_once_its_day_is_over(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed between making the day's game and starting it, the process leaves a lobby that
+    only a /daily that day would start. With none, the clock closes it once the day is over
+    (at the first pass after a restart): no result, no streak, nothing shown, and the next
+    day's /daily makes that day's game. Before, it had no deadline and stayed open for good."""
+    clock = Clock(NOON)
+    table = await orchard(database, clock)
+    kill_at(monkeypatch, table.store.db, "UPDATE games")
+    with pytest.raises(Killed):
+        await Dailies(table.runner, clock).game_of_the_day("cheerio", GUILD, player(1))
+    await table.close()
+    (game_id,) = [r[0] for r in await query(database, "SELECT game_id FROM daily_plays")]
+    table = await orchard(database, clock)  # restarted the same day: it waits for /daily
+    try:
+        assert await table.scheduler.run_due() == 0
+        clock.now = end_of(42) - 1
+        assert await table.scheduler.run_due() == 0
+    finally:
+        await table.close()
+    clock.now = NOON + 86400
+    table = await orchard(database, clock)  # restarted the next day
+    try:
+        assert await table.scheduler.run_due() == 1
+        left = await table.runner.load(game_id)
+        assert left.row.status is GameStatus.CANCELLED and left.row.deadline is None
+        assert table.shown.shown == []  # a daily game is never drawn on a public board
+        dailies = Dailies(table.runner, clock)
+        assert await dailies.board(42, "cheerio", GUILD) == []
+        assert await dailies.streak("cheerio", 1) == 0
+        today, play = await dailies.game_of_the_day("cheerio", GUILD, player(1))
+        assert play.day == 43 and today.id != game_id
+        assert today.row.status is GameStatus.ACTIVE and today.row.deadline is None
+    finally:
+        await table.close()
+
+
+async def rows_at_migration(target: Target, number: int, statements: list[str]) -> None:
+    """Write ``statements`` into ``target`` migrated only up to ``number``: rows as an older
+    Orchard left them, for the next migrations to find."""
+    if is_url(target):
+        conn = await asyncpg.connect(str(target))
+        try:
+            assert await migrate_postgres(conn, upto=number) == number
+            for sql in statements:
+                await conn.execute(sql)
+        finally:
+            await conn.close()
+        return
+    async with aiosqlite.connect(target, isolation_level=None) as lite:
+        assert await migrate(lite, upto=number) == number
+        for sql in statements:
+            await lite.execute(sql)
+
+
+async def test_daily_lobbies_stored_without_a_deadline_close_once_their_day_is_over(
+    database: Target,
+) -> None:
+    """Lobbies of daily games made before they had a deadline: migration 22 gives each the
+    end of its play's day, so yesterday's (left by a crash) closes at the first pass of the
+    clock and today's still starts at its player's /daily. Games in play and lobbies in a
+    channel keep theirs."""
+    game = (
+        "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed, options,"
+        " created_at, updated_at) VALUES ({}, 'cheerio', 100, {}, {}, '{}', 5, '{}', 0, 0)"
+    )
+    seat = "INSERT INTO game_players (game_id, seat, user_id, name) VALUES ({}, 0, {}, 'Ann')"
+    play = (
+        "INSERT INTO daily_plays (day, kind, user_id, guild_id, game_id, name)"
+        " VALUES ({}, '{}', {}, 100, {}, 'Ann')"
+    )
+    rows = [
+        game.format(1, NO_CHANNEL, 7, "lobby", '{"daily": 42}'),  # yesterday's, left by a crash
+        play.format(42, "cheerio", 7, 1),
+        game.format(2, NO_CHANNEL, 7, "active", '{"daily": 42}'),  # in play, after midnight
+        play.format(42, "applejack", 7, 2),
+        game.format(3, 50, 7, "lobby", "{}"),  # an ordinary lobby
+        game.format(4, NO_CHANNEL, 8, "lobby", '{"daily": 43}'),  # today's
+        play.format(43, "cheerio", 8, 4),
+        play.format(43, "applejack", 9, NO_GAME),  # what /forget-me kept
+    ]
+    rows += [seat.format(game_id, user) for game_id, user in ((1, 7), (2, 7), (3, 7), (4, 8))]
+    await rows_at_migration(database, 21, rows)
+    clock = Clock(NOON + 86400)
+    table = await orchard(database, clock)
+    try:
+        deadlines = await query(database, "SELECT id, deadline FROM games ORDER BY id")
+        assert deadlines == [(1, end_of(42)), (2, None), (3, None), (4, end_of(43))]
+        assert await table.scheduler.run_due() == 1
+        statuses = await query(database, "SELECT id, status FROM games ORDER BY id")
+        assert statuses == [(1, "cancelled"), (2, "active"), (3, "lobby"), (4, "lobby")]
+        today, _ = await Dailies(table.runner, clock).game_of_the_day("cheerio", GUILD, player(8))
+        assert today.id == 4 and today.row.status is GameStatus.ACTIVE
     finally:
         await table.close()
