@@ -59,7 +59,7 @@ class Interactions(Gateway):
             if user_id not in self.guild_members.get(guild_id, {}):
                 raise KeyError(f"user {user_id} is not a member of guild {guild_id}")
             perms = self.permissions.get(user_id, DEFAULT_MEMBER_PERMISSIONS)
-            member = self._member(user_id) | {
+            member = self._member(user_id, guild_id) | {
                 "permissions": str(perms if permissions is None else permissions)
             }
             payload |= {

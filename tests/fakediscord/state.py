@@ -69,6 +69,7 @@ class State:
         # Servers in an outage: READY lists them unavailable, as every server, but no
         # GUILD_CREATE follows (discord.py never learns their channels) until ``end_outage``.
         self.outages: set[int] = set()
+        self.nicks: dict[tuple[int, int], str | None] = {}  # (guild, user) -> nickname there
         self.permissions: dict[int, int] = {}  # per-user member permissions override
         self.dm_channels: dict[int, int] = {}  # user id -> DM channel id
         self.dms_closed: set[int] = set()

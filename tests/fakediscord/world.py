@@ -55,7 +55,7 @@ class World(State):
                 "parent_id": None,
                 "flags": 0,
             }
-        members = {uid: self._member(uid) for uid in [*member_ids, self.bot_id]}
+        members = {uid: self._member(uid, guild_id) for uid in [*member_ids, self.bot_id]}
         self.guild_members[guild_id] = members
         guild = {
             "id": str(guild_id),
@@ -78,13 +78,18 @@ class World(State):
                     base = (base & ~int(overwrite["deny"])) | int(overwrite["allow"])
         return base
 
-    def _member(self, user_id: int) -> JSON:
+    def set_nick(self, guild_id: int, user_id: int, nick: str | None) -> None:
+        """Give a member a nickname in one guild (None: none), as its later payloads show."""
+        self.nicks[guild_id, user_id] = nick
+        self.guild_members[guild_id][user_id]["nick"] = nick
+
+    def _member(self, user_id: int, guild_id: int) -> JSON:
         return {
             "user": self.user(user_id),
             "roles": [],
             "flags": 0,
             "joined_at": now_iso(),
-            "nick": None,
+            "nick": self.nicks.get((guild_id, user_id)),
             "avatar": None,
             "premium_since": None,
             "deaf": False,
