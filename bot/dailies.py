@@ -44,9 +44,11 @@ class Dailies:
         return day_of(self.clock())
 
     async def game_of_the_day(
-        self, kind: str, guild_id: int, player: Player
+        self, kind: str, guild_id: int, player: Player, world_name: str | None = None
     ) -> tuple[Snapshot, DailyPlay]:
-        """The person's game of ``kind`` today, started now if they have none yet."""
+        """The person's game of ``kind`` today, started now if they have none yet: in this
+        server under ``player.name``, on the board across servers under ``world_name`` (their
+        own name on Discord; None: ``player.name`` there too)."""
         spec = SPEC_OF.get(kind)
         if spec is None or spec.daily is None:
             raise Refusal("There is no daily game of that kind.")
@@ -59,15 +61,19 @@ class Dailies:
                     f"You have played today's {title(kind)}: come back tomorrow (00:00 UTC)."
                 )
             if play is None:
-                play = await self._start(day, kind, guild_id, player)
+                play = await self._start(day, kind, guild_id, player, world_name)
             snapshot = await self.runner.load(play.game_id)
             if snapshot.row.status is GameStatus.LOBBY:
                 snapshot = await self._started(snapshot.id)
             return snapshot, await self.finalize(play, snapshot)
 
-    async def _start(self, day: int, kind: str, guild_id: int, player: Player) -> DailyPlay:
+    async def _start(
+        self, day: int, kind: str, guild_id: int, player: Player, world_name: str | None
+    ) -> DailyPlay:
         """The person's play of the day, its game made (a lobby until :meth:`_started`)."""
-        play = DailyPlay(day, kind, player.user_id, guild_id, NO_GAME, player.name)
+        play = DailyPlay(
+            day, kind, player.user_id, guild_id, NO_GAME, player.name, world_name=world_name
+        )
         added = await self.store.add_game_and_play(
             play,
             player,

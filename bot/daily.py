@@ -51,7 +51,12 @@ class DailyChannel:
 
 @dataclass(frozen=True)
 class DailyPlay:
-    """One person's game of one day: where it was played, and its result once over."""
+    """One person's game of one day: where it was played, and its result once over.
+
+    ``name`` is the person's name in the server where it began (a nickname there, maybe),
+    shown on that server's board; ``world_name`` their own name on Discord, the same in every
+    server, shown on the board across servers (None for a play stored before it was kept: the
+    server's name is shown there instead)."""
 
     day: int
     kind: str
@@ -61,6 +66,7 @@ class DailyPlay:
     name: str
     score: int | None = None
     accuracy: int | None = None
+    world_name: str | None = None
 
     @property
     def forgotten(self) -> bool:

@@ -179,7 +179,10 @@ class DailyCog(commands.Cog):
         kind = game.value if game else GAMES[0].value
         user = interaction.user
         snapshot, play = await self.dailies.game_of_the_day(
-            kind, interaction.guild_id, Player(0, user.id, user.display_name)
+            kind,
+            interaction.guild_id,
+            Player(0, user.id, user.display_name),  # a nickname here shows here only
+            world_name=user.global_name or user.name,  # as Discord shows them everywhere
         )
         payload = await self.bot.boards.render(snapshot)
         if snapshot.row.guild_id != interaction.guild_id:

@@ -21,7 +21,14 @@ from bot.model import Player
 from db import games
 from db.connection import Database, Transaction
 
-_PLAY = "day, kind, user_id, guild_id, game_id, name, score, accuracy"
+
+def _play_named(name: str) -> str:
+    """A play's columns, its name read from ``name`` (a column or an expression)."""
+    return f"day, kind, user_id, guild_id, game_id, {name}, score, accuracy, world_name"
+
+
+_PLAY = _play_named("name")
+_WORLD_NAME = "COALESCE(world_name, name)"  # a play stored before world_name: its server's name
 
 
 def _play(row: Sequence[Any]) -> DailyPlay:
@@ -72,9 +79,17 @@ class DailyStore:
                 )
                 play = replace(play, game_id=game_id)
                 added = await tx.execute(
-                    f"INSERT INTO daily_plays ({_PLAY}) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)"
+                    f"INSERT INTO daily_plays ({_PLAY}) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?)"
                     " ON CONFLICT (day, kind, user_id) DO NOTHING",
-                    (play.day, play.kind, play.user_id, play.guild_id, game_id, play.name),
+                    (
+                        play.day,
+                        play.kind,
+                        play.user_id,
+                        play.guild_id,
+                        game_id,
+                        play.name,
+                        play.world_name,
+                    ),
                 )
                 if added != 1:
                     raise _Played
@@ -93,19 +108,21 @@ class DailyStore:
             )
 
     async def board(self, day: int, kind: str, guild_id: int | None) -> list[DailyPlay]:
-        """A day's plays in one server, or (``guild_id`` None) of everyone on the world board."""
-        where = (
-            "guild_id = ?"
-            if guild_id is not None
-            else ("user_id IN (SELECT user_id FROM daily_world)")
-        )
-        params = (day, kind, guild_id) if guild_id is not None else (day, kind)
+        """A day's plays in one server, or (``guild_id`` None) of everyone on the world board,
+        each under the name that board shows: on the world board the person's own name on
+        Discord, not a nickname of the server where they played (see :class:`DailyPlay`)."""
+        params: tuple[int | str, ...] = (day, kind)
+        if guild_id is None:
+            where, shown = "user_id IN (SELECT user_id FROM daily_world)", _WORLD_NAME
+        else:
+            where, shown, params = "guild_id = ?", "name", (*params, guild_id)
         # NULLS LAST said, not left to the backend: PostgreSQL puts NULLs first in a
         # descending order, SQLite last. A play without a result (or an accuracy) goes after
         # those with one.
         rows = await self.db.fetchall(
-            f"SELECT {_PLAY} FROM daily_plays WHERE day = ? AND kind = ? AND {where}"
-            " AND game_id <> ? ORDER BY score DESC NULLS LAST, accuracy DESC NULLS LAST, name",
+            f"SELECT {_play_named(shown)} FROM daily_plays"
+            f" WHERE day = ? AND kind = ? AND {where} AND game_id <> ?"
+            f" ORDER BY score DESC NULLS LAST, accuracy DESC NULLS LAST, {shown}",
             (*params, NO_GAME),
         )
         return [_play(r) for r in rows]
@@ -201,7 +218,7 @@ it (a marker of today it keeps again)."""
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """The person's daily plays here, and their place on the board across servers.
 
-    A play of today (the wall clock's day, as /daily's) loses its name, result and game but
+    A play of today (the wall clock's day, as /daily's) loses its names, result and game but
     stays as a marker until the day is over: everyone's dice that day are the same, so
     deleting it would let the person play the day again knowing them."""
     today = day_of(time.time())
@@ -211,8 +228,9 @@ async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
         (*person, today),
     )
     kept = await tx.execute(
-        "UPDATE daily_plays SET game_id = ?, name = '', score = NULL, accuracy = NULL,"
-        " finished_at = NULL WHERE guild_id = ? AND user_id = ? AND day >= ? AND game_id <> ?",
+        "UPDATE daily_plays SET game_id = ?, name = '', world_name = NULL, score = NULL,"
+        " accuracy = NULL, finished_at = NULL"
+        " WHERE guild_id = ? AND user_id = ? AND day >= ? AND game_id <> ?",
         (NO_GAME, *person, today, NO_GAME),
     )
     return past + kept + await forget_world(tx, user_id)

@@ -425,6 +425,40 @@ async def test_a_board_longer_than_it_shows_says_how_many_more(
         no_errors(fake_discord)
 
 
+async def test_the_world_board_shows_no_servers_nickname(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Alice's nickname in the server where she plays is that server's own: its board shows
+    it, but the board across servers, asked for from another server, shows her name as
+    Discord shows it everywhere (her display name; Bob, who has none, by his username).
+    Before, that board carried her nickname in the one server into every other."""
+    other_guild, other_channel = GUILD + 1, CHANNEL + 1
+    server(fake_discord)
+    fake_discord.users[BOB] |= {"username": "bob", "global_name": None}
+    fake_discord.add_guild(other_guild, [other_channel], [ALICE, BOB, CAROL])
+    fake_discord.set_nick(GUILD, ALICE, "Cider Queen")
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        for user in (ALICE, BOB):
+            await daily(fake_discord, user)
+            joined = {"join": True}
+            await answered(await fake_discord.slash(user, GUILD, CHANNEL, "daily-world", joined))
+            game = await game_of(bot, user)
+            for category in ORDER:
+                await bot.orchard.runner.act(game.id, user, "score", category)
+        here = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "daily-board"))
+        world = await answered(
+            await fake_discord.slash(
+                CAROL, other_guild, other_channel, "daily-board", {"scope": "world"}
+            )
+        )
+        shown_here = here.embeds[0]["description"]
+        assert "Cider Queen" in shown_here and "bob" in shown_here, shown_here
+        shown_everywhere = world.embeds[0]["description"]
+        assert "Cider Queen" not in shown_everywhere, shown_everywhere
+        assert "Alice" in shown_everywhere and "bob" in shown_everywhere, shown_everywhere
+        no_errors(fake_discord)
+
+
 def files_hold(path: Path, text: str) -> int:
     """How often ``text`` is in the database and its -wal file (as UTF-8)."""
     wal = path.with_name(path.name + "-wal")
@@ -472,7 +506,7 @@ async def test_forget_me_keeps_only_that_todays_daily_was_played(
         shown = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "daily-board"))
         assert "Alice" not in shown.embeds[0]["description"]
         assert files_hold(path, "Alice") == 0
-        marker = (today, "cheerio", ALICE, GUILD, 0, "", None, None, None)
+        marker = (today, "cheerio", ALICE, GUILD, 0, "", None, None, None, None)
         assert await rows_naming(path, ALICE) == {"daily_plays": [marker]}
 
         cog: Any = bot.get_cog("DailyCog")

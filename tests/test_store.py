@@ -578,6 +578,7 @@ async def test_migration_17_keeps_word_games_stored_before_it_on_edition_2(
         conn.execute("ALTER TABLE games DROP COLUMN revision")  # and without 018 and 019
         conn.execute("ALTER TABLE daily_channels DROP COLUMN refused_day")
         drop_person_indexes(conn)  # and 020, 021
+        conn.execute("ALTER TABLE daily_plays DROP COLUMN world_name")  # and 023
         conn.execute("DELETE FROM schema_migrations WHERE version >= 17")
     o = await orchard(path)
     try:
