@@ -1005,6 +1005,17 @@ async def test_a_deleted_game_channel_leaves_the_list(
         assert len(await bot.orchard.store.open_games(GUILD, CHANNEL)) == 1
 
 
+async def _listed_then_deleted_unheard(fake: FakeDiscord, database: Target) -> int:
+    """Two game channels listed, then one deleted while Orchard is down: the one kept."""
+    gone, kept = CHANNEL + 1, CHANNEL + 2
+    server(fake)
+    fake.add_guild(GUILD, [CHANNEL, gone, kept], [ALICE, BOB, CAROL])
+    async with orchard_bot(fake, database) as bot:
+        await bot.orchard.settings.update(GUILD, add_channels=[gone, kept])
+    await fake.delete_channel(gone, heard=False)
+    return kept
+
+
 async def test_a_game_channel_deleted_while_orchard_was_down_leaves_the_list(
     fake_discord: FakeDiscord, database: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1013,12 +1024,7 @@ async def test_a_game_channel_deleted_while_orchard_was_down_leaves_the_list(
     list, and games would stay refused, pointing at it. Once the server's channels arrive at
     start-up, it leaves the list, and only it. A start-up with nothing missing writes
     nothing (it runs for every server, each time Orchard connects)."""
-    gone, kept = CHANNEL + 1, CHANNEL + 2
-    server(fake_discord)
-    fake_discord.add_guild(GUILD, [CHANNEL, gone, kept], [ALICE, BOB, CAROL])
-    async with orchard_bot(fake_discord, database) as bot:
-        await bot.orchard.settings.update(GUILD, add_channels=[gone, kept])
-    await fake_discord.delete_channel(gone, heard=False)
+    kept = await _listed_then_deleted_unheard(fake_discord, database)
     async with orchard_bot(fake_discord, database) as bot:
         await listed_once_settled(bot, (kept,))
         refused = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
@@ -1048,12 +1054,7 @@ async def test_a_server_in_an_outage_keeps_its_game_channels_until_they_arrive(
     """Orchard starts while Discord cannot send one server's channels (an outage): the
     server is known only by id, and none of its channels, so none may be taken for deleted.
     When the server becomes available, the one deleted meanwhile leaves the list."""
-    gone, kept = CHANNEL + 1, CHANNEL + 2
-    server(fake_discord)
-    fake_discord.add_guild(GUILD, [CHANNEL, gone, kept], [ALICE, BOB, CAROL])
-    async with orchard_bot(fake_discord, database) as bot:
-        await bot.orchard.settings.update(GUILD, add_channels=[gone, kept])
-    await fake_discord.delete_channel(gone, heard=False)
+    kept = await _listed_then_deleted_unheard(fake_discord, database)
     fake_discord.outages.add(GUILD)
     async with orchard_bot(fake_discord, database) as bot:
         guild = bot.get_guild(GUILD)
