@@ -120,9 +120,22 @@ class GameSummary:
     host_id: int
     version: int
     players: tuple[Player, ...] = ()
+    # Seats that have left the game (given up, timed out too often, or /forget-me), read
+    # from their logged forfeits: the engine's state says so too, but a list decodes none.
+    left: frozenset[int] = frozenset()
 
     def seat_of(self, user_id: int) -> int | None:
         return seat_of(self.players, user_id)
+
+    @property
+    def playing(self) -> tuple[Player, ...]:
+        """The seats still in the game."""
+        return tuple(p for p in self.players if p.seat not in self.left)
+
+    def plays(self, user_id: int) -> bool:
+        """Whether a person has a seat here that they have not left."""
+        seat = self.seat_of(user_id)
+        return seat is not None and seat not in self.left
 
 
 def seat_of(players: Sequence[Player], user_id: int) -> int | None:

@@ -455,11 +455,6 @@ class Runner:
         """Whether a person plays this game still (see :meth:`plays`)."""
         return self.plays(await self.load(game_id), user_id)
 
-    async def left_of(self, game_ids: Sequence[int], user_id: int) -> set[int]:
-        """Those of ``game_ids`` (games in play a person is seated in) that they have left,
-        in a few reads: their seats there are no games of theirs any more."""
-        return {s.id for s in await self.load_many(game_ids) if not self.plays(s, user_id)}
-
     def plays(self, snapshot: Snapshot, user_id: int) -> bool:
         """Whether a person plays this game still: seated in it, and not gone from it (given
         up, or timed out three turns in a row), so that leaving it would change it."""

@@ -89,19 +89,14 @@ class CoreCog(commands.Cog):
             await refuse(interaction, "No games are open here. Start one with /cheerio new.")
             return
         user = interaction.user.id
-        seated = [
-            r.id for r in rows if r.status is GameStatus.ACTIVE and r.seat_of(user) is not None
-        ]
-        left = await self.bot.orchard.runner.left_of(seated, user)  # seats no longer theirs
         lines: list[str] = []
         buttons: list[GameButton] = []
         for row in rows:
-            who = ", ".join(literal(p.name) for p in row.players)
+            who = ", ".join(literal(p.name) for p in row.playing)  # not those who left
             link = message_link("Go to it", row.guild_id, row.channel_id, row.message_id)
             state = "waiting to start" if row.status is GameStatus.LOBBY else "in play"
             lines.append(f"**{title(row.kind)}** #{row.id} ({state}) · {who} · {link}")
-            mine = row.seat_of(user) is not None and row.id not in left
-            if mine and len(buttons) < 25:
+            if row.plays(user) and len(buttons) < 25:  # a seat they left is no game of theirs
                 buttons.append(
                     GameButton(row.id, row.version, "repost", label=f"Show #{row.id} again")
                 )

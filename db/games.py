@@ -54,6 +54,13 @@ _SUMMARY = "id, kind, status, guild_id, channel_id, message_id, host_id, version
 # Reads.
 
 
+_LEFT = (
+    "EXISTS (SELECT 1 FROM moves m WHERE m.game_id = p.game_id AND m.seat = p.seat"
+    f" AND m.source = '{MoveSource.FORFEIT.value}')"
+)
+"""Whether seat ``p`` has left its game: a forfeit is logged for every seat that leaves
+(given up, timed out too often, /forget-me), and only so; an index holds just those moves."""
+
 _WITH_SEATS = (
     f"SELECT {_COLUMNS_OF_G}, p.seat, p.user_id, p.name, p.is_bot, p.timeouts,"
     " p.level FROM games g LEFT JOIN game_players p ON p.game_id = g.id"
@@ -105,13 +112,17 @@ async def open_games(
     read = db.fetchall if channel_id is None else db.lookup
     rows = await read(f"SELECT {_SUMMARY} FROM games WHERE {where} ORDER BY id", params)
     seats: dict[int, list[Player]] = {}
-    for r in await read(  # every seat in one query
-        "SELECT game_id, seat, user_id, name, is_bot, timeouts, level FROM game_players"
-        f" WHERE game_id IN (SELECT id FROM games WHERE {where}) ORDER BY game_id, seat",
+    left: dict[int, set[int]] = {}
+    for r in await read(  # every seat in one query, with whether it left (its forfeit logged)
+        f"SELECT game_id, seat, user_id, name, is_bot, timeouts, level, {_LEFT} FROM"
+        f" game_players p WHERE game_id IN (SELECT id FROM games WHERE {where})"
+        " ORDER BY game_id, seat",
         params,
     ):
-        seats.setdefault(r[0], []).append(_player(r[1:]))
-    return [_summary(r, tuple(seats.get(r[0], ()))) for r in rows]
+        seats.setdefault(r[0], []).append(_player(r[1:7]))
+        if r[7]:
+            left.setdefault(r[0], set()).add(r[1])
+    return [_summary(r, tuple(seats.get(r[0], ())), frozenset(left.get(r[0], ()))) for r in rows]
 
 
 async def games_waiting_on_bots(db: Database) -> list[int]:
@@ -477,8 +488,8 @@ def _player(r: Sequence[Any]) -> Player:
     return Player(r[0], r[1], r[2], bool(r[3]), r[4], r[5])
 
 
-def _summary(r: Sequence[Any], players: tuple[Player, ...]) -> GameSummary:
-    return GameSummary(r[0], r[1], GameStatus(r[2]), r[3], r[4], r[5], r[6], r[7], players)
+def _summary(r: Sequence[Any], players: tuple[Player, ...], left: frozenset[int]) -> GameSummary:
+    return GameSummary(r[0], r[1], GameStatus(r[2]), r[3], r[4], r[5], r[6], r[7], players, left)
 
 
 def _game(row: Sequence[Any], players: tuple[Player, ...]) -> GameRow:

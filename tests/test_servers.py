@@ -647,6 +647,26 @@ async def test_games_offers_no_repost_of_a_game_the_player_has_left(
         assert fake.find_button(int(alice.original["id"]), f"Show #{cheerio} again")
 
 
+async def test_games_names_only_the_players_still_in_each_game(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Carol leaves a three-player game that Alice and Bob play on: its line in /games names
+    Alice and Bob, not her, for everyone asking; a lobby she then sits in still names her."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, database) as bot:
+        await bot.orchard.settings.update(GUILD, open_games_per_channel=2)
+        await new_game(fake, "cheerio", ALICE, [BOB, CAROL])
+        (cheerio,) = [g.id for g in await bot.orchard.store.open_games(GUILD)]
+        await answered(await fake.slash(CAROL, GUILD, CHANNEL, "forfeit"))
+        await answered(await fake.slash(CAROL, GUILD, CHANNEL, "cheerio new"))
+        for asker in (ALICE, CAROL):
+            listed = await answered(await fake.slash(asker, GUILD, CHANNEL, "games"))
+            lines = listed.embeds[0]["description"].splitlines()
+            assert [line.split(" · ")[1] for line in lines] == ["Alice, Bob", "Carol"], lines
+            assert lines[0].startswith(f"**Cheerio** #{cheerio} (in play)"), lines
+
+
 async def forfeits(bot: OrchardBot, game_ids: list[int]) -> list[int]:
     """The games among ``game_ids`` that someone has given up."""
     return [g for g in game_ids for m in await bot.orchard.store.moves(g) if m.verb == "forfeit"]

@@ -528,7 +528,7 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
         conn.execute("DROP INDEX games_orchard_since")  # and without the later migrations
         conn.execute("ALTER TABLE games DROP COLUMN orchard_since")
         conn.execute("ALTER TABLE games DROP COLUMN revision")
-        drop_person_indexes(conn)
+        drop_later_indexes(conn)
         conn.execute("DELETE FROM schema_migrations WHERE version >= 13")
         for table in ("daily_plays", "daily_world", "daily_channels"):  # made again by 014
             conn.execute(f"DROP TABLE {table}")
@@ -540,10 +540,16 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
         await o.close()
 
 
-def drop_person_indexes(conn: sqlite3.Connection) -> None:
-    """Undo migrations 020 and 021, for a test that runs the migrations after an older one
-    again."""
-    for index in ("results_person", "ratings_person", "ping_choices_person", "daily_plays_person"):
+def drop_later_indexes(conn: sqlite3.Connection) -> None:
+    """Undo migrations 020, 021 and 024, for a test that runs the migrations after an older
+    one again."""
+    for index in (
+        "results_person",
+        "ratings_person",
+        "ping_choices_person",
+        "daily_plays_person",
+        "moves_forfeits",
+    ):
         conn.execute(f"DROP INDEX {index}")
 
 
@@ -577,7 +583,7 @@ async def test_migration_17_keeps_word_games_stored_before_it_on_edition_2(
         conn.execute("UPDATE games SET options = json_remove(options, '$.edition')")
         conn.execute("ALTER TABLE games DROP COLUMN revision")  # and without 018 and 019
         conn.execute("ALTER TABLE daily_channels DROP COLUMN refused_day")
-        drop_person_indexes(conn)  # and 020, 021
+        drop_later_indexes(conn)  # and 020, 021, 024
         conn.execute("ALTER TABLE daily_plays DROP COLUMN world_name")  # and 023
         conn.execute("DELETE FROM schema_migrations WHERE version >= 17")
     o = await orchard(path)
