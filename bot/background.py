@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Collection
 from typing import Any
 
 DRAIN_SECONDS = 5.0  # how long closing waits for such work in flight
 
 
-async def drain(tasks: Iterable[asyncio.Task[Any]], seconds: float = DRAIN_SECONDS) -> None:
+async def drain(tasks: Collection[asyncio.Task[Any]], seconds: float | None = None) -> None:
     """Let ``tasks`` finish (and record what they did while the store is still open); cancel
-    those still waiting on Discord after ``seconds``, or as soon as the close itself runs out
-    of time (this wait is cancelled then), and wait for them to end. Left running, one would
-    fail once the HTTP session closed, logged at ERROR with nobody to retrieve it."""
-    waiting = set(tasks)
-    if not waiting:
-        return
+    those still waiting on Discord after ``seconds`` (:data:`DRAIN_SECONDS`), or as soon as
+    the close itself runs out of time (this wait is cancelled then), and wait for them to end.
+    Left running, one would fail once the HTTP session closed, logged at ERROR with nobody to
+    retrieve it.
+
+    ``tasks`` is the owner's live collection, read again as each wait ends: work in flight
+    may start more (a turn ping posted tidies away the message before it), and that is
+    drained too, within the same time."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + (DRAIN_SECONDS if seconds is None else seconds)
     try:
-        await asyncio.wait(waiting, timeout=seconds)
+        while (running := _running(tasks)) and (left := deadline - loop.time()) > 0:
+            await asyncio.wait(running, timeout=left)
     finally:
-        for task in waiting:
-            task.cancel()
-        await asyncio.gather(*waiting, return_exceptions=True)
+        while running := _running(tasks):  # a task cancelled may yet start another
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+
+
+def _running(tasks: Collection[asyncio.Task[Any]]) -> set[asyncio.Task[Any]]:
+    return {task for task in tasks if not task.done()}

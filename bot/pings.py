@@ -140,9 +140,9 @@ class TurnPings:
         self._spawn(self._resume())
 
     async def stop(self) -> None:
-        """Let pings in flight finish and be recorded while the store is still open
-        (:func:`bot.background.drain`; one cut short is tried again at the next move, as
-        any failed ping is)."""
+        """Let pings in flight finish and be recorded while the store is still open, and the
+        deletes they start (:func:`bot.background.drain`; a ping cut short is tried again at
+        the next move, as any failed ping is; a delete cut short leaves its message)."""
         if self._on_commit in self.runner.on_commit:
             self.runner.on_commit.remove(self._on_commit)
         for worker in self._workers:  # the backlog's pings left are caught up at the restart

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -22,6 +23,7 @@ from bot.app import OrchardBot
 from bot.games.cheerio import CATEGORIES, open_categories
 from bot.model import GameChange, GameStatus, Player, TurnPing
 from bot.orchard import Orchard
+from bot.pacing import Pacer, traced
 from bot.pings import TIDIERS, TurnPings
 from bot.runner import Snapshot
 from bot.specs import ENGINES, SPEC_OF
@@ -35,6 +37,7 @@ from tests.botharness import (
     CHANNEL,
     GUILD,
     answered,
+    config,
     new_game,
     no_errors,
     orchard_bot,
@@ -43,7 +46,7 @@ from tests.botharness import (
     unpaced,
 )
 from tests.databases import fresh_schema
-from tests.fakediscord import JSON, FakeDiscord, text_of
+from tests.fakediscord import JSON, FakeDiscord, run_bot, text_of
 from tests.support import Clock, Table, orchard
 from tests.support import started as opened
 
@@ -1016,3 +1019,84 @@ async def test_a_turn_message_posted_as_another_process_ends_the_game_goes() -> 
     [posted] = channel.posted
     assert f"<@{BOB}>" in channel.posted[posted]
     assert stored is None and channel.deleted == [posted]
+
+
+class Halting:
+    """A clock that can stand still: the pacer it drives grants no more requests than it has
+    slots left meanwhile, as when Discord's global limit is used up."""
+
+    def __init__(self) -> None:
+        self.held_at: float | None = None
+
+    def __call__(self) -> float:
+        return time.monotonic() if self.held_at is None else self.held_at
+
+    async def use_up(self, pacer: Pacer) -> None:
+        """Stand still, and take every slot the pacer has left."""
+        self.held_at = time.monotonic()
+        while True:
+            try:
+                await asyncio.wait_for(pacer.slot(), 0.05)
+            except TimeoutError:
+                return
+
+
+def tidying() -> list[asyncio.Task[Any]]:
+    """The tidiers running, deleting old turn messages."""
+    return [t for t in asyncio.all_tasks() if "_tidying" in t.get_coro().__qualname__]
+
+
+async def test_a_turn_message_left_to_delete_as_orchard_closes_ends_with_the_close(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bob's ping is on its way as Orchard closes; once it is posted, Alice's old turn message
+    is tidied as the backlog, behind a global limit used up. The close lets the delete wait
+    its time, then cuts it short: none is left to run once Discord's session is closed
+    (aiohttp failed it there with an AssertionError nobody retrieved); Alice's message stays,
+    as a restart in between leaves it."""
+    monkeypatch.setattr("bot.background.DRAIN_SECONDS", 0.3)
+    fake = fake_discord
+    server(fake)
+    unpaced(fake)
+    clock = Halting()
+    pacer = Pacer(clock=clock)
+    bot = OrchardBot(config(tmp_path / "o.db"), guild_ready_timeout=0.05, http_trace=traced(pacer))
+    running = run_bot(bot, fake)
+    await running.__aenter__()
+    closing: asyncio.Task[Any] | None = None
+    try:
+        await new_game(fake, "cheerio", ALICE, [BOB])
+        await fake.wait_for(lambda: pinged(fake) == [ALICE], what="Alice's ping")
+        (alices,) = turn_messages(fake)
+        live = await the_game(bot)
+        posting = fake.hold("POST", rf"^/channels/{CHANNEL}/messages$")
+        score = open_categories(live.state.cards[0])[0]
+        await bot.orchard.runner.act(live.id, ALICE, "score", score)
+        await fake.wait_for(
+            lambda: any(not r.status for r in fake.requests_matching("POST", "/messages")),
+            what="Bob's ping on its way",
+        )
+        await clock.use_up(pacer)
+        closing = asyncio.create_task(running.__aexit__(None, None, None))
+        await draining(bot)
+        posting.set()
+        await fake.wait_for(lambda: pinged(fake) == [ALICE, BOB], what="Bob's ping")
+        await closing
+        assert [t for t in tidying() if not t.done()] == [], "nothing deletes after the close"
+        assert int(alices["id"]) not in fake.deleted
+        no_errors(fake)
+    finally:
+        if closing is None:
+            await running.__aexit__(None, None, None)
+
+
+async def draining(bot: OrchardBot) -> None:
+    """Until the turn pings are stopping: their hook is gone, the pings in flight drain."""
+    pings = bot.boards.pings
+    for _ in range(500):
+        if all(
+            getattr(hook, "__self__", None) is not pings for hook in bot.orchard.runner.on_commit
+        ):
+            return
+        await asyncio.sleep(0.01)
+    raise TimeoutError("the turn pings never began to stop")
