@@ -138,6 +138,10 @@ def traced(pacer: Pacer) -> aiohttp.TraceConfig:
         path = params.url.path
         if path.startswith("/api/") and not EXEMPT.search(path):
             await pacer.slot(BACKLOG.get())
+            if session.closed:
+                # Closed while it waited (Orchard stopping): aiohttp checked before this hook
+                # and only asserts after it, so fail as a request made after the close does.
+                raise RuntimeError("Session is closed")
         progress = _PROGRESS.get()
         if progress is not None and not progress.started.done():
             progress.started.set_result(None)

@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import aiohttp
 import discord
+import pytest
 
-from bot.pacing import BACKLOG, Pacer
+from bot.pacing import BACKLOG, Pacer, traced
 from tests.botharness import CHANNEL, GUILD, orchard_bot, server, unpaced
 from tests.fakediscord import FakeDiscord, run_bot
 
@@ -99,3 +101,21 @@ async def test_retries_after_a_channels_429_stay_under_the_global_limit_too(
     assert _global_refusals(fake_discord) == 0
     sent = [r for r in fake_discord.requests if r.method == "POST" and r.status == 200]
     assert len(sent) >= 60
+
+
+async def test_a_request_waiting_its_turn_as_the_session_closes_fails_as_after_it() -> None:
+    """aiohttp checks that its session is open before the trace hook, and asserts it is still
+    open after (its connector is gone once closed): a request that waited in the pacer while
+    the bot closed failed with a bare AssertionError, which nobody expects. It fails with
+    aiohttp's own "Session is closed" instead, as one made after the close does."""
+    now = [0.0]
+    pacer = Pacer(per_second=50, burst=1, clock=lambda: now[0])
+    await pacer.slot()  # the one token is gone, and none comes while the clock stands still
+    session = aiohttp.ClientSession(trace_configs=[traced(pacer)])
+    request = asyncio.create_task(session.get("http://127.0.0.1:9/api/v10/gateway"))
+    while not pacer.waiting:
+        await asyncio.sleep(0)
+    await session.close()
+    now[0] += 1.0  # a slot at last
+    with pytest.raises(RuntimeError, match="Session is closed"):
+        await asyncio.wait_for(request, 5.0)
