@@ -548,13 +548,24 @@ def most_played(rows: list[KindStats]) -> str | None:
     return best.kind if best else None
 
 
+def wins_text(s: KindStats) -> str:
+    """Wins and their rate, of games between people only: when the games counted beside them
+    include solo ones or Orchard's, it says of how many ("2 wins in 3 games with people")."""
+    wins = plural(s.wins, "win")
+    if not s.rated_games:
+        return wins
+    rate = f"({100 * s.wins / s.rated_games:.0f}%)"
+    if s.rated_games == s.games:
+        return f"{wins} {rate}"
+    return f"{wins} in {plural(s.rated_games, 'game')} with people {rate}"
+
+
 def stats_text(s: KindStats) -> str:
     """One game's field in /stats; wins count games between people, Orchard is apart."""
-    rate = f" ({100 * s.wins / s.rated_games:.0f}%)" if s.rated_games else ""
     best = s.lowest if lower_is_better(s.kind) else s.best
     rating = f"rating {display(shown(s.rating))}" if s.rating else "unrated"
     text = (
-        f"{plural(s.games, 'game')} · {plural(s.wins, 'win')}{rate}\n"
+        f"{plural(s.games, 'game')} · {wins_text(s)}\n"
         f"best {best} · average {s.average:.1f}\n{rating} · last played {ago(s.last_played)}"
     )
     if s.orchard_games or s.orchard_rating:

@@ -897,6 +897,29 @@ async def test_stats_show_the_rating_against_orchard(
         assert wins.embeds[0]["description"] == line
 
 
+async def test_stats_say_of_how_many_games_the_win_rate_is(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """The win rate counts games between people only: beside a count of every game, solo
+    ones too, it says of how many, or "2 games · 1 win (100%)" would read as a sum gone wrong."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        for others, users in (([BOB], {0: ALICE, 1: BOB}), ([], {0: ALICE})):
+            await new_game(fake_discord, "cheerio", ALICE, others)
+            (row,) = [g for g in await bot.orchard.store.open_games(GUILD) if g.status == "active"]
+            await play_out(bot, row.id, users)
+        ((won,),) = await rows(
+            database, "SELECT won FROM results WHERE user_id = ? AND seats = 2", ALICE
+        )
+        stats = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats"))
+        (field,) = stats.embeds[0]["fields"]
+        wins = "1 win" if won else "0 wins"
+        rate = "100%" if won else "0%"
+        assert field["value"].startswith(f"2 games · {wins} in 1 game with people ({rate})\n")
+        no_errors(fake_discord)
+
+
 async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, database: Target) -> None:
     unpaced(fake_discord)
     server(fake_discord)
