@@ -68,6 +68,15 @@ def board_figures(by: str, value: float, record: tuple[int, int, float, float] |
     return f"**{head}** · " + " · ".join(figures.values())
 
 
+def rank_of(rows: list[tuple[int, float, int]], index: int, by: str) -> int:
+    """The rank of a board's line ``index``: lines whose ranked figure reads the same share
+    the first one's (1, 1, 3), as on the daily board; an order among them is no lead."""
+    figure = value_text(by, rows[index][1])
+    while index and value_text(by, rows[index - 1][1]) == figure:
+        index -= 1
+    return index + 1
+
+
 async def board_page(
     bot: OrchardBot, guild_id: int, kind: str, by: str, page: int, asker: int | None
 ) -> tuple[discord.Embed, ui.View]:
@@ -82,14 +91,14 @@ async def board_page(
     pages = max(1, math.ceil(len(rows) / PAGE))
     page = min(max(page, 0), pages - 1)
     lines = [
-        f"**{rank}.** <@{user}> · " + board_figures(by, value, records.get(user))
-        for rank, (user, value, _) in enumerate(rows, start=1)
-        if page * PAGE < rank <= (page + 1) * PAGE
+        f"**{rank_of(rows, i, by)}.** <@{user}> · " + board_figures(by, value, records.get(user))
+        for i, (user, value, _) in enumerate(rows)
+        if page * PAGE <= i < (page + 1) * PAGE
     ]
     mine = next((i for i, row in enumerate(rows) if row[0] == asker), None)
     if mine is not None:
         value = value_text(by, rows[mine][1])
-        lines.append(f"\n<@{asker}>: rank {mine + 1} of {len(rows)} ({value})")
+        lines.append(f"\n<@{asker}>: rank {rank_of(rows, mine, by)} of {len(rows)} ({value})")
     embed = discord.Embed(
         title=f"{title(kind)} · by {by}",
         description="\n".join(lines) or "No finished games here yet.",

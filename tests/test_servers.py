@@ -384,6 +384,42 @@ async def test_boards_page_ten_at_a_time_and_show_the_askers_rank(
         assert fake_discord.message(alices)["embeds"][0]["footer"]["text"] == "Page 2 of 3"
 
 
+async def test_players_with_the_same_figure_share_a_rank(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A board's rank follows the figure it shows: equal ones share a place (1, 1, 3), as on
+    the daily board, so nobody reads second for an equal best only by a count of games."""
+    server(fake_discord)
+    await migrated(database)
+    async with written(database) as tx:
+        await tx.execute(
+            "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
+            " created_at, updated_at) VALUES (500, 'cheerio', ?, ?, 1, 'finished', 1, 0, 0)",
+            (GUILD, CHANNEL),
+        )
+        scores = ((BOB, 300), (BOB, 250), (ALICE, 300), (CAROL, 290))
+        for seat, (user, score) in enumerate(scores):
+            await tx.execute(
+                "INSERT INTO results (game_id, seat, guild_id, kind, user_id, score, placement,"
+                " won, seats, finished_at) VALUES (500, ?, ?, 'cheerio', ?, ?, 1, 0, 4, 0)",
+                (seat, GUILD, user, score),
+            )
+    async with orchard_bot(fake_discord, database):
+        board = await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "leaderboard", {"game": "cheerio", "by": "best"}
+            )
+        )
+        lines = board.embeds[0]["description"].split("\n")
+        assert [line.split(" · ")[:2] for line in lines[:3]] == [
+            [f"**1.** <@{BOB}>", "**best 300**"],  # more games first, at the same rank
+            [f"**1.** <@{ALICE}>", "**best 300**"],
+            [f"**3.** <@{CAROL}>", "**best 290**"],
+        ]
+        assert lines[-1] == f"<@{ALICE}>: rank 1 of 3 (best 300)"
+        no_errors(fake_discord)
+
+
 async def test_forget_me_asks_first_and_its_button_survives_a_restart(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
