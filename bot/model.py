@@ -189,6 +189,8 @@ class PastGame:
     finished_at: float
     seats: tuple[tuple[int, bool, int, int, bool], ...]  # user, is_bot, score, place, won
     hinted: bool = False
+    erased: int = 0
+    """Seats whose person was erased since (/forget-me): their results went with them."""
 
 
 @dataclass(frozen=True)

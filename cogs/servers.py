@@ -596,10 +596,14 @@ def summary_text(rows: list[KindStats]) -> str:
 
 def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
     """One finished game: everyone's score, 🏆 for its winners (a solo game is stored unwon),
-    a link."""
+    a link. A seat whose person was erased since is named without a result, so a game of two
+    never reads as one played alone."""
     scores = ", ".join(
-        seat_name(uid, is_bot) + f" {score}" + (" 🏆" if won else "")
-        for uid, is_bot, score, _, won in past.seats
+        [
+            seat_name(uid, is_bot) + f" {score}" + (" 🏆" if won else "")
+            for uid, is_bot, score, _, won in past.seats
+        ]
+        + [FORMER_PLAYER] * past.erased
     )
     link = message_link("Final board", guild_id, past.channel_id, past.message_id)
     hinted = " · 💡 hinted" if past.hinted else ""

@@ -159,7 +159,8 @@ async def rating_history(
 async def history(
     db: Database, guild_id: int, user_id: int, kind: str | None, limit: int
 ) -> list[PastGame]:
-    """A player's latest finished games here, newest first, with everyone's scores."""
+    """A player's latest finished games here, newest first, with everyone's scores (and how
+    many seats' people were erased since, taking their results)."""
     sql = (
         "SELECT g.id, g.kind, g.channel_id, g.message_id, r.finished_at, r.hinted"
         " FROM results r"
@@ -176,8 +177,8 @@ async def history(
     games = []
     for game_id, game_kind, channel, message, at, hinted in rows:
         seats = await db.fetchall(
-            "SELECT user_id, is_bot, score, placement, won FROM results WHERE game_id = ?"
-            " ORDER BY placement, seat",
+            "SELECT user_id, is_bot, score, placement, won, seats FROM results"
+            " WHERE game_id = ? ORDER BY placement, seat",
             (game_id,),
         )
         games.append(
@@ -189,6 +190,7 @@ async def history(
                 at,
                 tuple((s[0], bool(s[1]), s[2], s[3], bool(s[4])) for s in seats),
                 bool(hinted),
+                seats[0][5] - len(seats),  # every seat had a result; the asker's is here
             )
         )
     return games

@@ -956,6 +956,30 @@ async def test_stats_say_of_how_many_games_the_win_rate_is(
         no_errors(fake_discord)
 
 
+async def test_history_keeps_the_seat_of_a_player_who_was_forgotten_since(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """/forget-me deletes the person's results, but not their seat at the others' games: Alice's
+    game with Bob still reads as a game of two, not as one alone with a trophy (solo games
+    have none)."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        await play_out(bot, row.id, {0: ALICE, 1: BOB})
+        ((score, won),) = await rows(
+            database, "SELECT score, won FROM results WHERE user_id = ?", ALICE
+        )
+        asked = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "forget-me"))
+        await press(fake_discord, BOB, int(asked.original["id"]), "Forget me here")
+        history = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "history"))
+        line = history.embeds[0]["description"]
+        trophy = " 🏆" if won else ""
+        assert f" · <@{ALICE}> {score}{trophy}, Former player · [Final board](" in line, line
+        no_errors(fake_discord)
+
+
 async def test_solo_games_have_no_trophy(fake_discord: FakeDiscord, database: Target) -> None:
     unpaced(fake_discord)
     server(fake_discord)
