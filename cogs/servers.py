@@ -282,6 +282,8 @@ class ServersCog(commands.Cog):
         embed.description = summary_text(rows)
         charted = game.value if game else most_played(rows)
         files = await self._chart(guild_id, who.id, charted, embed) if charted else []
+        if game and not files:
+            embed.set_footer(text=no_chart(game.value, rows))
         await send(interaction, ephemeral=False, embed=embed, files=files)
 
     async def _chart(
@@ -567,6 +569,14 @@ def wins_text(s: KindStats) -> str:
     if s.rated_games == s.games:
         return f"{wins} {rate}"
     return f"{wins} in {plural(s.rated_games, 'game')} with people {rate}"
+
+
+def no_chart(kind: str, rows: list[KindStats]) -> str:
+    """Why /stats has no chart of the game asked for: a line needs two of its games here."""
+    games = next((s.games for s in rows if s.kind == kind), 0)
+    if not games:
+        return f"No finished {title(kind)} games here yet, so no chart."
+    return f"One finished {title(kind)} game here: a chart needs two."
 
 
 def stats_text(s: KindStats) -> str:

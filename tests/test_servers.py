@@ -896,6 +896,32 @@ async def test_stats_charts_one_game_with_alt_text_naming_it(
         assert none.original["attachments"] == [] and "image" not in none.embeds[0]
 
 
+async def test_stats_say_why_the_game_asked_for_has_no_chart(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """/stats game: names a game to chart: with fewer than two games of it here, the answer
+    says so, rather than leaving out the chart without a word."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        await play_out(bot, row.id, {0: ALICE, 1: BOB})
+        for game, said in (
+            ("hotscore", "No finished Hot Score games here yet, so no chart."),
+            ("cheerio", "One finished Cheerio game here: a chart needs two."),
+        ):
+            stats = await answered(
+                await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats", {"game": game})
+            )
+            embed = stats.embeds[0]
+            assert "image" not in embed and embed["footer"]["text"] == said, embed
+            assert [f["name"] for f in embed["fields"]] == ["Cheerio"]
+        unasked = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats"))
+        assert "footer" not in unasked.embeds[0], "no game asked for, no word of a chart"
+        no_errors(fake_discord)
+
+
 async def test_stats_show_the_rating_against_orchard(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
