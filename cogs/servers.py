@@ -103,7 +103,8 @@ async def board_page(
         title=f"{title(kind)} · by {by}",
         description="\n".join(lines) or "No finished games here yet.",
     )
-    embed.set_footer(text=f"Page {page + 1} of {pages}")
+    counted = " · scores are tiles left: fewer is better" if lower else ""
+    embed.set_footer(text=f"Page {page + 1} of {pages}{counted}")
     view = ui.View(timeout=None)
     view.add_item(BoardPage(kind, by, page - 1, asker, "◀ Previous", disabled=page == 0))
     view.add_item(BoardPage(kind, by, page + 1, asker, "Next ▶", disabled=page >= pages - 1))
@@ -585,7 +586,8 @@ def stats_text(s: KindStats) -> str:
     rating = f"rating {display(shown(s.rating))}" if s.rating else "unrated"
     text = (
         f"{plural(s.games, 'game')} · {wins_text(s)}\n"
-        f"best {best} · average {s.average:.1f}\n{rating} · last played {ago(s.last_played)}"
+        f"best {best} · average {s.average:.1f}{tiles_left(s.kind)}\n"
+        f"{rating} · last played {ago(s.last_played)}"
     )
     if s.orchard_games or s.orchard_rating:
         versus = f"rating {display(shown(s.orchard_rating))}" if s.orchard_rating else "unrated"
@@ -604,6 +606,12 @@ def summary_text(rows: list[KindStats]) -> str:
     return text
 
 
+def tiles_left(kind: str) -> str:
+    """Said after a game's scores where they count tiles left (fewest wins), not points: a
+    winner's 0 beside a loser's 5 would read as a slip."""
+    return " (tiles left)" if lower_is_better(kind) else ""
+
+
 def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
     """One finished game: everyone's score, 🏆 for its winners (a solo game is stored unwon),
     a link. A seat whose person was erased since is named without a result, so a game of two
@@ -614,7 +622,7 @@ def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
             for uid, is_bot, score, _, won in past.seats
         ]
         + [FORMER_PLAYER] * past.erased
-    )
+    ) + tiles_left(past.kind)
     link = message_link("Final board", guild_id, past.channel_id, past.message_id)
     hinted = " · 💡 hinted" if past.hinted else ""
     return f"**{title(past.kind)}** {ago(past.finished_at)} · {scores}{hinted} · {link}"

@@ -1271,3 +1271,31 @@ def test_a_refused_daily_board_names_what_to_grant_or_that_all_is_granted() -> N
     assert daily_channel_text(refused, []) == (
         f"{start}; Orchard may post there now, so the next board goes there"
     )
+
+
+async def test_appletters_scores_are_said_to_be_tiles_left(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """An Appletters score counts the tiles left, fewest wins: /history, /stats and the
+    leaderboard say so, or a winner's score below the loser's reads as a slip."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database):
+        await new_game(fake_discord, "appletters", ALICE, [BOB])
+        await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "forfeit"))
+        history = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "history"))
+        line = history.embeds[0]["description"]
+        assert re.search(rf"<@{ALICE}> \d+ 🏆, <@{BOB}> \d+ \(tiles left\) · ", line), line
+        stats = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats"))
+        (field,) = stats.embeds[0]["fields"]
+        assert re.search(r"best \d+ · average [0-9.]+ \(tiles left\)\n", field["value"]), field
+        board = await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "leaderboard", {"game": "appletters"})
+        )
+        footer = board.embeds[0]["footer"]["text"]
+        assert footer == "Page 1 of 1 · scores are tiles left: fewer is better", footer
+        cheerio = await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "leaderboard", {"game": "cheerio"})
+        )
+        assert cheerio.embeds[0]["footer"]["text"] == "Page 1 of 1"
+        no_errors(fake_discord)
