@@ -1,12 +1,13 @@
 """The Daily Orchard without Discord: each person's game of the day, its result and the boards.
 
 A daily game is an ordinary game row (seed, move log, replay, restart) of one seat, with
-options ``{"daily": day}`` (the day's dice), no channel (:data:`~bot.daily.NO_CHANNEL`) and,
-once started, no deadline: it is played in its player's own replies whenever they like that
-day. Its play is recorded in ``daily_plays`` with its game, in one transaction (the
-once-a-day rule is that table's key), and its score and accuracy once it is over, on the
-first read after that (a /daily, a board), so a restart between the last move and the record
-loses nothing. /forget-me leaves of a play of today only that it was played
+options ``{"daily": day}`` (the day's dice), no channel (:data:`~bot.daily.NO_CHANNEL`) and
+no turn clock: it is played in its player's own replies whenever they like that day, or the
+next (its deadline, :func:`~bot.daily.closes`, then closes it unfinished). Its play is
+recorded in ``daily_plays`` with its game, in one transaction (the once-a-day rule is that
+table's key), and its score and accuracy once it is over, on the first read after that (a
+/daily, a board), so a restart between the last move and the record loses nothing.
+/forget-me leaves of a play of today only that it was played
 (:attr:`~bot.daily.DailyPlay.forgotten`), until the day is over.
 """
 
@@ -18,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from bot.daily import NO_GAME, DailyPlay, day_of, streak
+from bot.daily import NO_GAME, DailyPlay, closes, day_of, streak
 from bot.games.base import daily_day
 from bot.locks import KeyedLocks
 from bot.model import GameChange, GameStatus, Player
@@ -103,7 +104,7 @@ class Dailies:
                 status=GameStatus.ACTIVE,
                 state=engine.dump(state),
                 version=0,
-                deadline=None,
+                deadline=closes(snapshot.row.options),  # no turn clock: only its closing
             )
 
         try:

@@ -94,6 +94,14 @@ def end_of(day: int) -> float:
     return dt.datetime.combine(date_of(day + 1), dt.time(), dt.UTC).timestamp()
 
 
+def closes(options: Mapping[str, Any]) -> float | None:
+    """When a daily game still unfinished closes, without a result (None: not a daily game):
+    at the end of the day after its own, so a game left at midnight can be finished the next
+    day, and none stays open for good, seen by nobody."""
+    day = daily_day(options)
+    return None if day is None else end_of(day + 1)
+
+
 def is_daily(options: Mapping[str, Any]) -> bool:
     """A Daily Orchard game: private, without turn deadlines, pings or ordinary results."""
     return daily_day(options) is not None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from bot.daily import is_daily
+from bot.daily import closes, is_daily
 from bot.games.base import Ambiguous, Engine, MoveError, NotYourTurn, Option, SeatResult
 from bot.locks import KeyedLocks
 from bot.model import (
@@ -538,12 +538,15 @@ class Runner:
 
     async def _expiry(self, snapshot: Snapshot) -> tuple[GameChange, Any] | None:
         """The change a passed deadline makes, and the state it leaves; None if not due: a
-        lobby nobody started closes; in a game, the awaited seats' timeout moves are played."""
+        lobby nobody started closes; a daily game unfinished the day after its own closes
+        without a result; in a game, the awaited seats' timeout moves are played."""
         row = snapshot.row
         if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
             return None
         if row.status is GameStatus.LOBBY:
             return _closing(snapshot, GameStatus.CANCELLED), None
+        if is_daily(row.options):
+            return _closing(snapshot, GameStatus.ABANDONED), snapshot.state
         state, moves, counts = self._timeout_moves(snapshot)
         return await self._played(snapshot, state, moves, counts), state
 
@@ -751,13 +754,16 @@ class Runner:
         status, deadline = GameStatus.ACTIVE, None
         results: tuple[Result, ...] = ()
         rating = None
+        daily_closes = closes(row.options)
         if engine.is_over(state):
             ranked = engine.results(state)
             status = GameStatus.FINISHED if any(r.won for r in ranked) else GameStatus.ABANDONED
-            if status is GameStatus.FINISHED and not is_daily(row.options):
+            if status is GameStatus.FINISHED and daily_closes is None:
                 results = _results(row, ranked)
                 rating = _rating(row, ranked)
-        elif engine.to_act(state) and not is_daily(row.options):  # a daily game waits all day
+        elif daily_closes is not None:  # no turn clock: it waits until it closes, unfinished
+            deadline = daily_closes
+        elif engine.to_act(state):
             deadline = self.clock() + await self.settings.turn_seconds(row.guild_id)
         change = GameChange(
             row.id,

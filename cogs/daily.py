@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -22,12 +23,12 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.answers import answer_publicly, send
-from bot.boards import UNKNOWN_CHANNEL, GameUI, Rendered
+from bot.boards import UNKNOWN_CHANNEL, GameUI, Rendered, when
 from bot.components import GameButton
 from bot.dailies import Dailies
 from bot.daily import DailyPlay, date_of, is_daily, share_line
 from bot.games.base import daily_day
-from bot.model import Player
+from bot.model import GameStatus, Player
 from bot.posting import POSTING, check_postable
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
@@ -61,14 +62,19 @@ class DailyUI:
         return self.inner.accent
 
     def render(self, snapshot: Snapshot) -> Rendered:
-        payload = self.inner.render(snapshot)
         day = daily_day(snapshot.row.options)
         if day is None:
-            return payload
+            return self.inner.render(snapshot)
+        # Its deadline is no turn's: the inner board would say "time runs out" at it.
+        payload = self.inner.render(replace(snapshot, row=replace(snapshot.row, deadline=None)))
         heading = f"Orchard Daily #{day} · {title(snapshot.row.kind)}"
-        if snapshot.row.status == "active":
+        if snapshot.row.status is GameStatus.ACTIVE:
             payload.board.heading = heading
+            if day < self.dailies.today() and snapshot.row.deadline is not None:
+                payload.board.body.append(left_open(snapshot.row.deadline))
             return payload
+        if snapshot.row.status is not GameStatus.FINISHED:
+            return closed(heading, payload)
         return finished(snapshot, day, heading, payload)
 
     async def on_ui(
@@ -87,6 +93,22 @@ class DailyUI:
 
 def shared(play: DailyPlay) -> str:
     return share_line(play.day, title(play.kind), play.score or 0, play.accuracy)
+
+
+def left_open(closing: float) -> str:
+    """A game of a past day still open: until when it may be finished."""
+    return (
+        f"Not finished on its day: you can finish it until {when(closing)} (24:00 UTC). "
+        "Then it closes without a result."
+    )
+
+
+def closed(heading: str, payload: Rendered) -> Rendered:
+    """A daily game that ended unfinished (left, or closed the day after its own)."""
+    payload.board.heading = heading
+    payload.board.status = "**This daily game closed unfinished**: it has no result."
+    payload.board.rows = []
+    return payload
 
 
 def finished(snapshot: Snapshot, day: int, heading: str, payload: Rendered) -> Rendered:

@@ -65,7 +65,8 @@ async def test_one_game_a_day_private_and_without_a_clock(tmp_path: Path) -> Non
         assert again.id == first.id and play.day == 42 and play.score is None
         row = first.row
         assert row.status is GameStatus.ACTIVE and row.channel_id == NO_CHANNEL
-        assert row.deadline is None and row.options == {"daily": 42}
+        assert row.options == {"daily": 42}
+        assert row.deadline == end_of(43)  # no turn clock: only its closing, the next day's end
         assert table.shown.shown == []  # never drawn on a public board
         other, _ = await dailies.game_of_the_day("cheerio", GUILD, player(2))
         assert other.id != first.id and other.state.dice == first.state.dice
@@ -360,7 +361,7 @@ async def test_a_lobby_a_crash_left_before_its_start_is_closed_once_its_day_is_o
         assert await dailies.streak("cheerio", 1) == 0
         today, play = await dailies.game_of_the_day("cheerio", GUILD, player(1))
         assert play.day == 43 and today.id != game_id
-        assert today.row.status is GameStatus.ACTIVE and today.row.deadline is None
+        assert today.row.status is GameStatus.ACTIVE and today.row.deadline == end_of(44)
     finally:
         await table.close()
 
@@ -415,11 +416,96 @@ async def test_daily_lobbies_stored_without_a_deadline_close_once_their_day_is_o
     table = await orchard(database, clock)
     try:
         deadlines = await query(database, "SELECT id, deadline FROM games ORDER BY id")
-        assert deadlines == [(1, end_of(42)), (2, None), (3, None), (4, end_of(43))]
+        # and migration 24 gives the game in play the end of the day after its own
+        assert deadlines == [(1, end_of(42)), (2, end_of(43)), (3, None), (4, end_of(43))]
         assert await table.scheduler.run_due() == 1
         statuses = await query(database, "SELECT id, status FROM games ORDER BY id")
         assert statuses == [(1, "cancelled"), (2, "active"), (3, "lobby"), (4, "lobby")]
         today, _ = await Dailies(table.runner, clock).game_of_the_day("cheerio", GUILD, player(8))
         assert today.id == 4 and today.row.status is GameStatus.ACTIVE
+    finally:
+        await table.close()
+
+
+async def test_a_daily_game_left_unfinished_closes_when_the_next_day_ends(
+    database: Target,
+) -> None:
+    """A daily game stays its day's, and can be finished the next day: moves then keep its
+    closing time. Still unfinished when that next day ends, the clock closes it without a
+    result (no board, no streak, nothing shown); one finished after midnight counts for its
+    own day. Before, a game left unfinished had no deadline and stayed open for good."""
+    clock = Clock(NOON)
+    table = await orchard(database, clock)
+    try:
+        dailies = Dailies(table.runner, clock)
+        left, _ = await dailies.game_of_the_day("cheerio", GUILD, player(1))
+        late, _ = await dailies.game_of_the_day("cheerio", GUILD, player(2))
+        await table.runner.act(left.id, 1, "score", CATEGORIES[0])
+        clock.now = NOON + 86400  # the next day: both still open, and playable
+        assert await table.scheduler.run_due() == 0
+        left = await table.runner.act(left.id, 1, "score", CATEGORIES[1])
+        assert left.row.status is GameStatus.ACTIVE and left.row.deadline == end_of(43)
+        for category in CATEGORIES:
+            await table.runner.act(late.id, 2, "score", category)
+        clock.now = end_of(43) - 1
+        assert await table.scheduler.run_due() == 0
+        clock.now = end_of(43)
+        assert await table.scheduler.run_due() == 1
+        closed = await table.runner.load(left.id)
+        assert closed.row.status is GameStatus.ABANDONED and closed.row.deadline is None
+        assert await table.runner.replay(left.id) == closed.state
+        assert table.shown.shown == []  # a daily game is never drawn on a public board
+        assert [p.user_id for p in await dailies.board(42, "cheerio", GUILD)] == [2]
+        assert await dailies.streak("cheerio", 1, 43) == 0
+        assert await dailies.streak("cheerio", 2, 43) == 1
+        with pytest.raises(Refusal):
+            await table.runner.act(left.id, 1, "score", CATEGORIES[2])
+    finally:
+        await table.close()
+
+
+async def test_daily_games_in_play_stored_without_a_deadline_close_in_time(
+    database: Target,
+) -> None:
+    """Daily games in play from before they had a deadline: migration 24 gives each the end of
+    the day after its own. One of long ago closes at the clock's first pass; yesterday's and
+    today's stay open. Finished games, lobbies and ordinary games keep theirs."""
+    game = (
+        "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed, options,"
+        " created_at, updated_at, deadline) VALUES"
+        " ({}, 'cheerio', 100, {}, 7, '{}', 5, '{}', 0, 0, {})"
+    )
+    seat = "INSERT INTO game_players (game_id, seat, user_id, name) VALUES ({}, 0, 7, 'Ann')"
+    play = (
+        "INSERT INTO daily_plays (day, kind, user_id, guild_id, game_id, name)"
+        " VALUES ({}, 'cheerio', 7, 100, {}, 'Ann')"
+    )
+    rows = [
+        game.format(1, NO_CHANNEL, "active", '{"daily": 40}', "NULL"),  # left long ago
+        play.format(40, 1),
+        game.format(2, NO_CHANNEL, "active", '{"daily": 42}', "NULL"),  # yesterday's
+        play.format(42, 2),
+        game.format(3, NO_CHANNEL, "active", '{"daily": 43}', "NULL"),  # today's
+        play.format(43, 3),
+        game.format(4, NO_CHANNEL, "finished", '{"daily": 41}', "NULL"),
+        play.format(41, 4),
+        game.format(5, 50, "active", "{}", 2e9),  # an ordinary game's turn, in 2033
+    ]
+    rows += [seat.format(game_id) for game_id in range(1, 6)]
+    await rows_at_migration(database, 23, rows)
+    clock = Clock(NOON + 86400)
+    table = await orchard(database, clock)
+    try:
+        deadlines = await query(database, "SELECT id, deadline FROM games ORDER BY id")
+        assert deadlines == [
+            (1, end_of(41)),
+            (2, end_of(43)),
+            (3, end_of(44)),
+            (4, None),
+            (5, 2e9),
+        ]
+        assert await table.scheduler.run_due() == 1
+        statuses = await query(database, "SELECT id, status FROM games ORDER BY id")
+        assert [s for _, s in statuses] == ["abandoned", "active", "active", "finished", "active"]
     finally:
         await table.close()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.app import OrchardBot
-from bot.daily import NO_GAME, date_of, day_of
+from bot.daily import NO_GAME, date_of, day_of, end_of
 from bot.games.applejack import CATEGORIES as APPLEJACK_CATEGORIES
 from bot.games.cheerio import CATEGORIES
 from bot.model import Player
@@ -167,7 +167,9 @@ async def test_a_daily_game_survives_the_token_and_a_restart(
         assert scored.type == 7
         live = await game_of(bot, ALICE)
         assert live.state.cards[0][CATEGORIES.index("ones")] is not None
-        assert live.row.deadline is None  # a daily game waits all day: no turn clock
+        # no turn clock: a daily game waits, until the day after its own is over
+        assert live.row.deadline == end_of(day_of(time.time()) + 1)
+        assert "time runs out" not in text_of(fake_discord.message(board))
         resumed = await daily(fake_discord, ALICE)  # a dismissed board is shown again
         assert "1 roll" not in dice_shown(fake_discord, resumed)
         assert (await game_of(bot, ALICE)).id == live.id
@@ -371,14 +373,16 @@ async def test_streaks_on_the_board_and_in_daily(fake_discord: FakeDiscord, tmp_
         cog: Any = bot.get_cog("DailyCog")
         now = time.time()
         for offset in (-3, -2, -1):
-            cog.dailies.clock = lambda offset=offset: now + offset * 86400
+            moment = now + offset * 86400
+            # the runner's clock too: by now, a game of three days ago would close unfinished
+            cog.dailies.clock = bot.orchard.runner.clock = lambda moment=moment: moment
             await finish_daily(bot, ALICE, "Alice")
         await finish_daily(bot, BOB, "Bob")
         daily, board = await said_today(fake_discord)
         assert "Days in a row: 3." in daily
         alice, bob = board.splitlines()
         assert "Alice" in alice and alice.endswith(" · 🔥 3") and "🔥" not in bob
-        cog.dailies.clock = lambda: now + 86400  # today (offset 0) missed
+        cog.dailies.clock = bot.orchard.runner.clock = lambda: now + 86400  # offset 0 missed
         await finish_daily(bot, ALICE, "Alice")
         daily, board = await said_today(fake_discord)
         assert "Days in a row: 1." in daily and "Alice" in board and "🔥" not in board
