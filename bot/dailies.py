@@ -68,6 +68,15 @@ class Dailies:
                 snapshot = await self._started(snapshot.id)
             return snapshot, await self.finalize(play, snapshot)
 
+    async def unfinished(self, kind: str, user_id: int) -> Snapshot | None:
+        """The person's game of ``kind`` of yesterday, if still in play: they may finish it
+        today, until it closes (:func:`~bot.daily.closes`), and /daily offers it."""
+        play = await self.store.play(self.today() - 1, kind, user_id)
+        if play is None or play.forgotten or play.score is not None:
+            return None
+        snapshot = await self.runner.load(play.game_id)
+        return snapshot if snapshot.row.status is GameStatus.ACTIVE else None
+
     async def _start(
         self, day: int, kind: str, guild_id: int, player: Player, world_name: str | None
     ) -> DailyPlay:

@@ -31,11 +31,11 @@ HELP = """\
 **/daily** (only you see it): the Daily Orchard. Everyone plays the same dice today \
 (00:00-24:00 UTC), once a day: Cheerio, or with `game:` Apple Jack's eight categories played \
 solo. Your dice depend only on the day, the turn and how many dice you have rerolled, so \
-the same choices give everyone the same score. Your game waits for you (a restart too): run \
-/daily again to pick it up. Finished, you get your accuracy, a Review and a spoiler-free \
-line to share. **/daily-board** shows today's (or yesterday's) results here, or across servers \
-for players who joined with **/daily-world**; **/daily-channel** (Manage Server) picks a \
-channel where yesterday's board is posted each day."""
+the same choices give everyone the same score. Your game waits for you (a restart too) until \
+the next day ends: run /daily again to pick it up. Finished, you get your accuracy, a Review \
+and a spoiler-free line to share. **/daily-board** shows today's (or yesterday's) results \
+here, or across servers for players who joined with **/daily-world**; **/daily-channel** \
+(Manage Server) picks a channel where yesterday's board is posted each day."""
 """The /help section of the Daily Orchard (for whoever assembles /help)."""
 
 

@@ -3,7 +3,8 @@
 A daily game is played in its player's own ephemeral messages. Every click on its board is a
 component interaction of its own, answered by updating the message it came from, so the game
 goes on past the 15 minutes an interaction token lasts, and after a restart (the buttons are
-the ordinary persistent game buttons). A dismissed board is shown again by /daily.
+the ordinary persistent game buttons). A dismissed board is shown again by /daily, and a game
+of yesterday left unfinished has a button on today's that shows it again, until it closes.
 
 Each daily game's board is its game's own board, drawn by that game's UI, which this cog wraps
 (:class:`DailyUI`): it retitles a board in play and draws a finished one as the day's result,
@@ -28,6 +29,7 @@ from bot.components import GameButton
 from bot.dailies import Dailies
 from bot.daily import DailyPlay, date_of, is_daily, share_line
 from bot.games.base import daily_day
+from bot.interface import host
 from bot.model import GameStatus, Player
 from bot.posting import POSTING, check_postable
 from bot.reviews import review_buttons
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SHARE_VERB = "ui_daily_share"
+RESUME_VERB = "ui_daily_resume"  # on today's board, naming yesterday's game left unfinished
 GAMES = [
     app_commands.Choice(name=spec.main.title, value=spec.main.kind)
     for spec in SPECS
@@ -80,8 +83,11 @@ class DailyUI:
     async def on_ui(
         self, interaction: discord.Interaction[Any], snapshot: Snapshot, verb: str, arg: str
     ) -> None:
-        if verb != SHARE_VERB or not is_daily(snapshot.row.options):
+        if verb not in (SHARE_VERB, RESUME_VERB) or not is_daily(snapshot.row.options):
             await self.inner.on_ui(interaction, snapshot, verb, arg)
+            return
+        if verb == RESUME_VERB:
+            await self.resume(interaction, snapshot)
             return
         if snapshot.row.seat_of(interaction.user.id) is None:
             raise Refusal("Only the player of this daily game can share it.")
@@ -89,6 +95,29 @@ class DailyUI:
         if play is None or play.score is None:
             raise Refusal("Share your result once your daily game is over.")
         await send(interaction, shared(play), ephemeral=False)
+
+    async def resume(self, interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:
+        """Show a game of yesterday left unfinished, in a private reply of its own (the board
+        it was played on may be gone); its buttons then update that reply."""
+        if snapshot.row.seat_of(interaction.user.id) is None:
+            raise Refusal("Only the player of this daily game can finish it.")
+        if snapshot.row.status is not GameStatus.ACTIVE:
+            raise Refusal("That daily game is over: /daily shows today's.")
+        payload = await host(interaction).boards.render(snapshot)
+        await send(interaction, ephemeral=True, **payload.send_kwargs())
+
+
+def unfinished_note(day: int) -> str:
+    """/daily's line about yesterday's game, still open (see :meth:`Dailies.unfinished`)."""
+    return (
+        f"Your Orchard Daily #{day} of {date_of(day):%A %d %B} is not finished: you can "
+        "finish it until 24:00 UTC today, then it closes without a result."
+    )
+
+
+def resume_button(snapshot: Snapshot, day: int) -> GameButton:
+    label = f"Finish Orchard Daily #{day}"
+    return GameButton(snapshot.id, snapshot.row.version, RESUME_VERB, label=label)
 
 
 def shared(play: DailyPlay) -> str:
@@ -217,6 +246,11 @@ class DailyCog(commands.Cog):
                 f"You have played today's {title(kind)}: come back tomorrow (00:00 UTC). "
                 f"Days in a row: {streak}.\n`{shared(play)}`"
             )
+        left = await self.dailies.unfinished(kind, user.id)
+        left_day = None if left is None else daily_day(left.row.options)
+        if left is not None and left_day is not None:
+            payload.board.body.append(unfinished_note(left_day))
+            payload.board.rows.append([resume_button(left, left_day)])
         await send(interaction, ephemeral=True, **payload.send_kwargs())
 
     @app_commands.command(name="daily-board", description="How everyone did in the Daily Orchard")

@@ -443,10 +443,13 @@ async def test_a_daily_game_left_unfinished_closes_when_the_next_day_ends(
         await table.runner.act(left.id, 1, "score", CATEGORIES[0])
         clock.now = NOON + 86400  # the next day: both still open, and playable
         assert await table.scheduler.run_due() == 0
+        offered = await dailies.unfinished("cheerio", 1)
+        assert offered is not None and offered.id == left.id
         left = await table.runner.act(left.id, 1, "score", CATEGORIES[1])
         assert left.row.status is GameStatus.ACTIVE and left.row.deadline == end_of(43)
         for category in CATEGORIES:
             await table.runner.act(late.id, 2, "score", category)
+        assert await dailies.unfinished("cheerio", 2) is None  # finished: nothing to offer
         clock.now = end_of(43) - 1
         assert await table.scheduler.run_due() == 0
         clock.now = end_of(43)

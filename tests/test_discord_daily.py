@@ -711,3 +711,63 @@ async def settings_shown(fake: FakeDiscord) -> str:
     shown = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "settings", permissions=32))
     private(shown)
     return shown.content
+
+
+async def test_yesterdays_game_left_unfinished_is_offered_by_daily_until_it_closes(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Alice leaves yesterday's game after one category, its board dismissed. Today, /daily
+    gives today's game and says yesterday's is not finished, with a button that shows its
+    board again in a private reply of its own: she finishes it there, and it counts for its
+    own day. Bob leaves his too: when today ends the clock closes it, without a result and
+    without a word in any channel, and /daily no longer offers it. Before, /daily offered
+    only today's game, and yesterday's stayed open for good, seen by nobody."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        cog: Any = bot.get_cog("DailyCog")
+        now = time.time()
+        today = day_of(now)
+        cog.dailies.clock = lambda: now - 86400
+        left = {}
+        for user in (ALICE, BOB):
+            left[user] = await daily(fake_discord, user)
+            await choose(fake_discord, user, left[user], "score", [ORDER[0]])
+        cog.dailies.clock = lambda: now
+
+        board = await daily(fake_discord, ALICE)
+        said = text_of(fake_discord.message(board))
+        assert f"Orchard Daily #{today} · Cheerio" in said
+        assert f"Your Orchard Daily #{today - 1} of " in said and "is not finished" in said
+        label = f"Finish Orchard Daily #{today - 1}"
+        refused = await press(fake_discord, BOB, board, label)
+        assert refused.ephemeral and "Only the player" in refused.content, refused.describe()
+        resumed = await press(fake_discord, ALICE, board, label)
+        assert resumed.type == 4 and resumed.ephemeral, resumed.describe()
+        assert resumed.original_id is not None
+        yesterdays = resumed.original_id
+        shown = text_of(fake_discord.message(yesterdays))
+        assert f"Orchard Daily #{today - 1} · Cheerio" in shown
+        assert "Not finished on its day" in shown and "time runs out" not in shown
+        for category in ORDER[1:]:
+            scored = await choose(fake_discord, ALICE, yesterdays, "score", [category])
+            assert scored.type == 7, scored.describe()
+        assert "Your daily game is over" in text_of(fake_discord.message(yesterdays))
+        again = text_of(fake_discord.message(await daily(fake_discord, ALICE)))
+        assert "is not finished" not in again and "Finish Orchard" not in again
+        cog.dailies.clock = lambda: now - 86400
+        _, day_board = await said_today(fake_discord)
+        assert "Alice" in day_board and "Bob" not in day_board
+
+        bob = await game_of(bot, BOB)
+        posted = len(fake_discord.channel_messages(CHANNEL))  # the board just asked for
+        bot.orchard.runner.clock = lambda: end_of(today)
+        assert await bot.orchard.scheduler.run_due() == 1
+        closed = await bot.orchard.runner.load(bob.id)
+        assert closed.row.status == "abandoned" and closed.row.deadline is None
+        assert len(fake_discord.channel_messages(CHANNEL)) == posted
+        late = await choose(fake_discord, BOB, left[BOB], "score", [ORDER[1]])
+        assert late.ephemeral and "over" in late.content, late.describe()
+        cog.dailies.clock = lambda: end_of(today)
+        later = text_of(fake_discord.message(await daily(fake_discord, BOB)))
+        assert "is not finished" not in later and "Finish Orchard" not in later
+        no_errors(fake_discord)
