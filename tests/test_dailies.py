@@ -416,7 +416,7 @@ async def test_daily_lobbies_stored_without_a_deadline_close_once_their_day_is_o
     table = await orchard(database, clock)
     try:
         deadlines = await query(database, "SELECT id, deadline FROM games ORDER BY id")
-        # and migration 24 gives the game in play the end of the day after its own
+        # and migration 25 gives the game in play the end of the day after its own
         assert deadlines == [(1, end_of(42)), (2, end_of(43)), (3, None), (4, end_of(43))]
         assert await table.scheduler.run_due() == 1
         statuses = await query(database, "SELECT id, status FROM games ORDER BY id")
@@ -470,7 +470,7 @@ async def test_a_daily_game_left_unfinished_closes_when_the_next_day_ends(
 async def test_daily_games_in_play_stored_without_a_deadline_close_in_time(
     database: Target,
 ) -> None:
-    """Daily games in play from before they had a deadline: migration 24 gives each the end of
+    """Daily games in play from before they had a deadline: migration 25 gives each the end of
     the day after its own. One of long ago closes at the clock's first pass; yesterday's and
     today's stay open. Finished games, lobbies and ordinary games keep theirs."""
     game = (

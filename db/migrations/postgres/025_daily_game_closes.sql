@@ -1,5 +1,5 @@
 -- A daily game in play has the end of the day after its own as its deadline (as
--- ../sqlite/024_daily_game_closes.sql), when the clock closes it unfinished: games started
+-- ../sqlite/025_daily_game_closes.sql), when the clock closes it unfinished: games started
 -- before had none, and stayed open for good; they get theirs now.
 UPDATE games
 SET deadline = 1767225600.0
