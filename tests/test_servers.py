@@ -760,6 +760,13 @@ async def test_forfeit_tells_two_games_of_one_kind_apart_by_number(
         assert none.content == f"You have no game {games[1] + 9} in play in this channel."
 
 
+async def cheerio_played(fake: FakeDiscord, bot: Any) -> None:
+    """A Cheerio game of Alice's and Bob's played to its end, as the only game here."""
+    await new_game(fake, "cheerio", ALICE, [BOB])
+    (row,) = await bot.orchard.store.open_games(GUILD)
+    await play_out(bot, row.id, {0: ALICE, 1: BOB})
+
+
 async def play_out(bot, game_id: int, users: dict[int, int]):
     """Score the first open category on each person's turn until the game ends (Orchard's
     seats play themselves)."""
@@ -904,9 +911,7 @@ async def test_stats_say_why_the_game_asked_for_has_no_chart(
     unpaced(fake_discord)
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
-        await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        (row,) = await bot.orchard.store.open_games(GUILD)
-        await play_out(bot, row.id, {0: ALICE, 1: BOB})
+        await cheerio_played(fake_discord, bot)
         for game, said in (
             ("hotscore", "No finished Hot Score games here yet, so no chart."),
             ("cheerio", "One finished Cheerio game here: a chart needs two."),
@@ -991,9 +996,7 @@ async def test_history_keeps_the_seat_of_a_player_who_was_forgotten_since(
     unpaced(fake_discord)
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
-        await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        (row,) = await bot.orchard.store.open_games(GUILD)
-        await play_out(bot, row.id, {0: ALICE, 1: BOB})
+        await cheerio_played(fake_discord, bot)
         ((score, won),) = await rows(
             database, "SELECT score, won FROM results WHERE user_id = ?", ALICE
         )
