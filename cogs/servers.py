@@ -276,6 +276,7 @@ class ServersCog(commands.Cog):
         answer_publicly(interaction)
         guild_id = self._guild(interaction)
         who = user or interaction.user
+        check_person(who, self.bot.user, "stats")
         rows = await self.bot.orchard.store.user_stats(guild_id, who.id)
         embed = discord.Embed(title=f"{literal(who.display_name)}'s games here")
         for s in rows:
@@ -317,6 +318,7 @@ class ServersCog(commands.Cog):
         answer_publicly(interaction)
         guild_id = self._guild(interaction)
         who = user or interaction.user
+        check_person(who, self.bot.user, "history")
         lines = [
             history_line(self.bot, guild_id, past)
             for past in await self.bot.orchard.store.history(
@@ -552,6 +554,26 @@ def which_game(rows: list[GameSummary]) -> str:
     if len({r.kind for r in rows}) > 1:
         return said + "say which with `/forfeit game:`."
     return said + "say which with `/forfeit number:`."
+
+
+NOT_ORCHARDS = {
+    "stats": 'Orchard keeps no record of its own here: how you do against it is the "vs'
+    ' Orchard" line of your own /stats.',
+    "history": "Orchard keeps no history of its own here: your games against it are in your"
+    ' own /history, and the "vs Orchard" line of your /stats.',
+}
+"""/stats and /history of Orchard itself: where the asker finds its games instead."""
+
+
+def check_person(
+    who: discord.User | discord.Member, me: discord.ClientUser | None, command: str
+) -> None:
+    """Refuse /stats or /history of a bot: only people's seats are counted, so a bot's record
+    would read "No finished games yet." though Orchard may have played many."""
+    if me is not None and who.id == me.id:
+        raise Refusal(NOT_ORCHARDS[command])
+    if who.bot:
+        raise Refusal(f"{literal(who.display_name)} is a bot: only people have a record here.")
 
 
 def most_played(rows: list[KindStats]) -> str | None:

@@ -29,6 +29,7 @@ from tests.botharness import (
     no_errors,
     orchard_bot,
     press,
+    private,
     server,
     unpaced,
 )
@@ -962,6 +963,42 @@ async def test_stats_show_the_rating_against_orchard(
         )
         line = f"**1.** <@{ALICE}> · **0 wins** · 1 game · best {score} · average {score:.1f}"
         assert wins.embeds[0]["description"] == line
+
+
+async def test_stats_and_history_of_a_bot_are_refused_plainly(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Orchard's seats are no person's record: /stats or /history of Orchard once read "No
+    finished games yet." though it had just played. A bot is refused, and for Orchard the
+    asker is pointed to where its games are: their own "vs Orchard" line."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    other_bot = 7999
+    fake_discord.add_user(other_bot, "Dicebot", bot=True)
+    async with orchard_bot(fake_discord, database) as bot:
+        await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "cheerio new", {"opponent": "orchard", "level": "easy"}
+            )
+        )
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        await play_out(bot, row.id, {0: ALICE})
+        orchard_itself = fake_discord.bot_id
+        said = {
+            (orchard_itself, "stats"): "Orchard keeps no record of its own here: how you do"
+            ' against it is the "vs Orchard" line of your own /stats.',
+            (orchard_itself, "history"): "Orchard keeps no history of its own here: your games"
+            ' against it are in your own /history, and the "vs Orchard" line of your /stats.',
+            (other_bot, "stats"): "Dicebot is a bot: only people have a record here.",
+            (other_bot, "history"): "Dicebot is a bot: only people have a record here.",
+        }
+        for (user, command), text in said.items():
+            reply = await answered(
+                await fake_discord.slash(BOB, GUILD, CHANNEL, command, {"user": user})
+            )
+            private(reply)
+            assert reply.content == text, reply.describe()
+        no_errors(fake_discord)
 
 
 async def test_stats_say_of_how_many_games_the_win_rate_is(
