@@ -47,7 +47,7 @@ from bot.words import plural
 from cogs.appletters_picture import draw_snake, last_word
 from cogs.appletters_tiles import TileDMs, tiles_message
 from cogs.game import GameCog
-from cogs.servers import send_board
+from cogs.servers import DEFAULT_ORDER, By, send_board
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -200,13 +200,15 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         await open_lobby(interaction, KINDS[variant], options, players=seats, start=bool(seats))
 
     @app_commands.command(name="leaderboard", description="This server's best players")
-    @app_commands.describe(variant="Which game", by="Rank by rating, wins, best or average")
+    @app_commands.describe(
+        variant="Which game", by="Rank by rating (the default), wins, best or average score"
+    )
     @app_commands.choices(variant=VARIANT_CHOICES)
     async def leaderboard(  # type: ignore[override]
         self,
         interaction: discord.Interaction[Any],
         variant: str = APPLETTERS.main.option,
-        by: Literal["rating", "wins", "best", "average"] = "wins",
+        by: By = DEFAULT_ORDER,
     ) -> None:
         if variant not in KINDS:
             raise Refusal("Choose one of the word games.")

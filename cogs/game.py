@@ -24,7 +24,7 @@ from bot.runner import Refusal, Snapshot
 from bot.specs import GameSpec, title
 from bot.wording import clipped, in_code, shown_width
 from bot.words import plural
-from cogs.servers import send_board
+from cogs.servers import DEFAULT_ORDER, By, send_board
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -123,11 +123,11 @@ class GameCog(commands.GroupCog):
         await send(interaction, self.rules_text)
 
     @app_commands.command(name="leaderboard", description="This server's best players")
-    @app_commands.describe(by="Rank by rating, wins, best or average score")
+    @app_commands.describe(by="Rank by rating (the default), wins, best or average score")
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
-        by: Literal["rating", "wins", "best", "average"] = "wins",
+        by: By = DEFAULT_ORDER,
     ) -> None:
         await send_board(interaction, self.kind, by)
 

@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 PAGE = 10
 KEEP_DEPARTED_DAYS = 30
 By = Literal["rating", "wins", "best", "average"]
+DEFAULT_ORDER: By = "rating"
+"""How every leaderboard command ranks unless told: /leaderboard and /<game> leaderboard show
+one game's board alike, by the rating /help explains."""
 GAMES = [app_commands.Choice(name=v.title, value=v.kind) for v in VARIANTS.values()]
 """Every playable kind as a command choice, from the game specs."""
 Game = app_commands.Choice[str]
@@ -223,7 +226,9 @@ class ForgetMe(
         await send(interaction, f"Done: {plural(removed, 'record')} removed{gone}.")
 
 
-async def send_board(interaction: discord.Interaction[Any], kind: str, by: str = "wins") -> None:
+async def send_board(
+    interaction: discord.Interaction[Any], kind: str, by: str = DEFAULT_ORDER
+) -> None:
     answer_publicly(interaction)
     if interaction.guild_id is None:
         raise Refusal("Leaderboards belong to a server: ask me there.")
@@ -254,10 +259,12 @@ class ServersCog(commands.Cog):
         await self.bot.boards.pings.stop()  # pings in flight are sent while the store is open
 
     @app_commands.command(name="leaderboard", description="This server's best players in a game")
-    @app_commands.describe(game="Which game", by="Rank by rating, wins, best or average score")
+    @app_commands.describe(
+        game="Which game", by="Rank by rating (the default), wins, best or average score"
+    )
     @app_commands.choices(game=GAMES)
     async def leaderboard(
-        self, interaction: discord.Interaction[Any], game: Game, by: By = "rating"
+        self, interaction: discord.Interaction[Any], game: Game, by: By = DEFAULT_ORDER
     ) -> None:
         await send_board(interaction, game.value, by)
 

@@ -823,7 +823,9 @@ async def test_leaderboard_after_a_finished_game(
         gone = await answered(await fake.slash(BOB, GUILD, CHANNEL, "forfeit"))
         assert gone.ephemeral and "You left" in gone.content, gone.content
         assert (await bot.orchard.runner.load(game_id)).row.status == "finished"
-        shown = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "appletters leaderboard"))
+        shown = await answered(
+            await fake.slash(CAROL, GUILD, CHANNEL, "appletters leaderboard", {"by": "wins"})
+        )
         assert not shown.ephemeral, shown.describe()
         (embed,) = shown.embeds
         assert embed["title"] == "Appletters · by wins"

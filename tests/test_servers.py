@@ -14,6 +14,7 @@ from bot.daily import DailyChannel, date_of
 from bot.games.cheerio import open_categories
 from bot.ratings import MODEL, rate, shown
 from bot.settings import GuildSettings
+from bot.specs import SPECS
 from db import results
 from db.connection import Target
 from db.store import SHARED_BOARD_SECONDS, Store
@@ -383,6 +384,29 @@ async def test_boards_page_ten_at_a_time_and_show_the_askers_rank(
             text = turned.original["embeds"][0]["description"]
             assert turned.type == 7 and text.endswith(alices_rank), (presser, label, text)
         assert fake_discord.message(alices)["embeds"][0]["footer"]["text"] == "Page 2 of 3"
+
+
+async def test_every_leaderboard_command_ranks_by_rating_unless_told(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """/leaderboard ranked by rating by default but /<game> leaderboard by wins, so one game's
+    board read two ways; both now rank by rating, and ``by:`` still picks another order."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database):
+        for spec in SPECS:
+            heading = f"{spec.main.title} · by "
+            asks = (
+                ("leaderboard", {"game": spec.main.kind}, "rating"),
+                (f"{spec.command} leaderboard", {}, "rating"),
+                (f"{spec.command} leaderboard", {"by": "wins"}, "wins"),
+                ("leaderboard", {"game": spec.main.kind, "by": "best"}, "best"),
+            )
+            for command, options, by in asks:
+                board = await answered(
+                    await fake_discord.slash(ALICE, GUILD, CHANNEL, command, options)
+                )
+                assert board.embeds[0]["title"] == heading + by, (command, options)
+        no_errors(fake_discord)
 
 
 async def test_players_with_the_same_figure_share_a_rank(
