@@ -625,11 +625,14 @@ def stats_text(s: KindStats) -> str:
 
 
 def summary_text(rows: list[KindStats]) -> str:
-    """The one line across all games; wins against Orchard are named apart, as on the board."""
+    """The one line across all games; wins against Orchard are named apart, as on the board.
+    Kinds are counted only when there are several: "4 games of 1 kind" says nothing the one
+    field below does not."""
     if not rows:
         return "No finished games yet."
     games, wins = sum(s.games for s in rows), sum(s.wins for s in rows)
-    text = f"{plural(games, 'game')} of {plural(len(rows), 'kind')} · {plural(wins, 'win')}"
+    kinds = f" of {len(rows)} kinds" if len(rows) > 1 else ""
+    text = f"{plural(games, 'game')}{kinds} · {plural(wins, 'win')}"
     if any(s.orchard_games for s in rows):
         text += f" · {plural(sum(s.orchard_wins for s in rows), 'win')} vs Orchard"
     return text

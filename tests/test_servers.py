@@ -845,7 +845,7 @@ async def test_stats_and_history_after_a_two_player_game(
         assert f"rating {rating} ·" in field["value"]
         assert round(1000 + 40 * shown((mu, sigma))) == rating
         assert f"last played <t:{await finished_at(database, row.id, ALICE)}:R>" in field["value"]
-        assert stats.embeds[0]["description"] == f"1 game of 1 kind · {wins}"
+        assert stats.embeds[0]["description"] == f"1 game · {wins}", 'no "of 1 kind"'
 
         history = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "history"))
         line = history.embeds[0]["description"]
@@ -922,6 +922,7 @@ async def test_stats_charts_one_game_with_alt_text_naming_it(
             assert chart["filename"] == "chart.png" and chart["description"].startswith(alt)
             assert stats.embeds[0]["image"]["url"] == "attachment://chart.png"
             assert len(stats.embeds[0]["fields"]) == 3, "the record still covers every game"
+            assert stats.embeds[0]["description"] == "7 games of 3 kinds · 0 wins"
         none = await answered(
             await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats", {"game": "appletters"})
         )
