@@ -58,11 +58,12 @@ def value_text(by: str, value: float) -> str:
     return f"{by} {value:.1f}" if by == "average" else f"{by} {value:.0f}"
 
 
-def board_figures(by: str, value: float, record: tuple[int, int, float, float] | None) -> str:
-    """The ranked figure in bold, then the player's other figures: wins, games, best, average."""
-    wins, games, best, average = record or (0, 0, 0.0, 0.0)
+def board_figures(by: str, value: float, record: tuple[int, int, float, float, int] | None) -> str:
+    """The ranked figure in bold, then the player's other figures: wins, games, best, average.
+    Wins say of how many games with people when some games were not, as /stats does."""
+    wins, games, best, average, people = record or (0, 0, 0.0, 0.0, 0)
     figures = {
-        "wins": plural(wins, "win"),
+        "wins": wins_in(wins, people, games),
         "games": plural(games, "game"),
         "best": f"best {best:.0f}",
         "average": f"average {average:.1f}",
@@ -103,8 +104,7 @@ async def board_page(
         value = value_text(by, rows[mine][1])
         lines.append(f"\n<@{asker}>: rank {rank_of(rows, mine, by)} of {len(rows)} ({value})")
     embed = discord.Embed(
-        title=f"{title(kind)} · by {by}",
-        description="\n".join(lines) or "No finished games here yet.",
+        title=f"{title(kind)} · by {by}", description="\n".join(lines) or empty_board(by, records)
     )
     counted = " · scores are tiles left: fewer is better" if lower else ""
     embed.set_footer(text=f"Page {page + 1} of {pages}{counted}")
@@ -112,6 +112,14 @@ async def board_page(
     view.add_item(BoardPage(kind, by, page - 1, asker, "◀ Previous", disabled=page == 0))
     view.add_item(BoardPage(kind, by, page + 1, asker, "Next ▶", disabled=page >= pages - 1))
     return embed, view
+
+
+def empty_board(by: str, records: dict[int, Any]) -> str:
+    """What an empty board says: a board by rating or wins counts only games between people,
+    so one left empty by solo games (or Orchard's) says so, not that none were played."""
+    if records and by in ("rating", "wins"):
+        return "No games between people here yet: only they count for wins and ratings."
+    return "No finished games here yet."
 
 
 class BoardPage(
@@ -589,16 +597,20 @@ def most_played(rows: list[KindStats]) -> str | None:
     return best.kind if best else None
 
 
-def wins_text(s: KindStats) -> str:
-    """Wins and their rate, of games between people only: when the games counted beside them
+def wins_in(wins: int, people: int, games: int) -> str:
+    """Wins, which only games between people give: when the ``games`` counted beside them
     include solo ones or Orchard's, it says of how many ("2 wins in 3 games with people")."""
-    wins = plural(s.wins, "win")
+    if people in (0, games):
+        return plural(wins, "win")
+    return f"{plural(wins, 'win')} in {plural(people, 'game')} with people"
+
+
+def wins_text(s: KindStats) -> str:
+    """Wins and their rate, of games between people only (see :func:`wins_in`)."""
+    wins = wins_in(s.wins, s.rated_games, s.games)
     if not s.rated_games:
         return wins
-    rate = f"({100 * s.wins / s.rated_games:.0f}%)"
-    if s.rated_games == s.games:
-        return f"{wins} {rate}"
-    return f"{wins} in {plural(s.rated_games, 'game')} with people {rate}"
+    return f"{wins} ({100 * s.wins / s.rated_games:.0f}%)"
 
 
 def no_chart(kind: str, rows: list[KindStats]) -> str:

@@ -54,8 +54,9 @@ _PLACEHOLDER = (
 # Reads.
 
 
-Record = tuple[int, int, float, float]
-"""A person's (wins, games, best, average score) in one game here: a board line."""
+Record = tuple[int, int, float, float, int]
+"""A person's (wins, games, best, average score, games between people) in one game here: a
+board line."""
 
 
 async def board(
@@ -85,25 +86,37 @@ async def rated(db: Database, guild_id: int, kind: str) -> list[tuple[int, float
 def ranked(
     found: dict[int, Record], by: str, lower_is_better: bool
 ) -> list[tuple[int, float, int]]:
-    """Best value first, then more games, then the older account."""
+    """Best value first, then more games, then the older account.
+
+    The board by wins holds only people with a game between people, and counts those games:
+    a win is only ever had there (solo games and Orchard's never count, as on /stats), so a
+    player who only played alone or against Orchard would read "0 wins" among those who
+    played and lost, and ahead of them for playing more. Best and average count every game.
+    """
     column = {"wins": 0, "best": 2, "average": 3}[by]
     sign = 1 if lower_is_better and by in ("best", "average") else -1
-    order = sorted(found.items(), key=lambda item: (sign * item[1][column], -item[1][1], item[0]))
-    return [(user, float(record[column]), record[1]) for user, record in order]
+    counted = {user: record[4] if by == "wins" else record[1] for user, record in found.items()}
+    order = sorted(
+        (user for user in found if counted[user]),
+        key=lambda user: (sign * found[user][column], -counted[user], user),
+    )
+    return [(user, float(found[user][column]), counted[user]) for user in order]
 
 
 async def records(
     db: Database, guild_id: int, kind: str, lower_is_better: bool
 ) -> dict[int, Record]:
-    """Each person's (wins, games, best, average score) here in one game: a board line."""
+    """Each person's (wins, games, best, average score, games between people) here in one
+    game: a board line."""
     best = "MIN(score)" if lower_is_better else "MAX(score)"
     rows = await db.fetchall(
-        f"SELECT user_id, SUM({PEOPLE_WIN}), COUNT(*), {best}, AVG(score) FROM results"
+        f"SELECT user_id, SUM({PEOPLE_WIN}), COUNT(*), {best}, AVG(score), SUM({PEOPLE_GAMES})"
+        " FROM results"
         f" WHERE guild_id = ? AND kind = ? AND is_bot = 0 AND user_id <> {NOBODY}"
         " GROUP BY user_id",
         (guild_id, kind),
     )
-    return {r[0]: (int(r[1]), int(r[2]), float(r[3]), float(r[4])) for r in rows}
+    return {r[0]: (int(r[1]), int(r[2]), float(r[3]), float(r[4]), int(r[5])) for r in rows}
 
 
 async def user_stats(db: Database, guild_id: int, user_id: int) -> list[KindStats]:

@@ -438,7 +438,7 @@ class Store:
 
     async def records(
         self, guild_id: int, kind: str, *, lower_is_better: bool = False
-    ) -> dict[int, tuple[int, int, float, float]]:
+    ) -> dict[int, results.Record]:
         return await results.records(self.db, guild_id, kind, lower_is_better)
 
     async def user_stats(self, guild_id: int, user_id: int) -> list[KindStats]:

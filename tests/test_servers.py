@@ -62,7 +62,8 @@ async def test_finished_games_update_ratings_and_solo_games_do_not(database: Tar
     await finish_cheerio(o, solo.id, {0: 1})
     assert await rows(database, "SELECT * FROM ratings") == []
     assert await rows(database, "SELECT won FROM results") == [(0,)], "a solo game is stored unwon"
-    assert await o.store.board(100, "cheerio", "wins") == [(1, 0.0, 1)], "a solo win is no win"
+    assert await o.store.board(100, "cheerio", "wins") == [], "a solo game has no place there"
+    assert [user for user, _, _ in await o.store.board(100, "cheerio", "best")] == [1]
 
     duel = await started(o, "cheerio", [1, 2])
     live = await finish_cheerio(o, duel.id, {0: 1, 1: 2})
@@ -122,7 +123,7 @@ async def test_wins_against_orchard_are_not_on_the_peoples_wins_board(database: 
         (1, 1, 1),
         (9, 0, 1),
     ]
-    assert await o.store.board(100, "cheerio", "wins") == [(1, 0.0, 1)]
+    assert await o.store.board(100, "cheerio", "wins") == [], "no game between people"
     (stats,) = await o.store.user_stats(100, 1)
     assert (stats.wins, stats.orchard_wins, stats.orchard_games) == (0, 1, 1)
     await o.close()
@@ -986,8 +987,20 @@ async def test_stats_show_the_rating_against_orchard(
                 BOB, GUILD, CHANNEL, "leaderboard", {"game": "cheerio", "by": "wins"}
             )
         )
-        line = f"**1.** <@{ALICE}> · **0 wins** · 1 game · best {score} · average {score:.1f}"
-        assert wins.embeds[0]["description"] == line
+        assert wins.embeds[0]["description"] == (
+            "No games between people here yet: only they count for wins and ratings."
+        ), "Alice's game against Orchard gives her no place among people by wins"
+        rating = await answered(
+            await fake_discord.slash(BOB, GUILD, CHANNEL, "cheerio leaderboard")
+        )
+        assert rating.embeds[0]["description"] == wins.embeds[0]["description"], "nor by rating"
+        best = await answered(
+            await fake_discord.slash(
+                BOB, GUILD, CHANNEL, "leaderboard", {"game": "cheerio", "by": "best"}
+            )
+        )
+        line = f"**1.** <@{ALICE}> · **best {score}** · 0 wins · 1 game · average {score:.1f}"
+        assert best.embeds[0]["description"] == line
 
 
 async def test_stats_and_history_of_a_bot_are_refused_plainly(
@@ -1046,6 +1059,21 @@ async def test_stats_say_of_how_many_games_the_win_rate_is(
         wins = "1 win" if won else "0 wins"
         rate = "100%" if won else "0%"
         assert field["value"].startswith(f"2 games · {wins} in 1 game with people ({rate})\n")
+        board = await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "leaderboard", {"game": "cheerio", "by": "wins"}
+            )
+        )
+        lines = {
+            line.split(" · ")[0].split(" ", 1)[1]: line.split(" · ")[1:3]
+            for line in board.embeds[0]["description"].split("\n")
+            if line.startswith("**")
+        }
+        bobs = "0 wins" if won else "1 win"
+        assert lines == {  # as /stats says: wins of games with people, and of how many
+            f"<@{ALICE}>": [f"**{wins} in 1 game with people**", "2 games"],
+            f"<@{BOB}>": [f"**{bobs}**", "1 game"],
+        }, board.embeds[0]["description"]
         no_errors(fake_discord)
 
 
@@ -1292,13 +1320,21 @@ async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
 def test_a_board_line_shows_wins_games_best_and_average_with_the_ranked_one_first() -> None:
     from cogs.servers import board_figures
 
-    record = (5, 9, 245.0, 187.3)
+    record = (5, 9, 245.0, 187.3, 9)
     assert board_figures("best", 245.0, record) == "**best 245** · 5 wins · 9 games · average 187.3"
     assert board_figures("wins", 5.0, record) == "**5 wins** · 9 games · best 245 · average 187.3"
     rating = board_figures("rating", 31.25, record)  # 1000 + 40 x 31.25
     assert rating.startswith("**rating 2250** · 5 wins · 9 games")
     assert (
-        board_figures("wins", 1.0, (1, 1, 9.0, 9.0)) == "**1 win** · 1 game · best 9 · average 9.0"
+        board_figures("wins", 1.0, (1, 1, 9.0, 9.0, 1))
+        == "**1 win** · 1 game · best 9 · average 9.0"
+    )
+    some_alone = (2, 5, 245.0, 187.3, 3)  # two of the five games were solo or Orchard's
+    assert board_figures("wins", 2.0, some_alone) == (
+        "**2 wins in 3 games with people** · 5 games · best 245 · average 187.3"
+    )
+    assert board_figures("best", 245.0, some_alone).startswith(
+        "**best 245** · 2 wins in 3 games with people · 5 games ·"
     )
 
 
