@@ -24,6 +24,7 @@ from bot.daily import is_daily
 from bot.lobby import SeatShown
 from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
+from bot.posting import check_playable
 from bot.reviews import REVIEW_VERB, answer_review
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, check_server, no_display
 from bot.specs import SPEC_OF
@@ -255,6 +256,7 @@ async def open_lobby(
     """
     if interaction.guild_id is None or interaction.channel_id is None:
         raise Refusal("Games are played in a server channel, not in direct messages.")
+    check_playable(interaction)
     answer_publicly(interaction)
     lobby = host(interaction).orchard.lobby
     user = interaction.user

@@ -23,6 +23,15 @@ POSTING = {
 GAME_CHANNEL = {**POSTING, "attach_files": "Attach Files"}
 """What a games channel needs: pictures (Appletters' snake, /stats charts) are files."""
 
+GAME_THREAD = {
+    "view_channel": "View Channel",
+    "send_messages_in_threads": "Send Messages in Threads",
+    "embed_links": "Embed Links",
+    "attach_files": "Attach Files",
+}
+"""What a game in a thread needs: a post there needs Send Messages in Threads, not the
+channel's Send Messages."""
+
 
 def check_postable(
     interaction: discord.Interaction[Any], channel_id: int, needs: Mapping[str, str]
@@ -36,6 +45,21 @@ def check_postable(
         )
     if missing:
         raise Refusal(f"I cannot post in <#{channel_id}>: give me {', '.join(missing)} there.")
+
+
+def check_playable(interaction: discord.Interaction[Any]) -> None:
+    """Refuse a game in the command's channel where the bot may not post. Discord takes the
+    command's answer even there, so the lobby would open; but its turn pings, a timed-out
+    turn's or Orchard's own moves, and a board posted again could never be shown."""
+    channel_id = interaction.channel_id
+    in_thread = isinstance(interaction.channel, discord.Thread)
+    needs = GAME_THREAD if in_thread else GAME_CHANNEL
+    missing = [] if channel_id is None else missing_permissions(interaction, channel_id, needs)
+    if missing:
+        raise Refusal(
+            f"I cannot post in <#{channel_id}>, so a game here could not go on: ask someone who"
+            f" can to give me {', '.join(missing)} there, or play in another channel."
+        )
 
 
 def missing_permissions(

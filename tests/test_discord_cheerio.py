@@ -15,11 +15,20 @@ from tests.botharness import (
     answered,
     choose,
     new_game,
+    no_errors,
     orchard_bot,
     press,
+    private,
     server,
 )
-from tests.fakediscord import COMPONENTS_V2, FakeDiscord, text_of
+from tests.fakediscord import (
+    COMPONENTS_V2,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
+    FakeDiscord,
+    text_of,
+)
 
 USERS = {0: ALICE, 1: BOB}
 
@@ -277,3 +286,55 @@ async def test_an_unexpected_error_apologises_with_an_id(
         logged = [r for r in caplog.records if error_id in r.getMessage()]
         assert logged and f"game {live.id}" in logged[0].getMessage()
         assert (await game_of(bot)).row.version == live.row.version
+
+
+async def test_a_game_is_not_opened_where_orchard_cannot_post(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Discord lets a command be answered where Orchard may not post, so a lobby opened there
+    would start a game whose turn pings, and whose timeouts and Orchard's own moves, could
+    never be shown: the player is told at once what Orchard lacks there, and nothing opens."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        for deny, named in ((SEND_MESSAGES, "Send Messages"), (VIEW_CHANNEL, "View Channel")):
+            mute = {"id": str(fake_discord.bot_id), "type": 1, "allow": "0", "deny": str(deny)}
+            await fake_discord.update_channel(CHANNEL, permission_overwrites=[mute])
+            for options in ({}, {"opponent": "orchard"}):
+                said = await answered(
+                    await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new", options)
+                )
+                private(said)
+                assert said.content == (
+                    f"I cannot post in <#{CHANNEL}>, so a game here could not go on: ask someone"
+                    f" who can to give me {named} there, or play in another channel."
+                ), said.content
+        assert await bot.orchard.store.open_games(GUILD) == []
+        assert fake_discord.channel_messages(CHANNEL) == []
+        await fake_discord.update_channel(CHANNEL, permission_overwrites=[])
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        assert not opened.ephemeral and opened.original is not None
+        no_errors(fake_discord)
+
+
+async def test_in_a_thread_orchard_needs_send_messages_in_threads(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A thread takes its channel's permissions, but a post there needs Send Messages in
+    Threads instead of Send Messages: a channel only talked in through its threads still
+    hosts games in them, and a thread Orchard may not post in is refused, naming that."""
+    thread = CHANNEL + 100
+    server(fake_discord)
+    fake_discord.add_thread(thread, CHANNEL)
+    async with orchard_bot(fake_discord, database) as bot:
+        for deny in (SEND_MESSAGES, SEND_MESSAGES_IN_THREADS):
+            mute = {"id": str(fake_discord.bot_id), "type": 1, "allow": "0", "deny": str(deny)}
+            await fake_discord.update_channel(CHANNEL, permission_overwrites=[mute])
+            opened = await answered(await fake_discord.slash(ALICE, GUILD, thread, "cheerio new"))
+            if deny == SEND_MESSAGES:
+                assert not opened.ephemeral and opened.original is not None, opened.describe()
+                await press(fake_discord, ALICE, int(opened.original["id"]), "Cancel")
+            else:
+                private(opened)
+                assert "give me Send Messages in Threads there" in opened.content, opened.content
+        assert await bot.orchard.store.open_games(GUILD) == []
+        no_errors(fake_discord)

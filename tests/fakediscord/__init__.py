@@ -19,8 +19,9 @@ versions in ``fake.versions``; who each created message notified in ``fake.notif
 ``fake.unhandled`` so missing coverage is visible.
 
 It is as unkind as Discord: a post in a channel where the bot's permissions (the @everyone
-role's, then the channel's overwrites) lack View Channel is refused (403, 50001), one lacking
-Send Messages, or Embed Links for embeds alone, too (403, 50013); an interaction answered more
+role's, then the channel's overwrites; a thread's are its parent's) lack View Channel is refused
+(403, 50001), one lacking Send Messages (in a thread, Send Messages in Threads), or Embed Links
+for embeds alone, too (403, 50013); an interaction answered more
 than 3 s after its creation is unknown (404, 10062) and one answered twice is refused (400,
 40060); a deferred one's token works for 15 minutes (then 401, 50027); message posts and edits
 are limited per channel and every request but interaction callbacks to 50 a second (429 with
@@ -56,6 +57,7 @@ from tests.fakediscord.protocol import (
     MISSING_ACCESS,
     MISSING_PERMISSIONS,
     SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
     UNKNOWN_CHANNEL,
     UNKNOWN_INTERACTION,
     UNKNOWN_MESSAGE,
@@ -84,6 +86,7 @@ __all__ = [
     "MISSING_ACCESS",
     "MISSING_PERMISSIONS",
     "SEND_MESSAGES",
+    "SEND_MESSAGES_IN_THREADS",
     "SUPPRESS_NOTIFICATIONS",
     "UNKNOWN_CHANNEL",
     "UNKNOWN_INTERACTION",

@@ -37,6 +37,8 @@ DEFAULT_MEMBER_PERMISSIONS = (
 )
 ADMINISTRATOR = 1 << 3
 VIEW_CHANNEL, SEND_MESSAGES, EMBED_LINKS = 1 << 10, 1 << 11, 1 << 14
+SEND_MESSAGES_IN_THREADS = 1 << 38  # a post in a thread needs this, not Send Messages
+THREAD_TYPES = (10, 11, 12)  # announcement, public and private threads
 
 # What the bot may do in a channel (sent as ``app_permissions``).
 DEFAULT_APP_PERMISSIONS = (

@@ -14,6 +14,8 @@ from tests.fakediscord.protocol import (
     MISSING_ACCESS,
     MISSING_PERMISSIONS,
     SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    THREAD_TYPES,
     UNKNOWN_CHANNEL,
     UNKNOWN_MESSAGE,
     VIEW_CHANNEL,
@@ -71,7 +73,10 @@ class MessageRoutes(MessageStore, World, Lookups):
         if not allowed & VIEW_CHANNEL:
             return error(403, MISSING_ACCESS, "Missing Access")
         embeds_alone = body.get("embeds") and not body.get("content")
-        if not allowed & SEND_MESSAGES or (embeds_alone and not allowed & EMBED_LINKS):
+        in_thread = self.channels[channel_id]["type"] in THREAD_TYPES
+        if not allowed & (SEND_MESSAGES_IN_THREADS if in_thread else SEND_MESSAGES) or (
+            embeds_alone and not allowed & EMBED_LINKS
+        ):
             return error(403, MISSING_PERMISSIONS, "Missing Permissions")
         return None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.fakediscord.protocol import DEFAULT_MEMBER_PERMISSIONS, JSON, now_iso
+from tests.fakediscord.protocol import DEFAULT_MEMBER_PERMISSIONS, JSON, THREAD_TYPES, now_iso
 from tests.fakediscord.state import State
 
 
@@ -66,11 +66,38 @@ class World(State):
         self.guilds[guild_id] = guild
         return guild
 
+    def add_thread(self, thread_id: int, parent_id: int) -> JSON:
+        """A public thread in a guild's text channel, known only by id (as one the bot has not
+        joined: not in its guild's cache); it has the parent's permissions."""
+        parent = self.channels[parent_id]
+        self.channels[thread_id] = thread = {
+            "id": str(thread_id),
+            "type": 11,
+            "guild_id": parent["guild_id"],
+            "parent_id": str(parent_id),
+            "owner_id": str(self.owner_id),
+            "name": f"thread-{thread_id}",
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+            "message_count": 0,
+            "member_count": 1,
+            "flags": 0,
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": 1440,
+                "archive_timestamp": now_iso(),
+                "locked": False,
+            },
+        }
+        return thread
+
     def bot_permissions(self, channel_id: int, base: int = DEFAULT_MEMBER_PERMISSIONS) -> int:
         """What the bot may do in a guild channel, worked out as Discord does: ``base`` (the
         @everyone role's; the bot has no other role here), then the channel's overwrites for
-        @everyone, then those for the bot itself."""
+        @everyone, then those for the bot itself. A thread has its parent's."""
         channel = self.channels[channel_id]
+        if channel["type"] in THREAD_TYPES:
+            return self.bot_permissions(int(channel["parent_id"]), base)
         guild_id = channel.get("guild_id")
         for target in (guild_id, str(self.bot_id)):
             for overwrite in channel.get("permission_overwrites", []):
