@@ -266,6 +266,18 @@ def test_default_cache_dir_follows_the_environment(
     assert default_cache_dir() == tmp_path / "elsewhere"
 
 
+def test_a_postgresql_url_is_no_folder_for_the_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With ORCHARD_DB a URL there is no database file to sit beside: the cache is the user's
+    own, not a folder named after the URL (its password too) in the working directory."""
+    monkeypatch.delenv("ORCHARD_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    for url in ("postgresql://orchard:secret@db-host:5432/orchard", "postgres://o:s@h/o"):
+        monkeypatch.setenv("ORCHARD_DB", url)
+        assert default_cache_dir() == tmp_path / "xdg" / "orchard", url
+
+
 def test_apple_jack_has_tables_too(tmp_path: Path) -> None:
     from bot.games import applejack
 

@@ -325,12 +325,13 @@ def fingerprint(categories: Sequence[str], score_fn: ScoreFn) -> str:
 
 
 def default_cache_dir() -> Path:
-    """``$ORCHARD_CACHE``, else a ``cache`` folder beside ``$ORCHARD_DB``, else the user cache."""
+    """``$ORCHARD_CACHE``, else a ``cache`` folder beside the ``$ORCHARD_DB`` file, else the
+    user cache (a PostgreSQL URL is no file: its "folder" would name the server, password too)."""
     explicit = os.environ.get("ORCHARD_CACHE", "").strip()
     if explicit:
         return Path(explicit)
     db = os.environ.get("ORCHARD_DB", "").strip()
-    if db:
+    if db and "://" not in db:
         return Path(db).parent / "cache"
     base = os.environ.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache"
     return Path(base) / "orchard"
