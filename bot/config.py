@@ -40,6 +40,12 @@ SETTINGS = (
         "the shards this process runs, e.g. 0-7 or 0,2,4-5 (needs ORCHARD_SHARD_COUNT); "
         "running some shards in other processes needs a postgresql:// ORCHARD_DB",
     ),
+    (
+        "ORCHARD_CACHE",
+        "a folder for Orchard's dice tables, used only when the tables shipped with it do not "
+        "fit the rules in force (a few seconds to build, then kept); default a cache folder "
+        "beside the SQLite file, or with PostgreSQL $XDG_CACHE_HOME/orchard (~/.cache/orchard)",
+    ),
 )
 
 NO_TOKEN_HELP = """\
