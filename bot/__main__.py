@@ -69,9 +69,14 @@ HELP_WORDS = ("help", "-h", "--help")
 
 
 def help_text() -> str:
+    # One column as wide as the longest name and a space: a longer name ran into its text.
+    width = max(len(name) for name, _ in (*COMMANDS, *SETTINGS)) + 1
+
     def rows(pairs: tuple[tuple[str, str], ...]) -> str:
         return "\n".join(
-            textwrap.fill(text, 96, initial_indent=f"  {name:<14}", subsequent_indent=" " * 16)
+            textwrap.fill(
+                text, 96, initial_indent=f"  {name:<{width}}", subsequent_indent=" " * (width + 2)
+            )
             for name, text in pairs
         )
 

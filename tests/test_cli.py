@@ -129,6 +129,14 @@ def test_help_says_what_each_command_does_and_names_every_setting(tmp_path: Path
     assert not (tmp_path / "data").exists()
 
 
+def test_help_keeps_a_space_between_each_name_and_what_it_does(tmp_path: Path) -> None:
+    """A name as long as its column ran into its text ("ORCHARD_SHARDSthe shards ...")."""
+    shown = run_bot(tmp_path, "--help").stdout
+    for name in [name for name, _ in SETTINGS] + ["clear-guild", "migrate-db"]:
+        (line,) = [line for line in shown.splitlines() if line.startswith(f"  {name}")]
+        assert line[2 + len(name)] == " ", line
+
+
 SYSTEM_VARIABLES = {"XDG_CACHE_HOME"}  # the desktop's own, not Orchard's to explain
 
 
