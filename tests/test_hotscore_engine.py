@@ -410,3 +410,36 @@ def test_random_legal_play_never_raises(seed: int, choices: random.Random) -> No
 )
 def test_a_round_result_says_why_in_the_rules_order(first: Throw, second: Throw, why: str) -> None:
     assert reason(first, second) == why
+
+
+def test_the_log_says_where_a_bounced_or_floored_score_ends() -> None:
+    """95 + 15 passes 100 and bounces back to 90, and a challenge loss stops at 0: the log
+    line says so, rather than a bare "+15" or "-20" beside a bar showing something else."""
+    state = fresh()
+    starter = state.starter
+    state = replace(state, scores=_with(state.scores, starter, 95))
+    state = play(rigged(state, 3, 4), ("throw", ""), ("stick", ""))  # 7: HOT on two dice
+    state = play(rigged(state, 1, 1), ("throw", ""), ("stick", ""))  # 2: FAR
+    assert state.scores[starter] == 90
+    names = ["Ann", "Bob"]
+    assert log_lines(state, names)[-1].endswith(
+        f"HOT beats FAR, {names[starter]} +15 (past 100: back to 90)."
+    )
+    state = replace(
+        fresh(),
+        phase="challenge",
+        level=2,
+        parity="odd",
+        scores=(95, 5),
+        challenge_dice=((1, 1, 1), ()),
+    )
+    state = ENGINE.apply(rigged(state, 2, 4, 6), ThrowDice(1))
+    assert state.scores == (85, 0)
+    assert log_lines(state, names)[-1].endswith(
+        ": Ann +20 (past 100: back to 85), Bob -20 (stops at 0)."
+    )
+    state = replace(state, phase="challenge", level=1, parity="odd", scores=(40, 30))
+    state = ENGINE.apply(
+        rigged(replace(state, challenge_dice=((1, 1, 1), ())), 2, 4, 6), ThrowDice(1)
+    )
+    assert log_lines(state, names)[-1].endswith(": Ann +10, Bob -10.")

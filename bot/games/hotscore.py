@@ -284,6 +284,18 @@ def _logged(state: HotscoreState, *lines: str) -> HotscoreState:
     return replace(state, log=(*state.log, *lines)[-LOG_LIMIT:])
 
 
+def _gained(seat: int, points: int, before: int, after: int) -> str:
+    """A gain for the log, saying where a score that passed 100 bounced back to."""
+    text = f"{_seat(seat)} +{points}"
+    return text if after == before + points else f"{text} (past 100: back to {after})"
+
+
+def _lost(seat: int, points: int, before: int, after: int) -> str:
+    """A challenge loss for the log, saying when the floor at 0 kept some of it."""
+    text = f"{_seat(seat)} -{points}"
+    return text if after == before - points else f"{text} (stops at 0)"
+
+
 def log_lines(state: HotscoreState, names: Sequence[str]) -> list[str]:
     """The recent events with seats replaced by ``names`` (oldest first)."""
     return [line.format(*names) for line in state.log]
@@ -506,9 +518,11 @@ class HotscoreEngine(Written[HotscoreAction]):
         return reason(first, second)
 
     def _award_round(self, state: HotscoreState, winner: int, points: int) -> HotscoreState:
-        score = move_towards_100(state.scores[winner], points)
+        before = state.scores[winner]
+        score = move_towards_100(before, points)
         state = replace(state, scores=_set(state.scores, winner, score))
-        text = f"{self._round_text(state)}: {self._why(state)}, {_seat(winner)} +{points}."
+        gain = _gained(winner, points, before, score)
+        text = f"{self._round_text(state)}: {self._why(state)}, {gain}."
         state = _logged(state, text)
         return self._after_scoring(state, winner, loser=1 - winner)
 
@@ -549,11 +563,13 @@ class HotscoreEngine(Written[HotscoreAction]):
         if winner is None:
             state = _logged(state, f"{text}: tied, thrown again at ×{state.level + 1}.")
             return replace(state, level=state.level + 1, challenge_dice=((), ()))
-        loser, stake = 1 - winner, stakes(state)
-        scores = _set(state.scores, winner, move_towards_100(state.scores[winner], stake))
-        lost = lose_points(scores[loser], stake, floor_zero=state.floor_zero)
-        state = replace(state, scores=_set(scores, loser, lost))
-        state = _logged(state, f"{text}: {_seat(winner)} +{stake}, {_seat(loser)} -{stake}.")
+        loser, stake, before = 1 - winner, stakes(state), state.scores
+        scores = _set(before, winner, move_towards_100(before[winner], stake))
+        scores = _set(scores, loser, lose_points(before[loser], stake, floor_zero=state.floor_zero))
+        state = replace(state, scores=scores)
+        gain = _gained(winner, stake, before[winner], scores[winner])
+        loss = _lost(loser, stake, before[loser], scores[loser])
+        state = _logged(state, f"{text}: {gain}, {loss}.")
         return self._after_scoring(state, winner, loser)
 
     def _after_scoring(self, state: HotscoreState, winner: int, loser: int) -> HotscoreState:
