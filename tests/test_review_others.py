@@ -15,7 +15,9 @@ from bot.games import appletters, hotscore
 from bot.games.appletters import Pick
 from bot.games.hotscore import Throw
 from bot.model import Move
-from bot.reviews import MESSAGE_LIMIT, pages
+from bot.reviews import MESSAGE_LIMIT, pages, review_text
+from db.connection import Target
+from tests.support import orchard, started
 
 
 def hotscore_game(levels: list[str], seed: int = 5) -> list[Move]:
@@ -150,6 +152,29 @@ def test_a_sign_decision_and_its_cost_by_hand() -> None:
         "Round 1, dice 3 1 3: you chose to take the Bonus Die away (0% to win the round); "
         "add the Bonus Die gave 50%" in text
     )
+
+
+async def test_a_hotscore_review_leaves_out_the_moves_the_clock_made(database: Target) -> None:
+    """The starter's time runs out, so Orchard throws and sticks for them: that stick is no
+    choice of theirs, so their review does not say "you chose to stick", and counts it apart.
+    Both then play Easy (always stick) until the game ends."""
+    o = await orchard(database)
+    live = await started(o, "hotscore", [1, 2])
+    late, users = live.state.turn, {0: 1, 1: 2}
+    o.clock.now += 3600
+    live = await o.runner.expire(live.id) or live
+    assert [m.verb for m in await o.store.moves(live.id)] == ["throw", "stick"]
+    while live.row.status == "active":
+        seat = min(hotscore.ENGINE.to_act(live.state))
+        action = hotscore_choose(live.state, seat, "easy", 0)
+        live = await o.runner.act(live.id, users[seat], *hotscore.ENGINE.format(action))
+    text = await review_text(o.store, live, users[late])
+    sticks = sum(1 for m in await o.store.moves(live.id) if m.seat == late and m.verb == "stick")
+    assert f" of {sticks - 1} decisions were" in text.splitlines()[0]
+    assert (
+        text.splitlines()[1] == "Not reviewed: 1 move Orchard made for you when your time ran out."
+    )
+    await o.close()
 
 
 def test_the_hotscore_review_lists_every_decision_that_gave_something_up() -> None:

@@ -4,7 +4,8 @@ A player decides twice at most in a round: stick on two dice or throw the Bonus 
 Bonus Die's sign. Hard's exact values (:func:`bot.ai.hotscore_players.option_values`, the
 "win" objective: a challenge counts as half a win) give each option's chance of winning the
 round; a decision's cost is the best option's chance minus the chosen one's. The starter's
-chances assume the answer replies as well as it can (Hard's own assumption). Pure.
+chances assume the answer replies as well as it can (Hard's own assumption). A move the clock
+made for a late player is no decision of theirs: it is counted apart. Pure.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from bot.ai.hotscore_players import option_values
 from bot.games.hotscore import ENGINE, Bonus, Sign, Stick, current_throw, throw_to_beat
-from bot.model import FORFEIT_VERB, Move
+from bot.model import FORFEIT_VERB, Move, MoveSource
 
 COSTLESS = 1e-12  # float noise: a decision this close to the best one gave nothing up
 WORDS = {
@@ -34,6 +35,7 @@ class RoundDecision:
     best: str
     chance: float  # of winning the round after the chosen option
     cost: float  # the chance of winning the round given up (0 for a best option)
+    clock: bool = False  # made by the clock when the player's time ran out, not by them
 
 
 def review(
@@ -53,7 +55,10 @@ def review(
             chosen = action.sign if isinstance(action, Sign) else action.verb
             best = max(values, key=lambda k: values[k])
             cost = max(values[best] - values[chosen], 0.0)
-            found.append(RoundDecision(state.round, own.dice, chosen, best, values[chosen], cost))
+            clock = move.source is MoveSource.TIMEOUT
+            found.append(
+                RoundDecision(state.round, own.dice, chosen, best, values[chosen], cost, clock)
+            )
         state = ENGINE.apply(state, action)
     return found
 
@@ -61,16 +66,25 @@ def review(
 def review_text(
     kind: str, seed: int, players: int, options: Mapping[str, Any], moves: Sequence[Move], seat: int
 ) -> str:
-    """The three costliest decisions, then every one that gave something up, in order."""
-    decisions = review(seed, players, options, moves, seat)
+    """The three costliest decisions, then every one that gave something up, in order; the
+    clock's moves for the player are only counted, as they chose none of them."""
+    reviewed = review(seed, players, options, moves, seat)
+    decisions = [d for d in reviewed if not d.clock]
+    clock = clock_note(len(reviewed) - len(decisions))
     if not decisions:
-        return "You made no decision in this game (every throw was a stick or a challenge)."
+        return "\n".join(
+            [
+                "You made no decision in this game (every throw was a stick or a challenge).",
+                *clock,
+            ]
+        )
     costly = [d for d in decisions if d.cost > COSTLESS]
     lost = sum(d.cost for d in costly)
     lines = [
         f"**Your review** · {len(decisions) - len(costly)} of {len(decisions)} decisions were "
         f"the best there was; the rest gave up {percentage_points(lost)} percentage points of "
         "round-win chance in all.",
+        *clock,
     ]
     worst = sorted(costly, key=lambda d: -d.cost)[:3]
     lines += [costliest_line(d) for d in worst]
@@ -81,6 +95,14 @@ def review_text(
         )
         lines += [listed_line(d) for d in costly]
     return "\n".join(lines)
+
+
+def clock_note(late: int) -> list[str]:
+    """A line counting the moves the clock made for the player (none when there were none)."""
+    if not late:
+        return []
+    moves = "move" if late == 1 else "moves"
+    return [f"Not reviewed: {late} {moves} Orchard made for you when your time ran out."]
 
 
 def costliest_line(d: RoundDecision) -> str:
