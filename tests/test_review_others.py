@@ -177,6 +177,28 @@ async def test_a_hotscore_review_leaves_out_the_moves_the_clock_made(database: T
     await o.close()
 
 
+def test_a_hotscore_reviews_summary_reads_right_for_one_none_or_all_best() -> None:
+    """Seed 58: the starter (seat 0) sticks on 6 5 (11, HOT), the best there was, and the
+    other seat then leaves before deciding anything."""
+    moves = [*ROUND_ONE[:2], Move(1, "forfeit")]
+    assert hotscore_review.review_text("hotscore", 58, 2, {}, moves, 0) == (
+        "**Your review** · Your one decision was the best there was."
+    )
+    assert hotscore_review.review_text("hotscore", 58, 2, {}, moves, 1) == (
+        "You made no decision in this game: it ended before you had to stick or throw the "
+        "Bonus Die."
+    )
+    stuck = hotscore_review.review_text(
+        "hotscore", 58, 2, {}, [*ROUND_ONE[:3], Move(1, "stick")], 1
+    )
+    assert stuck.splitlines()[0] == (
+        "**Your review** · Your one decision gave up 8 percentage points of round-win chance."
+    )
+    hard = hotscore_review.review_text("hotscore", 5, 2, {}, hotscore_game(["easy", "hard"]), 1)
+    assert hard == "**Your review** · All 21 of your decisions were the best there was."
+    assert hotscore_review.given_up(0.01) == "1 percentage point of round-win chance"
+
+
 def test_the_hotscore_review_lists_every_decision_that_gave_something_up() -> None:
     """Easy always sticks: four of its eighteen decisions gave something up, listed in order
     after the three costliest. Round 1 by hand: the starter stuck on 1 6 (7, HOT); Easy's 4 5

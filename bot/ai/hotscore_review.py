@@ -72,20 +72,10 @@ def review_text(
     decisions = [d for d in reviewed if not d.clock]
     clock = clock_note(len(reviewed) - len(decisions))
     if not decisions:
-        return "\n".join(
-            [
-                "You made no decision in this game (every throw was a stick or a challenge).",
-                *clock,
-            ]
-        )
+        why = "" if clock else ": it ended before you had to stick or throw the Bonus Die"
+        return "\n".join([f"You made no decision in this game{why}.", *clock])
     costly = [d for d in decisions if d.cost > COSTLESS]
-    lost = sum(d.cost for d in costly)
-    lines = [
-        f"**Your review** · {len(decisions) - len(costly)} of {len(decisions)} decisions were "
-        f"the best there was; the rest gave up {percentage_points(lost)} percentage points of "
-        "round-win chance in all.",
-        *clock,
-    ]
+    lines = [f"**Your review** · {summary(len(decisions), costly)}", *clock]
     worst = sorted(costly, key=lambda d: -d.cost)[:3]
     lines += [costliest_line(d) for d in worst]
     if len(costly) > len(worst):
@@ -95,6 +85,32 @@ def review_text(
         )
         lines += [listed_line(d) for d in costly]
     return "\n".join(lines)
+
+
+def summary(total: int, costly: Sequence[RoundDecision]) -> str:
+    """How many decisions were best and what the others gave up, in plain words (no "1 of 1
+    decisions were", no "the rest" when there is none)."""
+    best, lost = total - len(costly), given_up(sum(d.cost for d in costly))
+    if total == 1:
+        if costly:
+            return f"Your one decision gave up {lost}."
+        return "Your one decision was the best there was."
+    if not costly:
+        return f"All {total} of your decisions were the best there was."
+    were = "was" if best == 1 else "were"
+    rest, in_all = ("the other one", "") if len(costly) == 1 else ("the rest", " in all")
+    return f"{best} of {total} decisions {were} the best there was; {rest} gave up {lost}{in_all}."
+
+
+def given_up(cost: float) -> str:
+    """A chance given up, in words: ``8 percentage points of round-win chance``."""
+    return f"{points_text(cost, 'percentage ')} of round-win chance"
+
+
+def points_text(cost: float, kind: str = "") -> str:
+    """``8 points``, ``1 point`` or ``0.4 points`` (``kind`` goes before the noun)."""
+    number = percentage_points(cost)
+    return f"{number} {kind}{'point' if number == '1' else 'points'}"
 
 
 def clock_note(late: int) -> list[str]:
@@ -118,7 +134,7 @@ def listed_line(d: RoundDecision) -> str:
     dice = " ".join(map(str, d.dice))
     return (
         f"Round {d.round} · {dice} · {WORDS[d.chose]} {d.chance:.0%} → "
-        f"{WORDS[d.best]} {d.chance + d.cost:.0%} · −{percentage_points(d.cost)} points"
+        f"{WORDS[d.best]} {d.chance + d.cost:.0%} · −{points_text(d.cost)}"
     )
 
 
