@@ -443,3 +443,24 @@ def test_the_log_says_where_a_bounced_or_floored_score_ends() -> None:
         rigged(replace(state, challenge_dice=((1, 1, 1), ())), 2, 4, 6), ThrowDice(1)
     )
     assert log_lines(state, names)[-1].endswith(": Ann +10, Bob -10.")
+
+
+@pytest.mark.parametrize(
+    ("phase", "dice", "throw"),
+    [
+        ("target", ((), ()), "throw the die that sets odd or even"),
+        ("challenge", ((), (1, 2, 3)), "throw your three dice"),
+    ],
+)
+@pytest.mark.parametrize("move", [Stick(0), Bonus(0), Sign(0, "+")])
+def test_a_stick_bonus_or_sign_in_a_challenge_is_refused_saying_what_to_throw(
+    phase: str, dice: tuple[tuple[int, ...], ...], throw: str, move: HotscoreAction
+) -> None:
+    """Not "there is nothing to stick on yet" or "throw the Bonus Die before choosing + or -":
+    a challenge has neither, only its throws."""
+    state = replace(fresh(), phase=phase, level=1, starter=0, turn=0, challenge_dice=dice)
+    state = replace(state, parity="odd" if phase == "challenge" else "")
+    refusal = f"There is no sticking and no Bonus Die in a challenge: {throw}."
+    with pytest.raises(IllegalMove) as refused:
+        ENGINE.apply(state, move)
+    assert str(refused.value) == refusal

@@ -41,6 +41,7 @@ SIGNS = {"+": 1, "-": -1}
 # challenge: each seat that has not yet done so throws three dice ("throw").
 # over: nothing more.
 ROUND_PHASES = frozenset({"throw", "choose", "sign"})
+CHALLENGE_PHASES = frozenset({"target", "challenge"})
 
 T = TypeVar("T")
 
@@ -296,6 +297,12 @@ def _lost(seat: int, points: int, before: int, after: int) -> str:
     return text if after == before - points else f"{text} (stops at 0)"
 
 
+def _only_throws(state: HotscoreState) -> str:
+    """The refusal of a stick, Bonus Die or sign during a challenge, saying what to throw."""
+    dice = "the die that sets odd or even" if state.phase == "target" else "your three dice"
+    return f"There is no sticking and no Bonus Die in a challenge: throw {dice}."
+
+
 def log_lines(state: HotscoreState, names: Sequence[str]) -> list[str]:
     """The recent events with seats replaced by ``names`` (oldest first)."""
     return [line.format(*names) for line in state.log]
@@ -458,6 +465,8 @@ class HotscoreEngine(Written[HotscoreAction]):
     def _stick(self, state: HotscoreState) -> HotscoreState:
         if state.phase == "choose":
             return self._finish_throw(state)
+        if state.phase in CHALLENGE_PHASES:
+            raise IllegalMove(_only_throws(state))
         if state.phase == "sign":
             raise IllegalMove("The Bonus Die is thrown: choose + or - for it.")
         raise IllegalMove("Throw your dice first: there is nothing to stick on yet.")
@@ -480,9 +489,11 @@ class HotscoreEngine(Written[HotscoreAction]):
             return "Throw your two dice before the Bonus Die."
         if state.phase == "sign":
             return "You have already thrown the Bonus Die: choose + or - for it."
-        return "There is no Bonus Die in a challenge: throw your dice."
+        return _only_throws(state)
 
     def _sign(self, state: HotscoreState, sign: str) -> HotscoreState:
+        if state.phase in CHALLENGE_PHASES:
+            raise IllegalMove(_only_throws(state))
         if state.phase != "sign":
             raise IllegalMove("Throw the Bonus Die before choosing + or - for it.")
         return self._finish_throw(self._with_sign(state, SIGNS[sign]))
