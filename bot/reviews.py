@@ -31,8 +31,9 @@ expected score) + *luck* (how far each roll moved your expected final score) −
 (what each decision gave up against the best option, in expected points): your three \
 costliest choices with the better move, then every choice that gave something up. \
 **Accuracy** is the share of the optimum your choices kept: 100 × (1 − choices ÷ optimum), \
-rounded down; 100% means every choice was a best one. Hot Score: the chance of winning the \
-round each decision gave up. Appletters: the longest word your own tiles could have played \
+rounded down; 100% means every choice was a best one. A move made for you when your time ran \
+out is the clock's, not your choice. Hot Score: the chance of winning the round each decision \
+gave up. Appletters: the longest word your own tiles could have played \
 on each of your turns."""
 """The /help section of the Review button (for whoever assembles /help)."""
 

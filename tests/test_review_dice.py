@@ -15,7 +15,7 @@ from bot.ai.cheerio_players import hard as cheerio_hard
 from bot.ai.dice_review import DiceReview, dice_text
 from bot.games import applejack, cheerio
 from bot.games.base import daily_dice
-from bot.model import FORFEIT_VERB, Move
+from bot.model import FORFEIT_VERB, Move, MoveSource
 
 DAY = 321
 # A die held for ones that is not yet one becomes one within two rerolls with chance 11/36.
@@ -23,8 +23,10 @@ TWO_REROLLS = Fraction(11, 36)
 
 
 def split_holds(review: DiceReview) -> None:
-    """final = optimum + luck + others - choices, to the last digit (Fractions, no tolerance)."""
-    assert review.optimum + review.luck + review.others - review.choices == review.final
+    """final = optimum + luck + others - choices - clock, to the last digit (Fractions, no
+    tolerance)."""
+    split = review.optimum + review.luck + review.others - review.choices - review.clock
+    assert split == review.final
 
 
 def scored_at_once(order: tuple[str, ...]) -> list[Move]:
@@ -57,6 +59,42 @@ def test_cheerio_last_turn_costs_and_luck_by_hand() -> None:
     assert sum(review.rolls, Fraction(0)) == review.luck
     assert review.final == banked + ones
     assert len(review.decisions) == 7 and review.best_choices < 7
+
+
+def test_a_move_the_clock_made_is_the_clocks_not_the_players_choice() -> None:
+    """Day 1's Cheerio played by Hard, but the last turn's time ran out and the clock scored
+    ones at once on 2 3 3 4 6 (no one, two rerolls left): what that gave up, 5 * 11/36 +
+    5 * (11/36)^5 (see the test below), is the clock's, not a choice of the player's. Hard's
+    own choices cost nothing, so the accuracy is 100%, and the split still holds exactly."""
+    *played, last = hard_then_ones_at_once()
+    late = Move(0, last.verb, last.arg, None, MoveSource.TIMEOUT)
+    review = cheerio_review.review(1, 1, {"daily": 1}, [*played, late], 0)
+    assert review is not None
+    split_holds(review)
+    given_up = 5 * TWO_REROLLS + 5 * TWO_REROLLS**5
+    assert review.late == 1 and float(review.clock) == pytest.approx(float(given_up), abs=1e-12)
+    assert review.choices == 0 and review.accuracy == 100
+    assert all(d.chose != "score ones (0)" for d in review.decisions)
+    text = dice_text(review)
+    assert f" · the clock -{float(review.clock):.1f} = **{review.final}**" in text, text
+    assert "Not weighed as your choices: 1 move made for you when your time ran out" in text
+    assert "score ones" not in text
+    mine = cheerio_review.review(1, 1, {"daily": 1}, [*played, last], 0)
+    assert mine is not None and mine.late == 0 and mine.choices == review.clock
+
+
+def test_an_apple_jack_move_the_clock_made_is_the_clocks() -> None:
+    """Apple Jack's last hold made by the clock: booked to it, the split exact."""
+    moves: list[Move] = []
+    for category in applejack.CATEGORIES[1:]:
+        moves += [Move(0, "hold"), Move(0, "call", category)]
+    moves.append(Move(0, "hold", "", None, MoveSource.TIMEOUT))
+    review = applejack_review.review(5, 1, {"daily": DAY}, moves, 0)
+    assert review is not None
+    split_holds(review)
+    ones = daily_dice("applejack", DAY, 7, 0, 5).count(1)
+    assert review.late == 1 and len(review.decisions) == 14
+    assert float(review.clock) == pytest.approx(float((5 - ones) * TWO_REROLLS), abs=1e-12)
 
 
 def test_cheerio_optimal_play_costs_nothing_and_scores_a_hundred() -> None:

@@ -39,7 +39,7 @@ from bot.games.applejack import (
     totals,
 )
 from bot.games.cheerio import DICE
-from bot.model import FORFEIT_VERB, Move
+from bot.model import FORFEIT_VERB, Move, MoveSource
 
 
 def expected(tables: DiceTables, state: ApplejackState, seat: int) -> Fraction:
@@ -98,7 +98,7 @@ def review(
         else:
             action = ENGINE.parse(move.seat, move.verb, move.arg)
             if move.seat == seat and isinstance(action, Reroll | Hold | Call):
-                _decide(tables, ledger, state, action)
+                _decide(tables, ledger, state, action, move.source == MoveSource.TIMEOUT)
             state = ENGINE.apply(state, action)
         _follow(tables, ledger, before, state, seat, own_roll=isinstance(action, Reroll))
     if state.phase != "over" or not state.active[seat]:
@@ -138,7 +138,11 @@ def _follow(
 
 
 def _decide(
-    tables: DiceTables, ledger: Ledger, state: ApplejackState, action: Reroll | Hold | Call
+    tables: DiceTables,
+    ledger: Ledger,
+    state: ApplejackState,
+    action: Reroll | Hold | Call,
+    late: bool,
 ) -> None:
     seat = action.seat
     used, dice = state.called, state.dice[seat]
@@ -161,7 +165,7 @@ def _decide(
     step = REROLLS - left + 1 if not calling else REROLLS + 1
     where = f"round {state.round + 1}, turn {len(used) + 1}"
     where += ", the call" if calling else f", roll {step}"
-    ledger.decide(banked + value, where, dice, chose, describe(best, calling))
+    ledger.decide(banked + value, where, dice, chose, describe(best, calling), late=late)
 
 
 def review_text(

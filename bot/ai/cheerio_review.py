@@ -34,7 +34,7 @@ from bot.games.cheerio import (
     score,
     total,
 )
-from bot.model import FORFEIT_VERB, Move
+from bot.model import FORFEIT_VERB, Move, MoveSource
 
 
 def used_of(state: CheerioState, seat: int) -> tuple[str, ...]:
@@ -108,7 +108,8 @@ def review_all(
             if not isinstance(action, Roll | Score):
                 state = ENGINE.apply(state, action)  # a hold: only the way to a roll
                 continue
-            _decide(tables, ledgers[move.seat], state, action)
+            late = move.source == MoveSource.TIMEOUT
+            _decide(tables, ledgers[move.seat], state, action, late)
             state = ENGINE.apply(state, action)
         for seat in {move.seat, state.turn} - left:
             ledgers[seat].chance(expected(tables, state, seat))
@@ -120,7 +121,9 @@ def review_all(
     ]
 
 
-def _decide(tables: DiceTables, ledger: Ledger, state: CheerioState, action: Roll | Score) -> None:
+def _decide(
+    tables: DiceTables, ledger: Ledger, state: CheerioState, action: Roll | Score, late: bool
+) -> None:
     seat, card = state.turn, state.cards[state.turn]
     used, left = used_of(state, seat), ROLLS_PER_TURN - state.rolls
     banked = Fraction(total(card))
@@ -134,7 +137,7 @@ def _decide(tables: DiceTables, ledger: Ledger, state: CheerioState, action: Rol
         value = exact(tables.keep_value(used, keep, left))
         chose = describe(Choice("keep", 0.0, keep=keep))
     where = f"turn {len(used) + 1}, roll {state.rolls}"
-    ledger.decide(banked + value, where, state.dice, chose, describe(best))
+    ledger.decide(banked + value, where, state.dice, chose, describe(best), late=late)
 
 
 def review_text(

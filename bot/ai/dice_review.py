@@ -9,11 +9,13 @@ start to the final score, and every step is one of:
 * a **roll**: ``E`` after the dice minus ``E`` before them is the roll's *luck* (zero on
   average, by definition of an expectation);
 * in Apple Jack, **others' decisions** (another caller's category, or others carrying on the
-  rerolls after you held).
+  rerolls after you held);
+* **the clock's** moves: a turn whose time ran out is played for the player, and what that
+  gave up is no choice of theirs.
 
-So ``final = optimum + luck + others - choices``, exactly: the sum telescopes. Every value is
-the tables' float64 number taken exactly as a :class:`~fractions.Fraction`, so the identity
-holds to the last digit, not to a tolerance.
+So ``final = optimum + luck + others - choices - clock``, exactly: the sum telescopes. Every
+value is the tables' float64 number taken exactly as a :class:`~fractions.Fraction`, so the
+identity holds to the last digit, not to a tolerance.
 
 **Accuracy** is the share of the optimum's expected score a player's choices kept:
 ``100 * (1 - choices / optimum)``, floored, so 100% means not one choice was worse than the
@@ -45,7 +47,7 @@ class Decision:
 
 @dataclass(frozen=True)
 class DiceReview:
-    """One seat's game, split exactly: ``final = optimum + luck + others - choices``."""
+    """One seat's game, split exactly: ``final = optimum + luck + others - choices - clock``."""
 
     seat: int
     final: int
@@ -54,6 +56,8 @@ class DiceReview:
     others: Fraction
     decisions: tuple[Decision, ...]
     rolls: tuple[Fraction, ...] = ()  # each roll's luck, in order (their sum is ``luck``)
+    clock: Fraction = Fraction(0)  # given up by moves made when the player's time ran out
+    late: int = 0  # how many such moves
 
     @property
     def choices(self) -> Fraction:
@@ -86,6 +90,8 @@ class Ledger:
     others: Fraction = Fraction(0)
     decisions: list[Decision] = field(default_factory=list)
     rolls: list[Fraction] = field(default_factory=list)
+    clock: Fraction = Fraction(0)
+    late: int = 0
 
     def start(self, expected: Fraction) -> None:
         """A (round of the) game begins: its optimum is expected on top of what is banked."""
@@ -103,10 +109,23 @@ class Ledger:
         self.value = value
 
     def decide(
-        self, value: Fraction, where: str, dice: Sequence[int], chose: str, best: str
+        self,
+        value: Fraction,
+        where: str,
+        dice: Sequence[int],
+        chose: str,
+        best: str,
+        *,
+        late: bool = False,
     ) -> None:
+        """A move of the seat's; ``late``: made for it when its time ran out, which is booked
+        to the clock, not weighed as the player's choice."""
         cost = self.value - value
-        self.decisions.append(Decision(where, tuple(sorted(dice)), chose, best, cost))
+        if late:
+            self.clock += cost
+            self.late += 1
+        else:
+            self.decisions.append(Decision(where, tuple(sorted(dice)), chose, best, cost))
         self.value = value
 
     def review(self, seat: int, final: int) -> DiceReview:
@@ -118,6 +137,8 @@ class Ledger:
             self.others,
             tuple(self.decisions),
             tuple(self.rolls),
+            self.clock,
+            self.late,
         )
 
 
@@ -168,8 +189,16 @@ def dice_text(review: DiceReview | None) -> str:
         f"({review.best_choices} of {len(review.decisions)} choices were the best there was)",
         f"Optimum {float(review.optimum):.1f} · luck {points(review.luck)}"
         + (f" · others' calls {points(review.others)}" if review.others else "")
-        + f" · your choices {points(-review.choices)} = **{review.final}**",
+        + f" · your choices {points(-review.choices)}"
+        + (f" · the clock {points(-review.clock)}" if review.late else "")
+        + f" = **{review.final}**",
     ]
+    if review.late:
+        moves = "move" if review.late == 1 else "moves"
+        lines.append(
+            f"Not weighed as your choices: {review.late} {moves} made for you when your time"
+            " ran out (counted as the clock's)."
+        )
     worst = review.costliest()
     if worst:
         lines.append("Costliest choices (expected final score given up):")
