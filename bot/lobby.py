@@ -126,22 +126,19 @@ class Lobby:
             channels = lines_within(mentions, 1800, "channel", sep=", ")  # a reply holds 2,000
             raise Refusal(f"Games can only be started in {channels} on this server.")
         here = await self.store.open_games(guild_id, channel_id, kind)
-        if await self._has_one(here, host.user_id):
+        if self._has_one(here, host.user_id):
             raise Refusal("You already have a game of this kind open in this channel.")
         if len(here) >= settings.open_games_per_channel:
             raise Refusal(
                 "This channel already has an open game of this kind: finish it, or use /games."
             )
 
-    async def _has_one(self, here: list[GameSummary], user_id: int) -> bool:
+    @staticmethod
+    def _has_one(here: list[GameSummary], user_id: int) -> bool:
         """Whether a person has one of these open games: a lobby they sit in, or a game they
-        have not left (a seat they gave up is no game of theirs)."""
-        for row in here:
-            if row.seat_of(user_id) is not None and (
-                row.status is GameStatus.LOBBY or await self.runner.still_in(row.id, user_id)
-            ):
-                return True
-        return False
+        have not left (a seat they gave up is no game of theirs: the summaries say, from its
+        logged forfeit, without loading the game)."""
+        return any(row.plays(user_id) for row in here)
 
     async def seat_again(
         self, game_id: int, player: Player, display: Display | None = None
@@ -160,7 +157,7 @@ class Lobby:
         row = (await self.runner.load(game_id)).row
         async with self._opening[(row.guild_id, row.channel_id, row.kind)]:
             here = await self.store.open_games(row.guild_id, row.channel_id, row.kind)
-            if await self._has_one([g for g in here if g.id != game_id], player.user_id):
+            if self._has_one([g for g in here if g.id != game_id], player.user_id):
                 return None
             return await self.join(game_id, player, display)
 

@@ -451,10 +451,6 @@ class Runner:
             fresh = await self._play(held, state, moves, {})
         return await self.shown(fresh, display)
 
-    async def still_in(self, game_id: int, user_id: int) -> bool:
-        """Whether a person plays this game still (see :meth:`plays`)."""
-        return self.plays(await self.load(game_id), user_id)
-
     def plays(self, snapshot: Snapshot, user_id: int) -> bool:
         """Whether a person plays this game still: seated in it, and not gone from it (given
         up, or timed out three turns in a row), so that leaving it would change it."""

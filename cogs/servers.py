@@ -457,14 +457,13 @@ class ServersCog(commands.Cog):
             if g.status == "active" and g.seat_of(interaction.user.id) is not None
             if number is None or g.id == number
         ]
-        runner = self.bot.orchard.runner  # not a game they have left already
-        rows = [g for g in rows if await runner.still_in(g.id, interaction.user.id)]
+        rows = [g for g in rows if g.plays(interaction.user.id)]  # not one they left already
         if not rows:
             which = "no game" if number is None else f"no game {number}"
             raise Refusal(f"You have {which} in play in this channel.")
         if len(rows) > 1:
             raise Refusal(which_game(rows))
-        snapshot = await runner.forfeit(rows[0].id, interaction.user.id)
+        snapshot = await self.bot.orchard.runner.forfeit(rows[0].id, interaction.user.id)
         await send(interaction, f"You left {title(snapshot.row.kind)} game {snapshot.id}.")
 
     @app_commands.command(name="end", description="End a stuck game (recorded as abandoned)")
