@@ -24,7 +24,7 @@ from bot.lobby import SeatShown
 from bot.model import NOBODY, GameRow, GameStatus, MoveSource, Player
 from bot.pacing import until_answered
 from bot.pings import TurnPings, joined
-from bot.runner import Gone, Runner, Snapshot
+from bot.runner import TIMEOUTS_TO_FORFEIT, Gone, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays, title
 from bot.wording import literal
 from bot.words import plural
@@ -244,7 +244,8 @@ def orchard_rows(row: GameRow, shown: list[str]) -> list[Row]:
 def timeout_notice(snapshot: Snapshot) -> str:
     """One line for the channel when the clock, not a player, moved the game. A seat removed
     for timing out leaves in the write of its third timeout; a seat that leaves by
-    /forget-me (also logged with no user) timed out in none, and is not said to have."""
+    /forget-me (also logged with no user) timed out in none, and is not said to have. When
+    everyone still in timed out a third time at once, nobody is removed: the game ends."""
     lines = []
     timed_out: set[int] = set()
     for move in snapshot.moves:
@@ -254,7 +255,26 @@ def timeout_notice(snapshot: Snapshot) -> str:
             lines.append(f"⏰ {name} ran out of time, so Orchard played for them.")
         elif move.source is MoveSource.FORFEIT and move.seat in timed_out:
             lines.append(f"👋 {name} timed out three turns in a row and has left the game.")
+    if deserted(snapshot):
+        late = joined([literal(seat_name(snapshot.row.players[s])) for s in sorted(timed_out)])
+        lines.append(
+            f"👋 {late} each timed out three turns in a row, so the game ends with no winner."
+        )
     return "\n".join(dict.fromkeys(lines))
+
+
+def deserted(snapshot: Snapshot) -> bool:
+    """Whether the clock's write ended the game because every seat still in timed out
+    :data:`TIMEOUTS_TO_FORFEIT` turns in a row at once (:meth:`Runner._deserted`): then it
+    removes nobody, and the game ends unwon."""
+    row = snapshot.row
+    timed_out = {m.seat for m in snapshot.moves if m.source is MoveSource.TIMEOUT}
+    return (
+        bool(timed_out)
+        and row.status is GameStatus.ABANDONED
+        and not any(m.source is MoveSource.FORFEIT for m in snapshot.moves)
+        and all(row.players[s].timeouts >= TIMEOUTS_TO_FORFEIT for s in timed_out)
+    )
 
 
 class Boards:

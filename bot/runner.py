@@ -543,8 +543,8 @@ class Runner:
             return _closing(snapshot, GameStatus.CANCELLED), None
         if is_daily(row.options):
             return _closing(snapshot, GameStatus.ABANDONED), snapshot.state
-        state, moves, counts = self._timeout_moves(snapshot)
-        return await self._played(snapshot, state, moves, counts), state
+        state, moves, counts, deserted = self._timeout_moves(snapshot)
+        return await self._played(snapshot, state, moves, counts, deserted=deserted), state
 
     async def replay(self, game_id: int) -> Any:
         """The state rebuilt from the seed and the move log: it must equal the stored one."""
@@ -703,9 +703,13 @@ class Runner:
         if len(awaited) < 2 and not engine.same_moves(before, snapshot.state, seat):
             raise Stale(CHANGED)
 
-    def _timeout_moves(self, snapshot: Snapshot) -> tuple[Any, list[Move], dict[int, int]]:
+    def _timeout_moves(self, snapshot: Snapshot) -> tuple[Any, list[Move], dict[int, int], bool]:
+        """The clock's moves for every awaited seat, their timeout counts, and whether the
+        game is :meth:`_deserted` (then nobody is removed: it ends with no winner)."""
         engine = self.engine(snapshot.row.kind)
         state = snapshot.state
+        players = snapshot.row.players
+        deserted = self._deserted(snapshot)
         moves: list[Move] = []
         counts: dict[int, int] = {}
         for action in engine.timeout_actions(state):
@@ -714,11 +718,24 @@ class Runner:
             state = engine.apply(state, action)
             verb, arg = engine.format(action)
             moves.append(Move(action.seat, verb, arg, None, MoveSource.TIMEOUT))
-            counts[action.seat] = snapshot.row.players[action.seat].timeouts + 1
-            if counts[action.seat] >= TIMEOUTS_TO_FORFEIT:
+            counts[action.seat] = players[action.seat].timeouts + 1
+            if counts[action.seat] >= TIMEOUTS_TO_FORFEIT and not deserted:
                 state = engine.forfeit(state, action.seat)
                 moves.append(Move(action.seat, FORFEIT_VERB, "", None, MoveSource.FORFEIT))
-        return state, moves, counts
+        return state, moves, counts, deserted
+
+    def _deserted(self, snapshot: Snapshot) -> bool:
+        """Whether this deadline brings every seat still in (two or more, awaited side by
+        side) to :data:`TIMEOUTS_TO_FORFEIT`: removing them one by one would hand the game
+        to the last, who was just as late."""
+        engine = self.engine(snapshot.row.kind)
+        state, players = snapshot.state, snapshot.row.players
+        late = {action.seat for action in engine.timeout_actions(state)}
+        out = {s for s in late if players[s].timeouts + 1 >= TIMEOUTS_TO_FORFEIT}
+        if len(out) < 2:
+            return False  # most deadlines: no need to ask who is still in
+        still_in = {p.seat for p in players if engine.forfeit(state, p.seat) != state}
+        return len(still_in) > 1 and still_in <= out
 
     async def _play(
         self,
@@ -741,8 +758,10 @@ class Runner:
         timeouts: dict[int, int],
         *,
         forgotten: int | None = None,
+        deserted: bool = False,
     ) -> GameChange:
-        """The change that writes a state moves reached: version check, end and results."""
+        """The change that writes a state moves reached: version check, end and results. A
+        game ``deserted`` (everyone still in timed out too often at once) ends unwon."""
         row = snapshot.row
         if forgotten is not None:
             row = _written(row, GameChange(row.id, forgotten=forgotten))
@@ -751,7 +770,9 @@ class Runner:
         results: tuple[Result, ...] = ()
         rating = None
         daily_closes = closes(row.options)
-        if engine.is_over(state):
+        if deserted:
+            status = GameStatus.ABANDONED
+        elif engine.is_over(state):
             ranked = engine.results(state)
             status = GameStatus.FINISHED if any(r.won for r in ranked) else GameStatus.ABANDONED
             if status is GameStatus.FINISHED and daily_closes is None:

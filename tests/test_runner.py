@@ -10,11 +10,13 @@ from typing import Any
 import pytest
 
 from bot import scheduler
+from bot.boards import timeout_notice
 from bot.games.cheerio import open_categories
 from bot.lobby import SeatShown
 from bot.model import GameChange, GameRow, GameStatus, Move, Player
-from bot.runner import Refusal, Stale, no_display
+from bot.runner import Refusal, Snapshot, Stale, no_display
 from bot.settings import SHARED_KEPT_SECONDS
+from bot.specs import ENGINES, SPEC_OF
 from db import games
 from db.connection import Target
 from tests.support import CHANNEL, GUILD, Clock, Recorder, Table, orchard, player, started
@@ -388,27 +390,120 @@ def _first_open(live) -> str:
     return open_categories(live.state.cards[live.state.turn])[0]
 
 
-async def test_a_timeout_that_ends_the_game_skips_the_other_seats(database: Target) -> None:
-    """Apple Jack's last turn awaits both seats; the first one's forfeit ends a 2-player game."""
+async def _to_applejack_last_turn(o: Table, users: list[int]) -> Snapshot:
+    """An Apple Jack game played through its calls and holds until its first last turn,
+    where every seat is awaited at once."""
     from bot.games.applejack import open_categories
-    from tests.databases import written
 
-    clock = Clock()
-    o = await orchard(database, clock)
-    live = await started(o, "applejack", [1, 2])
+    live = await started(o, "applejack", users)
     while live.state.phase != "solo":
         (seat,) = o.runner.engine("applejack").to_act(live.state)
         kind, arg = (
             ("call", open_categories(live.state)[0]) if live.state.phase == "call" else ("hold", "")
         )
         live = await o.runner.act(live.id, seat + 1, kind, arg, version=live.row.version)
+    return live
+
+
+async def _missed_twice(database: Target, game_id: int, seats: list[int]) -> None:
+    """``seats`` have timed out two turns in a row: the next timeout is their third."""
+    from tests.databases import written
+
     async with written(database) as tx:
-        await tx.execute("UPDATE game_players SET timeouts = 2 WHERE game_id = ?", (live.id,))
+        for seat in seats:
+            await tx.execute(
+                "UPDATE game_players SET timeouts = 2 WHERE game_id = ? AND seat = ?",
+                (game_id, seat),
+            )
+
+
+async def _won_nothing(database: Target, o: Table, live: Snapshot, before: int) -> None:
+    """The game ended with no winner: abandoned, no result or rating stored, each late seat
+    played for by the clock with nobody removed, and the replay equal to the stored state."""
+    from tests.databases import query
+
+    assert live.row.status == "abandoned" and live.row.deadline is None
+    assert await query(database, "SELECT * FROM results WHERE game_id = ?", live.id) == []
+    assert await query(database, "SELECT * FROM rating_history") == []
+    late = (await o.store.moves(live.id))[before:]
+    assert late and {m.source for m in late} == {"timeout"}, "played for, nobody forfeited"
+    assert {m.seat for m in late} == {0, 1}
+    assert [p.timeouts for p in live.row.players] == [3, 3]
+    assert await o.runner.replay(live.id) == live.state
+
+
+async def test_everyone_timing_out_a_third_time_at_once_ends_applejack_with_no_winner(
+    database: Target,
+) -> None:
+    """Apple Jack's last turn awaits both seats, and both miss it a third time in a row: the
+    first one's forfeit must not hand the game to the other, who was just as late."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await _to_applejack_last_turn(o, [1, 2])
+    await _missed_twice(database, live.id, [0, 1])
+    clock.now += 301
+    assert await o.scheduler.run_due() == 1
+    await _won_nothing(database, o, await o.runner.load(live.id), live.row.version)
+    assert timeout_notice(o.shown.shown[-1]).split("\n") == [
+        "⏰ user1 ran out of time, so Orchard played for them.",
+        "⏰ user2 ran out of time, so Orchard played for them.",
+        "👋 user1 and user2 each timed out three turns in a row, so the game ends with no winner.",
+    ]
+    await o.close()
+
+
+async def test_everyone_timing_out_a_third_time_at_once_ends_hot_score_with_no_winner(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both players must throw a challenge's dice, and both miss it a third time in a row."""
+    engine = ENGINES["hotscore"]
+    choose = SPEC_OF["hotscore"].strategy
+    assert choose is not None
+
+    def reaches_a_challenge(seed: int) -> bool:
+        """Whether Orchard's easy choices, for both, reach a challenge from ``seed``."""
+        state = engine.new(seed, 2, {"floor_zero": True})
+        while not engine.is_over(state) and state.phase != "challenge":
+            seat = min(engine.to_act(state))
+            state = engine.apply(state, choose(engine.view_for(state, seat), seat, "easy", seed))
+        return state.phase == "challenge"
+
+    seed = next(s for s in range(1, 500) if reaches_a_challenge(s))
+    monkeypatch.setattr("bot.lobby.secrets.randbits", lambda bits: seed)
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await started(o, "hotscore", [1, 2])
+    while live.state.phase != "challenge":
+        seat = min(engine.to_act(live.state))
+        action = choose(engine.view_for(live.state, seat), seat, "easy", seed)
+        verb, arg = engine.format(action)
+        live = await o.runner.act(live.id, seat + 1, verb, arg, version=live.row.version)
+    assert engine.to_act(live.state) == {0, 1}
+    await _missed_twice(database, live.id, [0, 1])
+    clock.now += 301
+    assert await o.scheduler.run_due() == 1
+    await _won_nothing(database, o, await o.runner.load(live.id), live.row.version)
+    await o.close()
+
+
+async def test_a_player_who_was_not_late_a_third_time_wins_when_the_others_leave(
+    database: Target,
+) -> None:
+    """On a three-player last turn, two seats time out a third time in a row and leave; the
+    third, late only once, is the one player still in, and wins."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await _to_applejack_last_turn(o, [1, 2, 3])
+    await _missed_twice(database, live.id, [0, 1])
     clock.now += 301
     assert await o.scheduler.run_due() == 1
     live = await o.runner.load(live.id)
     assert live.row.status == "finished"
-    assert [r.won for r in o.runner.engine("applejack").results(live.state)] == [False, True]
+    assert [r.won for r in o.runner.engine("applejack").results(live.state)] == [
+        False,
+        False,
+        True,
+    ]
     assert await o.runner.replay(live.id) == live.state
     await o.close()
 
