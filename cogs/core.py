@@ -29,10 +29,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def help_text(mention: Callable[[str], str]) -> str:
+def help_text(mention: Callable[[str], str], in_server: bool = True) -> str:
     """/help: each game in a line or two from its spec, then the commands around the games
-    and what a rating means. ``mention`` turns "cheerio new" into a clickable command."""
-    lines = ["Orchard hosts dice and word games in this server. Start one in a channel:", ""]
+    and what a rating means. ``mention`` turns "cheerio new" into a clickable command.
+    Asked outside a server (a DM), it says the games are played in one."""
+    opening = (
+        "Orchard hosts dice and word games in this server. Start one in a channel:"
+        if in_server
+        else "Orchard hosts dice and word games in Discord servers. Start one in a channel of"
+        " a server Orchard is in:"
+    )
+    listed = "open games here" if in_server else "a server's open games"
+    lines = [opening, ""]
     for spec in SPECS:
         main, *others = spec.variants
         start = f"{mention(spec.command + ' new')} · rules: {mention(spec.command + ' rules')}"
@@ -40,7 +48,7 @@ def help_text(mention: Callable[[str], str]) -> str:
         lines += [f"  • **{v.title}**: {v.blurb}" for v in others]
     lines += [
         "",
-        f"**Around the games**: {mention('games')} lists open games here; {mention('stats')},"
+        f"**Around the games**: {mention('games')} lists {listed}; {mention('stats')},"
         f" {mention('history')} and {mention('leaderboard')} show records;"
         f" {mention('pings')} chooses where you are told it is your turn;"
         f" {mention('forfeit')} leaves a game.",
@@ -73,7 +81,8 @@ class CoreCog(commands.Cog):
     @app_commands.command(name="help", description="What Orchard plays, and how to start")
     @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
     async def help(self, interaction: discord.Interaction[Any]) -> None:
-        embed = discord.Embed(title="Orchard", description=help_text(self.bot.mention))
+        text = help_text(self.bot.mention, in_server=interaction.guild_id is not None)
+        embed = discord.Embed(title="Orchard", description=text)
         await send(interaction, embed=embed)
 
     @app_commands.command(name="games", description="Open games in this server, with links")

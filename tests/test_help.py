@@ -18,8 +18,9 @@ def ids_of(fake: FakeDiscord) -> dict[str, str]:
     return {c["name"]: c["id"] for c in fake.commands or []}
 
 
-async def help_text(fake: FakeDiscord) -> str:
-    record = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "help"))
+async def help_text(fake: FakeDiscord, guild: int | None = GUILD) -> str:
+    """/help as Alice sees it in a server's channel, or (``guild`` None) in her DM with Orchard."""
+    record = await answered(await fake.slash(ALICE, guild, CHANNEL if guild else None, "help"))
     assert record.ephemeral, record.describe()
     text: str = record.embeds[0]["description"]
     return text
@@ -39,11 +40,31 @@ async def test_help_overviews_every_game_with_clickable_commands(
         assert f"**{variant.title}**: {variant.blurb}" in text
     for name in ("games", "stats", "history", "leaderboard", "pings", "forfeit"):
         assert f"</{name}:{ids[name]}>" in text
+    assert text.startswith("Orchard hosts dice and word games in this server.")
+    assert "lists open games here" in text
     assert "Ratings** start at 1000" in text and "`/" not in text
     assert "**/daily**" in text, "the Daily Orchard is explained"
     assert "**Accuracy** is the share of the optimum" in text, "and what accuracy means"
     mentioned = set(re.findall(r"</([a-z -]+):(\d+)>", text))
     assert all(ids[path.split()[0]] == id_ for path, id_ in mentioned), "every id is Discord's"
+
+
+async def test_help_in_a_dm_says_games_are_started_in_a_server(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """In a DM there is no "this server": /help says where the games are played, and that
+    its commands are used there."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+        text = await help_text(fake_discord, None)
+    first = text.split("\n")[0]
+    assert first == (
+        "Orchard hosts dice and word games in Discord servers. Start one in a channel of a"
+        " server Orchard is in:"
+    ), first
+    assert "this server" not in text and "games here" not in text
+    assert "lists a server's open games" in text
+    assert f"</cheerio new:{ids_of(fake_discord)['cheerio']}>" in text
 
 
 async def test_help_still_mentions_after_a_restart_that_skips_the_sync(
