@@ -186,7 +186,7 @@ def status(snapshot: Snapshot, waiting: list[Player], happened: str = "") -> str
 
 
 def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
-    """The shared lobby message, and what is left of it once cancelled or expired."""
+    """The shared lobby message, and what is left of it once closed (:func:`closed_by`)."""
     row = snapshot.row
     variant = VARIANTS[row.kind]
     shown = names(snapshot)
@@ -195,7 +195,9 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
         for p in row.players
     )
     if row.status is not GameStatus.LOBBY:
-        closed = Board(accent, f"{variant.title}: lobby closed", "", [seats or "nobody"])
+        closed = Board(
+            accent, f"{variant.title}: lobby closed", closed_by(row), [seats or "nobody"]
+        )
         return Rendered(closed)
     buttons: list[Control] = [
         GameButton(row.id, 0, "lobby_join", label="Join", style=discord.ButtonStyle.primary),
@@ -217,6 +219,16 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
         "The host presses Start when everyone is in; each join gives 15 more minutes.",
     )
     return Rendered(lobby)
+
+
+def closed_by(row: GameRow) -> str:
+    """Why a lobby closed unstarted: its clock ran out, its host cancelled it (or left Orchard
+    with /forget-me), or a moderator ended it with /end."""
+    if row.expired:
+        return "Nobody started it in time, so it closed. Nothing was recorded."
+    if row.status is GameStatus.CANCELLED:
+        return "The host cancelled it."
+    return "A moderator ended it."
 
 
 def orchard_rows(row: GameRow, shown: list[str]) -> list[Row]:

@@ -101,6 +101,7 @@ class GameRow:
     # Counts the writes a board draws (see GameChange.revise); ``version`` counts moves only
     # (every button carries it), and an end or a lobby's seats keep it.
     revision: int = 0
+    expired: bool = False  # the clock closed it: a lobby nobody started, a daily left unfinished
 
     def seat_of(self, user_id: int) -> int | None:
         return seat_of(self.players, user_id)
@@ -247,6 +248,7 @@ class GameChange:
     results: tuple[Result, ...] = ()
     rating: RatingUpdate | None = None
     hinted: bool = False
+    expired: bool = False  # the clock closes it (see GameRow.expired)
     message_id: int | None = None
     forgotten: int | None = None  # a person (/forget-me) whose seat becomes a former player's
     # A change a board draws (the runner's, which displays it): the row's revision goes up by

@@ -540,9 +540,9 @@ class Runner:
         if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
             return None
         if row.status is GameStatus.LOBBY:
-            return _closing(snapshot, GameStatus.CANCELLED), None
+            return _closing(snapshot, GameStatus.CANCELLED, expired=True), None
         if is_daily(row.options):
-            return _closing(snapshot, GameStatus.ABANDONED), snapshot.state
+            return _closing(snapshot, GameStatus.ABANDONED, expired=True), snapshot.state
         state, moves, counts, deserted = self._timeout_moves(snapshot)
         return await self._played(snapshot, state, moves, counts, deserted=deserted), state
 
@@ -869,9 +869,10 @@ def _due_at(game_id: int, due: Due, when: float | None) -> GameChange:
     return GameChange(game_id, orchard_since=when)
 
 
-def _closing(snapshot: Snapshot, status: GameStatus) -> GameChange:
-    """End a lobby or game without results (cancelled, expired, abandoned)."""
-    return GameChange(snapshot.id, from_status=snapshot.row.status, status=status, deadline=None)
+def _closing(snapshot: Snapshot, status: GameStatus, *, expired: bool = False) -> GameChange:
+    """End a lobby or game without results (cancelled, abandoned); ``expired``: by the clock."""
+    row = snapshot.row
+    return GameChange(row.id, from_status=row.status, status=status, deadline=None, expired=expired)
 
 
 def _written(row: GameRow, change: GameChange) -> GameRow:
@@ -900,6 +901,7 @@ def _written(row: GameRow, change: GameChange) -> GameRow:
         updated_at=time.time(),
         players=players,
         hinted=row.hinted or change.hinted,
+        expired=row.expired or change.expired,
         message_id=change.message_id or row.message_id,
         host_id=host,
         revision=row.revision + 1 if change.revise else row.revision,

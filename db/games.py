@@ -44,7 +44,7 @@ OPEN_GAME = f"SELECT 1 FROM games WHERE id = ? AND {OPEN}"
 
 _COLUMNS = (
     "id, kind, variant, guild_id, channel_id, message_id, host_id, status, seed, options,"
-    " state, version, deadline, created_at, updated_at, hinted, revision"
+    " state, version, deadline, created_at, updated_at, hinted, revision, expired"
 )
 _COLUMNS_OF_G = ", ".join(f"g.{c.strip()}" for c in _COLUMNS.split(","))
 _WIDTH = len(_COLUMNS.split(","))
@@ -298,6 +298,8 @@ def _columns(change: GameChange, now: float) -> dict[str, Any]:
         columns["orchard_since"] = change.orchard_since
     if change.hinted:
         columns["hinted"] = 1
+    if change.expired:
+        columns["expired"] = 1
     if change.message_id is not None:
         columns["message_id"] = change.message_id
     return columns
@@ -513,4 +515,5 @@ def _game(row: Sequence[Any], players: tuple[Player, ...]) -> GameRow:
         players=players,
         hinted=bool(row[15]),
         revision=row[16],
+        expired=bool(row[17]),
     )

@@ -1,10 +1,12 @@
 """Cheerio through discord.py itself, against the fake Discord: what players actually see."""
 
+import time
+
 import pytest
 
 from bot.app import OrchardBot
 from bot.games.cheerio import open_categories
-from bot.model import Player
+from bot.model import GameChange, Player
 from db.connection import Target
 from tests.botharness import (
     ALICE,
@@ -122,7 +124,34 @@ async def test_lobby_host_rules_and_dm_commands(
         )
         assert in_dm.ephemeral and "server channel" in in_dm.content
         cancelled = await press(fake_discord, ALICE, lobby, "Cancel")
-        assert "lobby closed" in text_of(cancelled.original)
+        closed = text_of(cancelled.original)
+        assert "lobby closed" in closed and "The host cancelled it." in closed, closed
+        assert "in time" not in closed
+
+
+async def test_a_lobby_the_clock_closes_says_nobody_started_it_in_time(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Nobody pressed Start before the lobby's time ran out: its message says the clock closed
+    it and nothing was recorded, not that the host cancelled it; a redraw from the store
+    says so too."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        lobby = int(opened.original["id"])
+        live = await game_of(bot, "cheerio")
+        await bot.orchard.store.write(GameChange(live.id, deadline=time.time()))
+        bot.orchard.scheduler.wake()
+        await fake_discord.wait_for(
+            lambda: "lobby closed" in text_of(fake_discord.message(lobby)), what="the lobby closed"
+        )
+        closed = text_of(fake_discord.message(lobby))
+        assert "Nobody started it in time, so it closed. Nothing was recorded." in closed, closed
+        assert "cancelled" not in closed
+        stored = await bot.orchard.runner.load(live.id)
+        redrawn = (await bot.boards.render(stored)).board.status
+        assert "Nobody started it in time" in redrawn, "read back from the store, not remembered"
+        no_errors(fake_discord)
 
 
 async def test_restart_resumes_and_old_buttons_still_work(

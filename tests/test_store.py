@@ -542,8 +542,8 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
 
 
 def drop_later_indexes(conn: sqlite3.Connection) -> None:
-    """Undo migrations 020, 021 and 024, for a test that runs the migrations after an older
-    one again."""
+    """Undo migrations 020, 021, 024 and 026, for a test that runs the migrations after an
+    older one again."""
     for index in (
         "results_person",
         "ratings_person",
@@ -552,6 +552,7 @@ def drop_later_indexes(conn: sqlite3.Connection) -> None:
         "moves_forfeits",
     ):
         conn.execute(f"DROP INDEX {index}")
+    conn.execute("ALTER TABLE games DROP COLUMN expired")
 
 
 def unlisted(hand: str) -> str:
@@ -584,7 +585,7 @@ async def test_migration_17_keeps_word_games_stored_before_it_on_edition_2(
         conn.execute("UPDATE games SET options = json_remove(options, '$.edition')")
         conn.execute("ALTER TABLE games DROP COLUMN revision")  # and without 018 and 019
         conn.execute("ALTER TABLE daily_channels DROP COLUMN refused_day")
-        drop_later_indexes(conn)  # and 020, 021, 024
+        drop_later_indexes(conn)  # and 020, 021, 024, 026
         conn.execute("ALTER TABLE daily_plays DROP COLUMN world_name")  # and 023
         conn.execute("DELETE FROM schema_migrations WHERE version >= 17")
     o = await orchard(path)

@@ -1,0 +1,3 @@
+-- A game the clock closed, not a person (as ../sqlite/026_lobby_expired.sql): a lobby nobody
+-- started in time, or a daily game left unfinished.
+ALTER TABLE games ADD COLUMN expired SMALLINT NOT NULL DEFAULT 0
