@@ -24,7 +24,7 @@ from bot.lobby import SeatShown
 from bot.model import NOBODY, GameRow, GameStatus, MoveSource, Player
 from bot.pacing import until_answered
 from bot.pings import TurnPings, joined
-from bot.runner import TIMEOUTS_TO_FORFEIT, Gone, Runner, Snapshot
+from bot.runner import Gone, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays, title
 from bot.wording import literal
 from bot.words import plural
@@ -276,17 +276,11 @@ def timeout_notice(snapshot: Snapshot) -> str:
 
 
 def deserted(snapshot: Snapshot) -> bool:
-    """Whether the clock's write ended the game because every seat still in timed out
-    :data:`TIMEOUTS_TO_FORFEIT` turns in a row at once (:meth:`Runner._deserted`): then it
-    removes nobody, and the game ends unwon."""
-    row = snapshot.row
-    timed_out = {m.seat for m in snapshot.moves if m.source is MoveSource.TIMEOUT}
-    return (
-        bool(timed_out)
-        and row.status is GameStatus.ABANDONED
-        and not any(m.source is MoveSource.FORFEIT for m in snapshot.moves)
-        and all(row.players[s].timeouts >= TIMEOUTS_TO_FORFEIT for s in timed_out)
-    )
+    """Whether this write is the clock's that ended the game because every seat still in
+    timed out :data:`TIMEOUTS_TO_FORFEIT` turns in a row at once (:meth:`Runner._deserted`):
+    it plays their turns, removes nobody, and closes the game unwon."""
+    timeouts = any(m.source is MoveSource.TIMEOUT for m in snapshot.moves)
+    return timeouts and snapshot.row.expired and snapshot.row.status is GameStatus.ABANDONED
 
 
 class Boards:

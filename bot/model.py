@@ -101,7 +101,9 @@ class GameRow:
     # Counts the writes a board draws (see GameChange.revise); ``version`` counts moves only
     # (every button carries it), and an end or a lobby's seats keep it.
     revision: int = 0
-    expired: bool = False  # the clock closed it: a lobby nobody started, a daily left unfinished
+    # The clock closed it: a lobby nobody started, a daily game left unfinished, a game whose
+    # players all timed out too often at once.
+    expired: bool = False
 
     def seat_of(self, user_id: int) -> int | None:
         return seat_of(self.players, user_id)

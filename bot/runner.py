@@ -795,6 +795,7 @@ class Runner:
             results=results,
             rating=rating,
             forgotten=forgotten,
+            expired=deserted,
             orchard_since=self._orchard_since(row.kind, status, row.players, state),
             revise=True,
         )

@@ -422,7 +422,7 @@ async def _won_nothing(database: Target, o: Table, live: Snapshot, before: int) 
     played for by the clock with nobody removed, and the replay equal to the stored state."""
     from tests.databases import query
 
-    assert live.row.status == "abandoned" and live.row.deadline is None
+    assert live.row.status == "abandoned" and live.row.deadline is None and live.row.expired
     assert await query(database, "SELECT * FROM results WHERE game_id = ?", live.id) == []
     assert await query(database, "SELECT * FROM rating_history") == []
     late = (await o.store.moves(live.id))[before:]
