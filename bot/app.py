@@ -48,6 +48,12 @@ Form = Callable[[discord.Interaction[Any], re.Match[str]], Awaitable[None]]
 """A cog's handler of its form's submissions, given the match of the form's id."""
 NOT_OURS = "That button is not one Orchard knows. Use /games to find your game."
 LATE_EXTENSIONS = ("cogs.daily",)  # wraps the games' UIs, so it loads after them
+SERVERS_AVAILABLE = "servers_available"
+"""Orchard's own event, ``on_servers_available(guilds)``: servers whose channels have arrived.
+At start-up (or a shard's new session) a shard's servers come as one list once the shard is
+ready, so that a cog reads what it keeps of them in one query, not one per server (a thousand
+servers would cost a thousand queries before play); a server arriving later (back from an
+outage) comes alone. discord.py's ``on_guild_available`` still comes for each."""
 
 
 def extensions() -> tuple[str, ...]:
@@ -129,6 +135,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.dice = DiceEmojis()  # the dice pictures boards show (text until uploaded)
         self.command_ids: dict[str, int] = {}  # top-level command name -> Discord's id
         self._close_begun = self._close_ended = False  # see __aexit__
+        self._arriving: dict[int, list[discord.Guild]] = {}  # by shard, until it is ready
         # A click on Orchard's own control is read before discord.py parses the board it
         # came from (bot.components.read_click); the gateway reads this very dict.
         parse = self._connection.parsers["INTERACTION_CREATE"]
@@ -240,6 +247,24 @@ class OrchardBot(commands.AutoShardedBot):
         if event_name == "interaction":
             watch(args[0])
         super().dispatch(event_name, *args, **kwargs)
+        self._gather_arrivals(event_name, args)
+
+    def _gather_arrivals(self, event_name: str, args: tuple[Any, ...]) -> None:
+        """Hold the servers a shard's session brings until the shard is ready, then dispatch
+        them together (see :data:`SERVERS_AVAILABLE`). Done here, as each event is
+        dispatched, not in listeners: those run as tasks, with no order between them."""
+        if event_name == "shard_connect":  # a new session: every server of it arrives again
+            self._arriving[args[0]] = []
+        elif event_name == "guild_available":
+            held = self._arriving.get(args[0].shard_id)
+            if held is None:
+                super().dispatch(SERVERS_AVAILABLE, [args[0]])
+            else:
+                held.append(args[0])
+        elif event_name == "shard_ready":
+            arrived = self._arriving.pop(args[0], [])
+            if arrived:
+                super().dispatch(SERVERS_AVAILABLE, arrived)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Dispatch every click on a game control, and answer those nobody else will.

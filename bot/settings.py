@@ -82,12 +82,36 @@ class Settings:
 
     async def get(self, guild_id: int) -> GuildSettings:
         now = self.clock()
+        kept = self._fresh(guild_id, now)
+        return kept if kept is not None else await self._read(guild_id, now)
+
+    async def get_many(self, guild_ids: Iterable[int]) -> dict[int, GuildSettings]:
+        """Many servers' settings, those not kept read in one query: a shard's servers all
+        arrive at start-up, and one read each would be a query per server before play."""
+        now, ids = self.clock(), list(dict.fromkeys(guild_ids))
+        found: dict[int, GuildSettings] = {}
+        for guild_id in ids:
+            if (kept := self._fresh(guild_id, now)) is not None:
+                found[guild_id] = kept
+        missing = [g for g in ids if g not in found]
+        if not missing:
+            return found
+        changed = self._changed
+        stored = await self.store.guilds_settings(missing)
+        for guild_id in missing:
+            found[guild_id] = from_json(stored.get(guild_id, {}))
+            if changed == self._changed:  # as in _read: an update ran meanwhile
+                self._kept[guild_id] = (now, found[guild_id])
+        return found
+
+    def _fresh(self, guild_id: int, now: float) -> GuildSettings | None:
+        """The kept settings, if still good to use at ``now``."""
         kept = self._kept.get(guild_id)
         if kept is not None and (
             not self.store.shared or kept[0] <= now < kept[0] + SHARED_KEPT_SECONDS
         ):  # a clock set back reads them again too
             return kept[1]
-        return await self._read(guild_id, now)
+        return None
 
     async def _read(self, guild_id: int, now: float) -> GuildSettings:
         """The stored settings, kept unless an update ran while they were read."""

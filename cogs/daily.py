@@ -383,12 +383,16 @@ class DailyCog(commands.Cog):
         await self._forget_deleted(channel.guild.id, lambda c: c == channel.id)
 
     @commands.Cog.listener()
-    async def on_guild_available(self, guild: discord.Guild) -> None:
-        """The server's channels have arrived (at start-up, or back from an outage): a daily
-        channel deleted while Orchard was down, which it never heard of, is forgotten too.
-        A server still unavailable is never heard of here; one read, no write, if it is there."""
-        if not guild.unavailable:
-            await self._forget_deleted(guild.id, lambda c: guild.get_channel(c) is None)
+    async def on_servers_available(self, guilds: list[discord.Guild]) -> None:
+        """The servers' channels have arrived (at start-up, a shard's together, or one back
+        from an outage): a daily channel deleted while Orchard was down, which it never heard
+        of, is forgotten too. A server still unavailable is never heard of here. One read for
+        all of a shard's (see :data:`bot.app.SERVERS_AVAILABLE`), no write if it is there."""
+        chosen = await self.bot.orchard.store.daily_channels([g.id for g in guilds])
+        for guild in guilds:
+            daily = chosen.get(guild.id)
+            if daily and not guild.unavailable and guild.get_channel(daily.channel_id) is None:
+                await self.channel_gone(guild.id, daily.channel_id)
 
     async def _forget_deleted(self, guild_id: int, deleted: Callable[[int], bool]) -> None:
         chosen = await self.bot.orchard.store.daily_channel(guild_id)

@@ -517,18 +517,25 @@ class ServersCog(commands.Cog):
         await self._unlist(channel.guild.id, lambda c: c == channel.id)
 
     @commands.Cog.listener()
-    async def on_guild_available(self, guild: discord.Guild) -> None:
-        """The server's channels have arrived (at start-up, or back from an outage): game
-        channels deleted while Orchard was down leave the list, as a deletion heard does. A
-        server still unavailable is never heard of here, so no unknown channel counts as
-        deleted. Runs for every server at every start: it writes only if one is missing."""
-        if not guild.unavailable:
-            await self._unlist(guild.id, lambda c: guild.get_channel(c) is None)
+    async def on_servers_available(self, guilds: list[discord.Guild]) -> None:
+        """The servers' channels have arrived (at start-up, a shard's together, or one back
+        from an outage): game channels deleted while Orchard was down leave the list, as a
+        deletion heard does. A server still unavailable is never heard of here, so no unknown
+        channel counts as deleted. Runs for every server at every start: one read for all of
+        a shard's (see :data:`bot.app.SERVERS_AVAILABLE`), a write only where one is missing."""
+        found = await self.bot.orchard.settings.get_many([g.id for g in guilds])
+        for guild in guilds:
+            if not guild.unavailable:
+                await self._unlist(guild.id, absent_from(guild), found[guild.id])
 
-    async def _unlist(self, guild_id: int, deleted: Callable[[int], bool]) -> None:
-        """Take the server's game channels that are ``deleted`` out of its list."""
+    async def _unlist(
+        self, guild_id: int, deleted: Callable[[int], bool], read: GuildSettings | None = None
+    ) -> None:
+        """Take the server's game channels that are ``deleted`` out of its list (as ``read``,
+        when its settings were just read)."""
         settings = self.bot.orchard.settings
-        for channel_id in [c for c in (await settings.get(guild_id)).game_channels if deleted(c)]:
+        listed = (read or await settings.get(guild_id)).game_channels
+        for channel_id in [c for c in listed if deleted(c)]:
             with contextlib.suppress(ValueError):  # removed meanwhile (another process's)
                 await settings.update(guild_id, remove_channels=[channel_id])
 
@@ -549,6 +556,11 @@ class ServersCog(commands.Cog):
         if interaction.guild_id is None:
             raise Refusal("This command works in a server, not in direct messages.")
         return interaction.guild_id
+
+
+def absent_from(guild: discord.Guild) -> Callable[[int], bool]:
+    """Whether a channel is missing from the server's channels as they arrived: deleted."""
+    return lambda channel_id: guild.get_channel(channel_id) is None
 
 
 def daily_not_ended(game_id: int) -> str:

@@ -171,6 +171,19 @@ class DailyStore:
         )
         return DailyChannel(*rows[0]) if rows else None
 
+    async def channels(self, guild_ids: Sequence[int]) -> dict[int, DailyChannel]:
+        """Many servers' channels in one query (a server choosing none is absent): see
+        :func:`db.settings.guilds_settings`."""
+        if not guild_ids:
+            return {}
+        marks = ", ".join("?" * len(guild_ids))
+        rows = await self.db.fetchall(
+            "SELECT guild_id, channel_id, refused_day FROM daily_channels"
+            f" WHERE guild_id IN ({marks})",
+            tuple(guild_ids),
+        )
+        return {int(r[0]): DailyChannel(int(r[1]), r[2]) for r in rows}
+
     async def set_refused(self, guild_id: int, channel_id: int, day: int | None) -> None:
         """Note that Discord refused the board of ``day`` in ``channel_id`` (None: that a post
         went through), unless the server has chosen another channel meanwhile."""

@@ -11,7 +11,7 @@ people's ping choices and its departure.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from db.connection import Database, Dialect, Transaction
@@ -22,6 +22,20 @@ async def guild_settings(db: Database, guild_id: int) -> dict[str, Any]:
     the read never waits behind leaderboards' aggregates."""
     rows = await db.lookup("SELECT settings FROM guild_settings WHERE guild_id = ?", (guild_id,))
     return dict(json.loads(rows[0][0])) if rows else {}
+
+
+async def guilds_settings(db: Database, guild_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """Many servers' settings in one query (those stored; a server absent has the defaults):
+    a shard's servers all arrive at start-up, and one read each would be a query per server
+    before play."""
+    if not guild_ids:
+        return {}
+    marks = ", ".join("?" * len(guild_ids))
+    rows = await db.fetchall(
+        f"SELECT guild_id, settings FROM guild_settings WHERE guild_id IN ({marks})",
+        tuple(guild_ids),
+    )
+    return {int(r[0]): dict(json.loads(r[1])) for r in rows}
 
 
 async def ping_choice(db: Database, guild_id: int, user_id: int) -> bool | None:

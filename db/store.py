@@ -525,6 +525,10 @@ class Store:
     async def guild_settings(self, guild_id: int) -> dict[str, Any]:
         return await settings.guild_settings(self.db, guild_id)
 
+    async def guilds_settings(self, guild_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """Many servers' stored settings in one query (a server absent has none stored)."""
+        return await settings.guilds_settings(self.db, guild_ids)
+
     async def set_guild_settings(self, guild_id: int, values: dict[str, Any]) -> None:
         async with self.db.transaction() as tx:
             await settings.set_guild_settings(tx, guild_id, values, time.time())
@@ -532,6 +536,10 @@ class Store:
     async def daily_channel(self, guild_id: int) -> DailyChannel | None:
         """Where the server's board of yesterday's Daily Orchard is posted (None: nowhere)."""
         return await daily.DailyStore(self.db).channel(guild_id)
+
+    async def daily_channels(self, guild_ids: Sequence[int]) -> dict[int, DailyChannel]:
+        """The daily board's channel of each of many servers choosing one, in one query."""
+        return await daily.DailyStore(self.db).channels(guild_ids)
 
     async def update_guild_settings(self, guild_id: int, change: settings.Change) -> dict[str, Any]:
         """Apply ``change`` to the server's settings as stored when it is written: atomic, on

@@ -1,6 +1,7 @@
 """Ratings, boards, settings, forfeits and data removal: store, runner and through Discord."""
 
 import asyncio
+import json
 import re
 import sqlite3
 import time
@@ -17,6 +18,7 @@ from bot.settings import GuildSettings
 from bot.specs import SPECS
 from db import results
 from db.connection import Target
+from db.daily import DailyStore
 from db.store import SHARED_BOARD_SECONDS, Store
 from tests.botharness import (
     ALICE,
@@ -1262,12 +1264,96 @@ async def test_a_game_channel_deleted_while_orchard_was_down_leaves_the_list(
         guild = bot.get_guild(GUILD)
         assert guild is not None
         for cog in bot.cogs.values():  # as at the next start-up: nothing is missing
-            heard = getattr(cog, "on_guild_available", None)
+            heard = getattr(cog, "on_servers_available", None)
             if heard is not None:
-                await heard(guild)
+                await heard([guild])
         assert written == []
         assert (await bot.orchard.settings.get(GUILD)).game_channels == (kept,)
         no_errors(fake_discord)
+
+
+MANY_SERVERS = 40
+
+
+def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The SQL of every read (outside a transaction) made by a store opened from now on."""
+    reads: list[str] = []
+    opened = Store.open
+
+    async def counting(target: Target) -> Store:
+        store = await opened(target)
+        for name in ("fetchall", "lookup"):
+            read = getattr(store.db, name)
+
+            async def counted(sql: str, params: Any = (), read: Any = read) -> Any:
+                reads.append(sql)
+                return await read(sql, params)
+
+            monkeypatch.setattr(store.db, name, counted)
+        return store
+
+    monkeypatch.setattr(Store, "open", staticmethod(counting))
+    return reads
+
+
+async def test_servers_arriving_at_start_up_cost_one_read_of_each_kind(
+    fake_discord: FakeDiscord, database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At start-up every server arrives at once: read one by one, a thousand servers' settings
+    and daily channels would be two thousand queries before play. Each shard's servers are
+    read in one query of each, whatever their number, and what is done with them is
+    unchanged: each server's own settings are in force (and kept: no move reads them again
+    on a store only this process writes), and the game channel and daily channel deleted
+    while Orchard was down are let go, the other servers' kept."""
+    servers = [GUILD + 1 + i for i in range(MANY_SERVERS)]
+    games = {guild_id: CHANNEL + 1000 + 3 * i for i, guild_id in enumerate(servers)}
+    daily = {guild_id: channel + 1 for guild_id, channel in games.items()}
+    server(fake_discord)
+    store = await Store.open(database)
+    for i, guild_id in enumerate(servers):
+        channels = [games[guild_id], daily[guild_id], games[guild_id] + 2]
+        fake_discord.add_guild(guild_id, channels, [ALICE])
+        stored = {"turn_seconds": 60 + i, "game_channels": [games[guild_id]]}
+        await store.set_guild_settings(guild_id, stored)
+        await DailyStore(store.db).set_channel(guild_id, daily[guild_id])
+    await store.close()
+    last = servers[-1]
+    await fake_discord.delete_channel(games[last], heard=False)
+    await fake_discord.delete_channel(daily[last], heard=False)
+    reads = counted_reads(monkeypatch)
+
+    async with orchard_bot(fake_discord, database) as bot:
+        await _let_go(database, last)
+        arrivals = [
+            r for r in reads if re.search(r"FROM (guild_settings|daily_channels) WHERE guild_id", r)
+        ]
+        assert len(arrivals) == 2, f"{len(arrivals)} reads for {len(servers) + 1} servers"
+        for i, guild_id in enumerate(servers):
+            settings = await bot.orchard.settings.get(guild_id)
+            assert settings.turn_seconds == 60 + i
+            assert settings.game_channels == (() if guild_id == last else (games[guild_id],))
+        if not bot.orchard.store.shared:
+            assert len([r for r in reads if "FROM guild_settings" in r]) == 1
+        chosen = await query(database, "SELECT guild_id, channel_id FROM daily_channels")
+        assert sorted(chosen) == [(g, daily[g]) for g in servers if g != last]
+        no_errors(fake_discord)
+
+
+async def _let_go(database: Target, guild_id: int) -> None:
+    """Wait (5 s at most) until the server has no game channel listed and no daily channel,
+    read beside the store (whose reads are being counted)."""
+    deadline = time.monotonic() + 5
+    while True:
+        stored = await query(
+            database, "SELECT settings FROM guild_settings WHERE guild_id = ?", guild_id
+        )
+        chosen = await query(
+            database, "SELECT channel_id FROM daily_channels WHERE guild_id = ?", guild_id
+        )
+        if not chosen and not json.loads(stored[0][0]).get("game_channels"):
+            return
+        assert time.monotonic() < deadline, f"still listed: {stored}, daily {chosen}"
+        await asyncio.sleep(0.02)
 
 
 async def test_a_server_in_an_outage_keeps_its_game_channels_until_they_arrive(

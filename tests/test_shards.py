@@ -3,10 +3,13 @@ operator can make with them, and a bot running some shards only on the fake Disc
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import discord
 import pytest
 
 from bot.app import OrchardBot
@@ -115,6 +118,45 @@ async def test_a_process_runs_only_its_shards_and_hears_only_their_servers(
             rules = await answered(await fake.slash(ALICE, ON_SHARD_1, 6002, "cheerio rules"))
             private(rules)
             assert not fake.connected(0)
+
+
+async def test_each_shard_s_servers_arrive_together_and_a_later_one_alone(
+    tmp_path: Path,
+) -> None:
+    """At start-up a shard's servers reach the cogs as one list once it is ready, so that
+    they cost one query of each kind, not one per server (see
+    :data:`bot.app.SERVERS_AVAILABLE`); a server back from an outage later arrives alone."""
+    async with FakeDiscord.running(shard_count=2) as fake:
+        fake.add_user(ALICE, "Alice")
+        zero = [ON_SHARD_0 + (2 << 22) * i for i in range(3)]
+        one = [ON_SHARD_1 + (2 << 22) * i for i in range(4)]
+        late = one.pop()
+        for i, guild_id in enumerate([*zero, *one, late]):
+            fake.add_guild(guild_id, [6001 + i], [ALICE])
+        fake.outages.add(late)
+        plan = ShardPlan((0, 1), 2)
+        options = dataclasses.replace(config(tmp_path / "o.db"), shards=plan)
+        bot = OrchardBot(options, guild_ready_timeout=0.05)
+        arrivals: list[list[int]] = []
+
+        async def arrived(guilds: list[discord.Guild]) -> None:
+            arrivals.append(sorted(g.id for g in guilds))
+
+        bot.add_listener(arrived, "on_servers_available")
+        async with run_bot(bot, fake, timeout=15):  # shard 1 identifies 5 s after shard 0
+            await until(lambda: len(arrivals) == 2)
+            assert sorted(arrivals) == [zero, one]
+            await fake.end_outage(late)
+            await until(lambda: len(arrivals) == 3)
+            assert arrivals[2] == [late]
+
+
+async def until(done: Callable[[], bool]) -> None:
+    """Wait (5 s at most) for ``done``: a listener sends Discord nothing to wake on."""
+    deadline = time.monotonic() + 5
+    while not done():
+        assert time.monotonic() < deadline, "not done in 5 s"
+        await asyncio.sleep(0.01)
 
 
 async def test_each_process_s_health_reads_its_own_heartbeat(tmp_path: Path) -> None:
