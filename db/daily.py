@@ -35,6 +35,25 @@ def _play(row: Sequence[Any]) -> DailyPlay:
     return DailyPlay(*row)
 
 
+def board_order(play: DailyPlay) -> tuple[bool, int, bool, int, str, int]:
+    """A board's order, best first: the higher score, then the higher accuracy, a play
+    without one after those with one; equal plays by name regardless of case, then by id.
+
+    Sorted here, not by the backend, so that it is the same on both: PostgreSQL puts NULLs
+    first in a descending order, SQLite last; SQLite compares names byte by byte (every
+    capital before every small letter), PostgreSQL by its collation (LOWER() too differs,
+    SQLite's lowering only ASCII)."""
+    score, accuracy = play.score, play.accuracy
+    return (
+        score is None,
+        -(score or 0),
+        accuracy is None,
+        -(accuracy or 0),
+        play.name.casefold(),
+        play.user_id,
+    )
+
+
 class _Played(Exception):
     """Rolls back a day's new game: its player has a play of that day already."""
 
@@ -116,16 +135,12 @@ class DailyStore:
             where, shown = "user_id IN (SELECT user_id FROM daily_world)", _WORLD_NAME
         else:
             where, shown, params = "guild_id = ?", "name", (*params, guild_id)
-        # NULLS LAST said, not left to the backend: PostgreSQL puts NULLs first in a
-        # descending order, SQLite last. A play without a result (or an accuracy) goes after
-        # those with one.
         rows = await self.db.fetchall(
             f"SELECT {_play_named(shown)} FROM daily_plays"
-            f" WHERE day = ? AND kind = ? AND {where} AND game_id <> ?"
-            f" ORDER BY score DESC NULLS LAST, accuracy DESC NULLS LAST, {shown}",
+            f" WHERE day = ? AND kind = ? AND {where} AND game_id <> ?",
             (*params, NO_GAME),
         )
-        return [_play(r) for r in rows]
+        return sorted((_play(r) for r in rows), key=board_order)
 
     async def days_played(self, kind: str, user_id: int, since: int) -> list[int]:
         """The days (from ``since`` on) the person finished a daily game of ``kind``: by its

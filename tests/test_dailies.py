@@ -328,6 +328,41 @@ async def test_a_play_without_accuracy_ranks_after_one_with_it_on_both_backends(
         await table.close()
 
 
+async def test_equal_plays_read_by_name_whatever_its_case_then_by_id_on_both_backends(
+    database: Target,
+) -> None:
+    """Equal plays (the same score and accuracy) share a place; the order among them is the
+    names' regardless of case, then the people's ids for one name twice: "alice" before
+    "Bob", the same on either backend and board. Before, SQLite compared names byte by byte
+    (every capital before every small letter: "Bob" before "alice") and PostgreSQL by its
+    collation, and a name twice was left in no order at all."""
+    clock = Clock(NOON)
+    table = await orchard(database, clock)
+    try:
+        async with written(database) as tx:
+            for user, name in ((1, "carol"), (2, "Bob"), (3, "alice"), (4, "bob"), (5, "Bob")):
+                await tx.execute(
+                    "INSERT INTO daily_plays (day, kind, user_id, guild_id, game_id, name,"
+                    " score, accuracy, world_name) VALUES (42, 'cheerio', ?, ?, ?, ?, 150, 90, ?)",
+                    (user, GUILD, 1000 + user, name, name),
+                )
+                await tx.execute(
+                    "INSERT INTO daily_world (user_id, joined_at) VALUES (?, 0)", (user,)
+                )
+        dailies = Dailies(table.runner, clock)
+        for guild in (GUILD, None):
+            plays = await dailies.board(42, "cheerio", guild)
+            assert [(p.name, p.user_id) for p in plays] == [
+                ("alice", 3),
+                ("Bob", 2),
+                ("bob", 4),
+                ("Bob", 5),
+                ("carol", 1),
+            ], guild
+    finally:
+        await table.close()
+
+
 async def test_a_lobby_a_crash_left_before_its_start_is_closed_once_its_day_is_over(
     database: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
