@@ -258,6 +258,28 @@ async def test_gateway_drop_is_resumed(fake: FakeDiscord) -> None:
     assert (await reply.wait()).content == "pong"
 
 
+async def test_an_outage_while_the_bot_runs_brings_the_server_back_with_its_channels(
+    fake_discord: FakeDiscord,
+) -> None:
+    """A server goes unavailable (GUILD_DELETE, ``unavailable``), a channel is deleted
+    meanwhile (no CHANNEL_DELETE is sent), and the server comes back (GUILD_CREATE with the
+    channels it has now). Plain discord.py merges those into the server it kept: the deleted
+    channel stays in its cache, which is why Orchard drops it itself (bot.app)."""
+    fake_discord.add_guild(GUILD, [CHANNEL, OTHER_CHANNEL], [ALICE])
+    bot = make_bot()
+    async with run_bot(bot, fake_discord):
+        guild = bot.get_guild(GUILD)
+        assert guild is not None
+        await fake_discord.begin_outage(GUILD)
+        await fake_discord.wait_for(lambda: guild.unavailable, 5, "the server unavailable")
+        await fake_discord.delete_channel(OTHER_CHANNEL)
+        back = asyncio.ensure_future(bot.wait_for("guild_available", timeout=5))
+        await fake_discord.end_outage(GUILD)
+        assert await back is guild and not guild.unavailable
+        assert guild.get_channel(CHANNEL) is not None
+        assert guild.get_channel(OTHER_CHANNEL) is not None, "discord.py keeps it"
+
+
 async def test_forbidden_send_is_logged_by_the_bot(fake: FakeDiscord) -> None:
     fake.fail("POST", r"/channels/\d+/messages$", 403)
     reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo counter")

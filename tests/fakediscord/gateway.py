@@ -155,16 +155,27 @@ class Gateway(World, Waiting):
         """Delete a guild channel as its server's admins would, and tell the bot, as Discord
         does (CHANNEL_DELETE): a post there is refused 404 from now on, and the server's
         channels no longer list it. ``heard=False``: while the bot is down, so no event
-        reaches it; it sees the channel gone only in the server's channels when it connects."""
+        reaches it; it sees the channel gone only in the server's channels when it connects.
+        Nor does one reach it while the server is in an outage: it sees the channel gone only
+        in the channels the server's GUILD_CREATE brings when the outage ends."""
         channel = self.channels.pop(channel_id)
         guild_id = int(channel["guild_id"])
         self.guilds[guild_id]["channel_ids"].remove(channel_id)
-        if heard:
+        if heard and guild_id not in self.outages:
             await self.dispatch("CHANNEL_DELETE", channel, guild_id=guild_id)
 
+    async def begin_outage(self, guild_id: int) -> None:
+        """A server goes unavailable while the bot runs (a Discord outage): Discord sends
+        GUILD_DELETE marked ``unavailable``, and nothing more of it until :meth:`end_outage`
+        (a bot that connects meanwhile sees it unavailable, as in :attr:`outages`)."""
+        self.outages.add(guild_id)
+        gone = {"id": str(guild_id), "unavailable": True}
+        await self.dispatch("GUILD_DELETE", gone, guild_id=guild_id)
+
     async def end_outage(self, guild_id: int) -> None:
-        """A server in :attr:`outages` (listed unavailable in READY, its channels unsent)
-        becomes available: Discord sends its GUILD_CREATE, channels and all."""
+        """A server in :attr:`outages` (listed unavailable in READY, or gone unavailable
+        since, its channels unsent) becomes available: Discord sends its GUILD_CREATE,
+        ``unavailable: false``, with every channel it has now."""
         self.outages.discard(guild_id)
         await self.dispatch("GUILD_CREATE", self._guild_create(guild_id), guild_id=guild_id)
 

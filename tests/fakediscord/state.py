@@ -67,7 +67,8 @@ class State:
         self.channels: dict[int, JSON] = {}
         self.guild_members: dict[int, dict[int, JSON]] = {}
         # Servers in an outage: READY lists them unavailable, as every server, but no
-        # GUILD_CREATE follows (discord.py never learns their channels) until ``end_outage``.
+        # GUILD_CREATE follows (discord.py never learns their channels) until ``end_outage``;
+        # ``begin_outage`` starts one while the bot runs (GUILD_DELETE, ``unavailable``).
         self.outages: set[int] = set()
         self.nicks: dict[tuple[int, int], str | None] = {}  # (guild, user) -> nickname there
         self.permissions: dict[int, int] = {}  # per-user member permissions override
