@@ -96,6 +96,19 @@ def intents() -> discord.Intents:
     return chosen
 
 
+def drop_unlisted_channels(guild: discord.Guild | None, data: Any) -> None:
+    """A server back from an outage: discord.py adds the channels its GUILD_CREATE brings to
+    the server it kept, so one deleted meanwhile (no CHANNEL_DELETE is sent for a server
+    unavailable) would stay, and Orchard's lists point at it until the next start. That
+    GUILD_CREATE carries every channel the server has: any other is gone. (At start-up the
+    server, known only by id, has none yet.)"""
+    if guild is None or data.get("unavailable") is not False or "channels" not in data:
+        return
+    listed = {int(channel["id"]) for channel in data["channels"]}
+    for channel in [c for c in guild.channels if c.id not in listed]:
+        guild._remove_channel(channel)
+
+
 def command_hash_key(guild: discord.abc.Snowflake | None) -> str:
     """The meta key of the commands last synced to ``guild`` (None: to every server)."""
     return f"command_hash:{guild.id if guild else 'global'}"
@@ -145,6 +158,13 @@ class OrchardBot(commands.AutoShardedBot):
             parse(data)
 
         self._connection.parsers["INTERACTION_CREATE"] = parse_click
+        parse_guild = self._connection.parsers["GUILD_CREATE"]
+
+        def parse_guild_create(data: Any) -> None:
+            drop_unlisted_channels(self.get_guild(int(data["id"])), data)
+            parse_guild(data)
+
+        self._connection.parsers["GUILD_CREATE"] = parse_guild_create
 
     def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
         """Register persistent components and remember their ids, for :meth:`on_interaction`."""

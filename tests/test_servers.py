@@ -1188,11 +1188,13 @@ async def test_settings_refuse_a_channel_it_cannot_post_in_or_remove_one_not_lis
         assert (await bot.orchard.settings.get(GUILD)).hints, "nothing, not even the rest"
 
 
-async def listed_once_settled(bot: OrchardBot, expected: tuple[int, ...]) -> None:
+async def listed_once_settled(
+    bot: OrchardBot, expected: tuple[int, ...], guild_id: int = GUILD
+) -> None:
     """Wait (5 s at most) until the server's game channels are ``expected``: a listener's
     write sends Discord nothing, so ``fake.wait_for`` has no request to wake on."""
     deadline = time.monotonic() + 5
-    while (listed := (await bot.orchard.settings.get(GUILD)).game_channels) != expected:
+    while (listed := (await bot.orchard.settings.get(guild_id)).game_channels) != expected:
         assert time.monotonic() < deadline, f"listed {listed}, not {expected}"
         await asyncio.sleep(0.02)
 
@@ -1369,6 +1371,62 @@ async def test_a_server_in_an_outage_keeps_its_game_channels_until_they_arrive(
         assert guild is not None and guild.unavailable and not guild.channels
         await fake_discord.end_outage(GUILD)
         await listed_once_settled(bot, (kept,))
+        no_errors(fake_discord)
+
+
+async def test_channels_deleted_in_an_outage_that_ends_while_orchard_runs_are_dropped(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Two servers go unavailable while Orchard runs (a Discord outage), and in each a game
+    channel is deleted meanwhile, in the first the daily board's channel too: no
+    CHANNEL_DELETE reaches Orchard. When the first is back, discord.py merges the channels
+    its GUILD_CREATE brings into the server it kept, so the deleted ones stayed there and
+    Orchard kept pointing at them until its next start. They leave Orchard's lists when
+    the server is back; the channels still there stay, and the server still in its outage
+    keeps its channels until they arrive."""
+    gone, kept, daily_gone = CHANNEL + 1, CHANNEL + 2, CHANNEL + 3
+    other = GUILD + 1
+    other_gone, other_kept, other_daily = CHANNEL + 11, CHANNEL + 12, CHANNEL + 13
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, gone, kept, daily_gone], [ALICE, BOB])
+    fake_discord.add_guild(other, [CHANNEL + 10, other_gone, other_kept, other_daily], [ALICE])
+    async with orchard_bot(fake_discord, database) as bot:
+        dailies: Any = bot.get_cog("DailyCog")
+        chosen = {GUILD: daily_gone, other: other_daily}
+        for guild_id, channels in ((GUILD, [gone, kept]), (other, [other_gone, other_kept])):
+            await bot.orchard.settings.update(guild_id, add_channels=channels)
+            await dailies.dailies.choose_channel(guild_id, chosen[guild_id])
+            await fake_discord.begin_outage(guild_id)
+        await fake_discord.wait_for(
+            lambda: all(g.unavailable for g in bot.guilds), 5, "both servers unavailable"
+        )
+        for channel in (gone, daily_gone, other_gone):
+            await fake_discord.delete_channel(channel)
+
+        async def daily_channel(guild_id: int) -> int | None:
+            chosen = await bot.orchard.store.daily_channel(guild_id)
+            return None if chosen is None else chosen.channel_id
+
+        await fake_discord.end_outage(GUILD)
+        await listed_once_settled(bot, (kept,))
+        deadline = time.monotonic() + 5
+        while await daily_channel(GUILD) is not None:
+            assert time.monotonic() < deadline, "the deleted daily channel is still chosen"
+            await asyncio.sleep(0.02)
+
+        listed = (await bot.orchard.settings.get(other)).game_channels
+        assert sorted(listed) == [other_gone, other_kept], "unknown while unavailable"
+        assert await daily_channel(other) == other_daily
+        await fake_discord.end_outage(other)
+        await listed_once_settled(bot, (other_kept,), other)
+        guild = bot.get_guild(other)
+        assert guild is not None and not guild.unavailable
+        for cog in bot.cogs.values():  # run to their end: the daily channel still there stays
+            heard = getattr(cog, "on_guild_available", None)
+            if heard is not None:
+                await heard(guild)
+        assert await daily_channel(other) == other_daily
+        assert (await bot.orchard.settings.get(other)).game_channels == (other_kept,)
         no_errors(fake_discord)
 
 
