@@ -392,7 +392,10 @@ class DailyCog(commands.Cog):
         for guild in guilds:
             daily = chosen.get(guild.id)
             if daily and not guild.unavailable and guild.get_channel(daily.channel_id) is None:
-                await self.channel_gone(guild.id, daily.channel_id)
+                try:
+                    await self.channel_gone(guild.id, daily.channel_id)
+                except Exception:  # one server's failed write must not leave the rest unchecked
+                    log.exception("could not forget server %s's deleted daily channel", guild.id)
 
     async def _forget_deleted(self, guild_id: int, deleted: Callable[[int], bool]) -> None:
         chosen = await self.bot.orchard.store.daily_channel(guild_id)

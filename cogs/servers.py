@@ -525,8 +525,12 @@ class ServersCog(commands.Cog):
         a shard's (see :data:`bot.app.SERVERS_AVAILABLE`), a write only where one is missing."""
         found = await self.bot.orchard.settings.get_many([g.id for g in guilds])
         for guild in guilds:
-            if not guild.unavailable:
+            if guild.unavailable:
+                continue
+            try:
                 await self._unlist(guild.id, absent_from(guild), found[guild.id])
+            except Exception:  # one server's failed write must not leave the rest unchecked
+                log.exception("could not check server %s's game channels", guild.id)
 
     async def _unlist(
         self, guild_id: int, deleted: Callable[[int], bool], read: GuildSettings | None = None

@@ -1544,3 +1544,48 @@ async def test_appletters_scores_are_said_to_be_tiles_left(
         )
         assert cheerio.embeds[0]["footer"]["text"] == "Page 1 of 1"
         no_errors(fake_discord)
+
+
+async def test_one_server_s_failed_write_at_start_up_leaves_the_others_checked(
+    fake_discord: FakeDiscord, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shard's servers are checked together at start-up: one whose write fails (its
+    deleted channels cannot be let go) is logged, and the servers after it are still
+    checked, as when each was checked on its own."""
+    from bot.dailies import Dailies
+    from bot.settings import Settings
+
+    database = tmp_path / "orchard.db"
+    servers = [GUILD + 1, GUILD + 2, GUILD + 3]
+    games = {guild_id: CHANNEL + 100 + 2 * i for i, guild_id in enumerate(servers)}
+    server(fake_discord)
+    store = await Store.open(database)
+    for guild_id in servers:
+        fake_discord.add_guild(guild_id, [games[guild_id], games[guild_id] + 1], [ALICE])
+        await store.set_guild_settings(guild_id, {"game_channels": [games[guild_id]]})
+        await DailyStore(store.db).set_channel(guild_id, games[guild_id] + 1)
+    await store.close()
+    for guild_id in servers:
+        await fake_discord.delete_channel(games[guild_id], heard=False)
+        await fake_discord.delete_channel(games[guild_id] + 1, heard=False)
+    failing = servers[0]
+    update, gone = Settings.update, Dailies.channel_gone
+
+    async def failing_update(self: Settings, guild_id: int, **changes: Any) -> Any:
+        if guild_id == failing:
+            raise sqlite3.OperationalError("disk I/O error")
+        return await update(self, guild_id, **changes)
+
+    async def failing_gone(self: Dailies, guild_id: int, channel_id: int) -> bool:
+        if guild_id == failing:
+            raise sqlite3.OperationalError("disk I/O error")
+        return await gone(self, guild_id, channel_id)
+
+    monkeypatch.setattr(Settings, "update", failing_update)
+    monkeypatch.setattr(Dailies, "channel_gone", failing_gone)
+    async with orchard_bot(fake_discord, database):
+        for guild_id in servers[1:]:
+            await _let_go(database, guild_id)
+        logged = [r.getMessage() for r in fake_discord.errors]
+        assert any(f"server {failing}'s game channels" in m for m in logged), logged
+        assert any(f"server {failing}'s deleted daily channel" in m for m in logged), logged
