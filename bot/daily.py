@@ -34,7 +34,7 @@ solo. Your dice depend only on the day, the turn and how many dice you have rero
 the same choices give everyone the same score. Your game waits for you (a restart too) until \
 the next day ends: run /daily again to pick it up. Finished, you get your accuracy, a Review \
 and a spoiler-free line to share. **/daily-board** shows today's (or yesterday's) results \
-here, or across servers for players who joined with **/daily-world**; **/daily-channel** \
+in a server, or across servers for players who joined with **/daily-world**; **/daily-channel** \
 (Manage Server) picks a channel where yesterday's board is posted each day."""
 """The /help section of the Daily Orchard (for whoever assembles /help)."""
 
