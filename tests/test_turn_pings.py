@@ -364,10 +364,12 @@ async def test_a_restart_catches_up_and_leaves_one_turn_message(
 ) -> None:
     """Pings lost to a crash (a move committed while no bot ran) are caught up at start-up,
     and the turn message from before the restart is deleted, not left beside the next.
-    (SQLite only: a whole game at Discord's pace takes over a minute, and restarts on
+    Moves are made by calling the runner, so Discord's per-channel pace is lifted as for the
+    other games here (at that pace the game took over a minute). (SQLite only: restarts on
     PostgreSQL are the runner tests' and the other turn-ping tests' to show.)"""
     database = tmp_path / "o.db"
     server(fake_discord)
+    unpaced(fake_discord)
     pings = Pings(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
         _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
