@@ -526,8 +526,9 @@ async def test_a_move_that_changes_no_turn_never_overtakes_one_still_being_told(
             action = choose(engine.view_for(live.state, seat), seat, "easy", live.row.seed)
             user = live.row.players[seat].user_id
             moves.append(asyncio.create_task(runner.act(live.id, user, *engine.format(action))))
-            await asyncio.sleep(0.05)  # committed; its display waits for the lock
-            live = await runner.load(live.id)
+            # committed (read back: a loaded machine's commit can outlast any fixed sleep);
+            # its display waits for the lock
+            live = await committed(bot, live.id, live.row.version + 1)
             if engine.to_act(live.state) != turns[-1]:
                 turns.append(engine.to_act(live.state))
     await asyncio.gather(*moves)
