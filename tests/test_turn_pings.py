@@ -470,16 +470,17 @@ async def test_a_ping_choice_read_while_it_is_changed_is_not_kept(
     must not be kept, or her turn pings would go the old way until the bot restarts."""
     o = await Orchard.open(database)
     stored = o.store.ping_choice
-    go = asyncio.Event()
+    read, go = asyncio.Event(), asyncio.Event()
 
     async def slow(guild_id: int, user_id: int) -> bool | None:
         choice = await stored(guild_id, user_id)
+        read.set()
         await go.wait()  # read, not yet returned: the change lands meanwhile
         return choice
 
     monkeypatch.setattr(o.store, "ping_choice", slow)
     reading = asyncio.create_task(o.settings.ping_choice(GUILD, ALICE))
-    await asyncio.sleep(0.05)
+    await read.wait()  # not a fixed pause: a slow read would see the change
     monkeypatch.setattr(o.store, "ping_choice", stored)
     await o.settings.set_ping_choice(GUILD, ALICE, True)
     go.set()
@@ -572,10 +573,22 @@ async def test_turns_over_before_their_ping_could_be_posted_are_never_pinged(
 
 
 async def committed(bot: OrchardBot, game_id: int, version: int) -> Snapshot:
-    """The game once ``version`` is committed (its display may still wait)."""
+    """The game once ``version`` is committed (its display may still wait); 10 s at most."""
+    deadline = time.monotonic() + 10
     while (live := await bot.orchard.runner.load(game_id)).row.version < version:
+        assert time.monotonic() < deadline, f"version {version} never committed"
         await asyncio.sleep(0.01)
     return live
+
+
+async def waits_for_its_board(bot: OrchardBot, game_id: int) -> None:
+    """Until the game's ping task has taken up its latest version, so it waits for that
+    version's board (it takes it up only on its way to the display lock); 10 s at most."""
+    pings = bot.boards.pings
+    deadline = time.monotonic() + 10
+    while game_id in pings._latest or game_id not in pings._busy:
+        assert time.monotonic() < deadline, "the ping task never took up the latest version"
+        await asyncio.sleep(0.01)
 
 
 async def test_a_turn_broken_while_the_next_ping_waits_for_its_board_is_told_anew(
@@ -600,7 +613,7 @@ async def test_a_turn_broken_while_the_next_ping_waits_for_its_board_is_told_ane
     async with runner.showing(live.id):
         released.set()
         await fake.wait_for(lambda: pinged(fake) == [ALICE, BOB], what="Bob's ping, let through")
-        await asyncio.sleep(0.2)  # his ping's task now waits for the board of his roll
+        await waits_for_its_board(bot, live.id)  # the board of his roll
         for user, move in ((BOB, score(1)), (ALICE, ("roll", "")), (ALICE, score(0))):
             version = live.row.version
             moves.append(asyncio.create_task(runner.act(live.id, user, *move, version=version)))
@@ -614,8 +627,10 @@ async def test_a_turn_broken_while_the_next_ping_waits_for_its_board_is_told_ane
 
 
 async def status_of(bot: OrchardBot, game_id: int, status: GameStatus) -> Snapshot:
-    """The game once its status is ``status`` (its display may still wait)."""
+    """The game once its status is ``status`` (its display may still wait); 10 s at most."""
+    deadline = time.monotonic() + 10
     while (live := await bot.orchard.runner.load(game_id)).row.status is not status:
+        assert time.monotonic() < deadline, f"the game never became {status}"
         await asyncio.sleep(0.01)
     return live
 
