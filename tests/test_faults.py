@@ -315,21 +315,29 @@ def edits_sent(fake: FakeDiscord, game_id: int, since: int) -> list[tuple[int, i
 async def test_an_edit_overtaken_while_it_waits_for_the_channel_is_never_sent(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
-    """The channel lets one edit through every 5 s; three versions of a game are written 0.3 s
-    apart, each shown on its board. The second one's edit still waits for the channel when the
-    third is written: it is dropped, never sent, and the third is drawn once the channel lets
-    it. The edits of one game coalesce: the latest wins, nothing outdated is sent."""
+    """The channel lets one edit through every 5 s; three versions of a game are written one
+    after another, each shown on its board. The first one's edit goes through; the second one's
+    still waits for the channel when the third is written: it is dropped, never sent, and the
+    third is drawn once the channel lets it. The edits of one game coalesce: the latest wins,
+    nothing outdated is sent."""
     fake = fake_discord
     server(fake)
     fake.route_limits = tuple(replace(r, limit=1, per=5.0) for r in fake.route_limits)
     async with orchard_bot(fake, tmp_path / "o.db") as bot:
         row = await solo_cheerio(fake, bot)
         edits = len(fake.requests_matching("PATCH", EDIT))
-        moves: list[asyncio.Task[Snapshot]] = []
-        for die in "012":  # through the runner: shown on the board, by channel edits
-            moves.append(asyncio.create_task(bot.orchard.runner.act(row.id, ALICE, "hold", die)))
-            await asyncio.sleep(0.3)
-        written = [move.row.version for move in await asyncio.gather(*moves)]
+        runner = bot.orchard.runner  # its moves are shown on the board by channel edits
+        first = await runner.act(row.id, ALICE, "hold", "0")  # returns once Discord has it
+        second = asyncio.create_task(runner.act(row.id, ALICE, "hold", "1"))
+        deadline = time.monotonic() + 10
+        while not (
+            (await runner.load(row.id)).row.version > first.row.version
+            and runner.showing(row.id).locked()
+        ):
+            assert time.monotonic() < deadline, "the second move was never being shown"
+            await asyncio.sleep(0.01)
+        third = await runner.act(row.id, ALICE, "hold", "2")
+        written = [first.row.version, (await second).row.version, third.row.version]
         sent = [version for _, version in edits_sent(fake, row.id, edits)]
         assert sent == [written[0], written[2]], (written, sent)
 
