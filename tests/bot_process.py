@@ -53,6 +53,8 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # Its start and stop (a line each): a test can wait for a SIGTERM to have been taken.
+    logging.getLogger("bot.__main__").setLevel(logging.INFO)
     plan = parse_plan(*argv[2:]) if len(argv) == 4 else ShardPlan()
     database = argv[1] if is_url(argv[1]) else Path(argv[1])
     chosen = dataclasses.replace(config(database), shards=plan)

@@ -31,6 +31,7 @@ from tests.test_cli import run_bot
 
 CLOSE_FRAME = 1000  # what discord.py's Client.close() sends
 CALLBACK = r"/interactions/\d+/[^/]+/callback"
+STOPPING = "stopping: finishing the moves in flight"  # bot.__main__ logs it at SIGTERM
 
 
 def roll(fake: FakeDiscord, board: int):
@@ -53,6 +54,15 @@ async def terminate(bot: Bot, sig: int = signal.SIGTERM) -> tuple[int, float]:
     began = time.monotonic()
     bot.proc.send_signal(sig)
     return await exit_status(bot.proc, began)
+
+
+async def stopping(log: Path) -> None:
+    """Until the bot has taken the SIGTERM (it logs so, then at once turns clicks away); 10 s
+    at most."""
+    deadline = time.monotonic() + 10.0
+    while STOPPING not in log.read_text():
+        assert time.monotonic() < deadline, "the bot never began to stop"
+        await asyncio.sleep(0.02)
 
 
 async def healthy(db: Path, within: float = 10.0) -> subprocess.CompletedProcess[str]:
@@ -83,7 +93,7 @@ async def test_sigterm_finishes_the_move_in_flight_closes_cleanly_and_the_game_g
             assert bot.proc is not None
             began = time.monotonic()
             bot.proc.send_signal(signal.SIGTERM)
-            await asyncio.sleep(0.3)  # the move's answer is still held up for a second more
+            await stopping(bot.log)  # the move's answer is still held up meanwhile
             late = await fake.click(BOB, board, roll(fake, board))  # after SIGTERM: told
             status, seconds = await exit_status(bot.proc, began)
             assert status == 0, (tmp_path / "bot.log").read_text()[-2000:]
@@ -135,7 +145,11 @@ async def test_work_held_when_the_close_runs_out_of_time_ends_quietly(
             )
             answer = fake.hold("POST", CALLBACK)
             await fake.click(ALICE, board, control(fake, board))
-            await asyncio.sleep(0.5)
+            await fake.wait_for(
+                lambda: any(r.status == 0 for r in fake.requests_matching("POST", CALLBACK)),
+                10.0,
+                "the click's answer to be held: the click is in flight",
+            )
             assert bot.proc is not None
             began = time.monotonic()
             bot.proc.send_signal(signal.SIGTERM)
@@ -256,7 +270,7 @@ async def test_sigterm_while_a_shard_still_connects_finishes_the_move_and_turns_
             began = time.monotonic()
             assert bot.proc is not None
             bot.proc.send_signal(signal.SIGTERM)
-            await asyncio.sleep(0.3)
+            await stopping(log)
             late = await fake.click(ALICE, board, roll(fake, board))
             status, seconds = await exit_status(bot.proc, began)
             assert status == 0, log.read_text()[-2000:]
