@@ -221,7 +221,10 @@ async def test_boards_asked_for_at_once_share_one_aggregate(
     askers = [
         asyncio.create_task(o.store.board_with_records(HERE, "cheerio", "wins")) for _ in range(5)
     ]
-    await asyncio.sleep(0.01)
+    for _ in range(1000):  # until the aggregate has begun, all five waiting for it
+        if computed:
+            break
+        await asyncio.sleep(0.005)
     askers[0].cancel()
     release.set()
     boards = await asyncio.gather(*askers[1:])
