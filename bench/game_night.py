@@ -41,7 +41,9 @@ loop, that was in flight with it. ``--turn-pings off`` sets every server's turn 
 what the messages issue 13 asks for cost, beside the same run with them. ``--floor-game``
 runs the floor as the least a dice game's bot does (a Cheerio-sized board redrawn, a game's
 row and its move written: ``bench/floor_bot.py --game``) instead of the issue's floor, which
-redraws one button and writes one row.
+redraws one button and writes one row. ``--calls`` counts each bot's calls in the slices by
+whose code made them (``bench/call_owners.py``): the work each part asks of Python, where
+``--steps`` gives the loop's time by step.
 
 Figures are printed, nothing is asserted.
 """
@@ -70,6 +72,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench import call_owners  # noqa: E402
 from bench.loadkit import (  # noqa: E402
     LATE,
     SETTLED,
@@ -324,7 +327,7 @@ class Side:
     db: Path | str
     people: Night
     server: int | None = None  # the PostgreSQL server's postmaster, whose CPU is read too
-    steps: list[Path] = field(default_factory=list)  # each process's loop steps (--steps)
+    steps: list[Path] = field(default_factory=list)  # each process's meter (--steps, --calls)
     windows: list[Window] = field(default_factory=list)
 
     @property
@@ -337,7 +340,8 @@ class Side:
         return await measure(pids, self.db, seconds, by_source=self.orchard, server=self.server)
 
     def time_steps(self, on: bool) -> None:
-        """Start or stop timing the loop steps of this side's processes (``--steps``)."""
+        """Start or stop timing the loop steps (``--steps``) or counting the calls
+        (``--calls``) of this side's processes."""
         for bot in self.bots if self.steps else []:
             if bot.proc is not None and bot.proc.returncode is None:
                 bot.proc.send_signal(signal.SIGUSR1 if on else signal.SIGUSR2)
@@ -351,6 +355,10 @@ class Side:
             loop_cpu += cpu
             steps.append(timed)
         return loop_cpu, added(steps)
+
+    def read_calls(self) -> Counter[str]:
+        """The calls counted in this side's processes (``--calls``), by part, added up."""
+        return sum((call_owners.read(path) for path in self.steps), Counter())
 
     def spans(self) -> list[Span]:
         return [(w.began, w.ended) for w in self.windows]
@@ -383,6 +391,7 @@ async def open_side(
     seed: int,
     server: int | None = None,
     steps: bool = False,
+    calls: bool = False,
 ) -> tuple[Side, float]:
     """Start the fake and the bot (one process per log, each with its share of the shards),
     open every table through Discord; the people wait. Returns the side and when its bot was
@@ -392,13 +401,14 @@ async def open_side(
     populate(fake, night)
     floor = program[:1] == FLOOR
     count = len(logs)
-    timed = [log.with_suffix(".steps.json") for log in logs] if steps else []
+    metered, meter = steps or calls, call_owners.launcher if calls else launcher
+    timed = [log.with_suffix(".calls.json" if calls else ".steps.json") for log in logs]
     bots = [
         BotProcess(
             fake,
             db,
             log,
-            launcher(timed[k], program) if steps else program,
+            meter(timed[k], program) if metered else program,
             ShardPlan((k,), count) if count > 1 else None,
         )
         for k, log in enumerate(logs)
@@ -406,7 +416,7 @@ async def open_side(
     tables = [dataclasses.replace(t) for t in night.tables]
     people = Night(fake, tables, floor=floor, seed=seed, break_within=night.break_within)
     people.playing.clear()
-    side = Side(fake, bots, db, people, server, timed)
+    side = Side(fake, bots, db, people, server, timed if metered else [])
     try:
         await side.start()
         connected = time.monotonic()
@@ -449,6 +459,7 @@ class Run:
     errors: int  # lines the bot logged at ERROR before its last stop
     # Orchard's loop (its thread's CPU, and its steps) in its slices, the floor's (--steps)
     steps: tuple[tuple[float, Steps], tuple[float, Steps]] | None
+    calls: tuple[Counter[str], Counter[str]] | None  # ... their calls by part (--calls)
     # Orchard's Discord requests in its slices by kind, the floor's
     requests: tuple[Counter[str], Counter[str]]
     idle: list[Window]  # Orchard's and the floor's, nobody clicking
@@ -524,7 +535,7 @@ async def game_night(
     stalls = folder / f"stalls-{n + 1}.log"
     stalls.unlink(missing_ok=True)
     os.environ[STALLS] = str(stalls)  # Orchard's processes log their stalls (the floor doesn't)
-    orchard, started = await open_side(night, db, logs, PROGRAM, n, server, args.steps)
+    orchard, started = await open_side(night, db, logs, PROGRAM, n, server, args.steps, args.calls)
     floor: Side | None = None
     try:
         floor, _ = await open_side(
@@ -534,6 +545,7 @@ async def game_night(
             FLOOR_GAME if args.floor_game else FLOOR,
             n,
             steps=args.steps,
+            calls=args.calls,
         )
         # warm up: no window starts in the bot's first SETTLED seconds after connecting
         orchard.people.play()
@@ -556,6 +568,7 @@ async def game_night(
         with no_collection():
             idle = await asyncio.gather(orchard.measure(IDLE), floor.measure(IDLE))
         steps = (orchard.read_steps(), floor.read_steps()) if args.steps else None
+        calls = (orchard.read_calls(), floor.read_calls()) if args.calls else None
         await floor.close()
 
         people = orchard.people
@@ -636,6 +649,7 @@ async def game_night(
         ),
         errors=sum(map(logged_errors, [b.log for b in orchard.bots], running)),
         steps=steps,
+        calls=calls,
         requests=(sent_in(orchard), sent_in(floor)),
         idle=idle,
     )
@@ -733,6 +747,8 @@ def report(n: int, run: Run) -> None:
     print(f"  the bot logged {run.errors} errors before its last stop")
     if run.steps is not None:
         print_steps(run.steps, (run.night, run.floor))
+    if run.calls is not None:
+        call_owners.report(run.calls, (run.night.committed, run.floor.committed))
 
 
 def cpu_a_second(window: Window) -> float:
@@ -906,6 +922,11 @@ def main() -> None:
     parser.add_argument("--postgres", metavar="URL", help="Orchard on this PostgreSQL server")
     parser.add_argument(
         "--steps", action="store_true", help="time each bot's loop, step by step, in the slices"
+    )
+    parser.add_argument(
+        "--calls",
+        action="store_true",
+        help="count each bot's calls in the slices by whose code made them (slows both bots)",
     )
     parser.add_argument("--processes", type=int, default=1, help="Orchard's, each with shards")
     parser.add_argument(
