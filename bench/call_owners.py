@@ -18,8 +18,6 @@ so what it measures is how much work each part asks of Python, the same way for 
 from __future__ import annotations
 
 import json
-import os
-import runpy
 import signal
 import sys
 from collections import Counter
@@ -28,6 +26,11 @@ from types import FrameType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.loop_steps import run_program  # noqa: E402
+
 OWN = tuple(f"{ROOT}/{folder}" for folder in ("bot/", "cogs/", "db/", "bench/floor_bot.py"))
 LOOP = "the gateway's read of the click, and the event loop"
 PARTS = (
@@ -127,14 +130,7 @@ def main(argv: list[str]) -> None:
     if len(argv) < 2:
         sys.exit("usage: python bench/call_owners.py OUT (-m MODULE | SCRIPT) ARGS...")
     Counting(Path(argv[0])).install()
-    if argv[1] == "-m":
-        sys.path[0] = os.getcwd()  # as ``python -m`` has it
-        sys.argv = [argv[2], *argv[3:]]
-        runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
-    else:
-        sys.path[0] = str(Path(argv[1]).resolve().parent)
-        sys.argv = argv[1:]
-        runpy.run_path(argv[1], run_name="__main__")
+    run_program(argv[1:])
 
 
 if __name__ == "__main__":

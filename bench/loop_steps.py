@@ -135,14 +135,19 @@ def main(argv: list[str]) -> None:
     if len(argv) < 2:
         sys.exit("usage: python bench/loop_steps.py OUT (-m MODULE | SCRIPT) ARGS...")
     Meter(Path(argv[0])).install()
-    if argv[1] == "-m":
+    run_program(argv[1:])
+
+
+def run_program(program: list[str]) -> None:
+    """Run ``(-m MODULE | SCRIPT) ARGS...`` in this process, as ``python`` would run it."""
+    if program[0] == "-m":
         sys.path[0] = os.getcwd()  # as ``python -m`` has it
-        sys.argv = [argv[2], *argv[3:]]
-        runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
+        sys.argv = [program[1], *program[2:]]
+        runpy.run_module(program[1], run_name="__main__", alter_sys=True)
     else:
-        sys.path[0] = str(Path(argv[1]).resolve().parent)
-        sys.argv = argv[1:]
-        runpy.run_path(argv[1], run_name="__main__")
+        sys.path[0] = str(Path(program[0]).resolve().parent)
+        sys.argv = program
+        runpy.run_path(program[0], run_name="__main__")
 
 
 if __name__ == "__main__":
