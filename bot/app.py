@@ -53,7 +53,8 @@ SERVERS_AVAILABLE = "servers_available"
 At start-up (or a shard's new session) a shard's servers come as one list once the shard is
 ready, so that a cog reads what it keeps of them in one query, not one per server (a thousand
 servers would cost a thousand queries before play); a server arriving later (back from an
-outage) comes alone. discord.py's ``on_guild_available`` still comes for each."""
+outage, or inviting Orchard back after removing it) comes alone. discord.py's
+``on_guild_available`` still comes for each."""
 
 
 def extensions() -> tuple[str, ...]:
@@ -275,7 +276,7 @@ class OrchardBot(commands.AutoShardedBot):
         dispatched, not in listeners: those run as tasks, with no order between them."""
         if event_name == "shard_connect":  # a new session: every server of it arrives again
             self._arriving[args[0]] = []
-        elif event_name == "guild_available":
+        elif event_name in ("guild_available", "guild_join"):  # a join brings every channel
             held = self._arriving.get(args[0].shard_id)
             if held is None:
                 super().dispatch(SERVERS_AVAILABLE, [args[0]])

@@ -384,10 +384,11 @@ class DailyCog(commands.Cog):
 
     @commands.Cog.listener()
     async def on_servers_available(self, guilds: list[discord.Guild]) -> None:
-        """The servers' channels have arrived (at start-up, a shard's together, or one back
-        from an outage): a daily channel deleted while Orchard was down, which it never heard
-        of, is forgotten too. A server still unavailable is never heard of here. One read for
-        all of a shard's (see :data:`bot.app.SERVERS_AVAILABLE`), no write if it is there."""
+        """The servers' channels have arrived (at start-up, a shard's together; one back from
+        an outage, or one that invited Orchard back): a daily channel deleted while Orchard
+        was down or out, which it never heard of, is forgotten too. A server still
+        unavailable is never heard of here. One read for all of a shard's (see
+        :data:`bot.app.SERVERS_AVAILABLE`), no write if it is there."""
         chosen = await self.bot.orchard.store.daily_channels([g.id for g in guilds])
         for guild in guilds:
             daily = chosen.get(guild.id)

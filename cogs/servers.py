@@ -518,11 +518,12 @@ class ServersCog(commands.Cog):
 
     @commands.Cog.listener()
     async def on_servers_available(self, guilds: list[discord.Guild]) -> None:
-        """The servers' channels have arrived (at start-up, a shard's together, or one back
-        from an outage): game channels deleted while Orchard was down leave the list, as a
-        deletion heard does. A server still unavailable is never heard of here, so no unknown
-        channel counts as deleted. Runs for every server at every start: one read for all of
-        a shard's (see :data:`bot.app.SERVERS_AVAILABLE`), a write only where one is missing."""
+        """The servers' channels have arrived (at start-up, a shard's together; one back from
+        an outage, or one that invited Orchard back): game channels deleted while Orchard was
+        down or out leave the list, as a deletion heard does. A server still unavailable is
+        never heard of here, so no unknown channel counts as deleted. Runs for every server
+        at every start: one read for all of a shard's (see :data:`bot.app.SERVERS_AVAILABLE`),
+        a write only where one is missing."""
         found = await self.bot.orchard.settings.get_many([g.id for g in guilds])
         for guild in guilds:
             if guild.unavailable:

@@ -1592,3 +1592,32 @@ async def test_one_server_s_failed_write_at_start_up_leaves_the_others_checked(
         logged = [r.getMessage() for r in fake_discord.errors]
         assert any(f"server {failing}'s game channels" in m for m in logged), logged
         assert any(f"server {failing}'s deleted daily channel" in m for m in logged), logged
+
+
+async def test_channels_deleted_while_orchard_was_out_of_a_server_go_when_it_is_back(
+    fake_discord: FakeDiscord, tmp_path: Any
+) -> None:
+    """A server's admins remove Orchard, delete its game channel and the daily board's
+    channel, and invite it back: nothing told it of the deletions, and the server keeps its
+    settings for 30 days. Left listed, the deleted game channel would confine every game to a
+    channel that is gone, and Discord's channel picker offers no deleted channel to take it
+    out. The server's channels as it joins again are its channels: the deleted ones go."""
+    database = tmp_path / "orchard.db"
+    gone, kept, daily_gone = CHANNEL + 1, CHANNEL + 2, CHANNEL + 3
+    server(fake_discord)
+    fake_discord.add_guild(GUILD + 1, [gone, kept, daily_gone], [ALICE])
+    async with orchard_bot(fake_discord, database) as bot:
+        dailies: Any = bot.get_cog("DailyCog")
+        await bot.orchard.settings.update(GUILD + 1, add_channels=[gone, kept])
+        await dailies.dailies.choose_channel(GUILD + 1, daily_gone)
+        await fake_discord.remove_bot(GUILD + 1)
+        await fake_discord.wait_for(lambda: bot.get_guild(GUILD + 1) is None, 5, "removed")
+        for channel in (gone, daily_gone):
+            await fake_discord.delete_channel(channel)
+        await fake_discord.add_bot(GUILD + 1)
+        await listed_once_settled(bot, (kept,), GUILD + 1)
+        deadline = time.monotonic() + 5
+        while await bot.orchard.store.daily_channel(GUILD + 1) is not None:
+            assert time.monotonic() < deadline, "the deleted daily channel is still chosen"
+            await asyncio.sleep(0.02)
+        no_errors(fake_discord)

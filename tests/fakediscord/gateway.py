@@ -85,7 +85,9 @@ class Gateway(World, Waiting):
         session.shard_id = shard_id
         session.session_id = f"session-{self.next_id()}"
         self._known_sessions[session.session_id] = session
-        guild_ids = [g for g in self.guilds if self.shard_of(g) == shard_id]
+        guild_ids = [
+            g for g in self.guilds if self.shard_of(g) == shard_id and g not in self.removed
+        ]
         ready = {
             "v": 10,
             "user": self.users[self.bot_id],
@@ -161,8 +163,23 @@ class Gateway(World, Waiting):
         channel = self.channels.pop(channel_id)
         guild_id = int(channel["guild_id"])
         self.guilds[guild_id]["channel_ids"].remove(channel_id)
-        if heard and guild_id not in self.outages:
+        if heard and guild_id not in self.outages and guild_id not in self.removed:
             await self.dispatch("CHANNEL_DELETE", channel, guild_id=guild_id)
+
+    async def remove_bot(self, guild_id: int) -> None:
+        """The server's admins remove the bot while it runs: Discord sends GUILD_DELETE with
+        no ``unavailable``, and nothing more of the server until :meth:`add_bot`."""
+        self.removed.add(guild_id)
+        await self.dispatch("GUILD_DELETE", {"id": str(guild_id)}, guild_id=guild_id)
+
+    async def add_bot(self, guild_id: int) -> None:
+        """The bot is invited back to a server that removed it: Discord sends the server's
+        GUILD_CREATE with no ``unavailable`` (a join, not an outage's end), with every channel
+        it has now."""
+        self.removed.discard(guild_id)
+        joined = self._guild_create(guild_id)
+        del joined["unavailable"]
+        await self.dispatch("GUILD_CREATE", joined, guild_id=guild_id)
 
     async def begin_outage(self, guild_id: int) -> None:
         """A server goes unavailable while the bot runs (a Discord outage): Discord sends

@@ -70,6 +70,9 @@ class State:
         # GUILD_CREATE follows (discord.py never learns their channels) until ``end_outage``;
         # ``begin_outage`` starts one while the bot runs (GUILD_DELETE, ``unavailable``).
         self.outages: set[int] = set()
+        # Servers that removed the bot (``remove_bot``): no event of theirs reaches it, nor
+        # does READY list them, until ``add_bot`` invites it back.
+        self.removed: set[int] = set()
         self.nicks: dict[tuple[int, int], str | None] = {}  # (guild, user) -> nickname there
         self.permissions: dict[int, int] = {}  # per-user member permissions override
         self.dm_channels: dict[int, int] = {}  # user id -> DM channel id
