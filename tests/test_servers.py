@@ -665,6 +665,27 @@ async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, database: Ta
         assert "Game abandoned" in standings and "🏆" not in standings, "nobody won or lost"
 
 
+async def test_a_lobby_a_moderator_ends_says_so(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A lobby closed with /end reads as a moderator's doing, not as its host's cancel nor
+    as its clock's."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        lobby = int(opened.original["id"])
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        fake_discord.permissions[CAROL] = MANAGE_MESSAGES
+        await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "end", {"game_id": row.id}))
+        await fake_discord.wait_for(
+            lambda: "lobby closed" in text_of(fake_discord.message(lobby)), what="the lobby closed"
+        )
+        closed = text_of(fake_discord.message(lobby))
+        assert "A moderator ended it." in closed, closed
+        assert "cancelled" not in closed and "in time" not in closed
+        no_errors(fake_discord)
+
+
 async def test_forfeit_does_not_count_a_game_the_player_has_already_left(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
