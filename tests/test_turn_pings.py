@@ -373,14 +373,12 @@ async def test_orchards_seats_are_never_pinged(fake_discord: FakeDiscord, bot: O
 
 
 async def test_a_restart_catches_up_and_leaves_one_turn_message(
-    fake_discord: FakeDiscord, tmp_path: Path
+    fake_discord: FakeDiscord, database: Target
 ) -> None:
     """Pings lost to a crash (a move committed while no bot ran) are caught up at start-up,
     and the turn message from before the restart is deleted, not left beside the next.
     Moves are made by calling the runner, so Discord's per-channel pace is lifted as for the
-    other games here (at that pace the game took over a minute). (SQLite only: restarts on
-    PostgreSQL are the runner tests' and the other turn-ping tests' to show.)"""
-    database = tmp_path / "o.db"
+    other games here (at that pace the game took over a minute)."""
     server(fake_discord)
     unpaced(fake_discord)
     pings = Pings(fake_discord)
