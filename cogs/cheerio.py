@@ -24,7 +24,7 @@ from bot.games.cheerio import (
 from bot.runner import Refusal, Snapshot
 from bot.specs import CHEERIO, title
 from bot.words import plural
-from cogs.game import GameCog, score_table
+from cogs.game import GameCog, left_note, score_table
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -114,8 +114,9 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         players = names(snapshot)
         card = scorecard(state, plain_names(snapshot))
         happened = last_move(state, players)
+        gone = left_note(players, state.active)
         if snapshot.row.status != "active":
-            return Rendered(self.finished(snapshot, happened, [card]))
+            return Rendered(self.finished(snapshot, happened, [card, *gone]))
         turn = snapshot.row.players[state.turn]
         left = ROLLS_PER_TURN - state.rolls
         dice = f"**{players[state.turn]}'s dice** · {plural(left, 'roll')} left"
@@ -123,7 +124,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
             snapshot,
             title(snapshot.row.kind),
             status(snapshot, [turn], happened),
-            [card, dice],
+            [card, *gone, dice],
             self._controls(snapshot, state),
         )
         return Rendered(board)

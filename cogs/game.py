@@ -22,7 +22,7 @@ from bot.model import Player
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import GameSpec, title
-from bot.wording import clipped, in_code, shown_width
+from bot.wording import clipped, in_code, joined, shown_width
 from bot.words import plural
 from cogs.servers import DEFAULT_ORDER, By, send_board
 
@@ -61,6 +61,16 @@ def score_table(heads: Sequence[str], rows: Sequence[tuple[str, Sequence[Cell]]]
         shown = (f"{'-' if c is None else c:>{w}}" for c, w in zip(cells, columns, strict=True))
         lines.append(padded(short(name), width) + "".join(shown))
     return "```\n" + "\n".join(lines) + "\n```"
+
+
+def left_note(players: Sequence[str], active: Sequence[bool]) -> list[str]:
+    """A line naming who has left, for a board whose card still shows their row (and whose
+    standings place them below lower totals); none while everyone plays."""
+    gone = [name for name, playing in zip(players, active, strict=True) if not playing]
+    if not gone:
+        return []
+    has = "has" if len(gone) == 1 else "have"
+    return [f"-# {joined(gone)} {has} left the game and cannot win; their scores stay on the card."]
 
 
 def trophies(snapshot: Snapshot, seats: int) -> bool:

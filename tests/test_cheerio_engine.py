@@ -158,6 +158,14 @@ def test_forfeit_passes_the_turn_and_the_leaver_cannot_win() -> None:
     assert not results[0].won and results[0].placement == 3
 
 
+def test_a_leaver_is_refused_as_no_longer_playing_not_as_waiting_their_turn() -> None:
+    """A seat that left is never awaited again: "not your turn" would have it wait."""
+    state = ENGINE.forfeit(ENGINE.new(seed=3, players=3, options={}), 2)
+    with pytest.raises(IllegalMove, match="no longer playing") as refused:
+        ENGINE.apply(state, Roll(2))
+    assert type(refused.value) is IllegalMove
+
+
 def test_solo_forfeit_ends_the_game_with_no_winner() -> None:
     state = ENGINE.forfeit(ENGINE.new(seed=3, players=1, options={}), 0)
     assert ENGINE.is_over(state)

@@ -367,3 +367,36 @@ async def test_in_a_thread_orchard_needs_send_messages_in_threads(
                 assert "give me Send Messages in Threads there" in opened.content, opened.content
         assert await bot.orchard.store.open_games(GUILD) == []
         no_errors(fake_discord)
+
+
+async def test_a_player_who_left_is_told_so_and_the_board_says_they_left(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Bob gives up a game of three. His row stays on the card, so the board says he has left
+    (while it plays on and at the end, where he is placed below Carol's lower total); a click
+    of his is answered as one from a player no longer in the game, not as "not your turn"."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB, CAROL])
+        await choose(fake_discord, ALICE, board, "score", ["sixes"])
+        await press(fake_discord, BOB, board, "Roll all 5 dice")
+        await choose(fake_discord, BOB, board, "score", ["sixes"])
+        gave_up = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "forfeit"))
+        assert gave_up.ephemeral, gave_up.describe()
+        said = "Bob has left the game and cannot win; their scores stay on the card."
+        assert said in text_of(fake_discord.message(board))
+        before = (await game_of(bot)).row.version
+        late = await press(fake_discord, BOB, board, "Roll all 5 dice")
+        assert late.ephemeral and late.content == "You are no longer playing in this game."
+        live = await game_of(bot)
+        assert live.row.version == before
+        runner, users = bot.orchard.runner, {0: ALICE, 2: CAROL}
+        while live.row.status == "active":
+            seat = live.state.turn
+            category = open_categories(live.state.cards[seat])[0]
+            live = await runner.act(live.id, users[seat], "score", category)
+        await fake_discord.wait_for(
+            lambda: "Game over" in text_of(fake_discord.message(board)), what="the final board"
+        )
+        assert said in text_of(fake_discord.message(board))
+        no_errors(fake_discord)

@@ -196,6 +196,8 @@ class CheerioEngine(Written[CheerioAction]):
     def apply(self, state: CheerioState, action: CheerioAction) -> CheerioState:
         if self.is_over(state):
             raise IllegalMove("This game is over.")
+        if not 0 <= action.seat < len(state.active) or not state.active[action.seat]:
+            raise IllegalMove("You are no longer playing in this game.")
         if action.seat != state.turn:
             raise NotYourTurn()
         match action:
