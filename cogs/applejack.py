@@ -21,7 +21,7 @@ from bot.runner import Snapshot
 from bot.specs import APPLEJACK, title
 from bot.wording import shortened
 from bot.words import plural
-from cogs.game import GameCog, score_table
+from cogs.game import GameCog, left_note, score_table
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -57,8 +57,9 @@ class ApplejackCog(
         heading = f"{title(snapshot.row.kind)} · round {state.round + 1} of {rounds}"
         happened = self._last_call(state, players)
         card = f"**Round {state.round + 1} card**\n" + self._round_card(state, snapshot)
-        if snapshot.row.status != "active":
-            return Rendered(self.finished(snapshot, happened, [card]))
+        if snapshot.row.status != "active":  # the leavers' lines are gone: say who left
+            gone = left_note(players, state.active)
+            return Rendered(self.finished(snapshot, happened, [card, *gone]))
         waiting = sorted(self.bot.orchard.runner.engine(self.kind).to_act(state))
         who = [snapshot.row.players[s] for s in waiting]
         if state.phase == "call":

@@ -12,6 +12,7 @@ from tests.botharness import (
     CAROL,
     CHANNEL,
     GUILD,
+    answered,
     choose,
     new_game,
     no_errors,
@@ -264,3 +265,20 @@ async def test_hot_score_rules_match_the_engine(
         assert "doubles the stakes" not in text
         assert "10 × n" in text and "±10, then ±20, ±30" in text
         assert "Three of a kind against a HOT or another three of a kind: a **double" in text
+
+
+async def test_apple_jacks_final_board_says_who_left(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Alice gives up a game of two: Bob wins at once, whatever the scores. The final board
+    keeps her row on the card and places her last, so it says she left."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database):
+        board = await new_game(fake_discord, "applejack", ALICE, [BOB])
+        gave_up = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forfeit"))
+        assert gave_up.ephemeral, gave_up.describe()
+        shown = text_of(fake_discord.message(board))
+        assert "Game over" in shown and "1. Bob: 0 🏆" in shown, shown
+        said = "Alice has left the game and cannot win; their scores stay on the card."
+        assert said in shown, shown
+        no_errors(fake_discord)
