@@ -92,9 +92,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         games = await self.bot.orchard.store.open_games(
             interaction.guild_id, interaction.channel_id, self.kind
         )
-        mine = [
-            g for g in games if g.status == "active" and g.seat_of(interaction.user.id) is not None
-        ]
+        mine = [g for g in games if g.status == "active" and g.plays(interaction.user.id)]
         if not mine:
             raise Refusal("You have no Cheerio game in play in this channel.")
         # A server may allow several games a channel: the hint is for the one on your turn.

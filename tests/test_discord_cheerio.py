@@ -374,7 +374,8 @@ async def test_a_player_who_left_is_told_so_and_the_board_says_they_left(
 ) -> None:
     """Bob gives up a game of three. His row stays on the card, so the board says he has left
     (while it plays on and at the end, where he is placed below Carol's lower total); a click
-    of his is answered as one from a player no longer in the game, not as "not your turn"."""
+    of his is answered as one from a player no longer in the game, not as "not your turn", and
+    his /cheerio hint finds no game of his, rather than telling him to wait for his turn."""
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB, CAROL])
@@ -390,6 +391,9 @@ async def test_a_player_who_left_is_told_so_and_the_board_says_they_left(
         assert late.ephemeral and late.content == "You are no longer playing in this game."
         live = await game_of(bot)
         assert live.row.version == before
+        hint = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "cheerio hint"))
+        none = "You have no Cheerio game in play in this channel."
+        assert hint.ephemeral and hint.content == none, hint.describe()
         runner, users = bot.orchard.runner, {0: ALICE, 2: CAROL}
         while live.row.status == "active":
             seat = live.state.turn
