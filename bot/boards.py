@@ -266,11 +266,11 @@ def timeout_notice(snapshot: Snapshot) -> str:
             timed_out.add(move.seat)
             lines.append(f"⏰ {name} ran out of time, so Orchard played for them.")
         elif move.source is MoveSource.FORFEIT and move.seat in timed_out:
-            lines.append(f"👋 {name} timed out three turns in a row and has left the game.")
+            lines.append(f"👋 {name} timed out three times in a row and has left the game.")
     if deserted(snapshot):
         late = joined([literal(seat_name(snapshot.row.players[s])) for s in sorted(timed_out)])
         lines.append(
-            f"👋 {late} each timed out three turns in a row, so the game ends with no winner."
+            f"👋 {late} each timed out three times in a row, so the game ends with no winner."
         )
     return "\n".join(dict.fromkeys(lines))
 

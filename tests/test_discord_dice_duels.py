@@ -282,3 +282,41 @@ async def test_apple_jacks_final_board_says_who_left(
         said = "Alice has left the game and cannot win; their scores stay on the card."
         assert said in shown, shown
         no_errors(fake_discord)
+
+
+async def test_three_timeouts_in_one_apple_jack_turn_are_not_called_three_turns(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Each reroll decision and the call has its own deadline: Alice, the caller, runs out of
+    time in both steps and on the call of one turn, and leaves. The channel is told she
+    timed out three times in a row, not three turns."""
+    import time
+
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "applejack", ALICE, [BOB])
+        live = await live_game(bot, "applejack")
+        runner, late = bot.orchard.runner, 0.0
+
+        async def deadline() -> None:
+            nonlocal late
+            late += 301
+            runner.clock = lambda late=late: time.time() + late
+            await runner.fire_deadline(live.id)
+
+        await deadline()  # Alice holds in step 1; Bob rerolls a die, so step 2 comes
+        bob = (await runner.load(live.id)).state.dice[1]
+        await press(fake_discord, BOB, board, f"Reroll {bob[0]}")
+        await press(fake_discord, BOB, board, "Reroll 1 die")
+        await deadline()  # Alice holds in step 2; Bob holds
+        await press(fake_discord, BOB, board, "Hold: keep all five")
+        await deadline()  # the call is made for Alice, her third timeout: she leaves
+        done = await runner.load(live.id)
+        assert done.row.status == "finished" and done.state.round == 0
+        assert len(done.state.called) == 1, "all three in the game's first turn"
+        texts = [str(m.get("content") or "") for m in fake_discord.channel_messages(CHANNEL)]
+        left = [text for text in texts if "has left the game" in text]
+        assert left and left[-1].endswith(
+            "\n👋 Alice timed out three times in a row and has left the game."
+        ), left
+        no_errors(fake_discord)

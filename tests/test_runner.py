@@ -447,7 +447,7 @@ async def test_everyone_timing_out_a_third_time_at_once_ends_applejack_with_no_w
     assert timeout_notice(o.shown.shown[-1]).split("\n") == [
         "⏰ user1 ran out of time, so Orchard played for them.",
         "⏰ user2 ran out of time, so Orchard played for them.",
-        "👋 user1 and user2 each timed out three turns in a row, so the game ends with no winner.",
+        "👋 user1 and user2 each timed out three times in a row, so the game ends with no winner.",
     ]
     await o.close()
 

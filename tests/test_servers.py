@@ -512,8 +512,8 @@ async def test_leaving_by_forget_me_is_not_announced_as_three_timeouts(
             if live.state.active[0]:
                 category = open_categories(live.state.cards[2])[0]
                 await choose(fake_discord, CAROL, board, "score", [category])
-        (third,) = said("timed out three turns")
-        assert third.endswith("\n👋 Alice timed out three turns in a row and has left the game.")
+        (third,) = said("timed out three times")
+        assert third.endswith("\n👋 Alice timed out three times in a row and has left the game.")
 
 
 async def test_forget_me_in_a_dm_erases_the_person_in_every_server(
