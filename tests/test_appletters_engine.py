@@ -267,13 +267,19 @@ def test_the_new_end_is_the_far_end_of_the_new_word() -> None:
 
 
 def test_a_word_must_share_an_end_letter() -> None:
+    """The refusal names each end it means with its letter: "the snake's end" would read as
+    the end called "end" (EAT begins with its E, but the start was asked for)."""
     state = play(table(ENGINE, [BIG, BIG]), "APPLE")
-    with pytest.raises(
-        IllegalMove, match=r"must begin or end with the letter at the snake's end \(A or E\)"
-    ):
+    with pytest.raises(IllegalMove) as both:
         play(state, "TOOT")
-    with pytest.raises(IllegalMove, match=r"\(A\)"):
+    said = "TOOT must begin or end with a letter at an open end: A at the start or E at the end."
+    assert str(both.value) == said
+    with pytest.raises(IllegalMove) as start:
+        play(state, "EAT:start")
+    assert str(start.value) == "EAT must begin or end with A, the letter at the start of the snake."
+    with pytest.raises(IllegalMove) as way:
         play(state, "ANT:start:ends")
+    assert str(way.value) == "ANT must end with A, the letter at the start of the snake."
 
 
 def test_new_tiles_may_not_touch_the_snake_side_on() -> None:
@@ -599,6 +605,18 @@ def test_a_turnover_refusal_gives_the_reason_of_the_end_the_word_was_meant_for()
             act(state, 0, "turnover", arg)
     with pytest.raises(IllegalMove, match="EATEN must be longer than APPLE"):
         act(state, 0, "turnover", "EATEN:start")
+
+
+def test_a_turnover_sharing_no_letter_names_the_letter_the_old_word_hooks_onto() -> None:
+    """EAT hooks onto APPLE's E, which is no open end (they are A and T): a word for EAT's
+    place is told it needs that E, not "the letter at the snake's end"."""
+    state = play(play(table(TURNOVER_ENGINE, [BIG, BIG]), "APPLE"), "EAT")
+    assert [letter for _, _, letter in public_view(state).open_ends] == ["A", "T"]
+    said = "To turn over EAT, TOTS must begin or end with E, the letter EAT hooks onto."
+    for arg in ("TOTS", "TOTS:end"):
+        with pytest.raises(IllegalMove) as refused:
+            act(state, 0, "turnover", arg)
+        assert str(refused.value) == said
 
 
 def test_bad_apple_is_an_exchange_once_per_game_and_face_down() -> None:

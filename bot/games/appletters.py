@@ -565,7 +565,7 @@ def _choose(
     """The single legal placement the player asked for, or a refusal saying why not."""
     found = _candidates(snake, text, end, mode)
     if not found:
-        raise IllegalMove(_no_match(snake, text, end))
+        raise IllegalMove(_no_match(snake, text, end, mode))
     reasons = [_fits(snake, hand, p) for p in found]
     legal = [p for p, why in zip(found, reasons, strict=True) if why is None]
     if not legal:
@@ -584,10 +584,23 @@ def _only_one(text: str, ways: Sequence[Placement], laid: type[Laid]) -> None:
     raise Ambiguous(f"{text} fits more than one way. Choose one: {choices}.", options)
 
 
-def _no_match(snake: tuple[Word, ...], text: str, end: End | None) -> str:
+def _no_match(snake: tuple[Word, ...], text: str, end: End | None, mode: Mode | None) -> str:
+    """Why ``text`` shares no letter with the end(s) asked for, naming each end and its
+    letter: "the snake's end" alone would read as the end called "end"."""
     letters, ends = board(snake), open_ends(snake)
-    shown = sorted({letters[ends[e]][0] for e in (ENDS if end is None else (end,))})
-    return f"{text} must begin or end with the letter at the snake's end ({' or '.join(shown)})."
+    how = {"begins": "begin with", "ends": "end with", None: "begin or end with"}[mode]
+    if end is not None:
+        return f"{text} must {how} {letters[ends[end]][0]}, the letter at the {end} of the snake."
+    start, last = (letters[ends[e]][0] for e in ENDS)
+    return f"{text} must {how} a letter at an open end: {start} at the start or {last} at the end."
+
+
+def _no_hook(old: Word, rest: tuple[Word, ...], text: str, end: End, mode: Mode | None) -> str:
+    """Why ``text`` cannot replace ``old``: it shares no letter with the tile ``old`` hooks
+    onto, which is not an open end of the snake, so the open ends' letters would mislead."""
+    how = {"begins": "begin with", "ends": "end with", None: "begin or end with"}[mode]
+    shared = board(rest)[open_ends(rest)[end]][0]
+    return f"To turn over {old.text}, {text} must {how} {shared}, the letter {old.text} hooks onto."
 
 
 def _listed(state: AppState, text: str) -> bool:
@@ -633,7 +646,7 @@ def _turnover_options(
             continue
         found = _candidates(rest, text, e, mode)
         if not found:
-            reasons.append((1, _no_match(rest, text, e)))
+            reasons.append((1, _no_hook(old, rest, text, e, mode)))
             continue
         if len(text) <= len(old.text):
             reasons.append((2, f"{text} must be longer than {old.text} to turn it over."))
