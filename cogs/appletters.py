@@ -369,6 +369,8 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         if seat is None:
             raise Refusal("You are not playing in this game.")
         state: AppState = snapshot.state
+        if not state.active[seat]:  # as a move says: never "not your turn", which never comes
+            raise Refusal("You are no longer playing in this game.")
         if state.phase == "claim":
             raise Refusal("Someone has used every tile: challenge the last word or accept it.")
         if seat != state.turn:

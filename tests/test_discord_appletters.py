@@ -747,6 +747,30 @@ async def test_a_word_game_the_player_has_left_is_not_asked_about(
         no_errors(fake)
 
 
+async def test_a_player_who_left_is_told_so_by_every_button_not_that_it_is_not_their_turn(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Carol leaves Apple Turnover for three: the buttons that open a word or a Bad Apple
+    menu say what a pick says, that she no longer plays, not that it is someone else's turn
+    (a turn that never comes); her set-aside tiles are still hers to see."""
+    unpaced(fake_discord)
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB, CAROL], variant="turnover")
+        await answered(await fake.slash(CAROL, GUILD, CHANNEL, "forfeit"))
+        state = await state_of(bot)
+        assert not state.active[2] and state.turn != 2
+        for button in ("Play a word", "Toss a tile on the Bad Apple", "Pick 3 tiles and pass"):
+            refused = await press(fake, CAROL, board, button)
+            assert refused.ephemeral and refused.modal is None, refused.describe()
+            assert refused.content == "You are no longer playing in this game.", refused.content
+        mine = await press(fake, CAROL, board, "My tiles")
+        assert mine.ephemeral and tiles_text(state.hands[2]) in mine.content
+        assert await state_of(bot) == state
+        no_errors(fake)
+
+
 async def test_server_settings_reach_a_new_game(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
