@@ -829,6 +829,7 @@ async def test_rules_answer_privately(fake_discord: FakeDiscord, database: Targe
             "Applescore",
             "Pick and pass",
             "My tiles",
+            "goes back to its player, who misses a turn",  # seeds: a word challenged off
         ):
             assert part in rules.content, part
         assert fake.channel_messages(CHANNEL) == []
