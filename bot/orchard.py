@@ -101,25 +101,31 @@ class Orchard:
 
     async def forget(self, guild_id: int, user_id: int) -> int:
         """/forget-me: take the person out of their open games here (through the runner),
-        then erase them from this server's rows; returns the rows deleted."""
-        await self._leave_open_games(guild_id, user_id)
-        return await self.store.forget_user(guild_id, user_id)
+        then erase them from this server's rows; returns the rows erased, a seat in each open
+        game they left among them."""
+        left = await self._leave_open_games(guild_id, user_id)
+        return left + await self.store.forget_user(guild_id, user_id)
 
     async def forget_everywhere(self, user_id: int) -> tuple[int, int]:
         """/forget-me in a direct message: the person leaves their open games in every server
         holding their rows, as :meth:`forget` does, then the store erases them in all of those
         servers at once (:meth:`Store.forget_everywhere`); returns the servers and rows
-        deleted."""
+        erased, as :meth:`forget` counts them."""
+        left = 0
         for guild_id in await self.store.servers_of(user_id):
-            await self._leave_open_games(guild_id, user_id)
-        return await self.store.forget_everywhere(user_id)
+            left += await self._leave_open_games(guild_id, user_id)
+        servers, removed = await self.store.forget_everywhere(user_id)
+        return servers, left + removed
 
-    async def _leave_open_games(self, guild_id: int, user_id: int) -> None:
+    async def _leave_open_games(self, guild_id: int, user_id: int) -> int:
         """Through the runner, which holds each game: a lobby loses them (or closes, if they
-        host it) and a game in play goes on without them, shown on its board."""
+        host it) and a game in play goes on without them, shown on its board. Returns the
+        games they left: their seat there is erased as surely as one in a game over."""
+        left = 0
         for row in await self.store.open_games(guild_id):
             if row.seat_of(user_id) is not None or row.host_id == user_id:
-                await self.runner.forget_player(row.id, user_id)
+                left += await self.runner.forget_player(row.id, user_id) is not None
+        return left
 
     async def purge_departed(self, before: float) -> list[int]:
         """Servers the bot left before ``before``: every row of theirs goes (games are over

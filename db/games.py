@@ -443,18 +443,23 @@ those games), each query taking their id."""
 
 
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
-    """Take the person out of the server's games that are over; returns the rows deleted."""
+    """Take the person out of the server's games that are over; returns the seats made a
+    former player's and the notes deleted (a seat is a record of them too: someone whose only
+    trace was a game with no result must not be told nothing of theirs was found)."""
     over = f"SELECT id FROM games WHERE guild_id = ? AND NOT {OPEN}"
     return await _forget_in(tx, over, (guild_id,), user_id)
 
 
 async def _forget_in(tx: Transaction, games: str, params: tuple[Any, ...], user_id: int) -> int:
     """The person's seats, moves, hosting and tile-DM notes in ``games`` (SQL listing game
-    ids, with its ``params``) become a former player's; returns the notes deleted. The rows
-    keep their revision: nobody draws a game over anew for it (see ``GameChange.revise``);
-    in an open game the runner's change that carries it counts the revision, once."""
+    ids, with its ``params``) become a former player's; returns the seats renamed and the
+    notes deleted. The rows keep their revision: nobody draws a game over anew for it (see
+    ``GameChange.revise``); in an open game the runner's change that carries it counts the
+    revision, once."""
     seats = "UPDATE game_players SET user_id = ?, name = ? WHERE user_id = ? AND is_bot = 0"
-    await tx.execute(f"{seats} AND game_id IN ({games})", (NOBODY, FORMER_PLAYER, user_id, *params))
+    renamed = await tx.execute(
+        f"{seats} AND game_id IN ({games})", (NOBODY, FORMER_PLAYER, user_id, *params)
+    )
     await tx.execute(
         f"UPDATE moves SET user_id = NULL WHERE user_id = ? AND game_id IN ({games})",
         (user_id, *params),
@@ -463,7 +468,7 @@ async def _forget_in(tx: Transaction, games: str, params: tuple[Any, ...], user_
         f"UPDATE games SET host_id = ? WHERE host_id = ? AND id IN ({games})",
         (NOBODY, user_id, *params),
     )
-    return await tx.execute(
+    return renamed + await tx.execute(
         f"DELETE FROM tile_dms WHERE user_id = ? AND game_id IN ({games})", (user_id, *params)
     )
 

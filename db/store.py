@@ -55,7 +55,8 @@ TOPICS: tuple[Topic, ...] = (daily, results, games, settings, meta)
 
 
 async def _forget_in(tx: Transaction, guild_id: int, user_id: int) -> int:
-    """Every topic's erasure of the person in one server; returns the rows deleted."""
+    """Every topic's erasure of the person in one server; returns the rows deleted (and seats
+    made a former player's)."""
     return sum([await topic.forget(tx, guild_id, user_id) for topic in TOPICS])
 
 
@@ -457,7 +458,8 @@ class Store:
     # People and servers leaving.
 
     async def forget_user(self, guild_id: int, user_id: int) -> int:
-        """/forget-me: erase a person from one server; returns the rows deleted.
+        """/forget-me: erase a person from one server; returns the rows deleted, and the seats
+        in games over made a former player's.
 
         Their results, ratings, rating history, turn-ping choice and daily plays go (of a play
         of today, all but the fact of it until the day ends: :func:`db.daily.forget`); in the

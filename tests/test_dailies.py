@@ -252,7 +252,8 @@ async def test_forget_me_keeps_todays_play_bare_until_the_day_is_over(database: 
         await finished_play(table, dailies, GUILD, 1)
         await finished_play(table, dailies, GUILD, 2)
         await dailies.join_world(1, True)
-        assert await table.orchard.forget(GUILD, 1) == 1 + 1 + 1  # yesterday, today, world
+        # yesterday's and today's plays, their two games' seats, the world board
+        assert await table.orchard.forget(GUILD, 1) == 1 + 1 + 2 + 1
         kept = "SELECT day, game_id, name, score, accuracy, finished_at FROM daily_plays"
         mine = f"{kept} WHERE user_id = 1"
         assert await query(database, mine) == [(today, NO_GAME, "", None, None, None)]

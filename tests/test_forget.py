@@ -118,7 +118,8 @@ async def test_forget_me_erases_the_person_from_that_servers_games_and_files(
 
     removed = await o.store.forget_user(HERE, PERSON)
 
-    assert removed == 2 + 1 + 2 + 1  # results, one rating, rating history, the tile-DM note
+    # results, one rating, rating history, the two seats, the tile-DM note
+    assert removed == 2 + 1 + 2 + 2 + 1
     assert set((await mentions(path, HERE)).values()) == {0}
     for game_id, host, seat in ((hosted, NOBODY, 0), (joined, BO, 1)):
         game = await o.store.get_game(game_id)
@@ -190,7 +191,8 @@ async def test_forget_me_everywhere_erases_every_server_in_one_transaction(
     for guild in (HERE, THERE):
         assert (await mentions(database, guild))["results"] == 1, "nothing erased anywhere"
     monkeypatch.undo()
-    assert await o.orchard.forget_everywhere(PERSON) == (2, 2 * 3)  # a result, rating, history
+    # a result, rating, history and seat
+    assert await o.orchard.forget_everywhere(PERSON) == (2, 2 * 4)
     for guild in (HERE, THERE):
         assert set((await mentions(database, guild)).values()) == {0}
     await o.close()

@@ -145,7 +145,7 @@ async def test_forget_me_removes_that_person_here_and_nothing_else(database: Tar
         database, "SELECT COUNT(*) FROM results WHERE user_id != 1 OR guild_id != 100"
     )
     removed = await o.store.forget_user(100, 1)
-    assert removed == 2 + 1 + 2  # two results, one rating, two history rows
+    assert removed == 2 + 1 + 2 + 2  # two results, one rating, two history rows, two seats
     for table in ("results", "ratings", "rating_history"):
         assert (
             await rows(database, f"SELECT * FROM {table} WHERE user_id = 1 AND guild_id = 100")
@@ -565,7 +565,7 @@ async def test_forget_me_in_a_dm_erases_the_person_in_every_server(
         assert "Only the person who asked" in other.content
         done = await answered(await fake_discord.click(ALICE, confirm, button))
         assert done.content == (
-            "Done: 4 records removed in 3 servers, and your name is gone from their games."
+            "Done: 5 records removed in 3 servers, and your name is gone from their games."
         ), done.content
         asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
         button = fake_discord.find_button(int(asked.original["id"]), "Forget me everywhere")
@@ -575,6 +575,37 @@ async def test_forget_me_in_a_dm_erases_the_person_in_every_server(
     assert await person_rows(database, CAROL) == [0, 0, 0, 0]
     assert await person_rows(database, BOB) == [0, 1, 1, 1], "Bob's rows stay"
     assert await rows(database, "SELECT COUNT(*) FROM results") == [(2,)]
+
+
+async def test_forget_me_counts_the_games_it_took_a_person_out_of(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Bob has no result here, only games: a Hot Score game in play and a lobby Carol hosted
+    and cancelled, whose seat list still names him. /forget-me takes him out of both, so its
+    answer says so, not that nothing of his was left to delete; asked again, nothing is.
+    Carol, whose only trace is that lobby, is told the same from a direct message."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, database) as bot:
+        await bot.orchard.settings.update(GUILD, open_games_per_channel=2)
+        lobby = await answered(await fake.slash(CAROL, GUILD, CHANNEL, "cheerio new"))
+        await press(fake, BOB, int(lobby.original["id"]), "Join")
+        await press(fake, CAROL, int(lobby.original["id"]), "Cancel")
+        await new_game(fake, "hotscore", ALICE, [BOB])
+        asked = await answered(await fake.slash(BOB, GUILD, CHANNEL, "forget-me"))
+        done = await press(fake, BOB, int(asked.original["id"]), "Forget me here")
+        assert done.content == (
+            "Done: 2 records removed, and your name is gone from this server's games."
+        ), done.content
+        again = await press(fake, BOB, int(asked.original["id"]), "Forget me here")
+        assert again.content == "Done: nothing of yours was left to delete here."
+        asked = await answered(await fake.slash(CAROL, None, None, "forget-me"))
+        done = await press(fake, CAROL, int(asked.original["id"]), "Forget me everywhere")
+        assert done.content == (
+            "Done: 1 record removed in 1 server, and your name is gone from their games."
+        ), done.content
+        assert await person_rows(database, BOB) == await person_rows(database, CAROL) == [0] * 4
+        no_errors(fake)
 
 
 async def person_rows(database: Target, user: int) -> list[int]:
