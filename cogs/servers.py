@@ -433,8 +433,9 @@ class ServersCog(commands.Cog):
             await settings.set_ping_choice(guild_id, interaction.user.id, dm)
         server = (await settings.get(guild_id)).turn_pings
         mode = await settings.ping_mode(guild_id, interaction.user.id)
+        choice = await settings.ping_choice(guild_id, interaction.user.id)
         said = "Saved. " if dm is not None else ""
-        await send(interaction, said + pings_text(mode, server))
+        await send(interaction, said + pings_text(mode, server, choice))
 
     @app_commands.command(name="forfeit", description="Give up your game in this channel")
     @app_commands.describe(
@@ -707,11 +708,16 @@ PING_PLACES = {
 }
 
 
-def pings_text(mode: str, server: str) -> str:
-    """Where a person's turn pings go here, and how to change it."""
+def pings_text(mode: str, server: str, choice: bool | None = None) -> str:
+    """Where a person's turn pings go here, and how to change it. With the server's pings
+    off, a ``choice`` of theirs is kept for when they are back on, and it says so: "Saved."
+    then "nowhere" alone would read as a choice ignored."""
     text = f"When it is your turn here, Orchard tells you {PING_PLACES[mode]}."
     if server == "off":
-        return text
+        if choice is None:
+            return text
+        place = "by direct message" if choice else "in the game's channel"
+        return text + f" If it turns them back on, yours come {place}, as you chose."
     return text + " Change it with `/pings dm:true` or `/pings dm:false` (this server only)."
 
 

@@ -298,6 +298,28 @@ async def test_off_mode_pings_nobody_and_still_announces_the_end(
     no_errors(fake_discord)
 
 
+async def test_a_choice_made_while_the_server_has_pings_off_says_when_it_counts(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    """With the server's turn pings off, /pings dm:true is still saved, for when they are
+    back on: the answer says so, not only "Saved." and "nowhere", as if it did nothing; and
+    it says where they will go, not the server's way, once it is so."""
+    await bot.orchard.settings.update(GUILD, turn_pings="off")
+    chose = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "pings", {"dm": True}))
+    assert chose.content == (
+        "Saved. When it is your turn here, Orchard tells you nowhere: this server has turned"
+        " turn pings off. If it turns them back on, yours come by direct message, as you chose."
+    ), chose.content
+    shown = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "pings"))
+    assert shown.content == chose.content.removeprefix("Saved. ")
+    plain = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "pings"))
+    assert plain.content.endswith("this server has turned turn pings off."), plain.content
+    await bot.orchard.settings.update(GUILD, turn_pings="channel")
+    back = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "pings"))
+    assert "tells you by direct message" in back.content, back.content
+    no_errors(fake_discord)
+
+
 async def test_a_players_own_dm_choice_wins_over_the_channel(
     fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
