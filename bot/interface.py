@@ -266,7 +266,9 @@ async def open_lobby(
         return await _show_again(interaction, unshown)
     host_seat = Player(0, user.id, user.display_name)
     left_out: list[Player] = []
-    async with lobby.opened(kind, *here, host_seat, options, variant) as snapshot:
+    thread = interaction.channel if isinstance(interaction.channel, discord.Thread) else None
+    parent = thread.parent_id if thread else None
+    async with lobby.opened(kind, *here, host_seat, options, variant, parent) as snapshot:
         for player in players:  # seated before the message exists: nothing to display yet
             if player.is_bot:
                 snapshot = await lobby.add_seat(snapshot.id, user.id, player, no_display)

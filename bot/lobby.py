@@ -64,15 +64,17 @@ class Lobby:
         variant: str = "",
         *,
         announcing: bool = False,
+        parent_id: int | None = None,
     ) -> Snapshot:
         """A new lobby with the host in seat 0, if this channel may have another game.
 
         The limits are checked and the lobby created under one lock per channel and game, so
         two `/new` at the same moment cannot both pass a one-open-game limit.
         ``announcing``: marked so before that lock is let go (see :meth:`opened`).
+        ``parent_id``: the channel a thread is in, which games there may start as in it.
         """
         async with self._opening[(guild_id, channel_id, kind)]:
-            await self._check_room(kind, guild_id, channel_id, host)
+            await self._check_room(kind, guild_id, (channel_id, parent_id), host)
             snapshot = await self.runner.create(
                 kind,
                 guild_id,
@@ -96,12 +98,13 @@ class Lobby:
         host: Player,
         options: dict[str, Any] | None = None,
         variant: str = "",
+        parent_id: int | None = None,
     ) -> AsyncIterator[Snapshot]:
         """:meth:`open`, the lobby marked :attr:`announcing` while its opener seats and posts
         it: marked inside the opening lock, so :meth:`unshown` (under the same lock) never
         takes it for a lobby whose message was lost."""
         snapshot = await self.open(
-            kind, guild_id, channel_id, host, options, variant, announcing=True
+            kind, guild_id, channel_id, host, options, variant, announcing=True, parent_id=parent_id
         )
         try:
             yield snapshot
@@ -118,10 +121,16 @@ class Lobby:
         lost = (r for r in rows if r.message_id is None and r.id not in self.announcing)
         return next((r.id for r in lost if r.seat_of(user_id) is not None), None)
 
-    async def _check_room(self, kind: str, guild_id: int, channel_id: int, host: Player) -> None:
-        """Refuse a new lobby where games may not start or the channel is full."""
+    async def _check_room(
+        self, kind: str, guild_id: int, place: tuple[int, int | None], host: Player
+    ) -> None:
+        """Refuse a new lobby where games may not start or the channel is full. ``place`` is
+        the channel and, for a thread, the channel it is in: /settings lists channels only
+        (its picker offers no thread), so a game channel's threads are game channels too."""
+        channel_id, parent_id = place
         settings = await self.runner.settings.get(guild_id)
-        if settings.game_channels and channel_id not in settings.game_channels:
+        listed = settings.game_channels
+        if listed and channel_id not in listed and parent_id not in listed:
             mentions = [f"<#{c}>" for c in settings.game_channels]
             channels = lines_within(mentions, 1800, "channel", sep=", ")  # a reply holds 2,000
             raise Refusal(f"Games can only be started in {channels} on this server.")

@@ -404,3 +404,27 @@ async def test_a_player_who_left_is_told_so_and_the_board_says_they_left(
         )
         assert said in text_of(fake_discord.message(board))
         no_errors(fake_discord)
+
+
+async def test_a_thread_of_a_game_channel_hosts_games_as_the_channel_does(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """/settings add_channel allows games in a channel, and its picker offers no thread: a
+    server that keeps its games to #games plays them in that channel's threads too, rather
+    than be told, there, that games can only be started in #games. A thread of another
+    channel is still refused."""
+    thread, elsewhere = CHANNEL + 100, CHANNEL + 200
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, CHANNEL + 1], [ALICE, BOB])
+    fake_discord.add_thread(thread, CHANNEL)
+    fake_discord.add_thread(elsewhere, CHANNEL + 1)
+    async with orchard_bot(fake_discord, database) as bot:
+        await bot.orchard.settings.update(GUILD, add_channels=[CHANNEL])
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, thread, "cheerio new"))
+        assert not opened.ephemeral and opened.original is not None, opened.describe()
+        refused = await answered(await fake_discord.slash(BOB, GUILD, elsewhere, "cheerio new"))
+        private(refused)
+        assert refused.content == f"Games can only be started in <#{CHANNEL}> on this server."
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        assert row.channel_id == thread
+        no_errors(fake_discord)
