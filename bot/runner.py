@@ -544,7 +544,10 @@ class Runner:
         if is_daily(row.options):
             return _closing(snapshot, GameStatus.ABANDONED, expired=True), snapshot.state
         state, moves, counts, deserted = self._timeout_moves(snapshot)
-        return await self._played(snapshot, state, moves, counts, deserted=deserted), state
+        change = await self._played(
+            snapshot, state, moves, counts, deserted=deserted, timed_out=True
+        )
+        return change, state
 
     async def replay(self, game_id: int) -> Any:
         """The state rebuilt from the seed and the move log: it must equal the stored one."""
@@ -759,9 +762,11 @@ class Runner:
         *,
         forgotten: int | None = None,
         deserted: bool = False,
+        timed_out: bool = False,
     ) -> GameChange:
         """The change that writes a state moves reached: version check, end and results. A
-        game ``deserted`` (everyone still in timed out too often at once) ends unwon."""
+        game ``deserted`` (everyone still in timed out too often at once) ends unwon; moves
+        the clock made (``timed_out``) always start a fresh deadline."""
         row = snapshot.row
         if forgotten is not None:
             row = _written(row, GameChange(row.id, forgotten=forgotten))
@@ -780,6 +785,8 @@ class Runner:
                 rating = _rating(row, ranked)
         elif daily_closes is not None:  # no turn clock: it waits until it closes, unfinished
             deadline = daily_closes
+        elif not timed_out and self._same_decision(snapshot, state):
+            deadline = row.deadline
         elif engine.to_act(state):
             deadline = self.clock() + await self.settings.turn_seconds(row.guild_id)
         change = GameChange(
@@ -800,6 +807,21 @@ class Runner:
             revise=True,
         )
         return change
+
+    def _same_decision(self, snapshot: Snapshot, state: Any) -> bool:
+        """Whether ``state`` awaits the decision the game's turn clock was already timing
+        (:meth:`Engine.clock_mark`), so the moves keep its deadline: a player pressing a
+        die's toggle over and over must not hold everyone up for ever. A decision only
+        Orchard's seats await restarts at each move, as before: they never stall, and a
+        whole turn of theirs, a move a second, is not timed as one."""
+        row = snapshot.row
+        if row.deadline is None:
+            return False
+        engine = self.engine(row.kind)
+        mark = engine.clock_mark(state)
+        if mark is None or mark != engine.clock_mark(snapshot.state):
+            return False
+        return any(not row.players[s].is_bot for s in engine.to_act(state))
 
     async def _write(self, held: Held, change: GameChange, state: Any) -> Snapshot:
         """The one write (inside the game's lock): guarded and numbered; its number counts,

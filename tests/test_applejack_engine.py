@@ -322,6 +322,29 @@ def test_last_turn_of_a_round_is_rolled_independently() -> None:
 # Deadlines.
 
 
+def test_the_clock_mark_is_the_decision_and_the_last_turn_is_one() -> None:
+    """Choosing dice decides nothing; a hold or a reroll hands the decision on, and the call
+    is one of its own. On a round's last turn the mark stays for everyone's moves, until
+    the next turn."""
+    state = ENGINE.new(7, 2, {})
+    caller = ENGINE.clock_mark(state)
+    for die in "010":
+        state = act(state, 0, "pick", die)
+        assert ENGINE.clock_mark(state) == caller
+    state = act(state, 0, "reroll")
+    second = ENGINE.clock_mark(state)
+    assert second != caller
+    state = act(state, 1, "hold")
+    assert ENGINE.clock_mark(state) not in (caller, second), "the next step is the caller's"
+    assert ENGINE.clock_mark(to_call(state)) != ENGINE.clock_mark(state)
+    last = skip_turns(ENGINE.new(11, 2, {}), 7)
+    mark = ENGINE.clock_mark(last)
+    for seat, kind, arg in [(1, "reroll", "01"), (0, "pick", "3"), (1, "hold", "")]:
+        last = act(last, seat, kind, arg)
+        assert ENGINE.clock_mark(last) == mark
+    assert ENGINE.clock_mark(act(last, 0, "hold")) != mark
+
+
 def test_timeout_in_a_step_holds_and_drops_the_picks() -> None:
     state = act(ENGINE.new(7, 2, {}), 0, "pick", "2")
     assert ENGINE.timeout_actions(state) == [Hold(0)]

@@ -149,6 +149,19 @@ def test_timeout_scores_the_best_open_category() -> None:
     assert ENGINE.timeout_actions(state) == [Score(0, "sixes")]
 
 
+def test_the_clock_mark_is_the_turn_not_the_dice() -> None:
+    """The deadline times a whole turn: holding and rolling keep the mark; a score (a solo
+    player's next turn too) and a turn passing on change it."""
+    solo = ENGINE.new(seed=3, players=1, options={})
+    turn = ENGINE.clock_mark(solo)
+    for action in (Hold(0, 1), Hold(0, 1), Hold(0, 2), Roll(0)):
+        solo = ENGINE.apply(solo, action)
+        assert ENGINE.clock_mark(solo) == turn
+    assert ENGINE.clock_mark(ENGINE.apply(solo, Score(0, "ones"))) != turn
+    duo = ENGINE.new(seed=3, players=2, options={})
+    assert ENGINE.clock_mark(ENGINE.forfeit(duo, 0)) != ENGINE.clock_mark(duo)
+
+
 def test_forfeit_passes_the_turn_and_the_leaver_cannot_win() -> None:
     state = ENGINE.new(seed=3, players=3, options={})
     state = ENGINE.forfeit(state, 0)

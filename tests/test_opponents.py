@@ -157,6 +157,29 @@ async def test_orchard_s_own_move_clears_its_timeouts_as_a_person_s_does(
     await o.close()
 
 
+async def test_each_move_of_orchard_s_own_turn_gives_it_a_fresh_clock(database: Target) -> None:
+    """A person's toggles keep their turn's deadline, but a turn only Orchard awaits is
+    timed move by move, as ever: a whole turn of its moves, each after a pause, is not
+    held to one deadline (and Orchard never stalls a game)."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    game_id = await game_with_orchard(o, [1])  # Orchard is seat 1
+    live = await o.lobby.start(game_id, 1)
+    live = await o.runner.act(game_id, 1, "score", "ones", version=live.row.version)
+    engine = o.runner.engine("cheerio")
+    for die in range(3):
+        clock.now += 120
+
+        def holds(snapshot: Snapshot, die: int = die) -> Any:
+            return engine.parse(1, "hold", str(die))
+
+        moved = await o.runner.act_for_seat(game_id, 1, live.row.version, holds)
+        assert moved is not None
+        live = moved
+        assert (await o.runner.load(game_id)).row.deadline == clock.now + 300
+    await o.close()
+
+
 async def test_orchard_seats_can_fill_a_whole_game(database: Target) -> None:
     o = await orchard(database)
     opponents = Opponents(o.runner, delay=0)

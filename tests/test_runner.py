@@ -126,6 +126,71 @@ async def test_three_timeouts_in_a_row_remove_the_player(database: Target) -> No
     await o.close()
 
 
+async def test_holding_dice_and_rolling_never_restart_a_cheerio_turns_clock(
+    database: Target,
+) -> None:
+    """Cheerio's deadline times the whole turn: Alice pressing Keep on and off, and rolling,
+    leaves it where her turn began, so she cannot hold Bob up for ever; it fires then, and
+    Bob's turn gets a clock of its own, which his own presses keep as well."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await started(o, "cheerio", [1, 2])
+    turn_ends = clock.now + 300
+    for verb, arg in [("hold", "0"), ("hold", "0"), ("hold", "0"), ("roll", ""), ("hold", "1")]:
+        clock.now += 55
+        live = await o.runner.act(live.id, 1, verb, arg, version=live.row.version)
+        assert (await o.runner.load(live.id)).row.deadline == turn_ends, (verb, arg)
+    clock.now = turn_ends
+    assert await o.scheduler.run_due() == 1, "the clock fired when her turn began plus 300 s"
+    live = await o.runner.load(live.id)
+    assert live.state.turn == 1 and live.row.deadline == clock.now + 300
+    clock.now += 100
+    live = await o.runner.act(live.id, 2, "hold", "3", version=live.row.version)
+    assert (await o.runner.load(live.id)).row.deadline == turn_ends + 300
+    assert await o.runner.replay(live.id) == live.state
+    await o.close()
+
+
+async def test_choosing_dice_is_no_decision_on_apple_jacks_clock(database: Target) -> None:
+    """Apple Jack's deadline is per decision: the caller choosing and unchoosing dice keeps
+    it; deciding (here, holding) starts the next decider's own."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await started(o, "applejack", [1, 2])
+    decision_ends = clock.now + 300
+    for die in ["0", "1", "0"]:
+        clock.now += 60
+        live = await o.runner.act(live.id, 1, "pick", die, version=live.row.version)
+    assert (await o.runner.load(live.id)).row.deadline == decision_ends
+    clock.now += 60
+    live = await o.runner.act(live.id, 1, "hold", version=live.row.version)
+    assert (await o.runner.load(live.id)).row.deadline == clock.now + 300, "Bob's decision"
+    await o.close()
+
+
+async def test_apple_jacks_last_turn_has_one_clock_for_everyone(database: Target) -> None:
+    """On a round's last turn everyone decides at once: Alice's picks and reroll restart
+    nobody's clock, so Bob's deadline still comes when the turn began plus the turn time,
+    and when it fires the next turn starts with a fresh one."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await _to_applejack_last_turn(o, [1, 2])
+    turn_ends = clock.now + 300
+    assert live.row.deadline == turn_ends
+    for verb, arg in [("pick", "0"), ("pick", "0"), ("pick", "2"), ("reroll", ""), ("pick", "4")]:
+        clock.now += 55
+        live = await o.runner.act(live.id, 1, verb, arg, version=live.row.version)
+        assert (await o.runner.load(live.id)).row.deadline == turn_ends, (verb, arg)
+    assert live.state.rerolls == (1, 0), "Alice rerolled once, Bob not at all"
+    clock.now = turn_ends
+    assert await o.scheduler.run_due() == 1
+    live = await o.runner.load(live.id)
+    assert live.state.round == 1 and live.state.phase == "reroll"
+    assert live.row.deadline == clock.now + 300, "the next turn's clock"
+    assert await o.runner.replay(live.id) == live.state
+    await o.close()
+
+
 async def test_a_click_from_before_a_timeout_says_the_time_ran_out(database: Target) -> None:
     """Alice's turn timed out while her board was up: her click is late, not a double click,
     and is told so; nothing changes."""

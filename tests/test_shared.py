@@ -150,17 +150,18 @@ async def test_orchard_s_pending_move_is_played_by_another_process(url: str) -> 
 async def test_a_turn_time_set_in_one_process_sets_the_deadlines_of_the_others(url: str) -> None:
     """A /settings change is taken by the process of the server's shard, while deadlines and
     Orchard's moves set deadlines in any process: within SHARED_KEPT_SECONDS of the change
-    the others set deadlines with the new turn time (the changer at once)."""
+    the others set deadlines with the new turn time (the changer at once). Each move scores,
+    so each starts a turn, and a clock (moves within a turn keep its deadline)."""
     clock = Clock()
     a, b = await two(url, clock)
     live = await started(a, "cheerio", [1])
-    moved = await b.runner.act(live.id, 1, "roll", version=0)  # B reads the settings
+    moved = await b.runner.act(live.id, 1, "score", "ones", version=0)  # B reads the settings
     assert moved.row.deadline == clock.now + 300
     await a.runner.settings.update(GUILD, turn_seconds=60)
-    moved = await a.runner.act(live.id, 1, "hold", "0", version=1)
+    moved = await a.runner.act(live.id, 1, "score", "twos", version=1)
     assert moved.row.deadline == clock.now + 60
     clock.now += SHARED_KEPT_SECONDS
-    moved = await b.runner.act(live.id, 1, "roll", version=2)
+    moved = await b.runner.act(live.id, 1, "score", "threes", version=2)
     assert moved.row.deadline == clock.now + 60, "B still uses the old turn time"
     await a.close()
     await b.close()

@@ -5,7 +5,7 @@ Pure rules; see seeds/applejack.md. Scoring reuses Cheerio's helpers, minus its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, Self, TypeVar, assert_never
 
@@ -272,6 +272,15 @@ class ApplejackEngine(Written[ApplejackAction]):
         if state.phase == "call":
             return [Call(state.caller, best_call(state))]
         return [Hold(seat) for seat in sorted(self.to_act(state))]
+
+    def clock_mark(self, state: ApplejackState) -> Hashable:
+        """The decision awaited: a reroll step's decider, or the call. Choosing dice decides
+        nothing. A round's last turn, decided by everyone at once, is one decision with one
+        clock: nobody's moves there restart it for the others."""
+        turn = (state.round, len(state.called), state.phase)
+        if state.phase == "solo":
+            return turn
+        return (*turn, state.step, tuple(sorted(self.to_act(state))))
 
     def forfeit(self, state: ApplejackState, seat: int) -> ApplejackState:
         """The seat leaves: a lone survivor wins; otherwise play goes on without the seat."""

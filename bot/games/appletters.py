@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Self, TypeVar, assert_never
 
@@ -821,6 +821,11 @@ class AppLettersEngine(Written[AppLettersAction]):
             )
 
         return before.phase == "play" and before.turn == seat and seen(before) == seen(after)
+
+    def clock_mark(self, state: AppState) -> Hashable | None:
+        """None: every move here decides something (none is a toggle), so each restarts the
+        clock."""
+        return None
 
     def timeout_actions(self, state: AppState) -> list[AppLettersAction]:
         """A late player picks and passes; a late claim is accepted."""

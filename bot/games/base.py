@@ -8,7 +8,7 @@ game's move log to ``new(...)`` always reproduces the stored state.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
@@ -169,6 +169,12 @@ class Engine(Protocol[S, A]):
 
     def timeout_actions(self, state: S) -> list[A]:
         """What each awaited seat does when its turn deadline passes."""
+        ...
+
+    def clock_mark(self, state: S) -> Hashable | None:
+        """Which decision the turn clock times in ``state``: moves that leave the mark as it
+        was keep the deadline, so a move that decides nothing (a die's toggle, pressed as
+        often as one likes) never stretches the clock. None: every move restarts it."""
         ...
 
     def forfeit(self, state: S, seat: int) -> S:

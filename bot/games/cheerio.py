@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, Self, assert_never
 
@@ -222,6 +222,12 @@ class CheerioEngine(Written[CheerioAction]):
         if self.is_over(state):
             return []
         return [Score(state.turn, best_category(state.cards[state.turn], state.dice))]
+
+    def clock_mark(self, state: CheerioState) -> Hashable:
+        """The turn: its seat and how many boxes are filled. The clock times a whole turn
+        (its timeout scores it), so holding dice and rolling never restart it."""
+        filled = sum(points is not None for card in state.cards for points in card)
+        return state.turn, filled
 
     def forfeit(self, state: CheerioState, seat: int) -> CheerioState:
         active = tuple(a and s != seat for s, a in enumerate(state.active))

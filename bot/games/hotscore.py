@@ -6,7 +6,7 @@ roll-off, which nobody decides anything in, happens by itself inside :meth:`new`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Self, TypeVar, assert_never
 
@@ -409,6 +409,11 @@ class HotscoreEngine(Written[HotscoreAction]):
         """Never claimed: a click from before others' moves is chosen again, unless the seats
         were awaited side by side (:meth:`to_act`)."""
         return False
+
+    def clock_mark(self, state: HotscoreState) -> Hashable | None:
+        """None: every move here decides something (none is a toggle), so each restarts the
+        clock."""
+        return None
 
     def timeout_actions(self, state: HotscoreState) -> list[HotscoreAction]:
         """A late player sticks (throwing first if it must); a waiting Bonus Die takes
