@@ -373,7 +373,7 @@ class Runner:
                 check_server(snapshot.row, guild_id)
             seat = self._check_actor(snapshot, user_id)
             if version is not None and version != snapshot.row.version:
-                await self._check_side_by_side(held, seat, version)
+                await self._check_side_by_side(held, seat, version, verb, arg)
             action, state = self._apply(snapshot, seat, verb, arg)
             fresh = await self._own_move(held, seat, action, state, user_id)
         return await self.shown(fresh, display)
@@ -676,12 +676,30 @@ class Runner:
         except Ambiguous as err:
             raise Choose(str(err), snapshot.id, snapshot.row.version, err.options) from err
         except NotYourTurn as err:
-            waiting = sorted(engine.to_act(snapshot.state))
-            raise Refusal(not_your_turn([snapshot.row.players[s].name for s in waiting])) from err
+            raise self._not_your_turn(snapshot) from err
         except MoveError as err:
             raise Refusal(str(err)) from err
 
-    async def _check_side_by_side(self, held: Held, seat: int, version: int) -> None:
+    def _not_your_turn(self, snapshot: Snapshot) -> Refusal:
+        """The one "not your turn", naming whom the game waits for now."""
+        waiting = sorted(self.engine(snapshot.row.kind).to_act(snapshot.state))
+        return Refusal(not_your_turn([snapshot.row.players[s].name for s in waiting]))
+
+    def _check_out_of_turn(self, snapshot: Snapshot, seat: int, verb: str, arg: str) -> None:
+        """Refuse as "not your turn" a click the game would refuse so now: told the game
+        changed, its player would choose again, only to be told that. A move anyone may make
+        (a challenge) is not refused here: what it meant may have changed."""
+        engine = self.engine(snapshot.row.kind)
+        try:
+            engine.apply(snapshot.state, engine.parse(seat, verb, arg))
+        except NotYourTurn as err:
+            raise self._not_your_turn(snapshot) from err
+        except MoveError:
+            return
+
+    async def _check_side_by_side(
+        self, held: Held, seat: int, version: int, verb: str, arg: str
+    ) -> None:
         """A click drawn at an older version stands if the clicker has not moved since, was
         awaited then and is now, and the moves in between were other seats' that leave its
         options as they were: seats awaited at once (each on its own dice: Apple Jack's last
@@ -689,7 +707,9 @@ class Runner:
         others' moves left a lone seat's meaning the same (:meth:`Engine.same_moves`). A click
         after the clicker's own move is a double click or a stale board
         (:data:`ALREADY_PLAYED`), one after the clock played its turn is late
-        (:data:`TIMED_OUT`); any other is refused as :data:`CHANGED`.
+        (:data:`TIMED_OUT`). A clicker awaited neither then nor now could not have acted on
+        either board: told it is not their turn (:meth:`_check_out_of_turn`), not that the
+        game changed. Any other is refused as :data:`CHANGED`.
         """
         snapshot = held.snapshot
         if version > snapshot.row.version:
@@ -701,7 +721,10 @@ class Runner:
         engine = self.engine(snapshot.row.kind)
         before = self._replayed(snapshot.row, moves[:version])
         awaited = engine.to_act(before)
-        if seat not in awaited or seat not in engine.to_act(snapshot.state):
+        now = engine.to_act(snapshot.state)
+        if seat not in awaited and seat not in now:
+            self._check_out_of_turn(snapshot, seat, verb, arg)
+        if seat not in awaited or seat not in now:
             raise Stale(CHANGED)
         if len(awaited) < 2 and not engine.same_moves(before, snapshot.state, seat):
             raise Stale(CHANGED)

@@ -75,6 +75,23 @@ async def test_a_click_from_before_another_players_move_says_the_game_changed(
     await o.close()
 
 
+async def test_a_stale_click_out_of_turn_then_and_now_says_not_your_turn(
+    database: Target,
+) -> None:
+    """Carol clicks Alice's old board: it was not her turn then, nor is it now, so she is
+    told whose turn it is, not that the game changed (choosing again could not help her)."""
+    o = await orchard(database)
+    live = await started(o, "cheerio", [1, 2, 3])
+    await o.runner.act(live.id, 1, "hold", "0", version=0)
+    with pytest.raises(Refusal) as refused:
+        await o.runner.act(live.id, 3, "roll", version=0)
+    assert not isinstance(refused.value, Stale)
+    assert str(refused.value) == "It is not your turn: it is user1's."
+    after = await o.runner.load(live.id)
+    assert after.row.version == 1
+    await o.close()
+
+
 async def test_restart_resumes_mid_turn(database: Target) -> None:
     o = await orchard(database)
     live = await started(o, "cheerio", [1, 2])
