@@ -70,7 +70,8 @@ class ApplejackCog(
             doing = "Last turn of the round: everyone rerolls on their own."
         else:
             left = rerolls_left(state, waiting[0])
-            doing = f"Reroll step {state.step} of 2 · {players[waiting[0]]} has {left} left."
+            rerolls = plural(left, "reroll")
+            doing = f"Reroll step {state.step} of 2 · {players[waiting[0]]} has {rerolls} left."
             rows = self._step_controls(snapshot, state, waiting[0])
         open_now = ", ".join(c.title() for c in open_categories(state)) or "-"
         body = [self._dice(state, players) + f"\n-# {doing} Open: {open_now}", card]

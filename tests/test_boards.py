@@ -465,6 +465,26 @@ async def test_apple_jacks_call_menu_shows_names_as_typed_within_discords_limit(
         no_errors(fake_discord)
 
 
+async def test_apple_jacks_reroll_step_says_rerolls_left(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """The step line says what is left: "2 rerolls", not a bare "2"; one left is "1 reroll"."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "applejack", ALICE, [BOB])
+        shown = text_of(fake_discord.message(board))
+        assert "Reroll step 1 of 2 · Alice has 2 rerolls left." in shown, shown
+        runner = bot.orchard.runner
+        live = await game_row(bot, "applejack")
+        for user in (ALICE, BOB):
+            live = await runner.act(live.id, user, "reroll", "0", version=live.row.version)
+        assert live.state.phase == "reroll" and live.state.step == 2, live.state
+        shown = text_of(fake_discord.message(board))
+        assert "Reroll step 2 of 2 · Alice has 1 reroll left." in shown, shown
+        no_errors(fake_discord)
+
+
 async def test_no_message_of_a_whole_cheerio_game_gets_a_plural_wrong(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
