@@ -67,7 +67,8 @@ def hint_text(state: CheerioState, tables: DiceTables) -> str:
     lines = []
     for i, choice in enumerate(choices, start=1):
         if choice.kind == "score":
-            what = f"score {choice.category} now ({plural(choice.points, 'point')})"
+            named = choice.category.title()  # as the board's menu names it
+            what = f"score {named} now ({plural(choice.points, 'point')})"
         elif choice.keep:
             what = f"keep {', '.join(map(str, choice.keep))} and roll the rest"
         else:

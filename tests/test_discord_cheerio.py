@@ -1,5 +1,6 @@
 """Cheerio through discord.py itself, against the fake Discord: what players actually see."""
 
+import re
 import time
 
 import pytest
@@ -21,6 +22,7 @@ from tests.botharness import (
     orchard_bot,
     press,
     private,
+    select_of,
     server,
 )
 from tests.fakediscord import (
@@ -68,6 +70,28 @@ async def test_a_whole_two_player_game(fake_discord: FakeDiscord, database: Targ
         )
         assert f"<@{ALICE}>" in board_reply.embeds[0]["description"]
         assert await bot.orchard.runner.replay(game_id) == live.state
+
+
+async def test_a_hint_names_categories_as_the_board_does(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """On Alice's last roll every hint is a category to score in, named as the board's menu
+    names it ("Cheerio", "Sixes"), not by its stored id ("cheerio")."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        live = await game_of(bot)
+        for _ in range(2):
+            live = await bot.orchard.runner.act(live.id, ALICE, "roll", version=live.row.version)
+        hint = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio hint"))
+        shown = hint.content.splitlines()[1:]
+        menu = [o["label"] for o in select_of(fake_discord, board, "score").raw["options"]]
+        assert len(shown) == 3, hint.content
+        for line in shown:
+            named = re.fullmatch(r"\d\. score (\w+) now \(\d+ points?\): .*", line)
+            assert named is not None, line
+            assert any(label.endswith(f" in {named[1]}") for label in menu), (line, menu)
+        no_errors(fake_discord)
 
 
 async def test_outsiders_and_wrong_turns_are_refused_privately(
