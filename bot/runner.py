@@ -676,14 +676,16 @@ class Runner:
         except Ambiguous as err:
             raise Choose(str(err), snapshot.id, snapshot.row.version, err.options) from err
         except NotYourTurn as err:
-            raise self._not_your_turn(snapshot) from err
+            raise self._not_your_turn(snapshot, err) from err
         except MoveError as err:
             raise Refusal(str(err)) from err
 
-    def _not_your_turn(self, snapshot: Snapshot) -> Refusal:
-        """The one "not your turn", naming whom the game waits for now."""
+    def _not_your_turn(self, snapshot: Snapshot, err: NotYourTurn) -> Refusal:
+        """The one "not your turn", naming whom the game waits for now, then what the player
+        may do instead (the engine's ``instead``), if anything."""
         waiting = sorted(self.engine(snapshot.row.kind).to_act(snapshot.state))
-        return Refusal(not_your_turn([snapshot.row.players[s].name for s in waiting]))
+        said = not_your_turn([snapshot.row.players[s].name for s in waiting])
+        return Refusal(f"{said} {err.instead}" if err.instead else said)
 
     def _check_out_of_turn(self, snapshot: Snapshot, seat: int, verb: str, arg: str) -> None:
         """Refuse as "not your turn" a click the game would refuse so now: told the game
@@ -693,7 +695,7 @@ class Runner:
         try:
             engine.apply(snapshot.state, engine.parse(seat, verb, arg))
         except NotYourTurn as err:
-            raise self._not_your_turn(snapshot) from err
+            raise self._not_your_turn(snapshot, err) from err
         except MoveError:
             return
 

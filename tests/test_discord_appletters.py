@@ -1105,3 +1105,43 @@ async def test_a_menu_from_before_a_failed_challenge_still_plays(
         live = await game_of(bot)
         assert await bot.orchard.runner.replay(live.id) == live.state
         no_errors(fake)
+
+
+async def test_accepting_out_of_turn_says_the_word_may_be_challenged_instead(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Apple Turnover for three: the starter goes out on an unchecked word, so the next
+    player accepts it or anyone challenges. The third player pressing Accept the word is told
+    it is not theirs, and that they may challenge it instead; the word's own player, who may
+    not challenge it, is told only that it is not their turn. Nothing changes."""
+    unpaced(fake_discord)
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB, CAROL], variant="turnover")
+        live = await game_of(bot)
+        state: AppState = live.state
+        starter = state.turn
+        word = state.hands[starter][:3]  # unchecked: any letters go on, to be challenged
+        core = state.core + state.hands[starter][3:]
+        rigged = replace(
+            state,
+            hands=tuple(word if s == starter else h for s, h in enumerate(state.hands)),
+            core=core,
+        )
+        engine = bot.orchard.runner.engine(live.row.kind)
+        await bot.orchard.store.write(GameChange(live.id, state=engine.dump(rigged)))
+        bot.orchard.runner.forget_committed()
+        await modal_word(fake, THREE[starter], board, word)
+        claim = await state_of(bot)
+        assert claim.phase == "claim", claim
+        accepter, third = claim.turn, 3 - starter - claim.turn
+        name = ["Alice", "Bob", "Carol"][accepter]
+        refused = await press(fake, THREE[third], board, "Accept the word")
+        assert refused.ephemeral and refused.content == (
+            f"It is not your turn: it is {name}'s. You may challenge {word} instead."
+        ), refused.describe()
+        own = await press(fake, THREE[starter], board, "Accept the word")
+        assert own.ephemeral and own.content == f"It is not your turn: it is {name}'s."
+        assert await state_of(bot) == claim
+        no_errors(fake)

@@ -933,7 +933,7 @@ class AppLettersEngine(Written[AppLettersAction]):
         if not isinstance(action, Accept):
             raise IllegalMove("Someone has used every tile: challenge the last word or accept it.")
         if action.seat != state.turn:
-            raise NotYourTurn()
+            raise NotYourTurn(instead=_challenge_instead(state, action.seat))
         assert state.out_seat is not None
         return _go_out(replace(state, pending=None), state.out_seat)
 
@@ -1128,6 +1128,16 @@ def _restore_word(state: AppState, word: Word, end: End) -> AppState:
         hands=_set(state.hands, word.seat, _take(state.hands[word.seat], letters) or ""),
         scores=_set(state.scores, word.seat, state.scores[word.seat] + word.points),
     )
+
+
+def _challenge_instead(state: AppState, seat: int) -> str:
+    """Said to ``seat`` pressing accept out of turn: any other player may challenge the word
+    (not its own player, nor anyone when words are checked as they are laid)."""
+    pending = state.pending
+    if pending is None or pending.seat == seat or state.check_words:
+        return ""
+    word = state.snake[0] if pending.end == "start" else state.snake[-1]
+    return f"You may challenge {word.text} instead."
 
 
 def _take_back(state: AppState, challenger: int, pending: Pending, word: Word) -> AppState:
