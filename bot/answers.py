@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import discord
 from discord.webhook.async_ import async_context, interaction_message_response_params
 
-from bot.components import data_of
+from bot.components import data_of, logged_id
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -273,6 +273,8 @@ async def send_form(interaction: discord.Interaction[Any], modal: discord.ui.Mod
 
 
 def describe(interaction: discord.Interaction[Any]) -> str:
-    """The interaction's custom id or command name, for the logs."""
+    """The interaction's command name or, without its argument, custom id, for the logs
+    (:func:`logged_id`: an argument can show a player's hidden tiles)."""
     data = data_of(interaction)
-    return str(data.get("custom_id") or data.get("name") or "?")
+    custom = data.get("custom_id")
+    return logged_id(str(custom)) if custom else str(data.get("name") or "?")

@@ -32,6 +32,19 @@ def custom_id(prefix: str, game_id: int, version: int, verb: str, arg: str = "")
     return f"{prefix}:{game_id}:{version}:{verb}:{arg}"
 
 
+_PUBLIC_PART = re.compile(r"[a-z]{1,8}(?::[0-9]{1,20}){0,2}(?::[a-z_]{1,20})?")
+"""The start of a custom_id that says what kind of control it is: its prefix, then a game
+id, version and verb where it has them, never the argument."""
+
+
+def logged_id(custom: str) -> str:
+    """What the logs may show of a custom_id: ``orc:12:3:play``, without its argument, which
+    can be a word its player tried (an Appletters "which way?" button) and so show tiles
+    still in their hand."""
+    public = _PUBLIC_PART.match(custom)
+    return public[0] if public else "?"
+
+
 @dataclass(frozen=True, slots=True)
 class GameButton:
     """A button on a game message; pressing it sends one action to the client.

@@ -1145,3 +1145,31 @@ async def test_accepting_out_of_turn_says_the_word_may_be_challenged_instead(
         assert own.ephemeral and own.content == f"It is not your turn: it is {name}'s."
         assert await state_of(bot) == claim
         no_errors(fake)
+
+
+async def test_a_refused_which_way_click_logs_no_word_at_debug(
+    fake_discord: FakeDiscord, database: Target, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A "which way?" button's custom id carries the word its player tried, which shows
+    tiles still in their hand: refused (the game changed since), the click is logged at
+    DEBUG by its kind, game, version and verb only. (Orchard's own logs: discord.py's HTTP
+    log at DEBUG shows every request's body.)"""
+    caplog.set_level(logging.DEBUG)
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with appletters_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "appletters", ALICE, [BOB, CAROL], variant="turnover")
+        offered, _, chooser = await a_menu_then_a_challenge(
+            fake_discord, bot, board, "which way", False
+        )
+        assert offered.original is not None
+        custom = components_of(offered.original)[0].custom_id or ""
+        word = custom.split(":")[4].split("-")[0]
+        assert len(word) >= 2, custom
+        chosen = await choose_first(fake_discord, chooser, offered)
+        assert chosen.ephemeral and chosen.content == CHANGED, chosen.describe()
+    ours = [r.getMessage() for r in caplog.records if r.name.split(".")[0] in ("bot", "cogs")]
+    leaked = [line for line in ours if word in line]
+    assert leaked == [], leaked
+    refused = [line for line in ours if line.startswith("refused ")]
+    assert any(f"refused {custom.rsplit(':', 1)[0]} " in line for line in refused), refused
