@@ -90,6 +90,15 @@ def not_your_turn(waiting_for: Sequence[str]) -> str:
     return f"It is not your turn: the game is waiting for {joined(shown)}."
 
 
+def duration(seconds: int) -> str:
+    """A length of time as a setting shows it: "30 s", "5 min", "1 min 30 s", "24 h" (no
+    "0 min 30 s": a part that is zero is left out)."""
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{n} {unit}" for n, unit in ((hours, "h"), (minutes, "min"), (secs, "s")) if n]
+    return " ".join(parts) or "0 s"
+
+
 def link(text: str, url: str) -> str:
     """A masked link, ``[text](url)``: Discord shows the words, not the address."""
     return f"[{text}]({url})"

@@ -29,7 +29,7 @@ from bot.ratings import display, shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
-from bot.wording import joined, lines_within, literal, message_link
+from bot.wording import duration, joined, lines_within, literal, message_link
 from bot.words import plural
 from cogs.stats_chart import chart_of, describe
 
@@ -726,7 +726,7 @@ def settings_text(s: GuildSettings, posted: str = "none", room: int = MESSAGE_LI
     number, so they are listed as far as they fit, then counted ("… and 12 more channels").
     ``posted`` says where yesterday's daily board goes (:func:`daily_channel_text`)."""
     head = (
-        f"**Settings**\n• Turn deadline: {s.turn_seconds // 60} min {s.turn_seconds % 60} s\n"
+        f"**Settings**\n• Turn deadline: {duration(s.turn_seconds)}\n"
         "• Games allowed in: "
     )
     tail = (

@@ -639,10 +639,14 @@ async def test_settings_need_manage_server_and_are_validated(
             )
         )
         assert good.ephemeral and "Saved." in good.content and "Hints: off" in good.content
-        assert "2 min 0 s" in good.content
+        assert "Turn deadline: 2 min\n" in good.content
         assert (await bot.orchard.settings.get(GUILD)).turn_seconds == 120
         shown = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings"))
         assert "Saved" not in shown.content and "Hints: off" in shown.content
+        half = await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings", {"turn_minutes": 0.5})
+        )
+        assert "Turn deadline: 30 s\n" in half.content, half.content
 
 
 async def test_settings_with_many_game_channels_list_what_fits_and_count_the_rest(

@@ -14,6 +14,7 @@ from bot.ratings import display, shown
 from bot.specs import VARIANTS
 from bot.wording import (
     clipped,
+    duration,
     in_code,
     joined,
     lines_within,
@@ -91,6 +92,8 @@ def test_the_shared_words() -> None:
         not_your_turn(["Ann", "Bob"]) == "It is not your turn: the game is waiting for Ann and Bob."
     )
     assert message_link("Go", 1, 2, None) == "<#2>"
+    spans = [duration(n) for n in (30, 300, 90, 86400, 5400, 3661)]
+    assert spans == ["30 s", "5 min", "1 min 30 s", "24 h", "1 h 30 min", "1 h 1 min 1 s"]
     assert message_link("Go", 1, 2, 3) == "[Go](https://discord.com/channels/1/2/3)"
 
 
