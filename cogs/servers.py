@@ -449,19 +449,18 @@ class ServersCog(commands.Cog):
         game: Game | None = None,
         number: app_commands.Range[int, 1] | None = None,
     ) -> None:
-        guild_id = self._guild(interaction)
-        rows = [
+        guild_id, user_id = self._guild(interaction), interaction.user.id
+        seated = [
             g
             for g in await self.bot.orchard.store.open_games(
                 guild_id, interaction.channel_id, game.value if game else None
             )
-            if g.status == "active" and g.seat_of(interaction.user.id) is not None
-            if number is None or g.id == number
+            if g.seat_of(user_id) is not None and (number is None or g.id == number)
         ]
-        rows = [g for g in rows if g.plays(interaction.user.id)]  # not one they left already
+        # not a lobby, nor a game they left already
+        rows = [g for g in seated if g.status == "active" and g.plays(user_id)]
         if not rows:
-            which = "no game" if number is None else f"no game {number}"
-            raise Refusal(f"You have {which} in play in this channel.")
+            raise Refusal(nothing_to_forfeit(seated, user_id, number))
         if len(rows) > 1:
             raise Refusal(which_game(rows))
         snapshot = await self.bot.orchard.runner.forfeit(rows[0].id, interaction.user.id)
@@ -576,6 +575,23 @@ def daily_not_ended(game_id: int) -> str:
         f"Game {game_id} is someone's Daily Orchard: only they play it, privately, and it "
         "holds up no one, so it cannot be ended."
     )
+
+
+def nothing_to_forfeit(seated: list[GameSummary], user_id: int, number: int | None) -> str:
+    """/forfeit's answer when the player has no game in play here. A lobby they sit in is
+    not a game yet: its own button lets them out (Leave, or Cancel for its host), so that
+    is named, with a link to the lobby."""
+    which = "no game" if number is None else f"no game {number}"
+    said = [f"You have {which} in play in this channel."]
+    for lobby in (g for g in seated if g.status == "lobby"):
+        text = f"{title(lobby.kind)} game {lobby.id}"
+        named = message_link(text, lobby.guild_id, lobby.channel_id, lobby.message_id)
+        if lobby.host_id == user_id:
+            how = "you host it, so press **Cancel** on its lobby to close it"
+        else:
+            how = "to leave it, press **Leave** on its lobby"
+        said.append(f"{named if lobby.message_id else text} has not started yet: {how}.")
+    return " ".join(said)
 
 
 def which_game(rows: list[GameSummary]) -> str:

@@ -16,6 +16,7 @@ from bot.games.cheerio import open_categories
 from bot.ratings import MODEL, rate, shown
 from bot.settings import GuildSettings
 from bot.specs import SPECS
+from bot.wording import message_url
 from db import results
 from db.connection import Target
 from db.daily import DailyStore
@@ -718,6 +719,35 @@ async def test_a_lobby_a_moderator_ends_says_so(
         closed = text_of(fake_discord.message(lobby))
         assert "A moderator ended it." in closed, closed
         assert "cancelled" not in closed and "in time" not in closed
+        no_errors(fake_discord)
+
+
+async def test_forfeit_in_a_lobby_points_to_its_leave_or_cancel_button(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Bob joined Alice's lobby, which has not started: /forfeit has no game to give up, and
+    says his way out is the lobby's Leave button (Alice's, as its host, Cancel), linked.
+    Nothing changes."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        assert opened.original is not None
+        lobby = int(opened.original["id"])
+        await press(fake_discord, BOB, lobby, "Join")
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        linked = f"[Cheerio game {row.id}]({message_url(GUILD, CHANNEL, lobby)})"
+        none = "You have no game in play in this channel."
+        bob = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "forfeit"))
+        assert bob.ephemeral and bob.content == (
+            f"{none} {linked} has not started yet: to leave it, press **Leave** on its lobby."
+        ), bob.content
+        alice = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forfeit"))
+        assert alice.content == (
+            f"{none} {linked} has not started yet: you host it, so press **Cancel** on its "
+            "lobby to close it."
+        ), alice.content
+        (still,) = await bot.orchard.store.open_games(GUILD)
+        assert still.status == "lobby" and len(still.players) == 2
         no_errors(fake_discord)
 
 
