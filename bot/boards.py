@@ -222,10 +222,12 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
 
 
 def closed_by(row: GameRow) -> str:
-    """Why a lobby closed unstarted: its clock ran out, its host cancelled it (or left Orchard
-    with /forget-me), or a moderator ended it with /end."""
+    """Why a lobby closed unstarted: its clock ran out, its host cancelled it, its host left
+    Orchard's games (/forget-me), or a moderator ended it with /end."""
     if row.expired:
         return "Nobody started it in time, so it closed. Nothing was recorded."
+    if row.host_left:
+        return "Its host left Orchard's games, so it closed."
     if row.status is GameStatus.CANCELLED:
         return "The host cancelled it."
     return "A moderator ended it."

@@ -104,6 +104,9 @@ class GameRow:
     # The clock closed it: a lobby nobody started, a daily game left unfinished, a game whose
     # players all timed out too often at once.
     expired: bool = False
+    # A lobby its host's /forget-me closed: not their Cancel, though either way the row no
+    # longer names its host.
+    host_left: bool = False
 
     def seat_of(self, user_id: int) -> int | None:
         return seat_of(self.players, user_id)
@@ -251,6 +254,7 @@ class GameChange:
     rating: RatingUpdate | None = None
     hinted: bool = False
     expired: bool = False  # the clock closes it (see GameRow.expired)
+    host_left: bool = False  # its host's /forget-me closes the lobby (see GameRow.host_left)
     message_id: int | None = None
     forgotten: int | None = None  # a person (/forget-me) whose seat becomes a former player's
     # A change a board draws (the runner's, which displays it): the row's revision goes up by

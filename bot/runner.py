@@ -471,7 +471,7 @@ class Runner:
             if not row.status.is_open or (seat is None and row.host_id != user_id):
                 return None
             if row.status is GameStatus.LOBBY:
-                change = _closing(snapshot, GameStatus.CANCELLED)
+                change = replace(_closing(snapshot, GameStatus.CANCELLED), host_left=True)
                 if row.host_id != user_id:
                     rest = tuple(p for p in row.players if p.is_bot or p.user_id != user_id)
                     change = GameChange(row.id, from_status=GameStatus.LOBBY, players=rest)
@@ -950,6 +950,7 @@ def _written(row: GameRow, change: GameChange) -> GameRow:
         players=players,
         hinted=row.hinted or change.hinted,
         expired=row.expired or change.expired,
+        host_left=row.host_left or change.host_left,
         message_id=change.message_id or row.message_id,
         host_id=host,
         revision=row.revision + 1 if change.revise else row.revision,

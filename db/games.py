@@ -44,7 +44,8 @@ OPEN_GAME = f"SELECT 1 FROM games WHERE id = ? AND {OPEN}"
 
 _COLUMNS = (
     "id, kind, variant, guild_id, channel_id, message_id, host_id, status, seed, options,"
-    " state, version, deadline, created_at, updated_at, hinted, revision, expired"
+    " state, version, deadline, created_at, updated_at, hinted, revision, expired,"
+    " host_left"
 )
 _COLUMNS_OF_G = ", ".join(f"g.{c.strip()}" for c in _COLUMNS.split(","))
 _WIDTH = len(_COLUMNS.split(","))
@@ -300,6 +301,8 @@ def _columns(change: GameChange, now: float) -> dict[str, Any]:
         columns["hinted"] = 1
     if change.expired:
         columns["expired"] = 1
+    if change.host_left:
+        columns["host_left"] = 1
     if change.message_id is not None:
         columns["message_id"] = change.message_id
     return columns
@@ -521,4 +524,5 @@ def _game(row: Sequence[Any], players: tuple[Player, ...]) -> GameRow:
         hinted=bool(row[15]),
         revision=row[16],
         expired=bool(row[17]),
+        host_left=bool(row[18]),
     )

@@ -1707,3 +1707,33 @@ async def test_channels_deleted_while_orchard_was_out_of_a_server_go_when_it_is_
             assert time.monotonic() < deadline, "the deleted daily channel is still chosen"
             await asyncio.sleep(0.02)
         no_errors(fake_discord)
+
+
+async def forget_me(fake_discord: FakeDiscord, user_id: int) -> str:
+    """``user_id``'s /forget-me in the server, confirmed: the answer's text."""
+    asked = await answered(await fake_discord.slash(user_id, GUILD, CHANNEL, "forget-me"))
+    confirm = int(asked.original["id"])
+    button = fake_discord.find_button(confirm, "Forget me here")
+    return str((await answered(await fake_discord.click(user_id, confirm, button))).content)
+
+
+async def test_a_lobby_its_host_left_by_forget_me_says_so_not_that_they_cancelled_it(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Alice hosts a lobby, then uses /forget-me: the lobby closes, and its message says its
+    host left Orchard's games, not that the host cancelled it (she pressed nothing), and no
+    longer names her. A redraw from the store (after a restart) says the same."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        lobby = int(opened.original["id"])
+        await press(fake_discord, BOB, lobby, "Join")
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        assert (await forget_me(fake_discord, ALICE)).startswith("Done")
+        closed = text_of(fake_discord.message(lobby))
+        assert "lobby closed" in closed and "Its host left Orchard's games" in closed, closed
+        assert "cancelled" not in closed and "Alice" not in closed, closed
+        no_errors(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        redrawn = (await bot.boards.render(await bot.orchard.runner.load(row.id))).board.status
+        assert redrawn == "Its host left Orchard's games, so it closed.", "read from the store"

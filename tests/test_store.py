@@ -542,8 +542,8 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
 
 
 def drop_later_indexes(conn: sqlite3.Connection) -> None:
-    """Undo migrations 020, 021, 024 and 026, for a test that runs the migrations after an
-    older one again."""
+    """Undo migrations 020, 021, 024, 026 and 027, for a test that runs the migrations after
+    an older one again."""
     for index in (
         "results_person",
         "ratings_person",
@@ -553,6 +553,7 @@ def drop_later_indexes(conn: sqlite3.Connection) -> None:
     ):
         conn.execute(f"DROP INDEX {index}")
     conn.execute("ALTER TABLE games DROP COLUMN expired")
+    conn.execute("ALTER TABLE games DROP COLUMN host_left")
 
 
 def unlisted(hand: str) -> str:
