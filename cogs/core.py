@@ -64,6 +64,24 @@ def help_text(mention: Callable[[str], str], in_server: bool = True) -> str:
     return "\n".join(lines)
 
 
+def sees(interaction: discord.Interaction[Any], channel_id: int) -> bool:
+    """Whether the asker may view a channel or thread of the server, worked out from the cache
+    as Discord does (roles, then overwrites). A thread goes by its parent, and a private one
+    only for those who manage threads there (its own members Orchard cannot tell). Unsure (not
+    cached: an archived thread, say) is no: /games must not show what the asker cannot see."""
+    guild, member = interaction.guild, interaction.user
+    if guild is None or not isinstance(member, discord.Member):
+        return False
+    channel = guild.get_channel_or_thread(channel_id)
+    if isinstance(channel, discord.Thread):
+        parent = channel.parent
+        if parent is None:
+            return False
+        perms = parent.permissions_for(member)
+        return perms.view_channel and (not channel.is_private() or perms.manage_threads)
+    return channel is not None and channel.permissions_for(member).view_channel
+
+
 def unseen_channel(error: app_commands.AppCommandError) -> bool:
     """A channel option discord.py could not resolve because the bot's cache lacks it: a
     channel the bot cannot see, so no game could be posted there."""
@@ -92,12 +110,16 @@ class CoreCog(commands.Cog):
                 interaction, "Games are played in servers: use /games in a server channel."
             )
             return
+        user = interaction.user.id
         rows = await self.bot.orchard.store.open_games(interaction.guild_id)
-        rows = [r for r in rows if r.channel_id != NO_CHANNEL]  # daily games: /daily's own
+        rows = [  # daily games are /daily's own; a channel the asker cannot see, not theirs
+            r
+            for r in rows
+            if r.channel_id != NO_CHANNEL and (r.plays(user) or sees(interaction, r.channel_id))
+        ]
         if not rows:
             await refuse(interaction, "No games are open here. Start one with /cheerio new.")
             return
-        user = interaction.user.id
         lines: list[str] = []
         buttons: list[GameButton] = []
         for row in rows:

@@ -233,6 +233,46 @@ async def test_games_on_a_busy_server_lists_what_fits_and_counts_the_rest(
     assert text.endswith(f"… and {40 - shown} more games")
 
 
+async def test_games_leaves_out_channels_the_asker_cannot_see(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A private channel (hidden from @everyone, shown to Bob) holds Alice's lobby, and a
+    thread of it another: Carol, who cannot see that channel, is not told of either (its
+    name, the games, who plays them), though the answer is hers alone; Bob, who can, is told
+    of the channel's. A thread Orchard has not cached goes only to those who play in it."""
+    secret = CHANNEL + 1
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, secret], [ALICE, BOB, CAROL])  # Alice owns it
+    seen = [  # by @everyone (the server's id), no; by Bob and Orchard, yes
+        {"id": str(user), "type": 1, "allow": str(VIEW_CHANNEL), "deny": "0"}
+        for user in (BOB, fake_discord.bot_id)
+    ]
+    hidden = {"id": str(GUILD), "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)}
+    fake_discord.channels[secret]["permission_overwrites"] = [hidden, *seen]
+    thread = secret + 100
+    fake_discord.add_thread(thread, secret)
+    async with orchard_bot(fake_discord, database) as bot:
+        for channel, host in ((CHANNEL, CAROL), (secret, ALICE), (thread, ALICE)):
+            opened = await answered(await fake_discord.slash(host, GUILD, channel, "cheerio new"))
+            assert not opened.ephemeral, opened.describe()
+        ids = {r.channel_id: r.id for r in await bot.orchard.store.open_games(GUILD)}
+
+        async def listed(user: int) -> str:
+            answer = await answered(await fake_discord.slash(user, GUILD, CHANNEL, "games"))
+            assert answer.ephemeral, answer.describe()
+            return str(answer.embeds[0]["description"])
+
+        carol = await listed(CAROL)
+        assert f"#{ids[CHANNEL]} " in carol, carol
+        assert f"#{ids[secret]} " not in carol and str(secret) not in carol, carol
+        assert f"#{ids[thread]} " not in carol and str(thread) not in carol, carol
+        bob = await listed(BOB)
+        assert f"#{ids[CHANNEL]} " in bob and f"#{ids[secret]} " in bob, bob
+        alice = await listed(ALICE)
+        assert all(f"#{game} " in alice for game in ids.values()), alice
+        no_errors(fake_discord)
+
+
 async def test_a_deleted_board_is_posted_again_on_the_next_move(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
