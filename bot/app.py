@@ -176,6 +176,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.orchard = await Orchard.open(self.config.database)
         self.boards = Boards(self, self.orchard.runner, self.uis)
         self.orchard.runner.board = self.boards.display
+        self.orchard.on_erased.append(self.boards.unname)
         for extension in extensions():
             await self.load_extension(extension)
         friendly_choices(self.tree)

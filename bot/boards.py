@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -20,11 +21,12 @@ import discord
 from discord import ui
 
 from bot.components import Control, Drawn, GameButton, GameSelect, action_row
+from bot.daily import is_daily
 from bot.lobby import SeatShown
 from bot.model import NOBODY, GameRow, GameStatus, MoveSource, Player
-from bot.pacing import until_answered
+from bot.pacing import BACKLOG, until_answered
 from bot.pings import TurnPings, joined
-from bot.runner import Gone, Runner, Snapshot
+from bot.runner import Gone, Refusal, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays, title
 from bot.wording import literal
 from bot.words import plural
@@ -45,6 +47,10 @@ Draw = Callable[[], list[discord.File]]
 Row = Sequence[Control]
 Part = str | ui.Item[Any]  # a board's text, or a discord.py item (a picture's gallery)
 MOST_COMPONENTS = 40  # Discord's limit for one message, every nested component counted
+UNNAMING_PAUSE = 2.0
+"""Seconds between two finished games' boards drawn anew after a /forget-me: at most half of
+a channel's edits (5 in 5 s), so games played there meanwhile keep the rest; someone with 500
+finished games is gone from all their boards in 17 minutes."""
 
 
 @dataclass
@@ -295,6 +301,9 @@ class Boards:
         self.redraw_delay = 2.0  # seconds before a board Discord failed to show is tried again
         self._redraws: set[asyncio.Task[None]] = set()
         self.pings = TurnPings(client, runner)  # started and drained by the servers cog
+        self.unnaming_pause = UNNAMING_PAUSE
+        self._unnamed: deque[int] = deque()  # games over to draw anew (see unname)
+        self._unnaming: asyncio.Task[None] | None = None
 
     async def render(self, snapshot: Snapshot) -> Rendered:
         """A game's message; a picture is drawn in a thread so other games keep moving."""
@@ -346,6 +355,46 @@ class Boards:
     def stop(self) -> None:
         for task in list(self._redraws):
             task.cancel()
+        if self._unnaming is not None:
+            self._unnaming.cancel()
+
+    def unname(self, game_ids: list[int]) -> None:
+        """Draw anew, from the store, the boards of games over that named someone /forget-me
+        has since erased: in the background, one at a time, :data:`UNNAMING_PAUSE` apart and as
+        the backlog of the global limit, so no click and no game being played waits for them.
+        A board deleted meanwhile, or in a channel gone or closed to Orchard, is passed over
+        (never posted again). A restart drops those still waiting."""
+        self._unnamed.extend(game_ids)
+        if game_ids and (self._unnaming is None or self._unnaming.done()):
+            self._unnaming = asyncio.create_task(self._unnaming_work(), name="orchard-unname")
+
+    async def _unnaming_work(self) -> None:
+        BACKLOG.set(True)  # this task's own context: nothing else it sends
+        while self._unnamed:
+            game_id = self._unnamed.popleft()
+            try:
+                drawn = await self._unname(game_id)
+            except Exception:
+                log.warning("game %s: could not draw its board anew", game_id, exc_info=True)
+                drawn = True
+            if drawn:
+                await asyncio.sleep(self.unnaming_pause)
+
+    async def _unname(self, game_id: int) -> bool:
+        """Edit a game over's board to its stored version; whether an edit was tried."""
+        async with self.runner.showing(game_id):  # after any display in flight
+            try:
+                snapshot = await self.runner.load(game_id)
+            except Refusal:
+                return False  # gone since (its server's purge)
+            row = snapshot.row
+            if row.status.is_open or row.message_id is None or is_daily(row.options):
+                return False  # shown by the runner, or never posted in a channel
+            try:
+                await self._edit(snapshot, row.message_id, await self.render(snapshot))
+            except (discord.NotFound, discord.Forbidden) as err:
+                log.info("game %s: board not drawn anew: %s", game_id, err)
+        return True
 
     async def _edit_or_post(self, snapshot: Snapshot) -> None:
         payload = await self.render(snapshot)

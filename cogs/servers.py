@@ -169,20 +169,27 @@ class BoardPage(
             log.info("a board page was turned too late for Discord to show it")
 
 
+MESSAGES_KEPT = (
+    "The boards of your games are redrawn without your name over the next minutes; other "
+    "messages that name you, such as a game's end, stay: a moderator can delete them."
+)
+"""What /forget-me does to messages already posted: Orchard keeps each board's id, not those
+of its other messages (ends, timeout notices), so it can redraw only the boards."""
 FORGET_HERE = (
     "This deletes every result and rating of yours in this server and takes your name and id "
     "out of the games, for good, except, until the day ends, that you have played today's "
-    "daily; you leave any game you are in. Sure?"
+    f"daily; you leave any game you are in. {MESSAGES_KEPT} Sure?"
 )
 FORGET_EVERYWHERE = (
     "This deletes everything Orchard keeps of you in every server Orchard knows you from, "
     "those you have left too: your results, ratings, daily plays, /pings choices and place on "
     "the daily board across servers, and your name and id in the games, for good, except, "
     "until the day ends, that you have played today's daily; you leave any game you are in, "
-    "in every server. Sure?"
+    f"in every server. {MESSAGES_KEPT} Sure?"
 )
 """/forget-me's question in a DM: someone who left a server can erase themselves there only
 from here, so it says what goes everywhere, and the one thing kept (the same as in a server)."""
+REDRAWN = "; their boards are redrawn without it over the next minutes"
 
 
 class ForgetMe(
@@ -221,10 +228,11 @@ class ForgetMe(
         bot: OrchardBot = interaction.client
         if interaction.guild_id is not None:
             removed = await bot.orchard.forget(interaction.guild_id, interaction.user.id)
-            gone = ", and your name is gone from this server's games"
+            gone = f", and your name is gone from this server's games{REDRAWN}"
         else:
             servers, removed = await bot.orchard.forget_everywhere(interaction.user.id)
             gone = f" in {plural(servers, 'server')}, and your name is gone from their games"
+            gone += REDRAWN
             if not servers:
                 gone = "; Orchard held nothing else of yours"
         if not removed:  # asked again, say: today's daily marker is all that is left

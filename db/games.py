@@ -445,6 +445,20 @@ PERSON_SERVERS: tuple[str, ...] = (
 those games), each query taking their id."""
 
 
+async def shown_over(db: Database, user_id: int, guild_id: int | None) -> list[int]:
+    """The games over in which the person held a seat and whose board was posted in a
+    channel, in one server or (None) every one: read before /forget-me erases them, so
+    their boards can be drawn again without the name."""
+    where = "" if guild_id is None else " AND g.guild_id = ?"
+    rows = await db.fetchall(
+        "SELECT g.id FROM game_players p JOIN games g ON g.id = p.game_id"
+        f" WHERE p.user_id = ? AND p.is_bot = 0 AND NOT g.{OPEN} AND g.message_id IS NOT NULL"
+        f"{where} ORDER BY g.id",
+        (user_id,) if guild_id is None else (user_id, guild_id),
+    )
+    return [int(r[0]) for r in rows]
+
+
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """Take the person out of the server's games that are over; returns the seats made a
     former player's and the notes deleted (a seat is a record of them too: someone whose only

@@ -489,6 +489,10 @@ class Store:
         await self._erased()
         return len(servers), removed
 
+    async def shown_over(self, user_id: int, guild_id: int | None = None) -> list[int]:
+        """The games over (here, or everywhere) whose posted board names the person."""
+        return await games.shown_over(self.db, user_id, guild_id)
+
     async def servers_of(self, user_id: int) -> list[int]:
         """The servers where the person has rows /forget-me erases (by each topic's word)."""
         return await _servers_of(self.db, user_id)

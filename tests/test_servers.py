@@ -566,7 +566,8 @@ async def test_forget_me_in_a_dm_erases_the_person_in_every_server(
         assert "Only the person who asked" in other.content
         done = await answered(await fake_discord.click(ALICE, confirm, button))
         assert done.content == (
-            "Done: 5 records removed in 3 servers, and your name is gone from their games."
+            "Done: 5 records removed in 3 servers, and your name is gone from their games"
+            "; their boards are redrawn without it over the next minutes."
         ), done.content
         asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
         button = fake_discord.find_button(int(asked.original["id"]), "Forget me everywhere")
@@ -596,14 +597,16 @@ async def test_forget_me_counts_the_games_it_took_a_person_out_of(
         asked = await answered(await fake.slash(BOB, GUILD, CHANNEL, "forget-me"))
         done = await press(fake, BOB, int(asked.original["id"]), "Forget me here")
         assert done.content == (
-            "Done: 2 records removed, and your name is gone from this server's games."
+            "Done: 2 records removed, and your name is gone from this server's games"
+            "; their boards are redrawn without it over the next minutes."
         ), done.content
         again = await press(fake, BOB, int(asked.original["id"]), "Forget me here")
         assert again.content == "Done: nothing of yours was left to delete here."
         asked = await answered(await fake.slash(CAROL, None, None, "forget-me"))
         done = await press(fake, CAROL, int(asked.original["id"]), "Forget me everywhere")
         assert done.content == (
-            "Done: 1 record removed in 1 server, and your name is gone from their games."
+            "Done: 1 record removed in 1 server, and your name is gone from their games"
+            "; their boards are redrawn without it over the next minutes."
         ), done.content
         assert await person_rows(database, BOB) == await person_rows(database, CAROL) == [0] * 4
         no_errors(fake)
@@ -1737,3 +1740,52 @@ async def test_a_lobby_its_host_left_by_forget_me_says_so_not_that_they_cancelle
     async with orchard_bot(fake_discord, database) as bot:
         redrawn = (await bot.boards.render(await bot.orchard.runner.load(row.id))).board.status
         assert redrawn == "Its host left Orchard's games, so it closed.", "read from the store"
+
+
+async def test_forget_me_redraws_the_posted_boards_of_finished_games_without_the_name(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Carol played a game to its end and sat in a lobby its host cancelled: both messages,
+    posted long ago, name her. After her /forget-me they are drawn anew without her name (as
+    the prompt says), in the background. A board someone deleted stays deleted; a game she
+    never played is left alone."""
+    server(fake_discord)
+    unpaced(fake_discord)  # the game is played to its end by calling the runner
+    async with orchard_bot(fake_discord, database) as bot:
+        bot.boards.unnaming_pause = 0.0
+        board = await new_game(fake_discord, "cheerio", ALICE, [CAROL])
+        (played,) = await bot.orchard.store.open_games(GUILD)
+        await finish_cheerio(bot.orchard, played.id, {0: ALICE, 1: CAROL})
+        opened = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "hotscore new"))
+        lobby = int(opened.original["id"])
+        await press(fake_discord, CAROL, lobby, "Join")
+        await press(fake_discord, BOB, lobby, "Cancel")
+        gone = await new_game(fake_discord, "cheerio", BOB, [CAROL])
+        (deleted,) = await bot.orchard.store.open_games(GUILD)
+        await finish_cheerio(bot.orchard, deleted.id, {0: BOB, 1: CAROL})
+        fake_discord._delete_message(gone)  # by a moderator
+        other = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        assert "Game over" in text_of(fake_discord.message(board))
+        assert "Carol" in text_of(fake_discord.message(board))
+        assert "Carol" in text_of(fake_discord.message(lobby))
+        untouched = len(fake_discord.versions[other])
+
+        asked = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "forget-me"))
+        assert "boards of your games are redrawn without your name" in asked.content
+        assert "other messages that name you, such as a game's end, stay" in asked.content
+        done = await press(fake_discord, CAROL, int(asked.original["id"]), "Forget me here")
+        assert done.content.endswith(
+            "your name is gone from this server's games; their boards are redrawn without it"
+            " over the next minutes."
+        ), done.content
+        await fake_discord.wait_for(
+            lambda: all("Carol" not in text_of(fake_discord.message(m)) for m in (board, lobby)),
+            what="the boards drawn anew without Carol",
+        )
+        assert "Former player" in text_of(fake_discord.message(board))
+        assert "The host cancelled it." in text_of(fake_discord.message(lobby))
+        assert gone not in fake_discord.messages
+        boards = [m for m in fake_discord.channel_messages(CHANNEL) if m.get("components")]
+        assert len(boards) == 3, "a deleted board is not posted again"
+        assert len(fake_discord.versions[other]) == untouched
+        no_errors(fake_discord)
