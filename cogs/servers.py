@@ -749,10 +749,7 @@ def settings_text(s: GuildSettings, posted: str = "none", room: int = MESSAGE_LI
     """The server's settings in at most ``room`` characters: game channels have no limit in
     number, so they are listed as far as they fit, then counted ("… and 12 more channels").
     ``posted`` says where yesterday's daily board goes (:func:`daily_channel_text`)."""
-    head = (
-        f"**Settings**\n• Turn deadline: {duration(s.turn_seconds)}\n"
-        "• Games allowed in: "
-    )
+    head = f"**Settings**\n• Turn deadline: {duration(s.turn_seconds)}\n• Games allowed in: "
     tail = (
         f"\n• Open games per channel: {s.open_games_per_channel}\n"
         f"• Hints: {'on' if s.hints else 'off'}\n• Apple Turnover words: {s.turnover_words}\n"
