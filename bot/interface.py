@@ -81,15 +81,18 @@ def reply_display(interaction: discord.Interaction[Any]) -> Display:
     return display
 
 
-async def refuse(interaction: discord.Interaction[Any], message: str) -> None:
-    """Answer privately; refusals are routine, so they are logged at debug level only.
+async def refuse(interaction: discord.Interaction[Any], why: str | Refusal) -> None:
+    """Answer privately; refusals are routine, so they are logged at debug level only, and a
+    :class:`Refusal` as :attr:`Refusal.logged` says (a game's own may show hidden tiles).
 
     Clamped to Discord's 2,000 characters: a longer reply is refused outright (400), and
     the user would see no answer at all.
     """
+    message = str(why)
     if len(message) > MESSAGE_LIMIT:
         message = message[: MESSAGE_LIMIT - 1] + "…"
-    log.debug("refused %s for user %s: %s", describe(interaction), interaction.user.id, message)
+    logged = why.logged if isinstance(why, Refusal) else message
+    log.debug("refused %s for user %s: %s", describe(interaction), interaction.user.id, logged)
     await send(interaction, message)
 
 
@@ -122,7 +125,7 @@ async def answer_refusal(interaction: discord.Interaction[Any], err: Refusal) ->
     per way, each a move of its own at the version the player saw."""
     options = err.options if isinstance(err, Choose) else ()
     if not options or any(not CUSTOM_ARG.fullmatch(o.arg) for o in options):
-        await refuse(interaction, str(err))
+        await refuse(interaction, err)
         return
     assert isinstance(err, Choose)
     buttons = [
@@ -153,7 +156,7 @@ async def dispatch(
                 display=reply_display(interaction),
             )
         except Stale as err:
-            await refuse(interaction, str(err))
+            await refuse(interaction, err)
             await _heal(interaction, game_id)
 
 

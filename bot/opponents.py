@@ -91,7 +91,7 @@ class Opponents:
                         fresh = await self.runner.act_for_seat(game_id, seat, version, decide)
                     break
                 except Refusal as err:  # the game is gone: nothing to play, ever
-                    log.info("game %s: Orchard's move refused: %s", game_id, err)
+                    log.info("game %s: Orchard's move refused: %s", game_id, err.logged)
                     return
                 except Exception:
                     log.exception("game %s: Orchard's move failed; retrying in a minute", game_id)

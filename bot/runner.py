@@ -84,6 +84,13 @@ class FireFailed(Exception):
 class Refusal(Exception):
     """An action the runner turns away; ``str(err)`` is shown to the user, privately."""
 
+    @property
+    def logged(self) -> str:
+        """What a log may say of it: Orchard's own sentence, but only the kind of a game's
+        (an Appletters word's names the word tried, or the letters missing: hidden tiles)."""
+        cause = self.__cause__
+        return type(cause).__name__ if isinstance(cause, MoveError) else str(self)
+
 
 class Stale(Refusal):
     """The button belonged to an older version of the game: someone already moved, or the

@@ -163,7 +163,7 @@ class GameCog(commands.GroupCog):
                 interaction, self.kind, options, variant, seats, start=bool(seats)
             )
         except Refusal as err:
-            await refuse(interaction, str(err))
+            await refuse(interaction, err)
             return None
 
     async def options_for(self, guild_id: int) -> dict[str, Any]:

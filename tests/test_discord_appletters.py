@@ -8,13 +8,14 @@ lobby's seed is fixed so the deal is the same on every run.
 from __future__ import annotations
 
 import asyncio
+import io
 import itertools
 import json
 import logging
 import re
 import time
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from bot.__main__ import OWN_LOGGERS, configure_logging
 from bot.app import OrchardBot
 from bot.games.appletters import (
     AppState,
@@ -167,6 +169,26 @@ def orchard_logs(caplog: pytest.LogCaptureFixture) -> list[str]:
         for r in caplog.records
         if r.levelno >= logging.INFO or r.name.split(".")[0] in ("bot", "cogs", "db")
     ]
+
+
+@pytest.fixture
+def debug_log() -> Iterator[io.StringIO]:
+    """Everything the root logger writes, as an operator reads it, with logging set up as
+    the entry point does for LOG_LEVEL=DEBUG: Orchard's own lines and every library's."""
+    root = logging.getLogger()
+    saved = root.level, root.handlers[:]
+    configure_logging("DEBUG")
+    written = io.StringIO()
+    handler = logging.StreamHandler(written)
+    handler.setFormatter(root.handlers[0].formatter)
+    root.handlers[:] = [*saved[1], handler]  # pytest's and the fake's handlers, not stderr
+    try:
+        yield written
+    finally:
+        root.setLevel(saved[0])
+        root.handlers[:] = saved[1]
+        for name in OWN_LOGGERS:
+            logging.getLogger(name).setLevel(logging.NOTSET)
 
 
 def a_word(state: AppState, seat: int, size: int, end: str, *, turnover: bool = False) -> str:
@@ -1145,6 +1167,39 @@ async def test_accepting_out_of_turn_says_the_word_may_be_challenged_instead(
         assert own.ephemeral and own.content == f"It is not your turn: it is {name}'s."
         assert await state_of(bot) == claim
         no_errors(fake)
+
+
+async def test_debug_logs_show_no_tiles_and_no_word_tried(
+    fake_discord: FakeDiscord, database: Target, debug_log: io.StringIO
+) -> None:
+    """At LOG_LEVEL=DEBUG, nothing logged (Orchard's lines, discord.py's, aiosqlite's) shows
+    a hand or a word its player tried: a refused word's answer names the word, or the letters
+    it lacks, and discord.py below INFO logs every request's body (tiles DMed, "My tiles")."""
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB])
+        state = await state_of(bot)
+        mover, hand = USERS[state.turn], state.hands[state.turn]
+        await got_tiles(fake, mover, hand)
+        unlisted = hand[4::-1]
+        refused = await modal_word(fake, mover, board, unlisted)
+        assert refused.ephemeral, refused.describe()
+        assert f"{unlisted} is not in the word list" in refused.content
+        absent = next(letter for letter in ascii_uppercase if letter not in hand)
+        lacking = add_word(hand[2::-1] + absent)
+        short = await modal_word(fake, mover, board, lacking)
+        assert short.ephemeral and f"tiles for {lacking}" in short.content, short.content
+        mine = await press(fake, mover, board, "My tiles")
+        assert mine.ephemeral and tiles_text(hand) in mine.content
+        assert await state_of(bot) == state
+    logged = debug_log.getvalue()
+    assert "DEBUG bot.interface: refused orcm:" in logged, logged[-2000:]
+    assert "INFO discord.gateway:" in logged, "discord.py logs here too, but only from INFO"
+    leaked = [s for s in [*secret_forms(hand), unlisted, lacking] if s in logged]
+    assert leaked == [], leaked
+    assert TILE_RUN.search(logged) is None
+    no_errors(fake)
 
 
 async def test_a_refused_which_way_click_logs_no_word_at_debug(
