@@ -420,8 +420,9 @@ class Runner:
         action = await asyncio.to_thread(decide, snapshot)  # a word search can take 50 ms
         try:
             state = engine.apply(snapshot.state, action)
-        except MoveError:
-            log.exception("game %s: Orchard chose an illegal move %s", row.id, action)
+        except MoveError as err:  # neither the move nor why: either can show Orchard's tiles
+            verb = getattr(action, "verb", type(action).__name__)
+            log.error("game %s: Orchard chose an illegal %s (%s)", row.id, verb, type(err).__name__)
             return None
         return await self._own_move(held, seat, action, state)
 

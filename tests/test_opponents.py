@@ -242,6 +242,41 @@ async def test_orchard_sees_only_its_own_tiles(database: Target, monkeypatch) ->
     await o.close()
 
 
+async def test_an_illegal_move_of_orchard_s_is_logged_without_its_tiles(
+    database: Target, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A word Orchard's seat chose that the rules refuse is an error worth logging, but not
+    the word nor the engine's reason (the letters it lacks): both show Orchard's hidden tiles."""
+    from dataclasses import replace
+
+    from bot import specs
+    from bot.games.appletters import Play
+
+    tried: list[str] = []
+
+    def lacking(view, seat, level, seed):  # its own tiles and one it does not hold
+        absent = next(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in view.hand)
+        tried.append(view.hand[:4] + absent)
+        return Play(seat, tried[-1])
+
+    monkeypatch.setitem(specs.SPEC_OF, "appletters", replace(specs.APPLETTERS, strategy=lacking))
+    o = await orchard(database)
+    Opponents(o.runner, delay=0)
+    live = await o.lobby.open("appletters", GUILD, CHANNEL, player(1))
+    await o.lobby.add_seat(live.id, 1, Player(0, BOT_USER, "Orchard", is_bot=True, level="hard"))
+    live = await o.lobby.start(live.id, 1)
+    if live.state.turn == 0:
+        await o.runner.act(live.id, 1, "pick", version=live.row.version)
+
+    async def refused() -> bool:
+        return any("Orchard chose an illegal" in r.getMessage() for r in caplog.records)
+
+    await until(refused)
+    assert tried and tried[0] not in caplog.text and tried[0][:4] not in caplog.text
+    assert f"game {live.id}: Orchard chose an illegal play (IllegalMove)" in caplog.text
+    await o.close()
+
+
 async def test_orchard_fills_every_seat_but_one_and_plays_them_all(database: Target) -> None:
     """Five Orchard seats at three levels beside one person: each plays its own turns."""
     from bot.games.cheerio import open_categories
