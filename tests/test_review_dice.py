@@ -51,7 +51,7 @@ def test_cheerio_last_turn_costs_and_luck_by_hand() -> None:
     assert exact_tables().value(order[:-1]) == pytest.approx(float(start), abs=1e-12)
     shown = ones + (5 - ones) * TWO_REROLLS + 5 * TWO_REROLLS ** (5 - ones)
     last = review.decisions[-1]
-    assert last.chose == f"score ones ({ones})" and last.best == (
+    assert last.chose == f"score Ones ({ones})" and last.best == (
         f"keep {' '.join(['1'] * ones)} and reroll" if ones else "reroll all five"
     )
     assert float(last.cost) == pytest.approx(float(shown - ones), abs=1e-12)
@@ -74,11 +74,11 @@ def test_a_move_the_clock_made_is_the_clocks_not_the_players_choice() -> None:
     given_up = 5 * TWO_REROLLS + 5 * TWO_REROLLS**5
     assert review.late == 1 and float(review.clock) == pytest.approx(float(given_up), abs=1e-12)
     assert review.choices == 0 and review.accuracy == 100
-    assert all(d.chose != "score ones (0)" for d in review.decisions)
+    assert all(d.chose != "score Ones (0)" for d in review.decisions)
     text = dice_text(review)
     assert f" · the clock -{float(review.clock):.1f} = **{review.final}**" in text, text
     assert "Not weighed as your choices: 1 move made for you when your time ran out" in text
-    assert "score ones" not in text
+    assert "score ones" not in text.lower()
     mine = cheerio_review.review(1, 1, {"daily": 1}, [*played, last], 0)
     assert mine is not None and mine.late == 0 and mine.choices == review.clock
 
@@ -151,6 +151,16 @@ def test_applejack_daily_last_turn_by_hand() -> None:
     assert last.chose == "hold" and last.where == "round 1, turn 8, roll 1"
     assert float(last.cost) == pytest.approx(float((5 - ones) * TWO_REROLLS), abs=1e-12)
     assert review.others == 0 and len(review.decisions) == 15
+    called = [d.chose.split(" (")[0] for d in review.decisions if d.chose != "hold"]
+    assert called == [  # as the call menu and the board name them
+        "call Twos",
+        "call Threes",
+        "call Fours",
+        "call Fives",
+        "call Sixes",
+        "call Cheerio",
+        "call Sum",
+    ]
 
 
 @pytest.mark.parametrize("players", [1, 3])
@@ -218,7 +228,7 @@ def test_the_review_lists_every_choice_that_gave_something_up() -> None:
     assert [line.split(" · ")[0] for line in lines[listed + 1 :]] == [
         f"Turn {n}, roll 1" for n in range(1, 8)
     ]
-    assert lines[-1] == "Turn 7, roll 1 · 2 3 4 5 6 · score ones (0) → reroll all five · −1.5"
+    assert lines[-1] == "Turn 7, roll 1 · 2 3 4 5 6 · score Ones (0) → reroll all five · −1.5"
     assert lines[top + 1].startswith("• Turn 6, roll 1, dice 4 5 5 6 6: you chose to score")
     for worst, line in zip(review.costliest(), lines[top + 1 : listed], strict=True):
         assert worst.where.capitalize() in line and f"(−{float(worst.cost):.1f})" in line

@@ -67,8 +67,9 @@ def _kept(dice: Sequence[int], picked: Sequence[bool]) -> tuple[int, ...]:
 
 
 def describe(choice: Choice, calling: bool) -> str:
+    """A choice in a few words, its category named as the call menu names it."""
     if choice.kind == "score":
-        return f"call {choice.category} ({choice.points})" if calling else "hold"
+        return f"call {choice.category.title()} ({choice.points})" if calling else "hold"
     if not choice.keep:
         return "reroll all five"
     return f"keep {' '.join(map(str, choice.keep))} and reroll"

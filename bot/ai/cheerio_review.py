@@ -64,8 +64,9 @@ def _best(
 
 
 def describe(choice: Choice) -> str:
+    """A choice in a few words, its category named as the board's menu names it."""
     if choice.kind == "score":
-        return f"score {choice.category} ({choice.points})"
+        return f"score {choice.category.title()} ({choice.points})"
     if not choice.keep:
         return "reroll all five"
     return f"keep {' '.join(map(str, choice.keep))} and reroll"
