@@ -404,6 +404,8 @@ class ServersCog(commands.Cog):
         }
         if turn_minutes is not None:
             changes["turn_seconds"] = round(turn_minutes * 60)
+        if add_channel is not None and remove_channel is not None:
+            check_not_both(add_channel.id, remove_channel.id)
         if add_channel is not None:
             check_postable(interaction, add_channel.id, GAME_CHANNEL)
         added = [add_channel.id] if add_channel is not None else []
@@ -574,6 +576,15 @@ class ServersCog(commands.Cog):
 def absent_from(guild: discord.Guild) -> Callable[[int], bool]:
     """Whether a channel is missing from the server's channels as they arrived: deleted."""
     return lambda channel_id: guild.get_channel(channel_id) is None
+
+
+def check_not_both(added: int, removed: int) -> None:
+    """Refuse /settings adding and removing one channel: either reading of it would do what
+    the admin did not ask, and "Saved." would hide it."""
+    if added == removed:
+        raise Refusal(
+            f"You asked to both add and remove <#{added}> as a game channel: nothing changed."
+        )
 
 
 def daily_not_ended(game_id: int) -> str:

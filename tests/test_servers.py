@@ -1280,6 +1280,30 @@ async def test_settings_refuse_a_channel_it_cannot_post_in_or_remove_one_not_lis
         assert (await bot.orchard.settings.get(GUILD)).hints, "nothing, not even the rest"
 
 
+async def test_settings_refuse_adding_and_removing_one_channel_at_once(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """``add_channel`` and ``remove_channel`` naming one channel ask for opposites: it said
+    the channel was no game channel (not listed) or removed it and said "Saved." (listed),
+    and changed the other settings with it. It is refused, and nothing changes."""
+    other = CHANNEL + 1
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, other], [ALICE, BOB, CAROL])
+    fake_discord.permissions[ALICE] = MANAGE_GUILD
+    both = {"add_channel": other, "remove_channel": other, "hints": False}
+    said = f"You asked to both add and remove <#{other}> as a game channel: nothing changed."
+    async with orchard_bot(fake_discord, database) as bot:
+        for listed in ((), (other,)):
+            await bot.orchard.settings.update(GUILD, game_channels=listed)
+            refused = await answered(
+                await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings", both)
+            )
+            assert refused.ephemeral and refused.content == said, refused.describe()
+            kept = await bot.orchard.settings.get(GUILD)
+            assert kept.game_channels == listed and kept.hints, "nothing, not even the rest"
+        no_errors(fake_discord)
+
+
 async def listed_once_settled(
     bot: OrchardBot, expected: tuple[int, ...], guild_id: int = GUILD
 ) -> None:
