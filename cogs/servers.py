@@ -350,7 +350,7 @@ class ServersCog(commands.Cog):
         ]
         embed = discord.Embed(
             title=f"{literal(who.display_name)}'s recent games",
-            description="\n".join(lines) or "No finished games yet.",
+            description="\n".join(lines) or no_history(game.value if game else None),
         )
         await send(
             interaction,
@@ -663,6 +663,12 @@ def wins_text(s: KindStats) -> str:
     if not s.rated_games:
         return wins
     return f"{wins} ({100 * s.wins / s.rated_games:.0f}%)"
+
+
+def no_history(kind: str | None) -> str:
+    """/history with no game to list: of the game asked for only, when one was (a player of
+    other games has finished games here)."""
+    return f"No finished {title(kind) + ' ' if kind else ''}games here yet."
 
 
 def no_chart(kind: str, rows: list[KindStats]) -> str:

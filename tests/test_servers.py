@@ -1097,6 +1097,30 @@ async def test_stats_show_the_rating_against_orchard(
         assert best.embeds[0]["description"] == line
 
 
+async def test_history_of_one_game_says_none_of_that_game_not_none_at_all(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """/history game: for a game Alice has not played here read "No finished games yet.",
+    though she has seven of other games: it names the game asked for."""
+    server(fake_discord)
+    await migrated(database)
+    await seed_charts(database)
+    async with orchard_bot(fake_discord, database):
+        for options, said in (
+            ({"game": "appletters"}, "No finished Appletters games here yet."),
+            ({"user": BOB}, "No finished games here yet."),
+        ):
+            history = await answered(
+                await fake_discord.slash(ALICE, GUILD, CHANNEL, "history", options)
+            )
+            assert history.embeds[0]["description"] == said, history.describe()
+        cheerio = await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "history", {"game": "cheerio"})
+        )
+        assert cheerio.embeds[0]["description"].count("**Cheerio**") == 3
+        no_errors(fake_discord)
+
+
 async def test_stats_and_history_of_a_bot_are_refused_plainly(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
