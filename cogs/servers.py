@@ -460,17 +460,18 @@ class ServersCog(commands.Cog):
         number: app_commands.Range[int, 1] | None = None,
     ) -> None:
         guild_id, user_id = self._guild(interaction), interaction.user.id
-        seated = [
+        kind = game.value if game else None
+        here = [
             g
-            for g in await self.bot.orchard.store.open_games(
-                guild_id, interaction.channel_id, game.value if game else None
-            )
-            if g.seat_of(user_id) is not None and (number is None or g.id == number)
+            for g in await self.bot.orchard.store.open_games(guild_id, interaction.channel_id)
+            if g.seat_of(user_id) is not None
         ]
+        seated = [g for g in here if kind in (None, g.kind) and (number is None or g.id == number)]
         # not a lobby, nor a game they left already
         rows = [g for g in seated if g.status == "active" and g.plays(user_id)]
         if not rows:
-            raise Refusal(nothing_to_forfeit(seated, user_id, number))
+            other = next((g for g in here if kind and g.id == number), None)
+            raise Refusal(nothing_to_forfeit(seated, user_id, number, kind, other))
         if len(rows) > 1:
             raise Refusal(which_game(rows))
         snapshot = await self.bot.orchard.runner.forfeit(rows[0].id, interaction.user.id)
@@ -596,12 +597,23 @@ def daily_not_ended(game_id: int) -> str:
     )
 
 
-def nothing_to_forfeit(seated: list[GameSummary], user_id: int, number: int | None) -> str:
-    """/forfeit's answer when the player has no game in play here. A lobby they sit in is
-    not a game yet: its own button lets them out (Leave, or Cancel for its host), so that
-    is named, with a link to the lobby."""
-    which = "no game" if number is None else f"no game {number}"
-    said = [f"You have {which} in play in this channel."]
+def nothing_to_forfeit(
+    seated: list[GameSummary],
+    user_id: int,
+    number: int | None,
+    kind: str | None = None,
+    other: GameSummary | None = None,
+) -> str:
+    """/forfeit's answer when the player has no game in play here (of the ``kind`` and
+    ``number`` asked for: ``other``, their game of that number but another kind, is named).
+    A lobby they sit in is not a game yet: its own button lets them out (Leave, or Cancel
+    for its host), so that is named, with a link to the lobby."""
+    asked = [title(kind)] if kind else []
+    which = " ".join(["no", *asked, "game", *([] if number is None else [str(number)])])
+    head = f"You have {which} in play in this channel"
+    if other is not None:
+        head += f": game {other.id} here is {title(other.kind)}"
+    said = [head + "."]
     for lobby in (g for g in seated if g.status == "lobby"):
         text = f"{title(lobby.kind)} game {lobby.id}"
         named = message_link(text, lobby.guild_id, lobby.channel_id, lobby.message_id)

@@ -880,6 +880,32 @@ async def test_forfeit_tells_two_games_of_one_kind_apart_by_number(
         assert none.content == f"You have no game {games[1] + 9} in play in this channel."
 
 
+async def test_forfeit_of_another_game_than_the_one_played_here_says_which_is(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Alice plays Cheerio here. /forfeit game:Hot Score read "You have no game in play in
+    this channel", and with her Cheerio game's number too "no game N": both untrue. It names
+    the game asked for and, for a number, what that game is. Nothing changes."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        for options, said in (
+            ({"game": "hotscore"}, "You have no Hot Score game in play in this channel."),
+            (
+                {"game": "hotscore", "number": row.id},
+                f"You have no Hot Score game {row.id} in play in this channel: game {row.id}"
+                " here is Cheerio.",
+            ),
+        ):
+            refused = await answered(
+                await fake_discord.slash(ALICE, GUILD, CHANNEL, "forfeit", options)
+            )
+            assert refused.ephemeral and refused.content == said, refused.describe()
+        assert await forfeits(bot, [row.id]) == []
+        no_errors(fake_discord)
+
+
 async def cheerio_played(fake: FakeDiscord, bot: Any) -> None:
     """A Cheerio game of Alice's and Bob's played to its end, as the only game here."""
     await new_game(fake, "cheerio", ALICE, [BOB])
