@@ -55,7 +55,8 @@ def help_text(mention: Callable[[str], str], in_server: bool = True) -> str:
         "",
         f"**Ratings** start at {RATING_START} and move after every game between people, more"
         " for beating someone rated above you, like a chess rating. Games against Orchard"
-        " have a rating of their own and never count on the server's boards.",
+        " have a rating of their own, and count for no wins or ratings on the server's"
+        " boards.",
         "",
         DAILY_HELP,
         "",

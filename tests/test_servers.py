@@ -132,6 +132,48 @@ async def test_wins_against_orchard_are_not_on_the_peoples_wins_board(database: 
     await o.close()
 
 
+async def test_help_says_what_a_game_against_orchard_counts_for_on_the_boards(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """/help said games against Orchard "never count on the server's boards", but a score
+    made against Orchard is on the boards by best and average score: only wins and ratings
+    leave them out, as the README says."""
+    server(fake_discord)
+    await migrated(database)
+    async with written(database) as tx:
+        await tx.execute(
+            "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
+            " created_at, updated_at) VALUES (500, 'cheerio', ?, ?, ?, 'finished', 1, 0, 0)",
+            (GUILD, CHANNEL, ALICE),
+        )
+        for seat, user, is_bot, score, won in ((0, ALICE, 0, 250, 1), (1, 0, 1, 200, 0)):
+            await tx.execute(
+                "INSERT INTO results (game_id, seat, guild_id, kind, user_id, is_bot, score,"
+                " placement, won, seats, finished_at, orchard)"
+                " VALUES (500, ?, ?, 'cheerio', ?, ?, ?, ?, ?, 2, 0, 1)",
+                (seat, GUILD, user, is_bot, score, seat + 1, won),
+            )
+    async with orchard_bot(fake_discord, database):
+        boards = {}
+        for by in ("best", "wins"):
+            board = await answered(
+                await fake_discord.slash(
+                    BOB, GUILD, CHANNEL, "leaderboard", {"game": "cheerio", "by": by}
+                )
+            )
+            boards[by] = board.embeds[0]["description"]
+        assert boards["best"].startswith(f"**1.** <@{ALICE}> · **best 250**"), boards
+        assert str(ALICE) not in boards["wins"], boards
+        told = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "help"))
+        text = told.embeds[0]["description"]
+        assert "never count on the server's boards" not in text, text
+        assert (
+            "Games against Orchard have a rating of their own, and count for no wins or"
+            " ratings on the server's boards." in text
+        ), text
+        no_errors(fake_discord)
+
+
 async def test_forget_me_removes_that_person_here_and_nothing_else(database: Target) -> None:
     o = await orchard(database)
     for users in ([1, 2], [1, 3]):
