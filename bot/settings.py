@@ -41,7 +41,7 @@ class GuildSettings:
         if not MIN_TURN_SECONDS <= self.turn_seconds <= MAX_TURN_SECONDS:
             raise ValueError("The turn deadline must be between 30 seconds and 24 hours.")
         if not 1 <= self.open_games_per_channel <= 25:
-            raise ValueError("Open games per channel must be between 1 and 25.")
+            raise ValueError("Open games of one kind per channel must be between 1 and 25.")
         if self.word_list not in ("full", "family"):
             raise ValueError("The word list is either 'full' or 'family'.")
         if self.turnover_words not in ("challenge", "checked"):

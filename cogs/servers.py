@@ -780,7 +780,7 @@ def settings_text(s: GuildSettings, posted: str = "none", room: int = MESSAGE_LI
     ``posted`` says where yesterday's daily board goes (:func:`daily_channel_text`)."""
     head = f"**Settings**\n• Turn deadline: {duration(s.turn_seconds)}\n• Games allowed in: "
     tail = (
-        f"\n• Open games per channel: {s.open_games_per_channel}\n"
+        f"\n• Open games of one kind per channel: {s.open_games_per_channel}\n"
         f"• Hints: {'on' if s.hints else 'off'}\n• Apple Turnover words: {s.turnover_words}\n"
         f"• Easy letters: {'on' if s.easy_letters else 'off'}\n• Word list: {s.word_list}\n"
         f"• Hot Score floor at 0: {'on' if s.hotscore_floor else 'off'}\n"

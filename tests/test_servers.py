@@ -695,6 +695,28 @@ async def test_settings_need_manage_server_and_are_validated(
         assert "Turn deadline: 30 s\n" in half.content, half.content
 
 
+async def test_settings_say_the_open_games_limit_is_per_kind(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """The limit of open games is per channel and per kind: with it at 1, a channel holds a
+    Cheerio and a Hot Score game at once. /settings said "Open games per channel: 1", which
+    reads as one game in all; it says "of one kind", as its option's description does."""
+    server(fake_discord)
+    fake_discord.permissions[ALICE] = MANAGE_GUILD
+    async with orchard_bot(fake_discord, database) as bot:
+        for kind in ("cheerio", "hotscore"):
+            opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, f"{kind} new"))
+            assert not opened.ephemeral, opened.describe()
+        assert len(await bot.orchard.store.open_games(GUILD, CHANNEL)) == 2
+        shown = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings"))
+        assert "\n• Open games of one kind per channel: 1\n" in shown.content, shown.content
+        bad = await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings", {"open_games": 26})
+        )
+        assert bad.content == "Open games of one kind per channel must be between 1 and 25."
+        no_errors(fake_discord)
+
+
 async def test_settings_with_many_game_channels_list_what_fits_and_count_the_rest(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
