@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -9,19 +10,20 @@ import discord
 from bot.boards import Rendered, names, status
 from bot.components import Control, GameButton
 from bot.games.hotscore import (
-    POINTS,
+    CHALLENGE_STAKE,
+    SIGNS,
     HotscoreState,
     Throw,
     bracket,
+    challenge_name,
     current_throw,
     describe,
+    judge,
     log_lines,
     points_for,
-    sign_values,
     stakes,
     throw_to_beat,
     value,
-    value_bracket,
 )
 from bot.runner import Snapshot
 from bot.specs import HOTSCORE, title
@@ -110,20 +112,17 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
     def _controls(self, snapshot: Snapshot, state: HotscoreState) -> list[Control]:
         gid, ver = snapshot.id, snapshot.row.version
         primary = discord.ButtonStyle.primary
-        throw = current_throw(state)
+        throw, beat = current_throw(state), throw_to_beat(state)
         if state.phase == "choose" and throw is not None:
-            now = value(throw)
-            stick = f"Stick on {now} · {bracket(throw)} · {points_for(throw)} pts"
+            stick = f"Stick on {value(throw)} · {effect(throw, beat)}"
             return [
                 GameButton(gid, ver, "stick", label=stick, style=primary),
                 GameButton(gid, ver, "bonus", label="Throw the Bonus Die: add or subtract it"),
             ]
         if state.phase == "sign" and throw is not None:
-            plus, minus = sign_values(state)
-            bonus = throw.dice[2]
             return [
-                GameButton(gid, ver, "sign", "+", label=choice(f"+{bonus}", plus), style=primary),
-                GameButton(gid, ver, "sign", "-", label=choice(f"−{bonus}", minus), style=primary),
+                GameButton(gid, ver, "sign", sign, label=choice(throw, sign, beat), style=primary)
+                for sign in SIGNS
             ]
         label = {
             "target": "Throw the parity die (odd or even)",
@@ -132,10 +131,25 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
         return [GameButton(gid, ver, "throw", label=label, style=primary)]
 
 
-def choice(change: str, total: int) -> str:
+def choice(throw: Throw, sign: str, beat: Throw | None) -> str:
     """A Bonus Die sign as a button: ``+4 → 6 · NEAR · 5 pts``."""
-    kind = value_bracket(total)
-    return f"{change} → {total} · {kind} · {POINTS[kind]} pts"
+    signed = replace(throw, bonus_sign=SIGNS[sign])
+    shown = "+" if sign == "+" else "−"
+    return f"{shown}{throw.dice[2]} → {value(signed)} · {effect(signed, beat)}"
+
+
+def effect(throw: Throw, beat: Throw | None) -> str:
+    """What a finished throw brings: the starter's is worth its bracket's points if it wins;
+    the answer's settles the round against the throw to beat, so it says how."""
+    kind = bracket(throw)
+    if beat is None:
+        return f"{kind} · {points_for(throw)} pts"
+    verdict = judge(beat, throw)
+    if verdict.winner == 1:
+        return f"{kind} · you win {verdict.points} pts"
+    if verdict.winner == 0:
+        return f"{kind} · you lose the round"
+    return f"{kind} · {challenge_name(verdict.challenge)} (±{CHALLENGE_STAKE * verdict.challenge})"
 
 
 async def setup(bot: OrchardBot) -> None:

@@ -48,7 +48,7 @@ SIX = [ALICE, BOB, CAROL, DAVE, ERIN, FRANK]
 EFFECT = re.compile(
     r"^(Keep \d|Release \d|Roll (all )?\d di(c)?e|No rolls left|Keep fewer dice|Reroll \d"
     r"|Don't reroll \d|Reroll \d (die|dice)|Pick dice to reroll|Hold: keep all five"
-    r"|Stick on -?\d+ · (HOT|NEAR|FAR) · \d+ pts|Throw the Bonus Die|[+−]\d → -?\d+ · "
+    r"|Stick on -?\d+ · (HOT|NEAR|FAR) · |Throw the Bonus Die|[+−]\d → -?\d+ · "
     r"|Throw (2 dice|3 challenge dice|the parity die)|Play a word|Turn over a word"
     r"|Pick [1-3] tiles? and pass|Pass: the core is empty|Toss a tile|Bad Apple: used"
     r"|My tiles|Challenge \w+|Accept the word"
@@ -244,13 +244,22 @@ async def test_hot_score_choices_show_bracket_and_points_and_results_say_why(
             if live.state.phase == "choose" and not seen_signs:
                 label = next(b.label for b in buttons if (b.label or "").startswith("Throw the"))
             elif live.state.phase == "sign":
+                answering = live.state.turn != live.state.starter
                 for button in buttons:
                     found = re.fullmatch(
-                        r"[+−]\d → (-?\d+) · (\w+) · (\d+) pts", button.label or ""
+                        r"[+−]\d → (-?\d+) · (\w+) · (you win )?(\d+) pts"
+                        r"|[+−]\d → (-?\d+) · (\w+) · (you lose the round|a (double )?challenge)"
+                        r".*",
+                        button.label or "",
                     )
                     assert found, button.label
-                    total, kind, points = found.groups()
-                    assert kind == value_bracket(int(total)) and int(points) == POINTS[kind]
+                    total, kind, win, points, *decided = found.groups()
+                    if total is None:  # the answer's choice losing or challenging
+                        total, kind = decided[:2]
+                        assert answering, button.label
+                    else:  # the starter's worth, or what the answer would win: its own
+                        assert int(points) == POINTS[kind] and bool(win) == answering
+                    assert kind == value_bracket(int(total))
                 seen_signs += 1
                 label = buttons[0].label
             else:

@@ -161,6 +161,11 @@ def reason(first: Throw, second: Throw) -> str:
     return f"{bracket(win)} beats {bracket(lose)}"
 
 
+def challenge_name(level: int) -> str:
+    """A challenge by its level, as the log and the buttons say it: ``a double challenge``."""
+    return {1: "a challenge", 2: "a double challenge"}.get(level, f"a ×{level} challenge")
+
+
 def _win(throws: tuple[Throw, Throw], winner: int) -> Verdict:
     return Verdict(winner, points_for(throws[winner]), 0)
 
@@ -543,7 +548,7 @@ class HotscoreEngine(Written[HotscoreAction]):
         return self._after_scoring(state, winner, loser=1 - winner)
 
     def _start_challenge(self, state: HotscoreState, level: int) -> HotscoreState:
-        name = {1: "a challenge", 2: "a double challenge"}.get(level, f"a ×{level} challenge")
+        name = challenge_name(level)
         state = _logged(state, f"{self._round_text(state)}: {self._why(state)}, {name}!")
         return replace(state, phase="target", level=level, turn=state.starter)
 

@@ -1,0 +1,70 @@
+"""Hot Score's board through discord.py against the fake Discord: what each button says."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.botharness import ALICE, BOB, new_game, no_errors, orchard_bot, press, server
+from tests.fakediscord import FakeDiscord
+from tests.test_discord_dice_duels import USERS, live_game
+
+
+def labels(fake: FakeDiscord, board: int) -> list[str]:
+    return [b.label or "" for b in fake.components(board) if b.is_button]
+
+
+@pytest.mark.parametrize(
+    ("seed", "start", "stick", "signs"),
+    [
+        # 6+1 = 7 on two dice to beat: 1+5 = 6 loses; the Bonus Die 5 makes 11 (the other HOT
+        # on three dice forces a challenge) or 1 (three dice lose to two).
+        (
+            27,
+            ["Throw 2 dice", "Stick on 7 · HOT · 15 pts"],
+            "Stick on 6 · NEAR · you lose the round",
+            ["+5 → 11 · HOT · a challenge (±10)", "−5 → 1 · FAR · you lose the round"],
+        ),
+        # 5+4 = 9 FAR to beat: 3+4 = 7 HOT wins 15.
+        (2, ["Throw 2 dice", "Stick on 9 · FAR · 10 pts"], "Stick on 7 · HOT · you win 15 pts", []),
+        # 6+1 = 7 to beat: 5+2 = 7, the same bracket on as many dice, is a challenge.
+        (
+            4,
+            ["Throw 2 dice", "Stick on 7 · HOT · 15 pts"],
+            "Stick on 7 · HOT · a challenge (±10)",
+            [],
+        ),
+        # 6,6,6 (three of a kind) to beat: a HOT against it is a double challenge.
+        (
+            265,
+            ["Throw 2 dice", "Throw the Bonus Die: add or subtract it"],
+            "Stick on 7 · HOT · a double challenge (±20)",
+            [],
+        ),
+    ],
+)
+async def test_the_answers_buttons_say_what_each_choice_decides(
+    fake_discord: FakeDiscord,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    seed: int,
+    start: list[str],
+    stick: str,
+    signs: list[str],
+) -> None:
+    """The starter's buttons say what a throw is worth if it wins; the answer's say what it
+    decides against the throw to beat (worked out by hand from seeds/hotscore.md's rules), not
+    points a losing or challenged throw would never score."""
+    monkeypatch.setattr("bot.lobby.secrets.randbits", lambda bits: seed)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "hotscore", ALICE, [BOB])
+        starter = (await live_game(bot, "hotscore")).state.starter
+        for label in start:
+            assert (await press(fake_discord, USERS[starter], board, label)).type == 7
+        answer = USERS[1 - starter]
+        await press(fake_discord, answer, board, "Throw 2 dice")
+        assert labels(fake_discord, board) == [stick, "Throw the Bonus Die: add or subtract it"]
+        if signs:
+            await press(fake_discord, answer, board, "Throw the Bonus Die: add or subtract it")
+            assert labels(fake_discord, board) == signs
+        no_errors(fake_discord)
