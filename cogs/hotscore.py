@@ -16,6 +16,7 @@ from bot.games.hotscore import (
     Throw,
     bracket,
     challenge_name,
+    challenge_tally,
     current_throw,
     describe,
     judge,
@@ -75,7 +76,8 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
         scores = "\n".join(
             f"`{bar(score)}` **{name}**" for name, score in zip(players, state.scores, strict=True)
         )
-        body = [scores, *self._play(state, players)]
+        live = snapshot.row.status == "active"
+        body = [scores, *self._play(state, players, live)]
         if len(log) > 1:
             body.append("\n".join(f"-# {line}" for line in log[-3:-1]))
         if snapshot.row.status != "active":
@@ -91,15 +93,9 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
         """Dice as pictures, then what they make: ``⚄⚄⚀ 5+5-1 = 9 FAR``."""
         return f"{self.bot.dice.line(throw.dice)} {describe(throw)}"
 
-    def _play(self, state: HotscoreState, players: list[str]) -> list[str]:
+    def _play(self, state: HotscoreState, players: list[str], live: bool) -> list[str]:
         if state.level:
-            target = f"**{state.parity.upper()}**" if state.parity else "not thrown yet"
-            thrown = "\n".join(
-                f"{players[s]}: {self.bot.dice.line(d) if d else '…'}"
-                for s, d in enumerate(state.challenge_dice)
-            )
-            heading = f"**Challenge ×{state.level}** · stakes ±{stakes(state)} · {target}"
-            return [f"{heading}\n{thrown}"]
+            return [self._challenge(state, players, live)]
         lines = []
         beat = throw_to_beat(state)
         if beat is not None:
@@ -108,6 +104,26 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
         if throw is not None:
             lines.append(f"**{players[state.turn]} threw** {self._throw(throw)}")
         return ["\n".join(lines)] if lines else []
+
+    def _challenge(self, state: HotscoreState, players: list[str], live: bool) -> str:
+        """The challenge's stakes, how it is won while it is played (a first challenge is new
+        to most players), and each player's three dice with how many match."""
+        heading = f"**Challenge ×{state.level}** · stakes ±{stakes(state)}"
+        if state.parity:
+            heading += f" · **{state.parity.upper()}**"
+        thrown = [
+            f"{name}: {self._tally(dice, state.parity)}"
+            for name, dice in zip(players, state.challenge_dice, strict=True)
+        ]
+        how = [challenge_rule(state, players[state.starter])] if live else []
+        return "\n".join([heading, *how, *thrown])
+
+    def _tally(self, dice: tuple[int, ...], parity: str) -> str:
+        """Three challenge dice and what they count for: ``⚄⚅⚀ · 2 odd, sum 6``."""
+        if not dice:
+            return "…"
+        count, total = challenge_tally(dice, parity)
+        return f"{self.bot.dice.line(dice)} · {count} {parity}, sum {total}"
 
     def _controls(self, snapshot: Snapshot, state: HotscoreState) -> list[Control]:
         gid, ver = snapshot.id, snapshot.row.version
@@ -129,6 +145,19 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
             "challenge": "Throw 3 challenge dice",
         }.get(state.phase, "Throw 2 dice")
         return [GameButton(gid, ver, "throw", label=label, style=primary)]
+
+
+def challenge_rule(state: HotscoreState, starter: str) -> str:
+    """What the challenge's players aim for, before and after the die that sets it."""
+    if not state.parity:
+        return (
+            f"{starter} throws one die for odd or even; then you both throw three dice, "
+            "and more dice of that kind win."
+        )
+    return (
+        f"More {state.parity} dice win; with as many, the lower sum of them wins. "
+        f"Equal again: thrown again for ±{stakes(state) + CHALLENGE_STAKE}."
+    )
 
 
 def choice(throw: Throw, sign: str, beat: Throw | None) -> str:

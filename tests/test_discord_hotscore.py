@@ -4,8 +4,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.botharness import ALICE, BOB, new_game, no_errors, orchard_bot, press, server
-from tests.fakediscord import FakeDiscord
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CHANNEL,
+    GUILD,
+    new_game,
+    no_errors,
+    orchard_bot,
+    press,
+    server,
+)
+from tests.fakediscord import FakeDiscord, text_of
 from tests.test_discord_dice_duels import USERS, live_game
 
 
@@ -67,4 +77,49 @@ async def test_the_answers_buttons_say_what_each_choice_decides(
         if signs:
             await press(fake_discord, answer, board, "Throw the Bonus Die: add or subtract it")
             assert labels(fake_discord, board) == signs
+        no_errors(fake_discord)
+
+
+async def test_a_challenge_says_how_it_is_won_and_counts_each_throw(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """6+1 against 5+2 (seed 4) is a challenge. Before the die that sets odd or even, the
+    board says who throws it and what both then aim for; after it, how the three dice are
+    compared and what a tie leads to; after a player's three dice, how many match and
+    their sum. Once the game is over (the starter leaves) the dice stay, the rule goes."""
+    monkeypatch.setattr("bot.lobby.secrets.randbits", lambda bits: 4)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "hotscore", ALICE, [BOB])
+        starter = (await live_game(bot, "hotscore")).state.starter
+        names = {ALICE: "Alice", BOB: "Bob"}
+        first, answer = USERS[starter], USERS[1 - starter]
+        sticks = {first: "15 pts", answer: "a challenge (±10)"}
+        for user, stick in sticks.items():
+            await press(fake_discord, user, board, "Throw 2 dice")
+            await press(fake_discord, user, board, f"Stick on 7 · HOT · {stick}")
+        shown = text_of(fake_discord.message(board))
+        assert "**Challenge ×1** · stakes ±10\n" in shown
+        assert (
+            f"{names[first]} throws one die for odd or even; then you both throw three dice, "
+            "and more dice of that kind win." in shown
+        )
+        await press(fake_discord, first, board, "Throw the parity die (odd or even)")
+        parity = (await live_game(bot, "hotscore")).state.parity
+        shown = text_of(fake_discord.message(board))
+        assert f"**Challenge ×1** · stakes ±10 · **{parity.upper()}**\n" in shown
+        assert (
+            f"More {parity} dice win; with as many, the lower sum of them wins. "
+            "Equal again: thrown again for ±20." in shown
+        )
+        await press(fake_discord, answer, board, "Throw 3 challenge dice")
+        dice = (await live_game(bot, "hotscore")).state.challenge_dice[1 - starter]
+        matching = [d for d in dice if d % 2 == (parity == "odd")]
+        shown = text_of(fake_discord.message(board))
+        assert f" · {len(matching)} {parity}, sum {sum(matching)}\n" in shown
+        assert f"\n{names[first]}: …" in shown
+        await (await fake_discord.slash(first, GUILD, CHANNEL, "forfeit")).wait()
+        shown = text_of(fake_discord.message(board))
+        assert "Game over" in shown and f" {parity}, sum {sum(matching)}\n" in shown
+        assert "dice win" not in shown, "no rule to follow on a finished board"
         no_errors(fake_discord)
