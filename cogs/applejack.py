@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import discord
@@ -17,9 +19,10 @@ from bot.games.applejack import (
     round_totals,
     totals,
 )
+from bot.games.cheerio import DICE
 from bot.runner import Snapshot
 from bot.specs import APPLEJACK, title
-from bot.wording import shortened
+from bot.wording import joined, shortened
 from bot.words import plural
 from cogs.game import GameCog, left_note, score_table
 
@@ -41,6 +44,19 @@ everyone rolls on their own. Highest total wins."""
 
 HEADS = ("1", "2", "3", "4", "5", "6", "Ch", "Sum")
 """The round card's columns: the faces, Cheerio and Sum."""
+
+HOW_MANY = ("a", "two", "three", "four")
+
+
+def reroll_choice(faces: Sequence[int]) -> str:
+    """The dice a player chose to reroll, by face, lowest first: "two 1s and a 5". Never by
+    position: "die 1" beside dice showing ones reads as rerolling a one."""
+    if len(faces) == DICE:
+        return "all five"
+    counts = Counter(faces)
+    return joined(
+        [f"{HOW_MANY[n - 1]} {face}" + ("s" if n > 1 else "") for face, n in sorted(counts.items())]
+    )
 
 
 class ApplejackCog(
@@ -91,9 +107,8 @@ class ApplejackCog(
                 left = rerolls_left(state, seat)
                 tags += " · done" if state.decided[seat] else f" · {plural(left, 'reroll')} left"
             elif state.decided[seat]:
-                chose = [str(i + 1) for i, p in enumerate(state.picked[seat]) if p]
-                which = f"{'die' if len(chose) == 1 else 'dice'} {', '.join(chose)}"
-                tags += f" · rerolls {which}" if chose else " · holds"
+                chose = [d for d, p in zip(state.dice[seat], state.picked[seat], strict=True) if p]
+                tags += f" · rerolls {reroll_choice(chose)}" if chose else " · holds"
             lines.append(f"**{name}**{tags} {dice} · {self._total(state, seat)}")
         return "\n".join(lines)
 

@@ -20,6 +20,7 @@ from bot.app import OrchardBot
 from bot.dice_emojis import DiceEmojis
 from bot.dice_faces import emoji_name
 from bot.games.hotscore import POINTS, value_bracket
+from cogs.applejack import reroll_choice
 from cogs.hotscore import bar
 from tests.botharness import (
     ALICE,
@@ -491,6 +492,45 @@ async def test_apple_jacks_reroll_step_says_rerolls_left(
         assert live.state.phase == "reroll" and live.state.step == 2, live.state
         shown = text_of(fake_discord.message(board))
         assert "Reroll step 2 of 2 · Alice has 1 reroll left." in shown, shown
+        no_errors(fake_discord)
+
+
+@pytest.mark.parametrize(
+    ("faces", "said"),
+    [
+        ((5,), "a 5"),
+        ((1, 1), "two 1s"),
+        ((5, 1, 1), "two 1s and a 5"),
+        ((6, 2, 6, 4), "a 2, a 4 and two 6s"),
+        ((3, 3, 3, 3), "four 3s"),
+        ((1, 2, 3, 4, 5), "all five"),
+    ],
+)
+def test_apple_jacks_reroll_choice_names_the_faces(faces: tuple[int, ...], said: str) -> None:
+    assert reroll_choice(faces) == said
+
+
+async def test_apple_jacks_board_names_the_dice_chosen_by_face(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """A committed choice names the faces rerolled, never a position: "rerolls die 1" beside
+    dice showing ones read as rerolling a one. Alice rerolls her first die, Bob all five;
+    Carol, deciding next, sees both."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "applejack", ALICE, [BOB, CAROL])
+        runner = bot.orchard.runner
+        live = await game_row(bot, "applejack")
+        first = live.state.dice[0][0]
+        live = await runner.act(live.id, ALICE, "reroll", "0", version=live.row.version)
+        live = await runner.act(live.id, BOB, "reroll", "01234", version=live.row.version)
+        assert live.state.phase == "reroll" and live.state.dice[0][0] == first
+        lines = text_of(fake_discord.message(board)).splitlines()
+        alice = next(line for line in lines if line.startswith("**Alice**"))
+        bob = next(line for line in lines if line.startswith("**Bob**"))
+        assert alice.startswith(f"**Alice** 📣 caller · rerolls a {first} "), alice
+        assert bob.startswith("**Bob** · rerolls all five "), bob
         no_errors(fake_discord)
 
 
