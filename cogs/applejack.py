@@ -112,6 +112,11 @@ class ApplejackCog(
             lines.append(f"**{name}**{tags} {dice} · {self._total(state, seat)}")
         return "\n".join(lines)
 
+    def final_score(self, snapshot: Snapshot, seat: int, score: int, unit: str = "") -> str:
+        """The standings' total with each round's share: the last board shows only the last
+        round's card, so the total would not add up from what is shown."""
+        return self._total(snapshot.state, seat)
+
     @staticmethod
     def _total(state: ApplejackState, seat: int) -> str:
         """A seat's total; from round 2 on, with each round's share, earlier rounds' cards

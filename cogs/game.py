@@ -202,11 +202,15 @@ class GameCog(commands.GroupCog):
         players = names(snapshot)
         won = trophies(snapshot, len(results))
         lines = [
-            f"{r.placement}. {players[r.seat]}: {plural(r.score, unit) if unit else r.score}"
+            f"{r.placement}. {players[r.seat]}: {self.final_score(snapshot, r.seat, r.score, unit)}"
             + (" 🏆" if won and r.won else "")
             for r in sorted(results, key=lambda r: r.placement)
         ]
         return "\n".join(lines)
+
+    def final_score(self, snapshot: Snapshot, seat: int, score: int, unit: str = "") -> str:
+        """A seat's score in the standings; a game may add what it is made of."""
+        return plural(score, unit) if unit else str(score)
 
     async def on_ui(
         self, interaction: discord.Interaction[Any], snapshot: Snapshot, verb: str, arg: str

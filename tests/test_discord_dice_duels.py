@@ -320,3 +320,30 @@ async def test_three_timeouts_in_one_apple_jack_turn_are_not_called_three_turns(
             "\n👋 Alice timed out three times in a row and has left the game."
         ), left
         no_errors(fake_discord)
+
+
+async def test_apple_jacks_final_board_gives_each_rounds_share_of_the_totals(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """The last board shows only the last round's card, so each total in the standings keeps
+    each round's share beside it, as the board did during play: the totals add up there."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "applejack", ALICE, [BOB])
+        live = await live_game(bot, "applejack")
+        runner, engine = bot.orchard.runner, bot.orchard.runner.engine("applejack")
+        while live.row.status == "active":
+            state = live.state
+            seat = min(engine.to_act(state))
+            if state.phase == "call":
+                live = await runner.act(live.id, USERS[seat], "call", open_categories(state)[0])
+            else:
+                live = await runner.act(live.id, USERS[seat], "hold")
+        shown = text_of(fake_discord.message(board))
+        assert "Game over" in shown, shown
+        for seat, name in enumerate(("Alice", "Bob")):
+            first, second = (sum(card) for card in live.state.cards[seat])
+            said = f"{name}: {first + second} (rounds {first}, {second})"
+            assert said in shown, shown
+        no_errors(fake_discord)
