@@ -200,6 +200,15 @@ class PastGame:
 
 
 @dataclass(frozen=True)
+class Viewer:
+    """Who reads a /history, and whether they may view a channel: a game elsewhere is left
+    out unless they played in it, so a history never tells of a channel hidden from them."""
+
+    user_id: int
+    sees: Callable[[int], bool]
+
+
+@dataclass(frozen=True)
 class TurnPing:
     """Where a game's turn pings stand: the version last handled, the seats it waited for then
     (each told once per turn), and the live turn message with the seats it pinged. Seats, not

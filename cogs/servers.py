@@ -23,7 +23,7 @@ from discord.ext import commands, tasks
 from bot.answers import MESSAGE_LIMIT, answer_publicly, send, update
 from bot.daily import DailyChannel, date_of, is_daily
 from bot.interface import answering
-from bot.model import FORMER_PLAYER, NOBODY, GameSummary, KindStats, PastGame
+from bot.model import FORMER_PLAYER, NOBODY, GameSummary, KindStats, PastGame, Viewer
 from bot.posting import GAME_CHANNEL, POSTING, check_postable, missing_permissions
 from bot.ratings import display, shown
 from bot.runner import Refusal
@@ -31,6 +31,7 @@ from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
 from bot.wording import duration, joined, lines_within, literal, message_link
 from bot.words import plural
+from cogs.core import sees
 from cogs.stats_chart import chart_of, describe
 
 if TYPE_CHECKING:
@@ -338,23 +339,26 @@ class ServersCog(commands.Cog):
         user: discord.User | None = None,
         game: Game | None = None,
     ) -> None:
-        answer_publicly(interaction)
+        """Answered to the asker alone, of games they played or can see: a public list would
+        tell the channel's readers of games in channels hidden from them."""
         guild_id = self._guild(interaction)
         who = user or interaction.user
         check_person(who, self.bot.user, "history")
+        viewer = Viewer(interaction.user.id, lambda channel: sees(interaction, channel))
+        kind = game.value if game else None
         lines = [
             history_line(self.bot, guild_id, past)
-            for past in await self.bot.orchard.store.history(
-                guild_id, who.id, game.value if game else None
-            )
+            for past in await self.bot.orchard.store.history(guild_id, who.id, kind, viewer=viewer)
         ]
         embed = discord.Embed(
             title=f"{literal(who.display_name)}'s recent games",
-            description="\n".join(lines) or no_history(game.value if game else None),
+            description="\n".join(lines) or no_history(kind),
         )
+        if who.id != interaction.user.id:
+            embed.set_footer(text=HISTORY_OF_OTHERS)
         await send(
             interaction,
-            ephemeral=False,
+            ephemeral=True,
             embed=embed,
             allowed_mentions=discord.AllowedMentions.none(),
         )
@@ -675,6 +679,10 @@ def wins_text(s: KindStats) -> str:
     if not s.rated_games:
         return wins
     return f"{wins} ({100 * s.wins / s.rated_games:.0f}%)"
+
+
+HISTORY_OF_OTHERS = "Only games in channels you can see, or that you played in."
+"""Under someone else's /history: why a game they played may be missing."""
 
 
 def no_history(kind: str | None) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.model import NOBODY, GameChange, KindStats, PastGame, RatingUpdate, Result
+from bot.model import NOBODY, GameChange, KindStats, PastGame, RatingUpdate, Result, Viewer
 from db.connection import Database, Dialect, Transaction
 
 # A game between people: two or more seats and no Orchard. Only these count for wins.
@@ -169,44 +169,61 @@ async def rating_history(
     return [(r[0], r[1], r[2]) for r in reversed(rows)]
 
 
+HISTORY_SCAN = 100
+"""Finished games read for a /history with a viewer, of which those they may not see are left
+out: a player's latest ten in channels the viewer sees are nearly always among them."""
+
+
 async def history(
-    db: Database, guild_id: int, user_id: int, kind: str | None, limit: int
+    db: Database,
+    guild_id: int,
+    user_id: int,
+    kind: str | None,
+    limit: int,
+    viewer: Viewer | None = None,
 ) -> list[PastGame]:
     """A player's latest finished games here, newest first, with everyone's scores (and how
-    many seats' people were erased since, taking their results)."""
+    many seats' people were erased since, taking their results). With a ``viewer``, only games
+    they played in or whose channel they may view."""
+    played = "EXISTS (SELECT 1 FROM results v WHERE v.game_id = g.id AND v.user_id = ?)"
     sql = (
-        "SELECT g.id, g.kind, g.channel_id, g.message_id, r.finished_at, r.hinted"
+        f"SELECT g.id, g.kind, g.channel_id, g.message_id, r.finished_at, r.hinted, {played}"
         " FROM results r"
         " JOIN games g ON g.id = r.game_id WHERE r.guild_id = ? AND r.user_id = ?"
         " AND r.is_bot = 0"
     )
-    params: list[Any] = [guild_id, user_id]
+    params: list[Any] = [viewer.user_id if viewer else user_id, guild_id, user_id]
     if kind is not None:
         sql += " AND r.kind = ?"
         params.append(kind)
     rows = await db.fetchall(
-        sql + " ORDER BY r.finished_at DESC, g.id DESC LIMIT ?", [*params, limit]
+        sql + " ORDER BY r.finished_at DESC, g.id DESC LIMIT ?",
+        [*params, HISTORY_SCAN if viewer else limit],
     )
-    games = []
-    for game_id, game_kind, channel, message, at, hinted in rows:
-        seats = await db.fetchall(
-            "SELECT user_id, is_bot, score, placement, won, seats FROM results"
-            " WHERE game_id = ? ORDER BY placement, seat",
-            (game_id,),
-        )
-        games.append(
-            PastGame(
-                game_id,
-                game_kind,
-                channel,
-                message,
-                at,
-                tuple((s[0], bool(s[1]), s[2], s[3], bool(s[4])) for s in seats),
-                bool(hinted),
-                seats[0][5] - len(seats),  # every seat had a result; the asker's is here
-            )
-        )
-    return games
+    if viewer is not None:
+        rows = [r for r in rows if r[6] or viewer.sees(r[2])][:limit]
+    return [await _past_game(db, *row[:6]) for row in rows]
+
+
+async def _past_game(
+    db: Database, game_id: int, kind: str, channel: int, message: int | None, at: float, hinted: int
+) -> PastGame:
+    """One finished game of a history, with every seat's result."""
+    seats = await db.fetchall(
+        "SELECT user_id, is_bot, score, placement, won, seats FROM results"
+        " WHERE game_id = ? ORDER BY placement, seat",
+        (game_id,),
+    )
+    return PastGame(
+        game_id,
+        kind,
+        channel,
+        message,
+        at,
+        tuple((s[0], bool(s[1]), s[2], s[3], bool(s[4])) for s in seats),
+        bool(hinted),
+        seats[0][5] - len(seats),  # every seat had a result; the player's is here
+    )
 
 
 # Writes, inside the caller's transaction (the game row is already written).

@@ -27,6 +27,7 @@ from bot.model import (
     PastGame,
     Player,
     TurnPing,
+    Viewer,
 )
 from bot.recent import Recent
 from db import daily, games, meta, results, settings
@@ -451,9 +452,14 @@ class Store:
         return await results.rating_history(self.db, guild_id, user_id, kind, pool, limit)
 
     async def history(
-        self, guild_id: int, user_id: int, kind: str | None = None, limit: int = 10
+        self,
+        guild_id: int,
+        user_id: int,
+        kind: str | None = None,
+        limit: int = 10,
+        viewer: Viewer | None = None,
     ) -> list[PastGame]:
-        return await results.history(self.db, guild_id, user_id, kind, limit)
+        return await results.history(self.db, guild_id, user_id, kind, limit, viewer)
 
     # People and servers leaving.
 

@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.games.cheerio import open_categories
-from bot.model import Due, Player
+from bot.model import Due, Player, Viewer
 from tests.support import CHANNEL, GUILD, Table, orchard, player, started
 
 PLAYER_TABLES = ("results", "ratings", "rating_history")
@@ -40,6 +40,7 @@ async def workload(o: Table) -> None:
     await store.user_stats(GUILD, 1)
     await store.history(GUILD, 1)
     await store.history(GUILD, 1, "cheerio")
+    await store.history(GUILD, 1, viewer=Viewer(2, lambda channel: True))  # someone else's
     await store.rating_history(GUILD, 1, "cheerio")
     await store.tile_dms(live.id)
     await store.revision(live.id)  # a shared store's check before and after a board edit

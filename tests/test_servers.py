@@ -17,6 +17,7 @@ from bot.ratings import MODEL, rate, shown
 from bot.settings import GuildSettings
 from bot.specs import SPECS
 from bot.wording import message_url
+from cogs.servers import HISTORY_OF_OTHERS
 from db import results
 from db.connection import Target
 from db.daily import DailyStore
@@ -38,7 +39,7 @@ from tests.botharness import (
     unpaced,
 )
 from tests.databases import fresh_schema, query, slowed_results, written
-from tests.fakediscord import FakeDiscord, text_of
+from tests.fakediscord import VIEW_CHANNEL, FakeDiscord, text_of
 from tests.support import GUILD as HERE
 from tests.support import Clock, finish_cheerio, orchard, player, started
 
@@ -1208,6 +1209,61 @@ async def test_history_of_one_game_says_none_of_that_game_not_none_at_all(
             await fake_discord.slash(ALICE, GUILD, CHANNEL, "history", {"game": "cheerio"})
         )
         assert cheerio.embeds[0]["description"].count("**Cheerio**") == 3
+        no_errors(fake_discord)
+
+
+async def test_history_tells_only_of_games_the_asker_played_or_can_see(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """/history answers its asker alone, and of someone else's games lists only those in
+    channels the asker can view or that they played in: Alice's duel with Bob and her solo game
+    in a channel hidden from both stay out of Carol's answer (the channel, Bob, the scores);
+    Bob is told of the duel he played, not of the solo game; Alice of all three."""
+    secret = CHANNEL + 1
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, secret], [ALICE, BOB, CAROL])  # Alice owns it
+    fake_discord.channels[secret]["permission_overwrites"] = [
+        {"id": str(GUILD), "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)},
+        {"id": str(fake_discord.bot_id), "type": 1, "allow": str(VIEW_CHANNEL), "deny": "0"},
+    ]
+    await migrated(database)
+    games = [(701, CHANNEL, [(ALICE, 111)]), (702, secret, [(ALICE, 122), (BOB, 133)])]
+    games.append((703, secret, [(ALICE, 144)]))
+    async with written(database) as tx:
+        for game_id, channel, seats in games:
+            await tx.execute(
+                "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
+                " created_at, updated_at, message_id) VALUES"
+                " (?, 'cheerio', ?, ?, ?, 'finished', 1, ?, ?, ?)",
+                (game_id, GUILD, channel, ALICE, game_id, game_id, game_id + 10_000),
+            )
+            for seat, (user, score) in enumerate(seats):
+                await tx.execute(
+                    "INSERT INTO results (game_id, seat, guild_id, kind, user_id, score,"
+                    " placement, won, seats, finished_at) VALUES (?, ?, ?, 'cheerio', ?, ?,"
+                    " 1, 0, ?, ?)",
+                    (game_id, seat, GUILD, user, score, len(seats), game_id),
+                )
+    async with orchard_bot(fake_discord, database):
+
+        async def history(asker: int) -> Any:
+            options = {} if asker == ALICE else {"user": ALICE}
+            answer = await answered(
+                await fake_discord.slash(asker, GUILD, CHANNEL, "history", options)
+            )
+            assert answer.ephemeral, answer.describe()
+            return answer.embeds[0]
+
+        carol = await history(CAROL)
+        assert "111" in carol["description"] and str(secret) not in carol["description"]
+        assert not any(score in carol["description"] for score in ("122", "133", "144"))
+        assert f"<@{BOB}>" not in carol["description"], carol
+        assert carol["footer"]["text"] == HISTORY_OF_OTHERS
+        bob = (await history(BOB))["description"]
+        assert "111" in bob and "122" in bob and "133" in bob and "144" not in bob, bob
+        alice = await history(ALICE)
+        assert all(s in alice["description"] for s in ("111", "122", "144")), alice
+        assert "footer" not in alice, alice
         no_errors(fake_discord)
 
 
