@@ -27,8 +27,9 @@ from bot.settings import from_json
 from db.connection import Target
 from db.migrate import NewerSchema, available, migrate
 from db.store import Store
-from tests.databases import written
+from tests.databases import query, table_columns, written
 from tests.support import CHANNEL, GUILD, orchard, player
+from tests.test_dailies import rows_at_migration
 
 NEWEST = available()[-1][0]
 
@@ -542,7 +543,7 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
 
 
 def drop_later_indexes(conn: sqlite3.Connection) -> None:
-    """Undo migrations 020, 021, 024, 026 and 027, for a test that runs the migrations after
+    """Undo migrations 020, 021, 024, 026, 027 and 028, for a test that runs the migrations after
     an older one again."""
     for index in (
         "results_person",
@@ -554,6 +555,7 @@ def drop_later_indexes(conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP INDEX {index}")
     conn.execute("ALTER TABLE games DROP COLUMN expired")
     conn.execute("ALTER TABLE games DROP COLUMN host_left")
+    conn.execute("DROP TABLE boards_to_unname")
 
 
 def unlisted(hand: str) -> str:
@@ -595,3 +597,29 @@ async def test_migration_17_keeps_word_games_stored_before_it_on_edition_2(
         assert await o.runner.replay(live.id) == stored == (await o.runner.load(live.id)).state
     finally:
         await o.close()
+
+
+async def test_migration_28_queues_boards_to_unname_by_game_id_only(database: Target) -> None:
+    """A store an older Orchard left, with a finished game posted in a channel: migration 28
+    adds the queue of boards /forget-me draws anew, empty, holding game ids and never a
+    person's; a queued board goes with its game when its server is purged."""
+    game = (
+        "INSERT INTO games (id, kind, guild_id, channel_id, message_id, host_id, status, seed,"
+        " created_at, updated_at) VALUES ({}, 'cheerio', {}, 2, 3, 7, 'finished', 4, 0, 0)"
+    )
+    seat = "INSERT INTO game_players (game_id, seat, user_id, name) VALUES ({}, 0, 7, 'Ann')"
+    await rows_at_migration(
+        database, 27, [game.format(1, GUILD), seat.format(1), game.format(2, GUILD + 1)]
+    )
+    store = await Store.open(database)
+    try:
+        assert (await table_columns(database))["boards_to_unname"] == ["game_id", "queued"]
+        assert await query(database, "SELECT * FROM boards_to_unname") == []
+        async with written(database) as tx:
+            for game_id in (1, 2):
+                await tx.execute("INSERT INTO boards_to_unname (game_id) VALUES (?)", (game_id,))
+        await store.guild_left(GUILD, 0)
+        assert await store.purge_departed(10) == [GUILD]
+        assert await query(database, "SELECT * FROM boards_to_unname") == [(2, 1)]
+    finally:
+        await store.close()
