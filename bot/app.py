@@ -186,6 +186,7 @@ class OrchardBot(commands.AutoShardedBot):
             await self.sync_commands()
         await self.dice.upload(self)  # before any board is drawn: games resume with pictures
         await self.orchard.start()
+        self.boards.unname()  # the boards a /forget-me queued before a restart: drawn anew
         # Everything made so far lives as long as the bot: moved out of the collector's way,
         # a full collection no longer walks it (such passes paused the loop 50-77 ms).
         gc.freeze()

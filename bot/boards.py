@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -302,8 +301,8 @@ class Boards:
         self._redraws: set[asyncio.Task[None]] = set()
         self.pings = TurnPings(client, runner)  # started and drained by the servers cog
         self.unnaming_pause = UNNAMING_PAUSE
-        self._unnamed: deque[int] = deque()  # games over to draw anew (see unname)
-        self._unnaming: asyncio.Task[None] | None = None
+        self._unnaming: asyncio.Task[None] | None = None  # see unname
+        self._unname_again = False
 
     async def render(self, snapshot: Snapshot) -> Rendered:
         """A game's message; a picture is drawn in a thread so other games keep moving."""
@@ -358,27 +357,53 @@ class Boards:
         if self._unnaming is not None:
             self._unnaming.cancel()
 
-    def unname(self, game_ids: list[int]) -> None:
+    def unname(self) -> None:
         """Draw anew, from the store, the boards of games over that named someone /forget-me
-        has since erased: in the background, one at a time, :data:`UNNAMING_PAUSE` apart and as
-        the backlog of the global limit, so no click and no game being played waits for them.
-        A board deleted meanwhile, or in a channel gone or closed to Orchard, is passed over
-        (never posted again). A restart drops those still waiting."""
-        self._unnamed.extend(game_ids)
-        if game_ids and (self._unnaming is None or self._unnaming.done()):
+        has since erased, which the erasure queued in the store (:meth:`Store.next_to_unname`):
+        in the background, one at a time, :data:`UNNAMING_PAUSE` apart and as the backlog of
+        the global limit, so no click and no game being played waits for them. A board
+        deleted meanwhile, or in a channel gone or closed to Orchard, is passed over (never
+        posted again). Called at start-up too: a restart resumes those still queued."""
+        if self._unnaming is None or self._unnaming.done():
             self._unnaming = asyncio.create_task(self._unnaming_work(), name="orchard-unname")
+        else:
+            self._unname_again = True  # its pass may have read past the rows just queued
 
     async def _unnaming_work(self) -> None:
+        """Passes over the queue in game order until one ends with nothing queued since it
+        began. Each board leaves the queue once drawn or passed over; one whose drawing
+        failed stays for the next pass (the next /forget-me, or start-up), as does every
+        board when the store fails. On a shared store every process works the one queue:
+        two at once may draw a board twice, and leave none naming its person."""
         BACKLOG.set(True)  # this task's own context: nothing else it sends
-        while self._unnamed:
-            game_id = self._unnamed.popleft()
-            try:
-                drawn = await self._unname(game_id)
-            except Exception:
-                log.warning("game %s: could not draw its board anew", game_id, exc_info=True)
-                drawn = True
-            if drawn:
+        try:
+            await self._unnaming_passes()
+        except Exception:  # the store failed: what is queued stays queued
+            log.warning("boards to draw anew wait for the next /forget-me", exc_info=True)
+
+    async def _unnaming_passes(self) -> None:
+        after = 0
+        while True:
+            queued = await self.runner.store.next_to_unname(after)
+            if queued is None:
+                if not self._unname_again:
+                    return
+                self._unname_again, after = False, 0
+                continue
+            after, erasures = queued
+            if await self._unname_queued(after, erasures):
                 await asyncio.sleep(self.unnaming_pause)
+
+    async def _unname_queued(self, game_id: int, erasures: int) -> bool:
+        """Draw one queued board and take it off the queue, unless drawing failed; whether
+        Discord was asked anything (a request the pace counts)."""
+        try:
+            drawn = await self._unname(game_id)
+        except Exception:
+            log.warning("game %s: could not draw its board anew", game_id, exc_info=True)
+            return True
+        await self.runner.store.unnamed(game_id, erasures)
+        return drawn
 
     async def _unname(self, game_id: int) -> bool:
         """Edit a game over's board to its stored version; whether an edit was tried."""

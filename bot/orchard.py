@@ -48,9 +48,9 @@ class Orchard:
     opponents: Opponents | None = None  # Orchard's seats play from start() on
     warm_after: float = WARM_AFTER
     warmed: asyncio.Event = field(default_factory=asyncio.Event, init=False)
-    # Told, once a /forget-me is committed, the games over whose boards named the person:
-    # the store no longer does, and their messages should not either (the Discord layer's).
-    on_erased: list[Callable[[list[int]], None]] = field(default_factory=list, init=False)
+    # Told once a /forget-me is committed: the boards of games over that named the person
+    # wait in the store to be drawn anew (the Discord layer's work; see Store.next_to_unname).
+    on_erased: list[Callable[[], None]] = field(default_factory=list, init=False)
     _warming: asyncio.Task[None] | None = field(default=None, init=False)
 
     @classmethod
@@ -107,9 +107,8 @@ class Orchard:
         then erase them from this server's rows; returns the rows erased, a seat in each open
         game they left among them."""
         left = await self._leave_open_games(guild_id, user_id)
-        shown = await self.store.shown_over(user_id, guild_id)  # after this, nameless
         removed = left + await self.store.forget_user(guild_id, user_id)
-        self._erased(shown)
+        self._erased()
         return removed
 
     async def forget_everywhere(self, user_id: int) -> tuple[int, int]:
@@ -120,17 +119,17 @@ class Orchard:
         left = 0
         for guild_id in await self.store.servers_of(user_id):
             left += await self._leave_open_games(guild_id, user_id)
-        shown = await self.store.shown_over(user_id)
         servers, removed = await self.store.forget_everywhere(user_id)
-        self._erased(shown)
+        self._erased()
         return servers, left + removed
 
-    def _erased(self, shown: list[int]) -> None:
-        """After an erasure's commit: the boards of ``shown`` are to be drawn anew. The games
-        they left meanwhile were shown by the runner (:meth:`_leave_open_games`); one over
-        since then ended with their seat already a former player's."""
+    def _erased(self) -> None:
+        """After an erasure's commit, which queued the boards of the person's games over to
+        be drawn anew. The games they left meanwhile were shown by the runner
+        (:meth:`_leave_open_games`); one over since then ended with their seat already a
+        former player's."""
         for hook in self.on_erased:
-            hook(shown)
+            hook()
 
     async def _leave_open_games(self, guild_id: int, user_id: int) -> int:
         """Through the runner, which holds each game: a lobby loses them (or closes, if they

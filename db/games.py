@@ -8,8 +8,10 @@ user id, their moves and the games they hosted lose their id, and their tile-DM 
 deleted. Open games (lobby, active) are left as they are: the caller ends the person's part in
 them first (the runner forfeits them). Engine states, options and turn pings hold seats, never
 names or ids. Used in a direct message, /forget-me does so in every server where the person
-has a seat (:data:`PERSON_SERVERS`). The purge of a departed server (:func:`purge`) deletes
-its games, and with them (cascade) their seats, moves, tile-DM notes and turn pings.
+has a seat (:data:`PERSON_SERVERS`). The boards of those games still posted wait in
+``boards_to_unname`` (game ids only) until drawn anew without them. The purge of a departed
+server (:func:`purge`) deletes its games, and with them (cascade) their seats, moves, tile-DM
+notes, turn pings and boards waiting to be drawn anew.
 """
 
 from __future__ import annotations
@@ -445,24 +447,38 @@ PERSON_SERVERS: tuple[str, ...] = (
 those games), each query taking their id."""
 
 
-async def shown_over(db: Database, user_id: int, guild_id: int | None) -> list[int]:
-    """The games over in which the person held a seat and whose board was posted in a
-    channel, in one server or (None) every one: read before /forget-me erases them, so
-    their boards can be drawn again without the name."""
-    where = "" if guild_id is None else " AND g.guild_id = ?"
+async def next_to_unname(db: Database, after: int) -> tuple[int, int] | None:
+    """The first game after ``after`` whose board waits to be drawn without someone
+    /forget-me erased, and how many erasures it waits for (see :func:`unnamed`)."""
     rows = await db.fetchall(
-        "SELECT g.id FROM game_players p JOIN games g ON g.id = p.game_id"
-        f" WHERE p.user_id = ? AND p.is_bot = 0 AND NOT g.{OPEN} AND g.message_id IS NOT NULL"
-        f"{where} ORDER BY g.id",
-        (user_id,) if guild_id is None else (user_id, guild_id),
+        "SELECT game_id, queued FROM boards_to_unname WHERE game_id > ? ORDER BY game_id LIMIT 1",
+        (after,),
     )
-    return [int(r[0]) for r in rows]
+    return (int(rows[0][0]), int(rows[0][1])) if rows else None
+
+
+async def unnamed(tx: Transaction, game_id: int, queued: int) -> None:
+    """The game's board was drawn anew (or found gone) for ``queued`` erasures; a later one,
+    committed while it was drawn from a version that may still name its person, keeps it."""
+    await tx.execute(
+        "DELETE FROM boards_to_unname WHERE game_id = ? AND queued = ?", (game_id, queued)
+    )
 
 
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """Take the person out of the server's games that are over; returns the seats made a
     former player's and the notes deleted (a seat is a record of them too: someone whose only
-    trace was a game with no result must not be told nothing of theirs was found)."""
+    trace was a game with no result must not be told nothing of theirs was found). The
+    boards of those games still posted are queued to be drawn anew without them, in the
+    same transaction: kept by game id only, each until drawn (:func:`unnamed`)."""
+    await tx.execute(
+        "INSERT INTO boards_to_unname (game_id)"
+        " SELECT DISTINCT g.id FROM game_players p JOIN games g ON g.id = p.game_id"
+        f" WHERE p.user_id = ? AND p.is_bot = 0 AND NOT g.{OPEN} AND g.message_id IS NOT NULL"
+        " AND g.guild_id = ?"
+        " ON CONFLICT (game_id) DO UPDATE SET queued = boards_to_unname.queued + 1",
+        (user_id, guild_id),
+    )
     over = f"SELECT id FROM games WHERE guild_id = ? AND NOT {OPEN}"
     return await _forget_in(tx, over, (guild_id,), user_id)
 

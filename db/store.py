@@ -469,9 +469,10 @@ class Store:
 
         Their results, ratings, rating history, turn-ping choice and daily plays go (of a play
         of today, all but the fact of it until the day ends: :func:`db.daily.forget`); in the
-        server's games
-        that are over their tile-DM notes go too, and their seats, moves and hosting stay
-        without their name or id (see each topic). Games still open are left to the caller,
+        server's games that are over their tile-DM notes go too, and their seats, moves and
+        hosting stay without their name or id (see each topic); the boards of those games
+        still posted are queued, in the same transaction, to be drawn anew
+        (:meth:`next_to_unname`). Games still open are left to the caller,
         which forfeits them first. On SQLite, deleted and overwritten rows are zeroed
         (``secure_delete``) and the -wal file is emptied after, so old copies do not linger
         (see :meth:`SqliteDatabase.checkpoint` for the one limit); PostgreSQL keeps dead rows
@@ -495,9 +496,15 @@ class Store:
         await self._erased()
         return len(servers), removed
 
-    async def shown_over(self, user_id: int, guild_id: int | None = None) -> list[int]:
-        """The games over (here, or everywhere) whose posted board names the person."""
-        return await games.shown_over(self.db, user_id, guild_id)
+    async def next_to_unname(self, after: int = 0) -> tuple[int, int] | None:
+        """The next game (by id, after ``after``) whose posted board /forget-me queued to be
+        drawn anew, with its count of erasures for :meth:`unnamed`."""
+        return await games.next_to_unname(self.db, after)
+
+    async def unnamed(self, game_id: int, queued: int) -> None:
+        """The game's board was drawn anew for its ``queued`` erasures: off the queue."""
+        async with self.db.transaction() as tx:
+            await games.unnamed(tx, game_id, queued)
 
     async def servers_of(self, user_id: int) -> list[int]:
         """The servers where the person has rows /forget-me erases (by each topic's word)."""

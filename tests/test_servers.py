@@ -1983,3 +1983,41 @@ async def test_forget_me_redraws_the_posted_boards_of_finished_games_without_the
         assert len(boards) == 3, "a deleted board is not posted again"
         assert len(fake_discord.versions[other]) == untouched
         no_errors(fake_discord)
+
+
+async def test_forget_me_redraws_the_rest_of_the_boards_after_a_restart(
+    fake_discord: FakeDiscord, database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Carol played three games to their end here, then used /forget-me in a direct message.
+    Orchard stops after drawing one of their boards anew; started again on the same
+    database, it draws the other two without her name, from the queue the erasure stored
+    (game ids only, emptied as they are drawn)."""
+    server(fake_discord)
+    unpaced(fake_discord)  # the games are played to their end by calling the runner
+    monkeypatch.setattr("bot.boards.UNNAMING_PAUSE", 3600.0)  # stopped in the first pause
+    boards: list[int] = []
+
+    def naming_carol() -> list[int]:
+        return [b for b in boards if "Carol" in text_of(fake_discord.message(b))]
+
+    async with orchard_bot(fake_discord, database) as bot:
+        for _ in range(3):
+            boards.append(await new_game(fake_discord, "cheerio", ALICE, [CAROL]))
+            (played,) = await bot.orchard.store.open_games(GUILD)
+            await finish_cheerio(bot.orchard, played.id, {0: ALICE, 1: CAROL})
+        assert naming_carol() == boards
+        asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
+        done = await press(fake_discord, CAROL, int(asked.original["id"]), "Forget me everywhere")
+        assert done.content.startswith("Done"), done.content
+        await fake_discord.wait_for(lambda: len(naming_carol()) == 2, what="one board drawn")
+    queued = await rows(database, "SELECT * FROM boards_to_unname")
+    assert 2 <= len(queued) <= 3 and all(count == 1 for _, count in queued), queued
+    assert len(naming_carol()) == 2, "the stop cut the redraws short"
+    monkeypatch.setattr("bot.boards.UNNAMING_PAUSE", 0.0)
+    async with orchard_bot(fake_discord, database) as bot:
+        await fake_discord.wait_for(lambda: naming_carol() == [], what="every board drawn anew")
+        assert all("Former player" in text_of(fake_discord.message(b)) for b in boards)
+        assert bot.boards._unnaming is not None
+        await asyncio.wait_for(bot.boards._unnaming, 5.0)  # ends once the queue is empty
+        no_errors(fake_discord)
+    assert await rows(database, "SELECT COUNT(*) FROM boards_to_unname") == [(0,)]

@@ -623,3 +623,43 @@ async def test_migration_28_queues_boards_to_unname_by_game_id_only(database: Ta
         assert await query(database, "SELECT * FROM boards_to_unname") == [(2, 1)]
     finally:
         await store.close()
+
+
+async def test_forget_me_queues_its_boards_in_its_own_transaction(database: Target) -> None:
+    """Ann's and Bo's /forget-me each queue the posted boards of their games over here, as
+    they erase them: not a game never posted, still open, or in another server. A board
+    drawn for Ann's erasure while Bo's was committed (from a version that may still name
+    him) stays queued for his, until drawn for it too."""
+    ann, bo = 7, 8
+    game = (
+        "INSERT INTO games (id, kind, guild_id, channel_id, message_id, host_id, status, seed,"
+        " created_at, updated_at) VALUES (?, 'cheerio', ?, 2, ?, 7, ?, 4, 0, 0)"
+    )
+    seat = "INSERT INTO game_players (game_id, seat, user_id, name) VALUES (?, ?, ?, 'X')"
+    async with written(database) as tx:
+        for game_id, guild, message, status in (
+            (1, GUILD, 31, "finished"),
+            (2, GUILD, None, "finished"),  # a daily game: never posted in a channel
+            (3, GUILD, 33, "active"),
+            (4, GUILD + 1, 34, "finished"),
+            (5, GUILD, 35, "cancelled"),
+        ):
+            await tx.execute(game, (game_id, guild, message, status))
+            await tx.execute(seat, (game_id, 0, ann))
+        await tx.execute(seat, (1, 1, bo))
+    store = await Store.open(database)
+    try:
+        await store.forget_user(GUILD, ann)
+        assert await query(database, "SELECT * FROM boards_to_unname ORDER BY game_id") == [
+            (1, 1),
+            (5, 1),
+        ]
+        assert await store.next_to_unname() == (1, 1)
+        await store.forget_user(GUILD, bo)  # while game 1's board is drawn for Ann
+        await store.unnamed(1, 1)
+        assert await store.next_to_unname() == (1, 2), "still to be drawn for Bo"
+        await store.unnamed(1, 2)
+        assert await store.next_to_unname() == (5, 1)
+        assert await store.next_to_unname(5) is None
+    finally:
+        await store.close()
