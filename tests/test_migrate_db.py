@@ -40,8 +40,8 @@ async def migrate_db(source: Path, target: str) -> tuple[int, str, str]:
 
 
 async def games_of_every_kind(o: Table) -> int:
-    """A finished rated game, a lobby, and a Cheerio game in play (returned) with a deadline,
-    a turn ping and settings around it."""
+    """A finished rated game (its board queued to be drawn anew), a lobby, and a Cheerio game
+    in play (returned) with a deadline, a turn ping and settings around it."""
     done = await started(o, "cheerio", [1, 2])
     await finish_cheerio(o, done.id, {0: 1, 1: 2})
     await o.lobby.open("hotscore", GUILD, 300, Player(0, 3, "user3"))
@@ -53,6 +53,8 @@ async def games_of_every_kind(o: Table) -> int:
     await o.store.note_tile_dm(live.id, 1, "ABC", closed=False)
     await o.store.guild_left(GUILD + 1, 5.0)
     await o.store.set_meta("k", "v")
+    async with o.store.db.transaction() as tx:  # its board, as a /forget-me queues it
+        await tx.execute("INSERT INTO boards_to_unname (game_id) VALUES (?)", (done.id,))
     daily = DailyStore(o.store.db)
     play = DailyPlay(327, "cheerio", 1, GUILD, NO_GAME, "user1")
     added = await daily.add_game_and_play(play, Player(0, 1, "user1"), 5, {"daily": 327}, 5.0)
