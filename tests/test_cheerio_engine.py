@@ -115,7 +115,8 @@ def test_refusals_are_readable() -> None:
         ENGINE.apply(all_held, Roll(0))
     scored = ENGINE.apply(state, Score(0, "fives"))
     scored = ENGINE.apply(scored, Score(1, "ones"))
-    with pytest.raises(IllegalMove, match="already scored in fives"):
+    # named as the board's menu and scorecard line name it ("Fives"), not by its stored id
+    with pytest.raises(IllegalMove, match="already scored in Fives"):
         ENGINE.apply(scored, Score(0, "fives"))
 
 

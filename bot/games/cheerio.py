@@ -278,7 +278,7 @@ class CheerioEngine(Written[CheerioAction]):
     def _score(self, state: CheerioState, category: str) -> CheerioState:
         card = state.cards[state.turn]
         if category not in open_categories(card):
-            raise IllegalMove(f"You have already scored in {category}.")
+            raise IllegalMove(f"You have already scored in {category.title()}.")
         points = score(category, state.dice)
         index = CATEGORIES.index(category)
         new_card = (*card[:index], points, *card[index + 1 :])
