@@ -34,8 +34,8 @@ RULES = """\
 • Your turn starts with five dice rolled. Hold the dice you like and roll the rest, up to two \
 more times, then score. You may score after any roll.
 • **Ones to sixes**: the face times how many dice show it. Ones are wild for a face that shows \
-at least once (1,1,1,2,3 is 8 in twos). Five of one face with no ones scores double (five \
-sixes: 60; five ones: 10).
+at least once (1,1,1,2,3 is 8 in twos). Five of one face without wild ones scores double \
+(five sixes: 60; five ones: 10); with a wild one it does not (3,3,3,3,1 is 15 in threes).
 • **Cheerio**: 1-2-3-4-5 or 2-3-4-5-6 is 50; the same run made with wild ones is 25.
 • A category that does not fit scores 0, and you may have to take one."""
 

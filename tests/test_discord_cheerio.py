@@ -6,7 +6,7 @@ import time
 import pytest
 
 from bot.app import OrchardBot
-from bot.games.cheerio import open_categories
+from bot.games.cheerio import open_categories, score
 from bot.model import GameChange, Player
 from db.connection import Target
 from tests.botharness import (
@@ -151,6 +151,27 @@ async def test_lobby_host_rules_and_dm_commands(
         closed = text_of(cancelled.original)
         assert "lobby closed" in closed and "The host cancelled it." in closed, closed
         assert "in time" not in closed
+
+
+async def test_the_rules_examples_score_as_the_game_does(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """/cheerio rules, read as a first-time player reads it: each worked example ("1,1,1,2,3
+    is 8 in twos") scores that in the game, and the double for five of a face is said to
+    need no *wild* ones, not no ones at all (five ones, its own example, are all ones)."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database):
+        rules = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio rules"))
+        private(rules)
+        examples = re.findall(r"(\d(?:,\d){4}) is (\d+) in (\w+)", rules.content)
+        assert len(examples) >= 2, rules.content
+        for dice, points, category in examples:
+            faces = tuple(int(d) for d in dice.split(","))
+            assert score(category, faces) == int(points), (dice, points, category)
+        (double,) = [line for line in rules.content.splitlines() if "double" in line]
+        assert "without wild ones" in double and "no ones" not in double, double
+        assert score("ones", (1,) * 5) == 10 and "five ones: 10" in double
+        no_errors(fake_discord)
 
 
 async def test_a_lobby_the_clock_closes_says_nobody_started_it_in_time(
