@@ -166,11 +166,17 @@ def board_embed(
     day: int,
     kind: str,
     where: str,
-    over: bool = False,
+    today: int,
 ) -> discord.Embed:
-    """A day's results, best first, each with the player's streak of days in a row; ``over``
-    for a day that has ended (yesterday's board), which nobody can finish any more."""
-    nobody = "Nobody finished this day's game." if over else "Nobody has finished today's game yet."
+    """A day's results, best first, each with the player's streak of days in a row. Only a
+    day before yesterday is final: a game of yesterday may be finished until today ends
+    (:func:`bot.daily.closes`), so its board says until when."""
+    if day == today:
+        nobody = "Nobody has finished today's game yet."
+    elif day == today - 1:
+        nobody = "Nobody has finished this day's game yet."
+    else:
+        nobody = "Nobody finished this day's game."
     lines = [
         f"{place}. {literal(p.name)}: **{p.score}**"
         + (f" · accuracy {p.accuracy}%" if p.accuracy is not None else "")
@@ -179,12 +185,21 @@ def board_embed(
     ]
     if len(plays) > BOARD_SIZE:  # the others finished too: say so, not leave them out unsaid
         lines.append(f"… and {plural(len(plays) - BOARD_SIZE, 'more player')}")
-    embed = discord.Embed(
-        title=f"Orchard Daily #{day} · {title(kind)} · {where}",
-        description="\n".join(lines) or nobody,
-    )
+    text = "\n".join(lines) or nobody
+    if day == today - 1:
+        text += f"\n{still_open(day)}"
+    embed = discord.Embed(title=f"Orchard Daily #{day} · {title(kind)} · {where}", description=text)
     embed.set_footer(text=f"{date_of(day):%A %d %B %Y} (UTC) · 🔥 days in a row · /daily")
     return embed
+
+
+def still_open(day: int) -> str:
+    """A board's line for a day whose games left unfinished may still be finished: its
+    results are not final yet (said in UTC: a posted board is read on later days too)."""
+    return (
+        "A game of this day left unfinished can still be finished until 24:00 UTC on "
+        f"{date_of(day + 1):%A %d %B}."
+    )
 
 
 def places(plays: list[DailyPlay]) -> list[int]:
@@ -283,7 +298,7 @@ class DailyCog(commands.Cog):
             p.user_id: await self.dailies.streak(kind, p.user_id, day) for p in plays[:BOARD_SIZE]
         }
         where = "every server" if guild_id is None else "this server"
-        return board_embed(plays, streaks, day, kind, where, over=day < self.dailies.today())
+        return board_embed(plays, streaks, day, kind, where, self.dailies.today())
 
     @app_commands.command(
         name="daily-world", description="Show your daily results on the board across servers"

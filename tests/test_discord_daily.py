@@ -281,7 +281,8 @@ async def test_two_posters_at_once_post_each_board_once(
         posted = fake_discord.channel_messages(CHANNEL)[before:]
         assert len(posted) == len(GAMES), [m["embeds"][0]["title"] for m in posted]
         said = {m["embeds"][0]["description"] for m in posted}
-        assert said == {"Nobody finished this day's game."}, "yesterday is over: no 'yet'"
+        # yesterday's games may still be finished today: no result yet, not none for good
+        assert all(d.startswith("Nobody has finished this day's game yet.") for d in said), said
         today = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily-board"))
         assert today.embeds[0]["description"] == "Nobody has finished today's game yet."
         no_errors(fake_discord)
@@ -410,6 +411,38 @@ async def test_equal_results_share_a_place_on_the_board(
         assert (plays[1].score, plays[1].accuracy) == (plays[2].score, plays[2].accuracy)
         places = [line.split(" ", 1)[0] for line in board.splitlines()]
         assert places == ["1.", "2.", "2."], board
+        no_errors(fake_discord)
+
+
+async def test_yesterdays_board_says_its_games_can_still_be_finished(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """A game of yesterday may be finished until today ends, so yesterday's board (the one
+    posted each morning too) is not final: it says until when, and an empty one says nobody
+    has finished yet, not that nobody finished. Alice, who finishes hers today, then shows."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        cog: Any = bot.get_cog("DailyCog")
+        now = time.time()
+        today = day_of(now)
+        cog.dailies.clock = lambda: now - 86400
+        alice = await daily(fake_discord, ALICE)
+        await choose(fake_discord, ALICE, alice, "score", [ORDER[0]])
+        cog.dailies.clock = lambda: now
+        until = f"until 24:00 UTC on {date_of(today):%A %d %B}"
+
+        empty = await cog.board(today - 1, "cheerio", GUILD)
+        assert empty.description.startswith("Nobody has finished this day's game yet."), empty
+        assert until in empty.description, empty.description
+        for category in ORDER[1:]:
+            await choose(fake_discord, ALICE, alice, "score", [category])
+        board = await answered(
+            await fake_discord.slash(CAROL, GUILD, CHANNEL, "daily-board", {"day": "yesterday"})
+        )
+        shown = board.embeds[0]["description"]
+        assert shown.startswith("1. Alice: ") and until in shown, shown
+        gone = await cog.board(today - 2, "cheerio", GUILD)  # its games closed: final
+        assert gone.description == "Nobody finished this day's game.", gone.description
         no_errors(fake_discord)
 
 
