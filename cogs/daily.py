@@ -78,7 +78,7 @@ class DailyUI:
             return payload
         if snapshot.row.status is not GameStatus.FINISHED:
             return closed(heading, payload)
-        return finished(snapshot, day, heading, payload)
+        return finished(snapshot, day, heading, payload, self.dailies.today())
 
     async def on_ui(
         self, interaction: discord.Interaction[Any], snapshot: Snapshot, verb: str, arg: str
@@ -140,14 +140,17 @@ def closed(heading: str, payload: Rendered) -> Rendered:
     return payload
 
 
-def finished(snapshot: Snapshot, day: int, heading: str, payload: Rendered) -> Rendered:
+def finished(snapshot: Snapshot, day: int, heading: str, payload: Rendered, today: int) -> Rendered:
     """A finished daily game: the card, the day's result to share, and its Review (no
-    Rematch: there is one daily game a day)."""
+    Rematch: there is one daily game a day). A game of yesterday finished today points to
+    yesterday's board, where its result goes."""
     payload.board.heading = heading
+    boards = {today: " /daily-board", today - 1: " /daily-board day:yesterday"}
+    board = boards.get(day, "")  # an older day's board is not offered
     payload.board.status = (
         f"**Your daily game is over.** {date_of(day):%A %d %B %Y} (UTC). Press Share to post "
-        "your result in the channel (no dice in it), or Review to see how you played. "
-        "/daily-board shows how everyone here did."
+        "your result in the channel (no dice in it), or Review to see how you played."
+        + (f"{board} shows how everyone here did." if board else "")
     )
     share = GameButton(
         snapshot.id,

@@ -446,6 +446,30 @@ async def test_yesterdays_board_says_its_games_can_still_be_finished(
         no_errors(fake_discord)
 
 
+async def test_yesterdays_game_finished_today_points_to_yesterdays_board(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Alice finishes yesterday's game today: its end points her to yesterday's board, where
+    her result is, not to /daily-board alone, which shows today's (without her)."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        cog: Any = bot.get_cog("DailyCog")
+        now = time.time()
+        cog.dailies.clock = lambda: now - 86400
+        alice = await daily(fake_discord, ALICE)
+        await choose(fake_discord, ALICE, alice, "score", [ORDER[0]])
+        cog.dailies.clock = lambda: now
+        for category in ORDER[1:]:
+            await choose(fake_discord, ALICE, alice, "score", [category])
+        over = text_of(fake_discord.message(alice))
+        assert "Your daily game is over" in over and "/daily-board day:yesterday" in over, over
+        board = await answered(
+            await fake_discord.slash(CAROL, GUILD, CHANNEL, "daily-board", {"day": "yesterday"})
+        )
+        assert "Alice" in board.embeds[0]["description"]
+        no_errors(fake_discord)
+
+
 async def test_a_board_longer_than_it_shows_says_how_many_more(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
