@@ -76,7 +76,8 @@ def test_a_move_the_clock_made_is_the_clocks_not_the_players_choice() -> None:
     assert review.choices == 0 and review.accuracy == 100
     assert all(d.chose != "score Ones (0)" for d in review.decisions)
     text = dice_text(review)
-    assert f" · the clock -{float(review.clock):.1f} = **{review.final}**" in text, text
+    assert f" · the clock −{float(review.clock):.1f} = **{review.final}**" in text, text
+    assert "your choices +0.0" in text and "-" not in text.split("\n")[0], "one minus sign"
     assert "Not weighed as your choices: 1 move made for you when your time ran out" in text
     assert "score ones" not in text.lower()
     mine = cheerio_review.review(1, 1, {"daily": 1}, [*played, last], 0)

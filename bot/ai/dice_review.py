@@ -175,7 +175,8 @@ def best_option(
 
 
 def points(value: Fraction) -> str:
-    return f"{float(value):+.1f}"
+    """A signed share of the split, with a minus sign as :func:`given_up` writes costs."""
+    return f"{float(value):+.1f}".replace("-", "−")
 
 
 def dice_text(review: DiceReview | None) -> str:
