@@ -2,11 +2,13 @@
 
 import asyncio
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot import specs
 from bot.ai import hotscore_players as hotscore
 from bot.ai.applejack_players import exact_tables as applejack_tables
 from bot.ai.cheerio_players import exact_tables as cheerio_tables
@@ -209,10 +211,23 @@ async def _turn_is(o: Table, game_id: int, seat: int) -> bool:
     return live.row.status != "active" or live.state.turn == seat
 
 
-async def test_orchard_sees_only_its_own_tiles(database: Target, monkeypatch) -> None:
-    from dataclasses import replace
+async def appletters_against_orchard(
+    database: Target, monkeypatch: pytest.MonkeyPatch, strategy: specs.Strategy
+) -> tuple[Table, Snapshot]:
+    """Appletters between player 1 and an Orchard seat choosing by ``strategy``, started with
+    Orchard to play: a first turn of the person's is picked and passed."""
+    monkeypatch.setitem(specs.SPEC_OF, "appletters", replace(specs.APPLETTERS, strategy=strategy))
+    o = await orchard(database)
+    Opponents(o.runner, delay=0)
+    live = await o.lobby.open("appletters", GUILD, CHANNEL, player(1))
+    await o.lobby.add_seat(live.id, 1, Player(0, BOT_USER, "Orchard", is_bot=True, level="hard"))
+    live = await o.lobby.start(live.id, 1)
+    if live.state.turn == 0:
+        await o.runner.act(live.id, 1, "pick", version=live.row.version)
+    return o, live
 
-    from bot import specs
+
+async def test_orchard_sees_only_its_own_tiles(database: Target, monkeypatch) -> None:
     from bot.games.appletters import View
 
     seen: list[object] = []
@@ -223,14 +238,7 @@ async def test_orchard_sees_only_its_own_tiles(database: Target, monkeypatch) ->
         seen.append(view)
         return real(view, seat, level, seed)
 
-    monkeypatch.setitem(specs.SPEC_OF, "appletters", replace(specs.APPLETTERS, strategy=spy))
-    o = await orchard(database)
-    Opponents(o.runner, delay=0)
-    live = await o.lobby.open("appletters", GUILD, CHANNEL, player(1))
-    await o.lobby.add_seat(live.id, 1, Player(0, BOT_USER, "Orchard", is_bot=True, level="hard"))
-    live = await o.lobby.start(live.id, 1)
-    if live.state.turn == 0:
-        await o.runner.act(live.id, 1, "pick", version=live.row.version)
+    o, live = await appletters_against_orchard(database, monkeypatch, spy)
 
     async def orchard_moved() -> bool:  # its first word may use its whole hand: game over
         now = await o.runner.load(live.id)
@@ -247,9 +255,6 @@ async def test_an_illegal_move_of_orchard_s_is_logged_without_its_tiles(
 ) -> None:
     """A word Orchard's seat chose that the rules refuse is an error worth logging, but not
     the word nor the engine's reason (the letters it lacks): both show Orchard's hidden tiles."""
-    from dataclasses import replace
-
-    from bot import specs
     from bot.games.appletters import Play
 
     tried: list[str] = []
@@ -259,14 +264,7 @@ async def test_an_illegal_move_of_orchard_s_is_logged_without_its_tiles(
         tried.append(view.hand[:4] + absent)
         return Play(seat, tried[-1])
 
-    monkeypatch.setitem(specs.SPEC_OF, "appletters", replace(specs.APPLETTERS, strategy=lacking))
-    o = await orchard(database)
-    Opponents(o.runner, delay=0)
-    live = await o.lobby.open("appletters", GUILD, CHANNEL, player(1))
-    await o.lobby.add_seat(live.id, 1, Player(0, BOT_USER, "Orchard", is_bot=True, level="hard"))
-    live = await o.lobby.start(live.id, 1)
-    if live.state.turn == 0:
-        await o.runner.act(live.id, 1, "pick", version=live.row.version)
+    o, live = await appletters_against_orchard(database, monkeypatch, lacking)
 
     async def refused() -> bool:
         return any("Orchard chose an illegal" in r.getMessage() for r in caplog.records)
