@@ -6,7 +6,7 @@ import re
 import sqlite3
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -141,19 +141,7 @@ async def test_help_says_what_a_game_against_orchard_counts_for_on_the_boards(
     leave them out, as the README says."""
     server(fake_discord)
     await migrated(database)
-    async with written(database) as tx:
-        await tx.execute(
-            "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
-            " created_at, updated_at) VALUES (500, 'cheerio', ?, ?, ?, 'finished', 1, 0, 0)",
-            (GUILD, CHANNEL, ALICE),
-        )
-        for seat, user, is_bot, score, won in ((0, ALICE, 0, 250, 1), (1, 0, 1, 200, 0)):
-            await tx.execute(
-                "INSERT INTO results (game_id, seat, guild_id, kind, user_id, is_bot, score,"
-                " placement, won, seats, finished_at, orchard)"
-                " VALUES (500, ?, ?, 'cheerio', ?, ?, ?, ?, ?, 2, 0, 1)",
-                (seat, GUILD, user, is_bot, score, seat + 1, won),
-            )
+    await finished_game(database, [Seat(ALICE, 250, won=True), Seat(0, 200, 2, is_bot=True)])
     async with orchard_bot(fake_discord, database):
         boards = {}
         for by in ("best", "wins"):
@@ -383,20 +371,49 @@ async def migrated(database: Target) -> None:
     await (await Store.open(database)).close()
 
 
-async def seed_results(database: Target, users: int) -> None:
-    """Finished-game rows for many players, as earlier games would have left them."""
+class Seat(NamedTuple):
+    """One seat's result in a game written by hand."""
+
+    user: int
+    score: int
+    placement: int = 1
+    won: bool = False
+    is_bot: bool = False
+
+
+async def finished_game(database: Target, seats: list[Seat]) -> None:
+    """Game 500, a Cheerio game here over with these results, as Orchard would have left it:
+    one seat of Orchard's makes it a game against Orchard."""
+    orchard = any(seat.is_bot for seat in seats)
     async with written(database) as tx:
         await tx.execute(
             "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
             " created_at, updated_at) VALUES (500, 'cheerio', ?, ?, 1, 'finished', 1, 0, 0)",
             (GUILD, CHANNEL),
         )
-        for seat in range(users):
+        for number, seat in enumerate(seats):
             await tx.execute(
-                "INSERT INTO results (game_id, seat, guild_id, kind, user_id, score, placement,"
-                " won, seats, finished_at) VALUES (500, ?, ?, 'cheerio', ?, ?, 1, 0, 2, 0)",
-                (seat, GUILD, ALICE if seat == 0 else 80_000 + seat, 300 - seat),
+                "INSERT INTO results (game_id, seat, guild_id, kind, user_id, is_bot, score,"
+                " placement, won, seats, finished_at, orchard)"
+                " VALUES (500, ?, ?, 'cheerio', ?, ?, ?, ?, ?, ?, 0, ?)",
+                (
+                    number,
+                    GUILD,
+                    seat.user,
+                    int(seat.is_bot),
+                    seat.score,
+                    seat.placement,
+                    int(seat.won),
+                    len(seats),
+                    int(orchard),
+                ),
             )
+
+
+async def seed_results(database: Target, users: int) -> None:
+    """Finished-game rows for many players, as earlier games would have left them."""
+    players = [ALICE] + [80_000 + seat for seat in range(1, users)]
+    await finished_game(database, [Seat(user, 300 - seat) for seat, user in enumerate(players)])
 
 
 async def test_boards_page_ten_at_a_time_and_show_the_askers_rank(
@@ -466,19 +483,9 @@ async def test_players_with_the_same_figure_share_a_rank(
     the daily board, so nobody reads second for an equal best only by a count of games."""
     server(fake_discord)
     await migrated(database)
-    async with written(database) as tx:
-        await tx.execute(
-            "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
-            " created_at, updated_at) VALUES (500, 'cheerio', ?, ?, 1, 'finished', 1, 0, 0)",
-            (GUILD, CHANNEL),
-        )
-        scores = ((BOB, 300), (BOB, 250), (ALICE, 300), (CAROL, 290))
-        for seat, (user, score) in enumerate(scores):
-            await tx.execute(
-                "INSERT INTO results (game_id, seat, guild_id, kind, user_id, score, placement,"
-                " won, seats, finished_at) VALUES (500, ?, ?, 'cheerio', ?, ?, 1, 0, 4, 0)",
-                (seat, GUILD, user, score),
-            )
+    await finished_game(
+        database, [Seat(BOB, 300), Seat(BOB, 250), Seat(ALICE, 300), Seat(CAROL, 290)]
+    )
     async with orchard_bot(fake_discord, database):
         board = await answered(
             await fake_discord.slash(
