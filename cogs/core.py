@@ -73,7 +73,13 @@ def sees(interaction: discord.Interaction[Any], channel_id: int) -> bool:
     guild, member = interaction.guild, interaction.user
     if guild is None or not isinstance(member, discord.Member):
         return False
-    channel = guild.get_channel_or_thread(channel_id)
+    return may_view(member, guild.get_channel_or_thread(channel_id))
+
+
+def may_view(
+    member: discord.Member, channel: discord.abc.GuildChannel | discord.Thread | None
+) -> bool:
+    """:func:`sees` for a channel in hand (None: unknown, so no)."""
     if isinstance(channel, discord.Thread):
         parent = channel.parent
         if parent is None:

@@ -31,7 +31,7 @@ from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
 from bot.wording import duration, joined, lines_within, literal, message_link
 from bot.words import plural
-from cogs.core import sees
+from cogs.core import may_view, sees
 from cogs.stats_chart import chart_of, describe
 
 if TYPE_CHECKING:
@@ -493,6 +493,8 @@ class ServersCog(commands.Cog):
             raise Refusal(f"There is no open game {game_id} in this server.")
         if is_daily(row.options):
             raise Refusal(daily_not_ended(game_id))
+        if await hidden_from(interaction, row.channel_id):
+            raise Refusal(f"Game {game_id} is in a channel you cannot see, so you cannot end it.")
         await self.bot.orchard.runner.abandon(game_id)
         await send(
             interaction,
@@ -576,6 +578,27 @@ class ServersCog(commands.Cog):
         if interaction.guild_id is None:
             raise Refusal("This command works in a server, not in direct messages.")
         return interaction.guild_id
+
+
+async def hidden_from(interaction: discord.Interaction[Any], channel_id: int) -> bool:
+    """Whether /end must leave a game alone: its channel is one the asker cannot view (a
+    moderator here is not one everywhere). One Orchard has not cached (an archived thread,
+    say) is asked of Discord; one Discord no longer has hides nothing, and its game is stuck
+    for good: just what /end is for."""
+    guild, member = interaction.guild, interaction.user
+    if sees(interaction, channel_id):
+        return False
+    if guild is None or not isinstance(member, discord.Member):
+        return True
+    if guild.get_channel_or_thread(channel_id) is not None:
+        return True
+    try:
+        channel = await guild.fetch_channel(channel_id)
+    except discord.NotFound:
+        return False
+    except discord.Forbidden:  # hidden from Orchard too
+        return True
+    return not may_view(member, channel)
 
 
 def absent_from(guild: discord.Guild) -> Callable[[int], bool]:

@@ -39,7 +39,7 @@ from tests.botharness import (
     unpaced,
 )
 from tests.databases import fresh_schema, query, slowed_results, written
-from tests.fakediscord import VIEW_CHANNEL, FakeDiscord, text_of
+from tests.fakediscord import VIEW_CHANNEL, FakeDiscord, InteractionRecord, text_of
 from tests.support import GUILD as HERE
 from tests.support import Clock, finish_cheerio, orchard, player, started
 
@@ -794,6 +794,53 @@ async def test_a_lobby_a_moderator_ends_says_so(
         closed = text_of(fake_discord.message(lobby))
         assert "A moderator ended it." in closed, closed
         assert "cancelled" not in closed and "in time" not in closed
+        no_errors(fake_discord)
+
+
+async def test_end_refuses_a_game_in_a_channel_the_moderator_cannot_see(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A moderator here is not one in every channel: Carol's /end of a game in a channel
+    hidden from her, or in a thread of it, is refused privately, naming neither the game's
+    kind, nor its players, nor its channel, and the game stays open. Bob, who sees that
+    channel, ends both (the thread, not cached, asked of Discord); a game whose channel was
+    deleted hides nothing, and nobody can play it: Carol ends that one."""
+    secret, gone = CHANNEL + 1, CHANNEL + 2
+    thread = secret + 100
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, secret, gone], [ALICE, BOB, CAROL])  # Alice owns it
+    seen = [  # by @everyone (the server's id), no; by Bob and Orchard, yes
+        {"id": str(user), "type": 1, "allow": str(VIEW_CHANNEL), "deny": "0"}
+        for user in (BOB, fake_discord.bot_id)
+    ]
+    hidden = {"id": str(GUILD), "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)}
+    fake_discord.channels[secret]["permission_overwrites"] = [hidden, *seen]
+    fake_discord.add_thread(thread, secret)
+    async with orchard_bot(fake_discord, database) as bot:
+        for channel in (secret, thread, gone):
+            await answered(await fake_discord.slash(ALICE, GUILD, channel, "cheerio new"))
+        ids = {r.channel_id: r.id for r in await bot.orchard.store.open_games(GUILD)}
+        for moderator in (BOB, CAROL):
+            fake_discord.permissions[moderator] = MANAGE_MESSAGES
+
+        async def end(user: int, channel: int) -> InteractionRecord:
+            return await answered(
+                await fake_discord.slash(user, GUILD, CHANNEL, "end", {"game_id": ids[channel]})
+            )
+
+        for channel in (secret, thread):
+            refused = await end(CAROL, channel)
+            assert refused.ephemeral and refused.content == (
+                f"Game {ids[channel]} is in a channel you cannot see, so you cannot end it."
+            ), refused.describe()
+            row = await bot.orchard.store.get_game(ids[channel])
+            assert row is not None and row.status.is_open
+        for channel in (secret, thread):
+            assert "ended by a moderator" in (await end(BOB, channel)).content
+        await fake_discord.delete_channel(gone)
+        await fake_discord.wait_for(lambda: bot.get_channel(gone) is None, what="deleted")
+        assert "ended by a moderator" in (await end(CAROL, gone)).content
+        assert await bot.orchard.store.open_games(GUILD) == []
         no_errors(fake_discord)
 
 
