@@ -300,6 +300,38 @@ def test_timeouts() -> None:
     assert ENGINE.timeout_actions(challenge) == [ThrowDice(0), ThrowDice(1)]
 
 
+def test_the_clock_mark_is_the_turn_and_a_challenge_throw_is_one() -> None:
+    """A seat's throw, Bonus Die and sign keep its turn's mark; the answer's turn has its own.
+    The target die is a decision of its own, and both seats' challenge throws share one mark
+    until a tie calls for another level."""
+    state = fresh()
+    starter = ENGINE.clock_mark(state)
+    state = play(rigged(state, 3, 4), ("throw", ""))
+    assert ENGINE.clock_mark(state) == starter
+    state = play(state, ("stick", ""))
+    answer = ENGINE.clock_mark(state)
+    assert answer != starter
+    state = play(rigged(state, 5, 5), ("throw", ""))
+    assert ENGINE.clock_mark(state) == answer
+    state = play(rigged(state, 1), ("bonus", ""))
+    assert state.phase == "sign" and ENGINE.clock_mark(state) == answer
+    state = play(state, ("sign", "+"))  # 11 on three dice against a 7: a challenge
+    target = ENGINE.clock_mark(state)
+    assert state.phase == "target" and target not in (starter, answer)
+    state = play(rigged(state, 2), ("throw", ""))
+    throws = ENGINE.clock_mark(state)
+    assert throws != target
+    state = play(rigged(state, 2, 3, 5), ("throw", ""))
+    assert ENGINE.to_act(state) == {1} and ENGINE.clock_mark(state) == throws
+    state = play(rigged(state, 1, 2, 1), ("throw", ""))  # tied: thrown again, one level up
+    again = ENGINE.clock_mark(state)
+    assert state.level == 2 and again != throws
+    state = play(rigged(state, 2, 2, 1), ("throw", ""))
+    assert ENGINE.clock_mark(state) == again
+    state = play(rigged(state, 1, 3, 5), ("throw", ""))
+    assert state.round == 2 and ENGINE.clock_mark(state) not in (starter, answer, again)
+
+
 def _with_throw(state: HotscoreState, seat: int, throw: Throw) -> tuple[Throw | None, ...]:
     return tuple(throw if s == seat else t for s, t in enumerate(state.throws))
 

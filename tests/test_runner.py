@@ -208,6 +208,56 @@ async def test_apple_jacks_last_turn_has_one_clock_for_everyone(database: Target
     await o.close()
 
 
+def _challenged_in_round_one(seed: int) -> bool:
+    """Whether a Hot Score game of ``seed`` comes to a challenge when its starter throws and
+    sticks, and the other throws, takes the Bonus Die and adds it."""
+    engine = ENGINES["hotscore"]
+    state = engine.new(seed, 2, {})
+    for verb, arg in [("throw", ""), ("stick", ""), ("throw", ""), ("bonus", ""), ("sign", "+")]:
+        state = engine.apply(state, engine.parse(state.turn, verb, arg))
+        if state.phase == "target" or engine.is_over(state):
+            break
+    return state.phase == "target"
+
+
+async def test_hot_scores_clock_times_a_whole_turn_and_both_challenge_throws_once(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hot Score's deadline times a player's whole turn, as its timeout plays it: throwing,
+    then the Bonus Die and its sign, keep it where the turn began. The challenge's throws,
+    made by both at once, share one clock: user1's throw does not restart it for user2."""
+    seed = next(s for s in range(1, 10_000) if _challenged_in_round_one(s))
+    monkeypatch.setattr("bot.lobby.secrets.randbits", lambda bits: seed)
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await started(o, "hotscore", [1, 2])
+    users = {seat: p.user_id for seat, p in enumerate(live.row.players)}
+    for verbs in (["throw", "stick"], ["throw", "bonus", "sign"]):
+        turn_ends = clock.now + 300
+        user = users[live.state.turn]
+        for verb in verbs:
+            clock.now += 55
+            arg = "+" if verb == "sign" else ""
+            live = await o.runner.act(live.id, user, verb, arg, version=live.row.version)
+            if verb != verbs[-1]:
+                assert live.row.deadline == turn_ends, verb
+        assert live.row.deadline == clock.now + 300, "the next turn's own clock"
+    clock.now += 55
+    live = await o.runner.act(live.id, users[live.state.turn], "throw", version=live.row.version)
+    assert live.state.phase == "challenge" and live.row.deadline == clock.now + 300
+    throws_end = clock.now + 300
+    clock.now += 55
+    live = await o.runner.act(live.id, 1, "throw", version=live.row.version)
+    assert live.row.deadline == throws_end, "Bob's challenge throw keeps the clock"
+    clock.now = throws_end
+    assert await o.scheduler.run_due() == 1
+    live = await o.runner.load(live.id)
+    assert live.state.challenge_dice == ((), ()), "user2's dice thrown for them, and judged"
+    assert live.row.deadline == clock.now + 300, "the next decision's own clock"
+    assert await o.runner.replay(live.id) == live.state
+    await o.close()
+
+
 async def test_a_click_from_before_a_timeout_says_the_time_ran_out(database: Target) -> None:
     """Alice's turn timed out while her board was up: her click is late, not a double click,
     and is told so; nothing changes."""

@@ -415,10 +415,14 @@ class HotscoreEngine(Written[HotscoreAction]):
         were awaited side by side (:meth:`to_act`)."""
         return False
 
-    def clock_mark(self, state: HotscoreState) -> Hashable | None:
-        """None: every move here decides something (none is a toggle), so each restarts the
-        clock."""
-        return None
+    def clock_mark(self, state: HotscoreState) -> Hashable:
+        """The decision awaited: a seat's turn in a round, the target die, or a challenge's
+        throw at its level. A turn is timed whole, as its timeout plays it whole (throwing,
+        then sticking), so its throw and Bonus Die never restart the clock; both seats throw
+        the challenge dice at once, so the first throw does not restart it for the other."""
+        if state.phase in ROUND_PHASES:
+            return "round", state.round, state.turn
+        return state.phase, state.round, state.level
 
     def timeout_actions(self, state: HotscoreState) -> list[HotscoreAction]:
         """A late player sticks (throwing first if it must); a waiting Bonus Die takes
