@@ -381,22 +381,27 @@ class Seat(NamedTuple):
     is_bot: bool = False
 
 
-async def finished_game(database: Target, seats: list[Seat]) -> None:
-    """Game 500, a Cheerio game here over with these results, as Orchard would have left it:
-    one seat of Orchard's makes it a game against Orchard."""
+async def finished_game(
+    database: Target, seats: list[Seat], game_id: int = 500, channel: int = CHANNEL
+) -> None:
+    """A Cheerio game here over with these results, as Orchard would have left it (its board
+    posted as message ``game_id`` + 10,000, finished at second ``game_id``): one seat of
+    Orchard's makes it a game against Orchard."""
     orchard = any(seat.is_bot for seat in seats)
     async with written(database) as tx:
         await tx.execute(
             "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
-            " created_at, updated_at) VALUES (500, 'cheerio', ?, ?, 1, 'finished', 1, 0, 0)",
-            (GUILD, CHANNEL),
+            " created_at, updated_at, message_id)"
+            " VALUES (?, 'cheerio', ?, ?, 1, 'finished', 1, ?, ?, ?)",
+            (game_id, GUILD, channel, game_id, game_id, game_id + 10_000),
         )
         for number, seat in enumerate(seats):
             await tx.execute(
                 "INSERT INTO results (game_id, seat, guild_id, kind, user_id, is_bot, score,"
                 " placement, won, seats, finished_at, orchard)"
-                " VALUES (500, ?, ?, 'cheerio', ?, ?, ?, ?, ?, ?, 0, ?)",
+                " VALUES (?, ?, ?, 'cheerio', ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
+                    game_id,
                     number,
                     GUILD,
                     seat.user,
@@ -405,6 +410,7 @@ async def finished_game(database: Target, seats: list[Seat]) -> None:
                     seat.placement,
                     int(seat.won),
                     len(seats),
+                    game_id,
                     int(orchard),
                 ),
             )
@@ -1281,23 +1287,9 @@ async def test_history_tells_only_of_games_the_asker_played_or_can_see(
         {"id": str(fake_discord.bot_id), "type": 1, "allow": str(VIEW_CHANNEL), "deny": "0"},
     ]
     await migrated(database)
-    games = [(701, CHANNEL, [(ALICE, 111)]), (702, secret, [(ALICE, 122), (BOB, 133)])]
-    games.append((703, secret, [(ALICE, 144)]))
-    async with written(database) as tx:
-        for game_id, channel, seats in games:
-            await tx.execute(
-                "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed,"
-                " created_at, updated_at, message_id) VALUES"
-                " (?, 'cheerio', ?, ?, ?, 'finished', 1, ?, ?, ?)",
-                (game_id, GUILD, channel, ALICE, game_id, game_id, game_id + 10_000),
-            )
-            for seat, (user, score) in enumerate(seats):
-                await tx.execute(
-                    "INSERT INTO results (game_id, seat, guild_id, kind, user_id, score,"
-                    " placement, won, seats, finished_at) VALUES (?, ?, ?, 'cheerio', ?, ?,"
-                    " 1, 0, ?, ?)",
-                    (game_id, seat, GUILD, user, score, len(seats), game_id),
-                )
+    await finished_game(database, [Seat(ALICE, 111)], 701)
+    await finished_game(database, [Seat(ALICE, 122), Seat(BOB, 133, 2)], 702, secret)
+    await finished_game(database, [Seat(ALICE, 144)], 703, secret)
     async with orchard_bot(fake_discord, database):
 
         async def history(asker: int) -> Any:
