@@ -783,6 +783,23 @@ def test_a_player_owing_a_missed_turn_misses_it_after_a_claim_is_overturned() ->
     assert state.turn == 2
 
 
+def test_the_clock_mark_is_the_turn_and_the_snake() -> None:
+    """A failed challenge out of turn keeps the mover's clock; a pass that comes back to the
+    same player (the other misses a turn) is a new turn, with a clock of its own."""
+    state = play(table(TURNOVER_ENGINE, [BIG, BIG], turn=1), "APPLE")
+    mark = TURNOVER_ENGINE.clock_mark(state)
+    state = act(state, 0, "challenge")  # APPLE is listed: seat 0 loses this turn
+    assert state.turn == 1 and TURNOVER_ENGINE.clock_mark(state) != mark
+    state = play(table(TURNOVER_ENGINE, [BIG, BIG, BIG], "EEEEEE", turn=2), "APPLE")
+    mark = TURNOVER_ENGINE.clock_mark(state)
+    state = act(state, 1, "challenge")  # out of turn: seat 1 owes a turn, seat 0 plays on
+    assert state.turn == 0 and TURNOVER_ENGINE.clock_mark(state) == mark
+    state = act(state, 0, "pick")
+    state = act(state, 2, "pick")  # seat 1 misses its turn: seat 0 again, same snake
+    assert state.turn == 0 and state.snake[-1].text == "APPLE"
+    assert TURNOVER_ENGINE.clock_mark(state) != mark
+
+
 def test_a_player_owing_a_missed_turn_misses_it_when_the_player_going_out_leaves() -> None:
     state = table(TURNOVER_ENGINE, ["PAPLE", BIG, BIG], turn=2)
     state = act(play(state, "APPLE"), 1, "challenge")  # seat 1 owes a turn

@@ -2,6 +2,7 @@
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import sqlite3
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from bot import scheduler
 from bot.boards import timeout_notice
+from bot.games.appletters import AppState, placements_for, word_set
 from bot.games.cheerio import open_categories
 from bot.lobby import SeatShown
 from bot.model import GameChange, GameRow, GameStatus, Move, Player
@@ -254,6 +256,52 @@ async def test_hot_scores_clock_times_a_whole_turn_and_both_challenge_throws_onc
     live = await o.runner.load(live.id)
     assert live.state.challenge_dice == ((), ()), "user2's dice thrown for them, and judged"
     assert live.row.deadline == clock.now + 300, "the next decision's own clock"
+    assert await o.runner.replay(live.id) == live.state
+    await o.close()
+
+
+def _word_for(state: AppState, seat: int, listed: bool) -> str:
+    """A way ``seat`` can lay a word now that is (or is not) in the game's list: Apple
+    Turnover lays unchecked words, so a challenge of it fails (or takes it back)."""
+    words = word_set(state.word_list)
+    ends = {state.snake[0].text[0], state.snake[-1].text[-1]} if state.snake else set()
+    for size in (2, 3, 4):
+        for letters in itertools.permutations(state.hands[seat] + "".join(ends), size):
+            text = "".join(letters)
+            ways = placements_for(state, seat, text)
+            if ways and (text.lower() in words) == listed:
+                return ways[0].arg
+    raise AssertionError(f"no {'listed' if listed else 'unlisted'} word for seat {seat}")
+
+
+async def test_another_players_challenge_restarts_the_clock_only_if_it_changes_the_snake(
+    database: Target,
+) -> None:
+    """Apple Turnover's clock times a turn: a failed challenge by someone else changes
+    nothing the player to move can do, so their deadline stays; one that takes a word off
+    the snake changes their choices, so they get their full time again."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await started(o, "appleturnover", [1, 2, 3])
+    state: AppState = live.state
+    a = state.turn
+    b, c = (a + 1) % 3, (a + 2) % 3
+    live = await o.runner.act(live.id, a + 1, "play", _word_for(state, a, listed=True))
+    b_ends = clock.now + 300
+    assert live.row.deadline == b_ends and live.state.turn == b
+    clock.now += 60
+    live = await o.runner.act(live.id, c + 1, "challenge", version=live.row.version)
+    assert live.state.skips[c] == 1, "the word is listed: the challenger misses a turn"
+    assert (await o.runner.load(live.id)).row.deadline == b_ends, "nothing changed for Bob"
+
+    clock.now += 60
+    live = await o.runner.act(live.id, b + 1, "play", _word_for(live.state, b, listed=False))
+    assert live.state.turn == a, "Carol missed her turn"
+    assert live.row.deadline == clock.now + 300
+    clock.now += 60
+    live = await o.runner.act(live.id, c + 1, "challenge", version=live.row.version)
+    assert len(live.state.snake) == 1, "not listed: the word came off the snake"
+    assert (await o.runner.load(live.id)).row.deadline == clock.now + 300, "a new choice"
     assert await o.runner.replay(live.id) == live.state
     await o.close()
 

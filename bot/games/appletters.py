@@ -166,6 +166,8 @@ class AppState:
     still in (before edition 3 a leaver's turn stayed counted): once it reaches their number,
     the game is a stalemate. Turns go round in seat order, so those turns are the last
     ``quiet`` seats still in before the one to play (see :func:`_had_quiet_turn`).
+    ``turns`` counts the turns given (from 0 in a state stored before it): a new turn, even
+    the same player's again when everyone else misses one, gets a clock of its own.
     """
 
     seed: int
@@ -190,6 +192,7 @@ class AppState:
     out_seat: int | None = None
     log: tuple[Event, ...] = ()
     edition: int = 1  # states stored before editions were edition 1
+    turns: int = 0
 
     @property
     def rules(self) -> VariantRules:
@@ -822,10 +825,11 @@ class AppLettersEngine(Written[AppLettersAction]):
 
         return before.phase == "play" and before.turn == seat and seen(before) == seen(after)
 
-    def clock_mark(self, state: AppState) -> Hashable | None:
-        """None: every move here decides something (none is a toggle), so each restarts the
-        clock."""
-        return None
+    def clock_mark(self, state: AppState) -> Hashable:
+        """The turn, and the snake it is played on. A challenge is made out of turn: one that
+        fails changes nothing the player to move can do, so their clock runs on; one that
+        takes a word off the snake changes their choices, so they get their full time again."""
+        return state.turns, state.phase, state.snake
 
     def timeout_actions(self, state: AppState) -> list[AppLettersAction]:
         """A late player picks and passes; a late claim is accepted."""
@@ -1004,7 +1008,8 @@ class AppLettersEngine(Written[AppLettersAction]):
         if state.hands[seat]:
             return self._advance(state)
         if state.pending is not None:
-            return replace(state, phase="claim", out_seat=seat, turn=_next_seat(state, seat))
+            turn = _next_seat(state, seat)
+            return replace(state, phase="claim", out_seat=seat, turn=turn, turns=state.turns + 1)
         return _go_out(state, seat)
 
     def _end_turn(self, state: AppState, core_was_empty: bool) -> AppState:
@@ -1019,7 +1024,7 @@ class AppLettersEngine(Written[AppLettersAction]):
         while True:
             seat = _next_seat(state, seat)
             if not skips or not state.skips[seat]:
-                return replace(state, turn=seat)
+                return replace(state, turn=seat, turns=state.turns + 1)
             state = replace(state, skips=_set(state.skips, seat, state.skips[seat] - 1))
             state = _log(state, seat, "misses a turn")
             if not state.core:
