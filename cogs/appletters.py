@@ -470,9 +470,13 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         lines = []
         if view.phase == "claim" and view.challengeable is not None:
             seat, word = view.challengeable
+            others = [
+                players[s] for s, on in enumerate(view.active) if on and s not in (seat, view.turn)
+            ]
+            also = f"; {joined(others)} may challenge it too" if others else ""
             lines.append(
                 f"**{players[seat]} used every tile with {word}!** {players[view.turn]}: "
-                "accept it, or anyone may challenge it."
+                f"accept it or challenge it{also}."
             )
         if view.snake:
             lines.append("Words, start to end: " + " → ".join(w.text for w in view.snake))

@@ -1133,9 +1133,10 @@ async def test_accepting_out_of_turn_says_the_word_may_be_challenged_instead(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
     """Apple Turnover for three: the starter goes out on an unchecked word, so the next
-    player accepts it or anyone challenges. The third player pressing Accept the word is told
-    it is not theirs, and that they may challenge it instead; the word's own player, who may
-    not challenge it, is told only that it is not their turn. Nothing changes."""
+    player accepts it or anyone else challenges, as the board says. The third player pressing
+    Accept the word is told it is not theirs, and that they may challenge it instead; the
+    word's own player, who may not challenge it, is told only that it is not their turn.
+    Nothing changes."""
     unpaced(fake_discord)
     fake = fake_discord
     server(fake)
@@ -1158,7 +1159,12 @@ async def test_accepting_out_of_turn_says_the_word_may_be_challenged_instead(
         claim = await state_of(bot)
         assert claim.phase == "claim", claim
         accepter, third = claim.turn, 3 - starter - claim.turn
-        name = ["Alice", "Bob", "Carol"][accepter]
+        names = ["Alice", "Bob", "Carol"]
+        name = names[accepter]
+        assert (
+            f"**{names[starter]} used every tile with {word}!** {name}: accept it or challenge"
+            f" it; {names[third]} may challenge it too."
+        ) in text_of(fake.message(board))
         refused = await press(fake, THREE[third], board, "Accept the word")
         assert refused.ephemeral and refused.content == (
             f"It is not your turn: it is {name}'s. You may challenge {word} instead."
