@@ -77,6 +77,14 @@ class Dailies:
         snapshot = await self.runner.load(play.game_id)
         return snapshot if snapshot.row.status is GameStatus.ACTIVE else None
 
+    async def in_play(self, kind: str, user_id: int) -> bool:
+        """Whether the person has a daily game of ``kind`` still to finish, today's or
+        yesterday's: a command that finds no game of theirs in a channel can say why."""
+        play = await self.store.play(self.today(), kind, user_id)
+        if play is not None and not play.forgotten and play.score is None:
+            return True
+        return await self.unfinished(kind, user_id) is not None
+
     async def _start(
         self, day: int, kind: str, guild_id: int, player: Player, world_name: str | None
     ) -> DailyPlay:

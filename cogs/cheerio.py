@@ -13,6 +13,7 @@ from bot.ai.dice_optimal import DiceTables
 from bot.answers import send
 from bot.boards import Rendered, Row, names, plain_names, status
 from bot.components import GameButton, GameSelect
+from bot.dailies import Dailies
 from bot.games.cheerio import (
     CATEGORIES,
     ROLLS_PER_TURN,
@@ -57,6 +58,11 @@ def last_move(state: CheerioState, players: list[str]) -> str:
     return f"{players[seat]} scored {plural(points, 'point')} in {category.title()}."
 
 
+NO_DAILY_HINTS = (
+    "Hints are not given in the Daily Orchard: everyone plays the same dice on their own."
+)
+
+
 def hint_text(state: CheerioState, tables: DiceTables) -> str:
     """The top three choices for the current dice, each with its expected final score."""
     card = state.cards[state.turn]
@@ -95,7 +101,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         )
         mine = [g for g in games if g.status == "active" and g.plays(interaction.user.id)]
         if not mine:
-            raise Refusal("You have no Cheerio game in play in this channel.")
+            raise Refusal(await self._no_game_to_hint(interaction.user.id))
         # A server may allow several games a channel: the hint is for the one on your turn.
         snapshots = await self.bot.orchard.runner.load_many([g.id for g in mine])
         yours = [s for s in snapshots if s.row.seat_of(interaction.user.id) == s.state.turn]
@@ -107,6 +113,13 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         await self.bot.orchard.runner.mark_hinted(snapshot.id)
         which = f"Cheerio game {snapshot.id} · " if len(mine) > 1 else ""
         await send(interaction, which + hint_text(state, tables))
+
+    async def _no_game_to_hint(self, user_id: int) -> str:
+        """Why there is no hint: a daily game is not a game of this channel, and gets none."""
+        dailies = getattr(self.bot.get_cog("DailyCog"), "dailies", None)
+        if isinstance(dailies, Dailies) and await dailies.in_play(self.kind, user_id):
+            return NO_DAILY_HINTS
+        return "You have no Cheerio game in play in this channel."
 
     def render(self, snapshot: Snapshot) -> Rendered:
         state: CheerioState = snapshot.state

@@ -17,6 +17,7 @@ from bot.daily import NO_GAME, date_of, day_of, end_of
 from bot.games.applejack import CATEGORIES as APPLEJACK_CATEGORIES
 from bot.games.cheerio import CATEGORIES
 from bot.model import Player
+from cogs.cheerio import NO_DAILY_HINTS
 from cogs.daily import BOARD_SIZE, GAMES
 from db.connection import Target
 from tests.botharness import (
@@ -411,6 +412,21 @@ async def test_equal_results_share_a_place_on_the_board(
         assert (plays[1].score, plays[1].accuracy) == (plays[2].score, plays[2].accuracy)
         places = [line.split(" ", 1)[0] for line in board.splitlines()]
         assert places == ["1.", "2.", "2."], board
+        no_errors(fake_discord)
+
+
+async def test_a_hint_asked_during_a_daily_game_says_the_daily_gives_none(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """/cheerio hint in the middle of Alice's daily game once said she had no Cheerio game in
+    play in this channel, though she had one on her screen: it says the daily gives no hints.
+    Bob, with no game at all, is told so as before."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db"):
+        await daily(fake_discord, ALICE)
+        for user, said in (ALICE, NO_DAILY_HINTS), (BOB, "You have no Cheerio game in play"):
+            hint = await answered(await fake_discord.slash(user, GUILD, CHANNEL, "cheerio hint"))
+            assert hint.ephemeral and hint.content.startswith(said), hint.describe()
         no_errors(fake_discord)
 
 
