@@ -761,6 +761,8 @@ def test_going_out_on_an_unchecked_word_waits_for_a_challenge() -> None:
     assert TURNOVER_ENGINE.timeout_actions(state) == [Accept(1)]
     with pytest.raises(IllegalMove, match="challenge the last word or accept"):
         act(state, 1, "pick")
+    with pytest.raises(IllegalMove, match=r"^You have used every tile: the others may now"):
+        act(state, 0, "play", "EZ")  # not "someone" to the one who did
     done = act(state, 1, "accept")
     assert TURNOVER_ENGINE.is_over(done) and TURNOVER_ENGINE.results(done)[0].won
     done = act(state, 2, "challenge")  # APPLE is listed: the win stands

@@ -934,6 +934,8 @@ class AppLettersEngine(Written[AppLettersAction]):
 
     def _claim_move(self, state: AppState, action: AppLettersAction) -> AppState:
         """After an unchecked last word: the next player accepts it (or anyone challenges)."""
+        if not isinstance(action, Accept) and action.seat == state.out_seat:
+            raise IllegalMove("You have used every tile: the others may now challenge your word.")
         if not isinstance(action, Accept):
             raise IllegalMove("Someone has used every tile: challenge the last word or accept it.")
         if action.seat != state.turn:
