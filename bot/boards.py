@@ -363,7 +363,8 @@ class Boards:
         in the background, one at a time, :data:`UNNAMING_PAUSE` apart and as the backlog of
         the global limit, so no click and no game being played waits for them. A board
         deleted meanwhile, or in a channel gone or closed to Orchard, is passed over (never
-        posted again). Called at start-up too: a restart resumes those still queued."""
+        posted again). Called at start-up too, so a restart resumes those still queued, and
+        at each of the leader's checks (see :meth:`bot.app.OrchardBot.unname_boards`)."""
         if self._unnaming is None or self._unnaming.done():
             self._unnaming = asyncio.create_task(self._unnaming_work(), name="orchard-unname")
         else:
@@ -372,14 +373,13 @@ class Boards:
     async def _unnaming_work(self) -> None:
         """Passes over the queue in game order until one ends with nothing queued since it
         began. Each board leaves the queue once drawn or passed over; one whose drawing
-        failed stays for the next pass (the next /forget-me, or start-up), as does every
-        board when the store fails. On a shared store every process works the one queue:
-        two at once may draw a board twice, and leave none naming its person."""
+        failed stays for the next pass (the leader's next check), as does every board when
+        the store fails."""
         BACKLOG.set(True)  # this task's own context: nothing else it sends
         try:
             await self._unnaming_passes()
         except Exception:  # the store failed: what is queued stays queued
-            log.warning("boards to draw anew wait for the next /forget-me", exc_info=True)
+            log.warning("boards to draw anew wait for the next pass", exc_info=True)
 
     async def _unnaming_passes(self) -> None:
         after = 0

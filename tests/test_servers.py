@@ -2067,3 +2067,47 @@ async def test_forget_me_redraws_the_rest_of_the_boards_after_a_restart(
         await asyncio.wait_for(bot.boards._unnaming, 5.0)  # ends once the queue is empty
         no_errors(fake_discord)
     assert await rows(database, "SELECT COUNT(*) FROM boards_to_unname") == [(0,)]
+
+
+@pytest.mark.postgres
+async def test_only_the_leading_process_draws_the_boards_forget_me_queued(
+    fake_discord: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes share a PostgreSQL store and another one leads. Carol's /forget-me,
+    answered by the one on Discord, queues her two boards, which it leaves to the leader:
+    two processes working one queue would edit each board twice. Once the leader is gone,
+    this process takes the lead at its next check and draws each board once; one Discord
+    refused is drawn again at the check after, with no new /forget-me."""
+    server(fake_discord)
+    unpaced(fake_discord)  # the games are played to their end by calling the runner
+    monkeypatch.setattr("bot.leader.RETRY", 0.2)
+    monkeypatch.setattr("bot.boards.UNNAMING_PAUSE", 0.0)
+    async with fresh_schema() as url:
+        leader = await orchard(url)  # type: ignore[arg-type]
+        assert await leader.store.try_lead()
+        async with orchard_bot(fake_discord, url) as bot:
+            assert not bot.orchard.leader.leading
+            boards = []
+            for _ in range(2):
+                boards.append(await new_game(fake_discord, "cheerio", ALICE, [CAROL]))
+                (played,) = await bot.orchard.store.open_games(GUILD)
+                await finish_cheerio(bot.orchard, played.id, {0: ALICE, 1: CAROL})
+            drawn = [len(fake_discord.versions[b]) for b in boards]
+            asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
+            done = await press(
+                fake_discord, CAROL, int(asked.original["id"]), "Forget me everywhere"
+            )
+            assert done.content.startswith("Done"), done.content
+            await asyncio.sleep(1.0)  # five of this process's checks
+            assert [len(fake_discord.versions[b]) for b in boards] == drawn, "left to the leader"
+            assert await rows(url, "SELECT COUNT(*) FROM boards_to_unname") == [(2,)]
+
+            fake_discord.fail("PATCH", rf"/channels/{CHANNEL}/messages/{boards[0]}", 400)
+            await leader.close()  # its session, and the leader's lock with it, ends
+            await fake_discord.wait_for(
+                lambda: all("Carol" not in text_of(fake_discord.message(b)) for b in boards),
+                what="both boards drawn anew",
+            )
+            assert bot.orchard.leader.leading
+            assert [len(fake_discord.versions[b]) for b in boards] == [n + 1 for n in drawn]
+            assert await rows(url, "SELECT COUNT(*) FROM boards_to_unname") == [(0,)]
