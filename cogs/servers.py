@@ -61,7 +61,8 @@ def value_text(by: str, value: float) -> str:
 
 def board_figures(by: str, value: float, record: tuple[int, int, float, float, int] | None) -> str:
     """The ranked figure in bold, then the player's other figures: wins, games, best, average.
-    Wins say of how many games with people when some games were not, as /stats does."""
+    Wins say of how many games with people when some games were not, as /stats does, and are
+    left out when none was."""
     wins, games, best, average, people = record or (0, 0, 0.0, 0.0, 0)
     figures = {
         "wins": wins_in(wins, people, games),
@@ -70,7 +71,7 @@ def board_figures(by: str, value: float, record: tuple[int, int, float, float, i
         "average": f"average {average:.1f}",
     }
     head = value_text(by, value) if by == "rating" else figures.pop(by)
-    return f"**{head}** · " + " · ".join(figures.values())
+    return f"**{head}** · " + " · ".join(figure for figure in figures.values() if figure)
 
 
 def rank_of(rows: list[tuple[int, float, int]], index: int, by: str) -> int:
@@ -690,18 +691,22 @@ def most_played(rows: list[KindStats]) -> str | None:
 
 def wins_in(wins: int, people: int, games: int) -> str:
     """Wins, which only games between people give: when the ``games`` counted beside them
-    include solo ones or Orchard's, it says of how many ("2 wins in 3 games with people")."""
-    if people in (0, games):
+    include solo ones or Orchard's, it says of how many ("2 wins in 3 games with people").
+    Nothing when none was with people: "0 wins" after solo games reads as three defeats, and
+    beside a game won against Orchard as a contradiction."""
+    if not people:
+        return ""
+    if people == games:
         return plural(wins, "win")
     return f"{plural(wins, 'win')} in {plural(people, 'game')} with people"
 
 
 def wins_text(s: KindStats) -> str:
-    """Wins and their rate, of games between people only (see :func:`wins_in`)."""
-    wins = wins_in(s.wins, s.rated_games, s.games)
+    """Wins and their rate, of games between people only (nothing without one: see
+    :func:`wins_in`)."""
     if not s.rated_games:
-        return wins
-    return f"{wins} ({100 * s.wins / s.rated_games:.0f}%)"
+        return ""
+    return f"{wins_in(s.wins, s.rated_games, s.games)} ({100 * s.wins / s.rated_games:.0f}%)"
 
 
 HISTORY_OF_OTHERS = "Only games in channels you can see, or that you played in."
@@ -726,8 +731,9 @@ def stats_text(s: KindStats) -> str:
     """One game's field in /stats; wins count games between people, Orchard is apart."""
     best = s.lowest if lower_is_better(s.kind) else s.best
     rating = f"rating {display(shown(s.rating))}" if s.rating else "unrated"
+    played = " · ".join(figure for figure in (plural(s.games, "game"), wins_text(s)) if figure)
     text = (
-        f"{plural(s.games, 'game')} · {wins_text(s)}\n"
+        f"{played}\n"
         f"best {best} · average {s.average:.1f}{tiles_left(s.kind)}\n"
         f"{rating} · last played {ago(s.last_played)}"
     )
@@ -745,7 +751,9 @@ def summary_text(rows: list[KindStats]) -> str:
         return "No finished games yet."
     games, wins = sum(s.games for s in rows), sum(s.wins for s in rows)
     kinds = f" of {len(rows)} kinds" if len(rows) > 1 else ""
-    text = f"{plural(games, 'game')}{kinds} · {plural(wins, 'win')}"
+    text = f"{plural(games, 'game')}{kinds}"
+    if any(s.rated_games for s in rows):  # wins only count games with people (wins_in)
+        text += f" · {plural(wins, 'win')}"
     if any(s.orchard_games for s in rows):
         text += f" · {plural(sum(s.orchard_wins for s in rows), 'win')} vs Orchard"
     return text

@@ -373,7 +373,8 @@ async def test_stats_after_a_solo_game(fake_discord: FakeDiscord, database: Targ
             await fake_discord.slash(BOB, GUILD, CHANNEL, "stats", {"user": ALICE})
         )
         (field,) = stats.embeds[0]["fields"]
-        assert field["name"] == "Cheerio" and field["value"].startswith("1 game · 0 wins\n")
+        assert field["name"] == "Cheerio" and field["value"].startswith("1 game\nbest ")
+        assert stats.embeds[0]["description"] == "1 game", "a solo game is not a defeat"
 
 
 async def test_an_unexpected_error_apologises_with_an_id(
