@@ -396,10 +396,13 @@ async def test_equal_results_share_a_place_on_the_board(
 ) -> None:
     """Alice and Bob make the same choices on the same dice: the same score and accuracy, so
     the same place (a game's equal scores share a place too), not a place apart by their
-    names' alphabetical order. Carol, who scores otherwise, is placed apart."""
+    names' alphabetical order. Carol, who scores otherwise, is placed apart. The day is
+    fixed: on some days' dice Carol's order scores less than theirs, on others more."""
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         cog: Any = bot.get_cog("DailyCog")
+        noon = 1795867200.0  # 28 November 2026, 12:00 UTC: Carol's order scores more
+        cog.dailies.clock = bot.orchard.runner.clock = lambda: noon
         for user, name in ((BOB, "Bob"), (ALICE, "Alice")):
             await finish_daily(bot, user, name)
         snapshot, _ = await cog.dailies.game_of_the_day("cheerio", GUILD, Player(0, CAROL, "Carol"))
