@@ -25,7 +25,7 @@ from bot.lobby import SeatShown
 from bot.model import NOBODY, GameRow, GameStatus, MoveSource, Player
 from bot.pacing import BACKLOG, until_answered
 from bot.pings import TurnPings, joined
-from bot.runner import Gone, Refusal, Runner, Snapshot
+from bot.runner import TIMEOUTS_TO_FORFEIT, Gone, Refusal, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays, title
 from bot.wording import literal
 from bot.words import plural
@@ -261,21 +261,25 @@ def orchard_rows(row: GameRow, shown: list[str]) -> list[Row]:
 
 
 def timeout_notice(snapshot: Snapshot) -> str:
-    """One line for the channel when the clock, not a player, moved the game. A seat removed
-    for timing out leaves in the write of its third timeout; a seat that leaves by
-    /forget-me (also logged with no user) timed out in none, and is not said to have. When
-    everyone still in timed out a third time at once, nobody is removed: the game ends."""
+    """One line for the channel when the clock, not a player, moved the game. A seat's
+    :data:`TIMEOUTS_TO_FORFEIT`-th timeout removes it in that write, with nothing played for
+    it (:meth:`Runner._timeout_moves`); a seat that leaves by /forget-me (also logged with no
+    user) has fewer timeouts, and is not said to have timed out. When everyone still in timed
+    out a third time at once, nobody is removed: the game ends."""
     lines = []
     timed_out: set[int] = set()
+    players = snapshot.row.players
     for move in snapshot.moves:
-        name = literal(seat_name(snapshot.row.players[move.seat]))
+        name = literal(seat_name(players[move.seat]))
         if move.source is MoveSource.TIMEOUT:
             timed_out.add(move.seat)
             lines.append(f"⏰ {name} ran out of time, so Orchard played for them.")
-        elif move.source is MoveSource.FORFEIT and move.seat in timed_out:
+        elif (
+            move.source is MoveSource.FORFEIT and players[move.seat].timeouts >= TIMEOUTS_TO_FORFEIT
+        ):
             lines.append(f"👋 {name} timed out three times in a row and has left the game.")
     if deserted(snapshot):
-        late = joined([literal(seat_name(snapshot.row.players[s])) for s in sorted(timed_out)])
+        late = joined([literal(seat_name(players[s])) for s in sorted(timed_out)])
         lines.append(
             f"👋 {late} each timed out three times in a row, so the game ends with no winner."
         )

@@ -741,37 +741,47 @@ class Runner:
 
     def _timeout_moves(self, snapshot: Snapshot) -> tuple[Any, list[Move], dict[int, int], bool]:
         """The clock's moves for every awaited seat, their timeout counts, and whether the
-        game is :meth:`_deserted` (then nobody is removed: it ends with no winner)."""
+        game is :meth:`_deserted` (then nobody is removed: it ends with no winner).
+
+        A seat's :data:`TIMEOUTS_TO_FORFEIT`-th timeout removes it before any move is played
+        for the late: seats awaited side by side (Apple Jack's last turn, Hot Score's
+        challenge throw) then all leave at the same point, whatever their order, and the
+        clock never plays a move for a seat on its way out (one that could win it the game)."""
         engine = self.engine(snapshot.row.kind)
         state = snapshot.state
         players = snapshot.row.players
-        deserted = self._deserted(snapshot)
-        moves: list[Move] = []
-        counts: dict[int, int] = {}
-        for action in engine.timeout_actions(state):
-            if action.seat not in engine.to_act(state):
-                continue  # an earlier timeout in this batch ended the game or their turn
+        late = engine.timeout_actions(state)
+        out = self._timed_out(snapshot.row.players, {a.seat for a in late})
+        deserted = self._deserted(snapshot, out)
+        if deserted:
+            out = []
+        moves = [Move(seat, FORFEIT_VERB, "", None, MoveSource.FORFEIT) for seat in out]
+        for seat in out:
+            state = engine.forfeit(state, seat)
+        for action in late:
+            if action.seat in out or action.seat not in engine.to_act(state):
+                continue  # removed, or an earlier move in this batch ended the game or turn
             state = engine.apply(state, action)
             verb, arg = engine.format(action)
             moves.append(Move(action.seat, verb, arg, None, MoveSource.TIMEOUT))
-            counts[action.seat] = players[action.seat].timeouts + 1
-            if counts[action.seat] >= TIMEOUTS_TO_FORFEIT and not deserted:
-                state = engine.forfeit(state, action.seat)
-                moves.append(Move(action.seat, FORFEIT_VERB, "", None, MoveSource.FORFEIT))
+        counts = {m.seat: players[m.seat].timeouts + 1 for m in moves}
         return state, moves, counts, deserted
 
-    def _deserted(self, snapshot: Snapshot) -> bool:
+    @staticmethod
+    def _timed_out(players: Sequence[Player], late: set[int]) -> list[int]:
+        """The ``late`` seats whose timeout now is their :data:`TIMEOUTS_TO_FORFEIT`-th."""
+        return sorted(s for s in late if players[s].timeouts + 1 >= TIMEOUTS_TO_FORFEIT)
+
+    def _deserted(self, snapshot: Snapshot, out: list[int]) -> bool:
         """Whether this deadline brings every seat still in (two or more, awaited side by
-        side) to :data:`TIMEOUTS_TO_FORFEIT`: removing them one by one would hand the game
-        to the last, who was just as late."""
+        side) to :data:`TIMEOUTS_TO_FORFEIT` (``out``): removing them would hand the game to
+        none of them, or to the last, who was just as late."""
         engine = self.engine(snapshot.row.kind)
         state, players = snapshot.state, snapshot.row.players
-        late = {action.seat for action in engine.timeout_actions(state)}
-        out = {s for s in late if players[s].timeouts + 1 >= TIMEOUTS_TO_FORFEIT}
         if len(out) < 2:
             return False  # most deadlines: no need to ask who is still in
         still_in = {p.seat for p in players if engine.forfeit(state, p.seat) != state}
-        return len(still_in) > 1 and still_in <= out
+        return len(still_in) > 1 and still_in <= set(out)
 
     async def _play(
         self,

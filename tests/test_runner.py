@@ -632,6 +632,44 @@ async def test_everyone_timing_out_a_third_time_at_once_ends_applejack_with_no_w
     await o.close()
 
 
+async def test_two_seats_out_at_one_deadline_leave_before_the_turn_is_scored(
+    database: Target,
+) -> None:
+    """Apple Jack's last turn awaits four seats; two hold, the first and the third miss it a
+    third time in a row. Both leave at the deadline before the turn is scored, whatever
+    their seat order: once, the first was removed before the scoring and the second after
+    it, with the turn's points. The channel is told each left, not that the clock played."""
+    from bot.boards import timeout_notice
+
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await _to_applejack_last_turn(o, [1, 2, 3, 4])
+    for user in (2, 4):
+        live = await o.runner.act(live.id, user, "hold", version=live.row.version)
+    await _missed_twice(database, live.id, [0, 2])
+    before = len(await o.store.moves(live.id))
+    clock.now += 301
+    assert await o.scheduler.run_due() == 1
+    live = await o.runner.load(live.id)
+    assert live.state.active == (False, True, False, True)
+    assert live.state.last_call is not None
+    _, _, points = live.state.last_call
+    assert points[0] is None and points[2] is None, "neither scored the turn"
+    assert points[1] is not None and points[3] is not None
+    late = (await o.store.moves(live.id))[before:]
+    assert [(m.seat, m.verb, m.source) for m in late] == [
+        (0, "forfeit", "forfeit"),
+        (2, "forfeit", "forfeit"),
+    ], "nothing played for a seat on its way out"
+    assert [p.timeouts for p in live.row.players] == [3, 0, 3, 0]
+    assert await o.runner.replay(live.id) == live.state
+    assert timeout_notice(o.shown.shown[-1]).splitlines() == [
+        "👋 user1 timed out three times in a row and has left the game.",
+        "👋 user3 timed out three times in a row and has left the game.",
+    ]
+    await o.close()
+
+
 async def test_everyone_timing_out_a_third_time_at_once_ends_hot_score_with_no_winner(
     database: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
