@@ -56,9 +56,12 @@ BOARD_SIZE = 15
 class DailyUI:
     """A game's UI, with its daily games drawn as the Daily Orchard's (see the module)."""
 
-    def __init__(self, inner: GameUI, dailies: Dailies) -> None:
+    def __init__(
+        self, inner: GameUI, dailies: Dailies, server_name: Callable[[int], str | None]
+    ) -> None:
         self.inner = inner
         self.dailies = dailies
+        self.server_name = server_name  # a server's name, if this process knows it
 
     @property
     def accent(self) -> int:
@@ -78,7 +81,8 @@ class DailyUI:
             return payload
         if snapshot.row.status is not GameStatus.FINISHED:
             return closed(heading, payload)
-        return finished(snapshot, day, heading, payload, self.dailies.today())
+        server = self.server_name(snapshot.row.guild_id)
+        return finished(snapshot, day, heading, payload, self.dailies.today(), server)
 
     async def on_ui(
         self, interaction: discord.Interaction[Any], snapshot: Snapshot, verb: str, arg: str
@@ -140,17 +144,26 @@ def closed(heading: str, payload: Rendered) -> Rendered:
     return payload
 
 
-def finished(snapshot: Snapshot, day: int, heading: str, payload: Rendered, today: int) -> Rendered:
+def finished(
+    snapshot: Snapshot,
+    day: int,
+    heading: str,
+    payload: Rendered,
+    today: int,
+    server: str | None,
+) -> Rendered:
     """A finished daily game: the card, the day's result to share, and its Review (no
     Rematch: there is one daily game a day). A game of yesterday finished today points to
-    yesterday's board, where its result goes."""
+    yesterday's board, where its result goes. That board is the ``server``'s where the game
+    began, which is named: the game may be finished in another (None: not known here)."""
     payload.board.heading = heading
     boards = {today: " /daily-board", today - 1: " /daily-board day:yesterday"}
     board = boards.get(day, "")  # an older day's board is not offered
+    where = literal(server) if server is not None else "the server where you began it"
     payload.board.status = (
         f"**Your daily game is over.** {date_of(day):%A %d %B %Y} (UTC). Press Share to post "
         "your result in the channel (no dice in it), or Review to see how you played."
-        + (f"{board} shows how everyone here did." if board else "")
+        + (f"{board} in {where} shows how everyone there did." if board else "")
     )
     share = GameButton(
         snapshot.id,
@@ -228,7 +241,11 @@ class DailyCog(commands.Cog):
                 inner = bot.uis[kind]
                 if isinstance(inner, DailyUI):
                     inner = inner.inner  # the extension was reloaded
-                bot.uis[kind] = DailyUI(inner, self.dailies)
+                bot.uis[kind] = DailyUI(inner, self.dailies, self.server_name)
+
+    def server_name(self, guild_id: int) -> str | None:
+        guild = self.bot.get_guild(guild_id)
+        return guild.name if guild is not None else None
 
     async def cog_load(self) -> None:
         self.post_yesterday.start()

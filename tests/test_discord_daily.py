@@ -180,6 +180,8 @@ async def test_a_daily_game_survives_the_token_and_a_restart(
 async def test_todays_game_goes_on_from_another_server_and_counts_where_it_began(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
+    """Alice's daily game, begun here, goes on from Pippin Club, and counts here: finished
+    there, it sends her to this server's board by name, not to "everyone here"."""
     other_guild, other_channel = GUILD + 1, CHANNEL + 1
     server(fake_discord)
     fake_discord.add_guild(other_guild, [other_channel], [ALICE], name="Pippin Club")
@@ -200,6 +202,11 @@ async def test_todays_game_goes_on_from_another_server_and_counts_where_it_began
         assert live.row.guild_id == GUILD and board != there
         here = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily"))
         assert "counts on that server" not in text_of(here.original)
+        for category in ORDER[:-1]:  # finished in Pippin Club: its end names the board's server
+            await choose(fake_discord, ALICE, there, "score", [category])
+        over = text_of(fake_discord.message(there))
+        assert "Your daily game is over" in over, over
+        assert f"/daily-board in guild-{GUILD} shows how everyone there did." in over, over
         no_errors(fake_discord)
 
 
