@@ -94,12 +94,18 @@ def end_of(day: int) -> float:
     return dt.datetime.combine(date_of(day + 1), dt.time(), dt.UTC).timestamp()
 
 
+def last_day(day: int) -> int:
+    """The last day on which a daily game of ``day`` may be finished: the day after its own,
+    so a game left at midnight can be finished the next day, and none stays open for good,
+    seen by nobody. Until that day is over, ``day``'s board is not final."""
+    return day + 1
+
+
 def closes(options: Mapping[str, Any]) -> float | None:
     """When a daily game still unfinished closes, without a result (None: not a daily game):
-    at the end of the day after its own, so a game left at midnight can be finished the next
-    day, and none stays open for good, seen by nobody."""
+    at the end of its :func:`last_day`."""
     day = daily_day(options)
-    return None if day is None else end_of(day + 1)
+    return None if day is None else end_of(last_day(day))
 
 
 def is_daily(options: Mapping[str, Any]) -> bool:

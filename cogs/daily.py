@@ -27,7 +27,7 @@ from bot.answers import answer_publicly, send
 from bot.boards import UNKNOWN_CHANNEL, GameUI, Rendered, when
 from bot.components import GameButton
 from bot.dailies import Dailies
-from bot.daily import DailyPlay, date_of, is_daily, share_line
+from bot.daily import DailyPlay, date_of, is_daily, last_day, share_line
 from bot.games.base import daily_day
 from bot.interface import host
 from bot.model import GameStatus, Player
@@ -184,12 +184,13 @@ def board_embed(
     where: str,
     today: int,
 ) -> discord.Embed:
-    """A day's results, best first, each with the player's streak of days in a row. Only a
-    day before yesterday is final: a game of yesterday may be finished until today ends
-    (:func:`bot.daily.closes`), so its board says until when."""
+    """A day's results, best first, each with the player's streak of days in a row. A past
+    day's board is final only once its :func:`~bot.daily.last_day` is over: until then its
+    games left unfinished may still be finished, so it says until when."""
+    open_still = day < today <= last_day(day)
     if day == today:
         nobody = "Nobody has finished today's game yet."
-    elif day == today - 1:
+    elif open_still:
         nobody = "Nobody has finished this day's game yet."
     else:
         nobody = "Nobody finished this day's game."
@@ -202,7 +203,7 @@ def board_embed(
     if len(plays) > BOARD_SIZE:  # the others finished too: say so, not leave them out unsaid
         lines.append(f"… and {plural(len(plays) - BOARD_SIZE, 'more player')}")
     text = "\n".join(lines) or nobody
-    if day == today - 1:
+    if open_still:
         text += f"\n{still_open(day)}"
     embed = discord.Embed(title=f"Orchard Daily #{day} · {title(kind)} · {where}", description=text)
     embed.set_footer(text=f"{date_of(day):%A %d %B %Y} (UTC) · 🔥 days in a row · /daily")
@@ -214,7 +215,7 @@ def still_open(day: int) -> str:
     results are not final yet (said in UTC: a posted board is read on later days too)."""
     return (
         "A game of this day left unfinished can still be finished until 24:00 UTC on "
-        f"{date_of(day + 1):%A %d %B}."
+        f"{date_of(last_day(day)):%A %d %B}."
     )
 
 
