@@ -97,7 +97,7 @@ class Dailies:
             player,
             seed=secrets.randbits(62),  # the day decides the dice; the seed only names the game
             options={"daily": day},
-            now=time.time(),
+            now=self.clock(),
         )
         if added is None:  # another process started one meanwhile
             found = await self.store.play(day, kind, player.user_id)

@@ -66,6 +66,10 @@ async def test_one_game_a_day_private_and_without_a_clock(tmp_path: Path) -> Non
         row = first.row
         assert row.status is GameStatus.ACTIVE and row.channel_id == NO_CHANNEL
         assert row.options == {"daily": 42}
+        created = await query(
+            tmp_path / "o.db", "SELECT created_at FROM games WHERE id = ?", row.id
+        )
+        assert created == [(NOON,)], "made at the injected clock's time, not the system's"
         assert row.deadline == end_of(43)  # no turn clock: only its closing, the next day's end
         assert table.shown.shown == []  # never drawn on a public board
         other, _ = await dailies.game_of_the_day("cheerio", GUILD, player(2))
