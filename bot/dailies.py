@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from bot.daily import NO_GAME, DailyPlay, closes, day_of, streak
+from bot.daily import NO_GAME, BoardClaim, DailyPlay, PostedBoard, closes, day_of, streak
 from bot.games.base import daily_day
 from bot.locks import KeyedLocks
 from bot.model import GameChange, GameStatus, Player
@@ -192,6 +192,10 @@ class Dailies:
     async def boards_due(self, day: int) -> list[tuple[int, int]]:
         return await self.store.channels_due(day)
 
-    async def claim_board(self, guild_id: int, day: int) -> bool:
-        """Whether this caller posts the server's board of ``day`` (once, across processes)."""
+    async def claim_board(self, guild_id: int, day: int) -> BoardClaim | None:
+        """This caller posts the server's board of ``day`` (once, across processes), and makes
+        the one posted before it final (None: another caller does)."""
         return await self.store.claim(guild_id, day)
+
+    async def board_posted(self, guild_id: int, board: PostedBoard) -> None:
+        await self.store.posted(guild_id, board)

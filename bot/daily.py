@@ -40,6 +40,24 @@ in a server, or across servers for players who joined with **/daily-world**; **/
 
 
 @dataclass(frozen=True)
+class PostedBoard:
+    """A server's daily board of ``day`` as posted, so that it can be made final once the
+    day's games can no longer be finished (:func:`last_day`)."""
+
+    day: int
+    channel_id: int
+    message_id: int
+
+
+@dataclass(frozen=True)
+class BoardClaim:
+    """The posting of a server's board, taken by one caller, with the board posted before
+    it, if any, for that caller to make final."""
+
+    previous: PostedBoard | None
+
+
+@dataclass(frozen=True)
 class DailyChannel:
     """Where a server's board of yesterday is posted, and the day Discord last refused it
     there (Orchard may not post in it: its admins are told in /settings); None since a post

@@ -27,7 +27,7 @@ from bot.answers import answer_publicly, send
 from bot.boards import UNKNOWN_CHANNEL, GameUI, Rendered, when
 from bot.components import GameButton
 from bot.dailies import Dailies
-from bot.daily import DailyPlay, date_of, is_daily, last_day, share_line
+from bot.daily import DailyPlay, PostedBoard, date_of, is_daily, last_day, share_line
 from bot.games.base import daily_day
 from bot.interface import host
 from bot.model import GameStatus, Player
@@ -368,49 +368,75 @@ class DailyCog(commands.Cog):
         await self.bot.wait_until_ready()
 
     async def post_boards(self) -> int:
-        """Post yesterday's board (every daily game) in each server's chosen channel, once.
+        """Post yesterday's board (every daily game, in one message) in each server's chosen
+        channel, once, and make the board posted before it final.
 
         Every process runs this over every server, so each board is claimed before it is
         posted (and after it is read, so a failed read leaves it due): two processes reading
         it as due at once would otherwise both post it. A process that dies between the claim
         and the post loses that day's board there, as a refused post does; a board twice in
-        every channel would be worse."""
+        every channel would be worse. The board before it is taken with the claim: its day
+        has closed by then (:func:`~bot.daily.last_day`), so its results are final."""
         yesterday = self.dailies.today() - 1
         posted = 0
         for guild_id, channel_id in await self.dailies.boards_due(yesterday):
-            embeds = [await self.board(yesterday, choice.value, guild_id) for choice in GAMES]
-            if not await self.dailies.claim_board(guild_id, yesterday):
+            embeds = await self.boards(yesterday, guild_id)
+            claim = await self.dailies.claim_board(guild_id, yesterday)
+            if claim is None:
                 continue  # another process has it
-            await self.post(guild_id, channel_id, yesterday, embeds)
+            message = await self.post(guild_id, channel_id, yesterday, embeds)
+            if message is not None:
+                board = PostedBoard(yesterday, channel_id, message.id)
+                await self.dailies.board_posted(guild_id, board)
+            if claim.previous is not None:
+                await self.make_final(guild_id, claim.previous)
             posted += 1
         return posted
 
+    async def boards(self, day: int, guild_id: int) -> list[discord.Embed]:
+        """A server's boards of ``day``, one for each daily game."""
+        return [await self.board(day, choice.value, guild_id) for choice in GAMES]
+
     async def post(
         self, guild_id: int, channel_id: int, day: int, embeds: list[discord.Embed]
-    ) -> None:
-        """Post a server's boards of ``day`` (claimed). A deleted channel is no longer chosen,
-        so it warns once, not every day; a forbidden one stays chosen (its access may come
-        back), is noted for the server's admins (/settings shows it) and tried again the next
-        day, not for the other boards. A board that goes through clears that note."""
+    ) -> discord.Message | None:
+        """Post a server's boards of ``day`` (claimed); the message, if it went out. A deleted
+        channel is no longer chosen, so it warns once, not every day; a forbidden one stays
+        chosen (its access may come back), is noted for the server's admins (/settings shows
+        it) and tried again the next day. A board that goes through clears that note."""
         channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
-        sent = False
-        for embed in embeds:
-            try:
-                await channel.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
-                sent = True
-            except discord.NotFound as err:
-                if err.code == UNKNOWN_CHANNEL:
-                    await self.channel_gone(guild_id, channel_id)
-                    return
+        try:
+            message = await channel.send(
+                embeds=embeds, allowed_mentions=discord.AllowedMentions.none()
+            )
+        except discord.NotFound as err:
+            if err.code == UNKNOWN_CHANNEL:
+                await self.channel_gone(guild_id, channel_id)
+            else:
                 log.warning("daily board for server %s not posted: %s", guild_id, err)
-            except discord.Forbidden as err:
-                log.warning("daily board for server %s not posted today: %s", guild_id, err)
-                await self.dailies.board_refused(guild_id, channel_id, day)
-                return
-            except discord.HTTPException as err:
-                log.warning("daily board for server %s not posted: %s", guild_id, err)
-        if sent:
-            await self.dailies.board_refused(guild_id, channel_id, None)
+            return None
+        except discord.Forbidden as err:
+            log.warning("daily board for server %s not posted today: %s", guild_id, err)
+            await self.dailies.board_refused(guild_id, channel_id, day)
+            return None
+        except discord.HTTPException as err:
+            log.warning("daily board for server %s not posted: %s", guild_id, err)
+            return None
+        await self.dailies.board_refused(guild_id, channel_id, None)
+        return message
+
+    async def make_final(self, guild_id: int, board: PostedBoard) -> None:
+        """Edit a posted board to its day's final results (an edit notifies nobody). One a
+        moderator deleted, or in a channel gone or closed to Orchard, is left as it is."""
+        message = self.bot.get_partial_messageable(
+            board.channel_id, guild_id=guild_id
+        ).get_partial_message(board.message_id)
+        try:
+            await message.edit(embeds=await self.boards(board.day, guild_id))
+        except (discord.NotFound, discord.Forbidden) as err:
+            log.info("daily board %s of server %s not made final: %s", board.day, guild_id, err)
+        except discord.HTTPException as err:
+            log.warning("daily board %s of server %s not made final: %s", board.day, guild_id, err)
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:

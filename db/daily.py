@@ -16,7 +16,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from bot.daily import NO_CHANNEL, NO_GAME, DailyChannel, DailyPlay, day_of, end_of
+from bot.daily import (
+    NO_CHANNEL,
+    NO_GAME,
+    BoardClaim,
+    DailyChannel,
+    DailyPlay,
+    PostedBoard,
+    day_of,
+    end_of,
+)
 from bot.model import Player
 from db import games
 from db.connection import Database, Transaction
@@ -226,15 +235,40 @@ class DailyStore:
         )
         return [(int(r[0]), int(r[1])) for r in rows]
 
-    async def claim(self, guild_id: int, day: int) -> bool:
-        """Take the posting of the server's board of ``day``: True for one caller only, however
-        many processes read it as due at once."""
+    async def claim(self, guild_id: int, day: int) -> BoardClaim | None:
+        """Take the posting of the server's board of ``day``, for one caller only, however many
+        processes read it as due at once (None: another has it), with the board posted before,
+        which the claim takes too (each previous board is made final once)."""
         async with self.db.transaction() as conn:
-            claimed = await conn.execute(
-                "UPDATE daily_channels SET posted_day = ? WHERE guild_id = ? AND posted_day < ?",
-                (day, guild_id, day),
+            rows = await conn.fetchall(
+                "SELECT posted_day, board_channel_id, board_message_id FROM daily_channels"
+                " WHERE guild_id = ?",
+                (guild_id,),
             )
-            return claimed == 1
+            if not rows or rows[0][0] >= day:
+                return None
+            posted, channel_id, message_id = rows[0]
+            claimed = await conn.execute(
+                "UPDATE daily_channels SET posted_day = ?, board_channel_id = NULL,"
+                " board_message_id = NULL WHERE guild_id = ? AND posted_day = ?"
+                " AND COALESCE(board_message_id, 0) = ?",
+                (day, guild_id, posted, message_id or 0),
+            )
+        if claimed != 1:
+            return None
+        if message_id is None or channel_id is None:
+            return BoardClaim(None)
+        return BoardClaim(PostedBoard(int(posted), int(channel_id), int(message_id)))
+
+    async def posted(self, guild_id: int, board: PostedBoard) -> None:
+        """The server's board of ``board.day`` went out as that message, unless a later one
+        has been claimed since."""
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "UPDATE daily_channels SET board_channel_id = ?, board_message_id = ?"
+                " WHERE guild_id = ? AND posted_day = ?",
+                (board.channel_id, board.message_id, guild_id, board.day),
+            )
 
 
 PERSON_SERVERS: tuple[str, ...] = ("SELECT guild_id FROM daily_plays WHERE user_id = ?",)

@@ -262,10 +262,61 @@ async def test_yesterdays_board_is_posted_once_in_the_chosen_channel(
         before = len(fake_discord.channel_messages(CHANNEL))
         assert await cog.post_boards() == 1
         assert await cog.post_boards() == 0  # once a day
-        posted = fake_discord.channel_messages(CHANNEL)[before:]
-        titles = [m["embeds"][0]["title"] for m in posted]
+        (posted,) = fake_discord.channel_messages(CHANNEL)[before:]
+        titles = [embed["title"] for embed in posted["embeds"]]
         assert f"Orchard Daily #{day_of(now) - 1} · Cheerio · this server" in titles
-        assert "Alice" in posted[0]["embeds"][0]["description"]
+        assert "Alice" in posted["embeds"][0]["description"]
+        no_errors(fake_discord)
+
+
+async def test_a_posted_board_is_made_final_once_its_day_has_closed(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Yesterday's board goes out just after midnight, while yesterday's games may still be
+    finished today, as Bob then finishes his. At the next midnight, when that day has
+    closed, the same message is edited to its final results, with Bob and without the line
+    saying they may change, and the next day's board goes out as a message of its own. A
+    board a moderator deleted is left deleted: the next day's goes out as ever."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        cog = await posting_by_hand(bot)
+        await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
+            )
+        )
+        now = time.time()
+        cog.dailies.clock = lambda: now - 86400  # yesterday: Alice finishes, Bob begins
+        alice = await daily(fake_discord, ALICE)
+        for category in ORDER:
+            await choose(fake_discord, ALICE, alice, "score", [category])
+        bob = await daily(fake_discord, BOB)
+        await choose(fake_discord, BOB, bob, "score", [ORDER[0]])
+        cog.dailies.clock = lambda: now
+        assert await cog.post_boards() == 1
+        (first,) = fake_discord.channel_messages(CHANNEL)
+        cheerio = first["embeds"][0]["description"]
+        assert "Alice" in cheerio and "Bob" not in cheerio and "can still be finished" in cheerio
+        for category in ORDER[1:]:  # today, Bob finishes yesterday's game
+            await choose(fake_discord, BOB, bob, "score", [category])
+
+        cog.dailies.clock = lambda: now + 86400  # yesterday's day has closed
+        edits = len(fake_discord.versions[int(first["id"])])
+        assert await cog.post_boards() == 1
+        final = fake_discord.message(int(first["id"]))
+        assert len(fake_discord.versions[int(first["id"])]) == edits + 1
+        cheerio = final["embeds"][0]["description"]
+        assert "Alice" in cheerio and "Bob" in cheerio and "can still be finished" not in cheerio
+        assert final["embeds"][0]["title"] == first["embeds"][0]["title"]
+        first_again, second = fake_discord.channel_messages(CHANNEL)
+        assert first_again["id"] == first["id"]
+        assert second["embeds"][0]["title"].startswith(f"Orchard Daily #{day_of(now)} ·")
+
+        fake_discord._delete_message(int(second["id"]))  # by a moderator
+        cog.dailies.clock = lambda: now + 2 * 86400
+        assert await cog.post_boards() == 1
+        assert [m["id"] for m in fake_discord.channel_messages(CHANNEL)][:1] == [first["id"]]
+        assert len(fake_discord.channel_messages(CHANNEL)) == 2, "the deleted one not posted"
         no_errors(fake_discord)
 
 
@@ -286,9 +337,9 @@ async def test_two_posters_at_once_post_each_board_once(
         before = len(fake_discord.channel_messages(CHANNEL))
         done = await asyncio.gather(cog.post_boards(), cog.post_boards())
         assert sorted(done) == [0, 1]
-        posted = fake_discord.channel_messages(CHANNEL)[before:]
-        assert len(posted) == len(GAMES), [m["embeds"][0]["title"] for m in posted]
-        said = {m["embeds"][0]["description"] for m in posted}
+        (posted,) = fake_discord.channel_messages(CHANNEL)[before:]
+        assert len(posted["embeds"]) == len(GAMES), "one message, a board for each game"
+        said = {embed["description"] for embed in posted["embeds"]}
         # yesterday's games may still be finished today: no result yet, not none for good
         assert all(d.startswith("Nobody has finished this day's game yet.") for d in said), said
         today = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily-board"))
@@ -726,7 +777,7 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
 
         cog.dailies.clock = lambda: time.time() + 86400  # the next day: tried again, and posted
         assert await cog.post_boards() == 1
-        assert len(fake_discord.channel_messages(CHANNEL)) == len(GAMES)
+        assert len(fake_discord.channel_messages(CHANNEL)) == 1
         assert f"posted in: <#{CHANNEL}> (/daily-channel)" in await settings_shown(fake_discord), (
             "cleared"
         )
@@ -735,7 +786,7 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
         fake_discord.fail("POST", posts, 404, code=10003, message="Unknown Channel")
         with caplog.at_level(logging.INFO, logger="cogs.daily"):
             assert await cog.post_boards() == 1
-        tried = 1 + len(GAMES) + 1  # refused, every board of the next day, then gone
+        tried = 1 + 1 + 1  # refused, the next day's, then gone
         assert len(fake_discord.requests_matching("POST", posts)) == tried
         gone = [r for r in caplog.records if "was deleted" in r.getMessage()]
         assert len(gone) == 1 and gone[0].levelno == logging.WARNING

@@ -543,8 +543,8 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
 
 
 def drop_later_indexes(conn: sqlite3.Connection) -> None:
-    """Undo migrations 020, 021, 024, 026, 027 and 028, for a test that runs the migrations after
-    an older one again."""
+    """Undo migrations 020, 021, 024, 026, 027, 028 and 029, for a test that runs the
+    migrations after an older one again."""
     for index in (
         "results_person",
         "ratings_person",
@@ -556,6 +556,8 @@ def drop_later_indexes(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE games DROP COLUMN expired")
     conn.execute("ALTER TABLE games DROP COLUMN host_left")
     conn.execute("DROP TABLE boards_to_unname")
+    conn.execute("ALTER TABLE daily_channels DROP COLUMN board_channel_id")
+    conn.execute("ALTER TABLE daily_channels DROP COLUMN board_message_id")
 
 
 def unlisted(hand: str) -> str:
