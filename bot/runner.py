@@ -751,7 +751,7 @@ class Runner:
         state = snapshot.state
         players = snapshot.row.players
         late = engine.timeout_actions(state)
-        out = self._timed_out(snapshot.row.players, {a.seat for a in late})
+        out = self._timed_out(players, {a.seat for a in late})
         deserted = self._deserted(snapshot, out)
         if deserted:
             out = []
