@@ -1365,6 +1365,7 @@ async def test_stats_say_of_how_many_games_the_win_rate_is(
         ((won,),) = await rows(
             database, "SELECT won FROM results WHERE user_id = ? AND seats = 2", ALICE
         )
+        ((bob_won,),) = await rows(database, "SELECT won FROM results WHERE user_id = ?", BOB)
         stats = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats"))
         (field,) = stats.embeds[0]["fields"]
         wins = "1 win" if won else "0 wins"
@@ -1380,7 +1381,7 @@ async def test_stats_say_of_how_many_games_the_win_rate_is(
             for line in board.embeds[0]["description"].split("\n")
             if line.startswith("**")
         }
-        bobs = "0 wins" if won else "1 win"
+        bobs = "1 win" if bob_won else "0 wins"  # equal scores: both won
         assert lines == {  # as /stats says: wins of games with people, and of how many
             f"<@{ALICE}>": [f"**{wins} in 1 game with people**", "2 games"],
             f"<@{BOB}>": [f"**{bobs}**", "1 game"],
