@@ -558,14 +558,16 @@ def turnover_table(scored: bool = False) -> AppState:
 
 def test_turn_over_an_end_word_with_a_longer_one() -> None:
     state = turnover_table()
-    before = state.hands
+    before, old = state.hands, state.snake[1].text
     (p,) = turnovers_for(state, 0, "EATS")
     assert p.arg == "EATS-eb" and p.cells == col(4, 0, 4)
+    logged = len(state.log)
     state = act(state, 0, "turnover", "EATS")
     assert [w.text for w in state.snake] == ["APPLE", "EATS"] and state.snake[1].seat == 0
     assert Counter(state.hands[1]) == Counter(before[1]) + Counter("AT")
     assert Counter(state.hands[0]) + Counter("ATS") == Counter(before[0])
-    assert any("TURN OVER!" in e.text for e in state.log)
+    # one line, the board's headline: not the turnover, then a plain "played EATS" after it
+    assert [e.text for e in state.log[logged:]] == [f"turned over {old} with EATS: TURN OVER!"]
     assert state.turn == 1 and in_bag(state) == state.total_tiles
 
 

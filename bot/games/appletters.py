@@ -894,7 +894,6 @@ class AppLettersEngine(Written[AppLettersAction]):
         old, rest, p = legal[0]
         state = _return_word(replace(state, pending=None), old, rest)
         state = replace(state, snake=rest)
-        state = _log(state, seat, f"turned over {old.text} with {text}: TURN OVER!")
         return self._lay(state, seat, p, old)
 
     def _pick(self, state: AppState, seat: int) -> AppState:
@@ -985,7 +984,9 @@ class AppLettersEngine(Written[AppLettersAction]):
     # What follows a move.
 
     def _lay(self, state: AppState, seat: int, p: Placement, old: Word | None) -> AppState:
-        """Put ``p`` on the table from ``seat``'s hand; then a win, a claim or the next turn."""
+        """Put ``p`` on the table from ``seat``'s hand (turning over ``old``, if not None); then
+        a win, a claim or the next turn. The log says it in one line, the board's headline:
+        a turnover logged apart from its word left "played" there."""
         words = word_set(state.word_list)
         needed = _needed(p)
         word = Word(
@@ -1004,7 +1005,12 @@ class AppLettersEngine(Written[AppLettersAction]):
             scores=_set(state.scores, seat, state.scores[seat] + word.points),
             quiet=0,
         )
-        state = _log(state, seat, f"played {p.word}")
+        said = (
+            f"played {p.word}"
+            if old is None
+            else f"turned over {old.text} with {p.word}: TURN OVER!"
+        )
+        state = _log(state, seat, said)
         if not state.check_words:
             state = replace(state, pending=Pending(seat, p.end or "end", old))
         if state.hands[seat]:
