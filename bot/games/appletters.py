@@ -1097,12 +1097,17 @@ def _had_quiet_turn(state: AppState, seat: int) -> bool:
 
 
 def _maybe_stalemate(state: AppState) -> AppState:
-    """Everyone still in has gone a turn without a word since the core ran out."""
+    """Everyone still in has gone a turn without a word since the core ran out. Said as
+    that, not as "nobody can play": a player may pass with a word they could have laid."""
     if state.core or state.quiet < sum(state.active):
         return state
     state = replace(state, phase="over", pending=None)
     wins = "the highest score" if state.scored else "the fewest tiles left"
-    return _log(state, None, f"Stalemate: nobody can play, so {wins} wins")
+    return _log(
+        state,
+        None,
+        f"Stalemate: the core is empty and nobody laid a word for a whole round, so {wins} wins",
+    )
 
 
 def _go_out(state: AppState, seat: int) -> AppState:
