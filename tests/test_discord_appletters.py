@@ -1169,8 +1169,10 @@ async def test_accepting_out_of_turn_says_the_word_may_be_challenged_instead(
         assert refused.ephemeral and refused.content == (
             f"It is not your turn: it is {name}'s. You may challenge {word} instead."
         ), refused.describe()
-        own = await press(fake, THREE[starter], board, "Accept the word")
-        assert own.ephemeral and own.content == f"It is not your turn: it is {name}'s."
+        own = await press(fake, THREE[starter], board, "Accept the word")  # their own word
+        assert own.ephemeral and own.content == (
+            "You have used every tile: the others may now challenge your word."
+        ), "not just that it is someone else's turn: the others decide on their word"
         assert await state_of(bot) == claim
         no_errors(fake)
 

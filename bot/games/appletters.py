@@ -932,8 +932,9 @@ class AppLettersEngine(Written[AppLettersAction]):
         return self._end_turn(state, was_empty)
 
     def _claim_move(self, state: AppState, action: AppLettersAction) -> AppState:
-        """After an unchecked last word: the next player accepts it (or anyone challenges)."""
-        if not isinstance(action, Accept) and action.seat == state.out_seat:
+        """After an unchecked last word: the next player accepts it (or anyone challenges).
+        Its own player, whatever they press, is told that the others decide on it."""
+        if action.seat == state.out_seat:
             raise IllegalMove("You have used every tile: the others may now challenge your word.")
         if not isinstance(action, Accept):
             raise IllegalMove("Someone has used every tile: challenge the last word or accept it.")
