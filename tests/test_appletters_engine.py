@@ -702,11 +702,14 @@ def test_a_failed_challenge_costs_the_challenger_a_turn() -> None:
     # Seat 2 challenges out of turn: its next turn is lost.
     lost = act(state, 2, "challenge")
     assert lost.skips == (0, 0, 1) and lost.pending is None
+    said = "challenged APPLE, but it is in the word list"
+    assert lost.log[-1].text == f"{said}: they miss their next turn"  # not "turn lost"
     lost = act(lost, 1, "pick")
     assert lost.turn == 0 and lost.skips == (0, 0, 0)
     # Seat 1, whose turn it is, challenges: the turn is lost at once.
     now = act(state, 1, "challenge")
     assert now.turn == 2 and len(now.snake) == 1
+    assert now.log[-1].text == f"{said}: their turn is over"
 
 
 def test_a_failed_challenge_leaves_the_next_players_moves_as_they_were() -> None:

@@ -974,12 +974,16 @@ class AppLettersEngine(Written[AppLettersAction]):
         return state
 
     def _lost_challenge(self, state: AppState, seat: int, text: str) -> AppState:
-        state = _log(state, seat, f"challenged {text}, but it is in the word list: turn lost")
+        """A challenge of a listed word costs the challenger this turn, or their next one if
+        it is not theirs (said so: "turn lost" left which); against a last word, its player
+        goes out."""
+        said = f"challenged {text}, but it is in the word list"
         if state.phase == "claim":
             assert state.out_seat is not None
-            return _go_out(state, state.out_seat)
+            return _go_out(_log(state, seat, said), state.out_seat)
         if seat == state.turn:
-            return self._end_turn(state, not state.core)
+            return self._end_turn(_log(state, seat, f"{said}: their turn is over"), not state.core)
+        state = _log(state, seat, f"{said}: they miss their next turn")
         return replace(state, skips=_set(state.skips, seat, state.skips[seat] + 1))
 
     # What follows a move.
