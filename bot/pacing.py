@@ -6,9 +6,9 @@ limit resets; after downtime, thousands of overdue boards would keep it over for
 So every request discord.py's HTTP client sends, its own retries included (see
 :func:`traced`), first takes a slot here: at most :data:`BURST` at once and :data:`PER_SECOND`
 a second after that (together never more than 50 in any second), and a request made for the
-backlog (:data:`BACKLOG`, set by the deadline scheduler's display workers) goes only when no
-other request is waiting: a game being played now is shown before a board that has been stale
-for an hour.
+backlog (:data:`BACKLOG`, set by the deadline scheduler's display workers, the redraws
+/forget-me asks for and the midnight daily boards) goes only when no other request is waiting:
+a game being played now is shown before a board that has been stale for an hour.
 
 A route's own limit discord.py keeps, but it sleeps out a used-up bucket inside the request
 that used it, after Discord's answer: :func:`until_answered` lets a caller go on at the answer,

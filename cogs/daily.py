@@ -31,6 +31,7 @@ from bot.daily import DailyPlay, PostedBoard, date_of, is_daily, last_day, share
 from bot.games.base import daily_day
 from bot.interface import host
 from bot.model import GameStatus, Player
+from bot.pacing import BACKLOG
 from bot.posting import POSTING, check_postable
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
@@ -358,6 +359,9 @@ class DailyCog(commands.Cog):
 
     @tasks.loop(minutes=5)
     async def post_yesterday(self) -> None:
+        """Every server's boards go out at midnight together: as the backlog of Discord's
+        global limit (the loop's own task), behind every request of the games being played."""
+        BACKLOG.set(True)
         try:
             await self.post_boards()
         except Exception:

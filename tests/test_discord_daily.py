@@ -17,6 +17,7 @@ from bot.daily import NO_GAME, date_of, day_of, end_of
 from bot.games.applejack import CATEGORIES as APPLEJACK_CATEGORIES
 from bot.games.cheerio import CATEGORIES
 from bot.model import Player
+from bot.pacing import Pacer, traced
 from cogs.cheerio import NO_DAILY_HINTS
 from cogs.daily import BOARD_SIZE, GAMES
 from db.connection import Target
@@ -36,6 +37,7 @@ from tests.botharness import (
 )
 from tests.databases import query, table_columns, written
 from tests.fakediscord import SEND_MESSAGES, FakeDiscord, components_of, text_of
+from tests.test_turn_pings import Halting
 
 MANAGE_MESSAGES = 1 << 13
 ORDER = ("sixes", "fives", "cheerio", "fours", "threes", "twos", "ones")
@@ -317,6 +319,51 @@ async def test_a_posted_board_is_made_final_once_its_day_has_closed(
         assert await cog.post_boards() == 1
         assert [m["id"] for m in fake_discord.channel_messages(CHANNEL)][:1] == [first["id"]]
         assert len(fake_discord.channel_messages(CHANNEL)) == 2, "the deleted one not posted"
+        no_errors(fake_discord)
+
+
+async def until_waiting(pacer: Pacer, requests: int) -> None:
+    """Until ``requests`` wait for a slot of the global limit."""
+    for _ in range(500):
+        if pacer.waiting >= requests:
+            return
+        await asyncio.sleep(0.01)
+    raise TimeoutError(f"{pacer.waiting} requests waiting, not {requests}")
+
+
+async def test_the_midnight_boards_wait_for_the_games_being_played(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """At midnight every server's board goes out at once. They are the backlog of Discord's
+    global limit: with it used up, a game's message in another channel, asked for after them,
+    still goes first."""
+    elsewhere = CHANNEL + 1
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, elsewhere], [ALICE, BOB, CAROL])
+    clock = Halting()
+    pacer = Pacer(clock=clock)
+    async with orchard_bot(fake_discord, tmp_path / "o.db", http_trace=traced(pacer)) as bot:
+        cog = await posting_by_hand(bot)
+        await answered(
+            await fake_discord.slash(
+                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
+            )
+        )
+        await clock.use_up(pacer)
+        before = pacer.waiting  # use_up's own waits, given up
+        cog.post_yesterday.start()  # the loop's pass, as at midnight
+        await until_waiting(pacer, before + 1)  # its board waits for a slot
+        game = bot.get_partial_messageable(elsewhere).send("a game's move")
+        moved = asyncio.create_task(game)
+        await until_waiting(pacer, before + 2)
+        clock.held_at = None
+        await moved
+        await fake_discord.wait_for(lambda: len(fake_discord.channel_messages(CHANNEL)) == 1)
+        posts = fake_discord.requests_matching("POST", r"^/channels/\d+/messages$")
+        assert [r.path for r in posts] == [
+            f"/channels/{elsewhere}/messages",
+            f"/channels/{CHANNEL}/messages",
+        ], "the game's message went first"
         no_errors(fake_discord)
 
 
