@@ -36,7 +36,13 @@ from tests.botharness import (
     server,
 )
 from tests.databases import query, table_columns, written
-from tests.fakediscord import SEND_MESSAGES, FakeDiscord, components_of, text_of
+from tests.fakediscord import (
+    SEND_MESSAGES,
+    FakeDiscord,
+    InteractionRecord,
+    components_of,
+    text_of,
+)
 from tests.test_turn_pings import Halting
 
 MANAGE_MESSAGES = 1 << 13
@@ -232,6 +238,15 @@ async def test_daily_applejack_solo_once_a_day(fake_discord: FakeDiscord, tmp_pa
         no_errors(fake_discord)
 
 
+async def daily_channel(fake: FakeDiscord, channel: int = CHANNEL) -> InteractionRecord:
+    """The server's admin chooses ``channel`` for the daily board (/daily-channel)."""
+    return await answered(
+        await fake.slash(
+            ALICE, GUILD, CHANNEL, "daily-channel", {"channel": channel}, permissions=32
+        )
+    )
+
+
 async def posting_by_hand(bot: OrchardBot) -> Any:
     """The daily cog with its own loop stopped, before a channel is chosen: a pass of the loop
     after that (its first runs once the bot is ready, whenever that falls) would claim
@@ -249,11 +264,7 @@ async def test_yesterdays_board_is_posted_once_in_the_chosen_channel(
     server(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         cog = await posting_by_hand(bot)
-        chosen = await answered(
-            await fake_discord.slash(
-                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
-            )
-        )
+        chosen = await daily_channel(fake_discord)
         assert chosen.ephemeral, chosen.describe()
         now = time.time()
         cog.dailies.clock = lambda: now - 86400  # Alice plays yesterday's game
@@ -282,11 +293,7 @@ async def test_a_posted_board_is_made_final_once_its_day_has_closed(
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
         cog = await posting_by_hand(bot)
-        await answered(
-            await fake_discord.slash(
-                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
-            )
-        )
+        await daily_channel(fake_discord)
         now = time.time()
         cog.dailies.clock = lambda: now - 86400  # yesterday: Alice finishes, Bob begins
         alice = await daily(fake_discord, ALICE)
@@ -344,11 +351,7 @@ async def test_the_midnight_boards_wait_for_the_games_being_played(
     pacer = Pacer(clock=clock)
     async with orchard_bot(fake_discord, tmp_path / "o.db", http_trace=traced(pacer)) as bot:
         cog = await posting_by_hand(bot)
-        await answered(
-            await fake_discord.slash(
-                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
-            )
-        )
+        await daily_channel(fake_discord)
         await clock.use_up(pacer)
         before = pacer.waiting  # use_up's own waits, given up
         cog.post_yesterday.start()  # the loop's pass, as at midnight
@@ -376,11 +379,7 @@ async def test_two_posters_at_once_post_each_board_once(
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
         cog = await posting_by_hand(bot)
-        await answered(
-            await fake_discord.slash(
-                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
-            )
-        )
+        await daily_channel(fake_discord)
         before = len(fake_discord.channel_messages(CHANNEL))
         done = await asyncio.gather(cog.post_boards(), cog.post_boards())
         assert sorted(done) == [0, 1]
@@ -438,11 +437,7 @@ async def test_the_daily_channel_must_be_one_orchard_can_post_in(
         yesterday = cog.dailies.today() - 1
 
         async def choose(channel: int) -> str:
-            said = await answered(
-                await fake_discord.slash(
-                    ALICE, GUILD, CHANNEL, "daily-channel", {"channel": channel}, permissions=32
-                )
-            )
+            said = await daily_channel(fake_discord, channel)
             assert said.ephemeral, said.describe()
             return said.content
 
@@ -794,11 +789,7 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
     posts = rf"^/channels/{CHANNEL}/messages$"
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         cog = await posting_by_hand(bot)
-        await answered(
-            await fake_discord.slash(
-                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
-            )
-        )
+        await daily_channel(fake_discord)
         mute = {"id": str(fake_discord.bot_id), "type": 1, "allow": "0", "deny": str(SEND_MESSAGES)}
         await fake_discord.update_channel(CHANNEL, permission_overwrites=[mute])
         assert await cog.post_boards() == 1 and await cog.post_boards() == 0
@@ -810,11 +801,7 @@ async def test_a_deleted_daily_channel_is_cleared_a_forbidden_one_kept(
             " may not post there. Give it Send Messages in that channel, or choose another"
         )
         assert warning in await settings_shown(fake_discord), "the admins are told"
-        again = await answered(
-            await fake_discord.slash(
-                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": CHANNEL}, permissions=32
-            )
-        )
+        again = await daily_channel(fake_discord)
         private(again)
         assert again.content.startswith(f"I cannot post in <#{CHANNEL}>: give me Send Messages")
         assert warning in await settings_shown(fake_discord), "still, until a board goes through"
@@ -856,11 +843,7 @@ async def test_a_daily_channel_deleted_is_cleared_at_once_or_at_start_up(
     path = tmp_path / "o.db"
 
     async def chosen(channel: int) -> None:
-        said = await answered(
-            await fake_discord.slash(
-                ALICE, GUILD, CHANNEL, "daily-channel", {"channel": channel}, permissions=32
-            )
-        )
+        said = await daily_channel(fake_discord, channel)
         assert said.content.endswith(f"posted in <#{channel}>."), said.describe()
 
     async def cleared(bot: OrchardBot) -> None:
