@@ -354,7 +354,10 @@ class DailyCog(commands.Cog):
             await send(interaction, f"Yesterday's daily board is {said}.")
             return
         await send(
-            interaction, f"Each day, yesterday's daily board is posted in {channel.mention}."
+            interaction,
+            f"Each day just after midnight (UTC), yesterday's daily boards are posted in"
+            f" {channel.mention}, and made final the day after, once that day's games can no"
+            " longer be finished.",
         )
 
     @tasks.loop(minutes=5)

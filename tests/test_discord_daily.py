@@ -410,7 +410,9 @@ async def test_daily_channel_with_none_says_whether_anything_changed(
             said.append(reply.content)
         assert said == [
             "Yesterday's daily board is not posted in this server.",
-            f"Each day, yesterday's daily board is posted in <#{CHANNEL}>.",
+            f"Each day just after midnight (UTC), yesterday's daily boards are posted in"
+            f" <#{CHANNEL}>, and made final the day after, once that day's games can no longer"
+            " be finished.",
             "Yesterday's daily board is no longer posted in this server.",
         ]
         no_errors(fake_discord)
@@ -444,7 +446,7 @@ async def test_the_daily_channel_must_be_one_orchard_can_post_in(
         refused = await choose(mute)  # without Send Messages, Discord counts no Embed Links
         assert refused.startswith(f"I cannot post in <#{mute}>: give me Send Messages"), refused
         assert await cog.dailies.boards_due(yesterday) == []
-        assert (await choose(no_files)).endswith(f"posted in <#{no_files}>.")
+        assert f"posted in <#{no_files}>, and made final" in await choose(no_files)
         assert await cog.dailies.boards_due(yesterday) == [(GUILD, no_files)]
         no_errors(fake_discord)
 
@@ -844,7 +846,7 @@ async def test_a_daily_channel_deleted_is_cleared_at_once_or_at_start_up(
 
     async def chosen(channel: int) -> None:
         said = await daily_channel(fake_discord, channel)
-        assert said.content.endswith(f"posted in <#{channel}>."), said.describe()
+        assert f"posted in <#{channel}>, and made final" in said.content, said.describe()
 
     async def cleared(bot: OrchardBot) -> None:
         deadline = time.monotonic() + 5
