@@ -36,6 +36,7 @@ from bot.games.appletters import (
     View,
     bad_apple_swaps,
     check_spelling,
+    claim_pending,
     public_view,
 )
 from bot.games.base import BadInput, MoveError
@@ -72,7 +73,7 @@ every tile in your hand first to win: "HOW DO YOU LIKE THEM APPLES!"
 starting or ending with it, and runs across the word it touches. It pays with your tiles, \
 except the shared letter. The snake stays one tile wide: no touching other tiles.
 • Can't (or won't) play? **Pick and pass**: take 3 tiles from the core.
-• The core empty and nobody able to play: fewest tiles left wins.
+• The core empty and a whole round without a word: fewest tiles left wins.
 **Applescore**: a point per tile you lay, +5 for 8 letters or more, +5 for a word that reads \
 the same backwards (TOOT) or spells another word (DOG/GOD), +5 for going out. Most points wins.
 **Apple Turnover**: hands of 21 (15 with five or six players). **Turn over** someone else's \
@@ -372,7 +373,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         if not state.active[seat]:  # as a move says: never "not your turn", which never comes
             raise Refusal("You are no longer playing in this game.")
         if state.phase == "claim":
-            raise Refusal("Someone has used every tile: challenge the last word or accept it.")
+            raise Refusal(claim_pending(state, seat))
         if seat != state.turn:
             raise Refusal(not_your_turn([snapshot.row.players[state.turn].name]))
         return seat

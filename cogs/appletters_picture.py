@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.games.appletters import Cell, View, Word, board
+from bot.games.appletters import Cell, View, Word, board, word_laid
 
 CELL = 40
 """Pixels per grid square; shrunk for a very long snake so the picture stays small."""
@@ -37,12 +37,13 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 def last_word(view: View) -> Word | None:
     """The word laid most recently, if it is still at an end of the snake.
 
-    The log says "played WORD"; a word taken back after a challenge is no longer an end.
+    The log says which word was laid (:func:`word_laid`); a word taken back after a
+    challenge is no longer an end.
     """
     for event in reversed(view.log):
-        if not event.text.startswith("played "):
+        text = word_laid(event.text)
+        if text is None:
             continue
-        text = event.text.removeprefix("played ")
         for word in (view.snake[-1:] + view.snake[:1]) if view.snake else ():
             if word.text == text and word.seat == event.seat:
                 return word

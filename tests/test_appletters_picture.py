@@ -19,6 +19,7 @@ from bot.games.appletters import (
     word_set,
 )
 from cogs.appletters_picture import CELL, MAX_SIDE, draw_snake, last_word
+from tests.test_appletters_engine import act, turnover_table
 
 LETTERS = "ABCDEFGHIJKLMNOPRSTUVWY"
 
@@ -68,6 +69,14 @@ def test_a_one_word_snake_is_one_row_with_a_margin() -> None:
     image = decode(draw_snake(public_view(state)))
     assert image.size == ((5 + 2) * CELL, 3 * CELL)
     assert last_word(public_view(state)) == state.snake[0]
+
+
+def test_a_word_turned_over_is_the_one_marked_as_the_last() -> None:
+    """A turnover is logged in one line, not as "played": the word it laid is still the one
+    the picture marks as the newest (not none, as when only "played" lines were read)."""
+    state = act(turnover_table(), 0, "turnover", "EATS")
+    assert last_word(public_view(state)) == state.snake[1]
+    assert state.snake[1].text == "EATS"
 
 
 def test_a_long_winding_snake_stays_small() -> None:

@@ -852,6 +852,7 @@ async def test_rules_answer_privately(fake_discord: FakeDiscord, database: Targe
             "Pick and pass",
             "My tiles",
             "goes back to its player, who misses a turn",  # seeds: a word challenged off
+            "a whole round without a word",  # a stalemate: passing is a choice, not "unable"
         ):
             assert part in rules.content, part
         assert fake.channel_messages(CHANNEL) == []
@@ -1170,9 +1171,12 @@ async def test_accepting_out_of_turn_says_the_word_may_be_challenged_instead(
             f"It is not your turn: it is {name}'s. You may challenge {word} instead."
         ), refused.describe()
         own = await press(fake, THREE[starter], board, "Accept the word")  # their own word
-        assert own.ephemeral and own.content == (
-            "You have used every tile: the others may now challenge your word."
-        ), "not just that it is someone else's turn: the others decide on their word"
+        theirs = "You have used every tile: the others may now accept or challenge your word."
+        assert own.ephemeral and own.content == theirs, "not just that it is not their turn"
+        accept = fake.find_button(board, "Accept the word").custom_id or ""
+        play = accept.replace(":accept:", ":ui_play:")  # Play a word, as an old client shows it
+        late = await answered(await fake.forge(THREE[starter], board, play))
+        assert late.ephemeral and late.content == theirs, late.describe()
         assert await state_of(bot) == claim
         no_errors(fake)
 

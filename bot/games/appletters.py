@@ -934,10 +934,8 @@ class AppLettersEngine(Written[AppLettersAction]):
     def _claim_move(self, state: AppState, action: AppLettersAction) -> AppState:
         """After an unchecked last word: the next player accepts it (or anyone challenges).
         Its own player, whatever they press, is told that the others decide on it."""
-        if action.seat == state.out_seat:
-            raise IllegalMove("You have used every tile: the others may now challenge your word.")
-        if not isinstance(action, Accept):
-            raise IllegalMove("Someone has used every tile: challenge the last word or accept it.")
+        if action.seat == state.out_seat or not isinstance(action, Accept):
+            raise IllegalMove(claim_pending(state, action.seat))
         if action.seat != state.turn:
             raise NotYourTurn(instead=_challenge_instead(state, action.seat))
         assert state.out_seat is not None
@@ -1076,6 +1074,17 @@ def _tiles(n: int) -> str:
     return f"{n} tile" if n == 1 else f"{n} tiles"
 
 
+_LAID = re.compile(r"played (?P<word>[A-Z]+)|turned over [A-Z]+ with (?P<over>[A-Z]+): TURN OVER!")
+
+
+def word_laid(text: str) -> str | None:
+    """The word a log line says its player laid ("played WORD", or a turnover's one line, which
+    names the word turned over first), or None: what the log says is the one record of which
+    word is newest."""
+    found = _LAID.fullmatch(text)
+    return None if found is None else found["word"] or found["over"]
+
+
 def _log(state: AppState, seat: int | None, text: str) -> AppState:
     return replace(state, log=(*state.log, Event(seat, text)))
 
@@ -1151,6 +1160,14 @@ def _restore_word(state: AppState, word: Word, end: End) -> AppState:
         hands=_set(state.hands, word.seat, _take(state.hands[word.seat], letters) or ""),
         scores=_set(state.scores, word.seat, state.scores[word.seat] + word.points),
     )
+
+
+def claim_pending(state: AppState, seat: int) -> str:
+    """What ``seat`` is told trying a move while a last word waits to be accepted or
+    challenged: its own player, that the others decide on it; anyone else, what to do."""
+    if seat == state.out_seat:
+        return "You have used every tile: the others may now accept or challenge your word."
+    return "Someone has used every tile: challenge the last word or accept it."
 
 
 def _challenge_instead(state: AppState, seat: int) -> str:
