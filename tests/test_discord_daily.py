@@ -7,6 +7,7 @@ import asyncio
 import logging
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -267,10 +268,7 @@ async def test_yesterdays_board_is_posted_once_in_the_chosen_channel(
         chosen = await daily_channel(fake_discord)
         assert chosen.ephemeral, chosen.describe()
         now = time.time()
-        cog.dailies.clock = lambda: now - 86400  # Alice plays yesterday's game
-        board = await daily(fake_discord, ALICE)
-        for category in ORDER:
-            await choose(fake_discord, ALICE, board, "score", [category])
+        await played_yesterday(fake_discord, cog, now, ALICE, ORDER)
         cog.dailies.clock = lambda: now
         before = len(fake_discord.channel_messages(CHANNEL))
         assert await cog.post_boards() == 1
@@ -295,12 +293,8 @@ async def test_a_posted_board_is_made_final_once_its_day_has_closed(
         cog = await posting_by_hand(bot)
         await daily_channel(fake_discord)
         now = time.time()
-        cog.dailies.clock = lambda: now - 86400  # yesterday: Alice finishes, Bob begins
-        alice = await daily(fake_discord, ALICE)
-        for category in ORDER:
-            await choose(fake_discord, ALICE, alice, "score", [category])
-        bob = await daily(fake_discord, BOB)
-        await choose(fake_discord, BOB, bob, "score", [ORDER[0]])
+        await played_yesterday(fake_discord, cog, now, ALICE, ORDER)  # she finishes
+        bob = await played_yesterday(fake_discord, cog, now, BOB, ORDER[:1])  # he begins
         cog.dailies.clock = lambda: now
         assert await cog.post_boards() == 1
         (first,) = fake_discord.channel_messages(CHANNEL)
@@ -460,6 +454,18 @@ async def finish_daily(bot: OrchardBot, user: int, name: str, guild: int = GUILD
         await bot.orchard.runner.act(snapshot.id, user, "score", category)
 
 
+async def played_yesterday(
+    fake: FakeDiscord, cog: Any, now: float, user: int, categories: Sequence[str]
+) -> int:
+    """``user`` opens yesterday's daily game, the cog's clock set a day before ``now`` (and
+    left there), and scores ``categories`` in it; its board."""
+    cog.dailies.clock = lambda: now - 86400
+    board = await daily(fake, user)
+    for category in categories:
+        await choose(fake, user, board, "score", [category])
+    return board
+
+
 async def said_today(fake: FakeDiscord) -> tuple[str, str]:
     """Alice's /daily (once played) and the server's /daily-board, as text."""
     daily = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "daily"))
@@ -546,9 +552,7 @@ async def test_yesterdays_board_says_its_games_can_still_be_finished(
         cog: Any = bot.get_cog("DailyCog")
         now = time.time()
         today = day_of(now)
-        cog.dailies.clock = lambda: now - 86400
-        alice = await daily(fake_discord, ALICE)
-        await choose(fake_discord, ALICE, alice, "score", [ORDER[0]])
+        alice = await played_yesterday(fake_discord, cog, now, ALICE, ORDER[:1])
         cog.dailies.clock = lambda: now
         until = f"until 24:00 UTC on {date_of(today):%A %d %B}"
 
@@ -576,9 +580,7 @@ async def test_yesterdays_game_finished_today_points_to_yesterdays_board(
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
         cog: Any = bot.get_cog("DailyCog")
         now = time.time()
-        cog.dailies.clock = lambda: now - 86400
-        alice = await daily(fake_discord, ALICE)
-        await choose(fake_discord, ALICE, alice, "score", [ORDER[0]])
+        alice = await played_yesterday(fake_discord, cog, now, ALICE, ORDER[:1])
         cog.dailies.clock = lambda: now
         for category in ORDER[1:]:
             await choose(fake_discord, ALICE, alice, "score", [category])
@@ -893,11 +895,10 @@ async def test_yesterdays_game_left_unfinished_is_offered_by_daily_until_it_clos
         cog: Any = bot.get_cog("DailyCog")
         now = time.time()
         today = day_of(now)
-        cog.dailies.clock = lambda: now - 86400
-        left = {}
-        for user in (ALICE, BOB):
-            left[user] = await daily(fake_discord, user)
-            await choose(fake_discord, user, left[user], "score", [ORDER[0]])
+        left = {
+            user: await played_yesterday(fake_discord, cog, now, user, ORDER[:1])
+            for user in (ALICE, BOB)
+        }
         cog.dailies.clock = lambda: now
 
         board = await daily(fake_discord, ALICE)
