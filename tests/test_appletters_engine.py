@@ -113,7 +113,7 @@ def test_turnover_deals_equal_hands_and_the_core_keeps_tiles(
 ) -> None:
     for seed in range(5):
         state = TURNOVER_ENGINE.new(seed, players, {"words": WORDS})
-        assert state.edition == EDITION == 3
+        assert state.edition == EDITION == 4
         assert [len(h) for h in state.hands] == [hand] * players
         assert len(state.core) == core and in_bag(state) == 110
     easy = TURNOVER_ENGINE.new(1, 6, {"words": WORDS, "easy_letters": True})
@@ -855,6 +855,52 @@ def test_edition_2_let_a_word_taken_back_on_its_players_turn_be_followed_by_anot
     state = act(state, 1, "challenge")  # APPEL goes back
     assert state.snake == () and state.turn == 0 and state.skips == (1, 0)
     assert act(state, 0, "pick").turn == 1  # the move edition 3 refuses
+
+
+def test_a_word_taken_back_counts_as_a_turn_without_one_toward_a_stalemate() -> None:
+    """The core is empty and seat 1 owes a missed turn. Seat 0 lays an unlisted word, seat 1
+    misses its turn, and seat 1 challenges: since the last word that stands, seat 0's turn
+    (its word went back) and seat 1's missed turn went without a word, so with seat 0's
+    missed turn the round is whole: a stalemate. Edition 3 started the count again, giving
+    seat 1 another turn on the same snake."""
+    state = replace(table(TURNOVER_ENGINE, [BIG, BIG]), skips=(0, 1))
+    state = play(state, "PAPLE")
+    assert state.turn == 0 and state.quiet == 1  # seat 1 missed its turn
+    over = act(state, 1, "challenge")
+    assert over.phase == "over" and over.snake == ()
+    assert [e.text for e in over.log[-3:-1]] == [
+        "challenged PAPLE: not in the word list, so it goes back",
+        "misses a turn",
+    ]
+    assert over.log[-1].text.startswith("Stalemate")
+    edition_3 = replace(table(TURNOVER_ENGINE, [BIG, BIG], edition=3), skips=(0, 1))
+    edition_3 = act(play(edition_3, "PAPLE"), 1, "challenge")
+    assert edition_3.phase == "play" and edition_3.turn == 1 and edition_3.quiet == 1
+
+
+def test_the_count_before_a_word_taken_back_runs_on() -> None:
+    """Seats 0 and 1 pass with the core empty, seat 2 lays an unlisted word and seat 0
+    challenges it: all three went a turn without a word that stands, so the game is over
+    (edition 3 played on from seat 0)."""
+    state = table(TURNOVER_ENGINE, [BIG, BIG, BIG])
+    state = act(act(state, 0, "pick"), 1, "pick")
+    state = play(state, "PAPLE")
+    assert state.turn == 0 and state.quiet == 0 and state.pending is not None
+    assert act(state, 0, "challenge").phase == "over"
+    edition_3 = table(TURNOVER_ENGINE, [BIG, BIG, BIG], edition=3)
+    edition_3 = play(act(act(edition_3, 0, "pick"), 1, "pick"), "PAPLE")
+    assert act(edition_3, 0, "challenge").turn == 0
+
+
+def test_a_leaver_drops_out_of_the_count_before_a_word_taken_back() -> None:
+    """Four players, the core empty: seat 1 passes, seat 2 lays an unlisted word, seat 1
+    leaves, and seat 3 challenges it, then passes. Of the three still in, seats 2 and 3 went
+    a turn without a word that stands, but seat 0 has not: it still gets its turn."""
+    state = act(table(TURNOVER_ENGINE, [BIG, BIG, BIG, BIG], turn=1), 1, "pick")
+    state = TURNOVER_ENGINE.forfeit(play(state, "PAPLE"), 1)
+    assert state.turn == 3 and state.pending is not None and state.pending.quiet == 0
+    state = act(act(state, 3, "challenge"), 3, "pick")
+    assert state.phase == "play" and state.turn == 0 and state.quiet == 2
 
 
 def test_turned_over_and_challenged_points_are_taken_back() -> None:

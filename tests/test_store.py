@@ -601,6 +601,41 @@ async def test_migration_17_keeps_word_games_stored_before_it_on_edition_2(
         await o.close()
 
 
+async def test_migration_30_keeps_word_games_stored_before_it_on_edition_3(
+    database: Target,
+) -> None:
+    """Word games in play or over stored without an ``edition`` option are marked edition 3,
+    so their move logs replay as they were played; a marked game keeps its edition, a lobby
+    (no log yet) and a dice game stay as they were."""
+    game = (
+        "INSERT INTO games (id, kind, guild_id, channel_id, host_id, status, seed, options,"
+        " created_at, updated_at) VALUES ({}, '{}', 1, 2, 3, '{}', 4, '{}', 0, 0)"
+    )
+    await rows_at_migration(
+        database,
+        29,
+        [
+            game.format(1, "appleturnover", "active", '{"x": 5}'),
+            game.format(2, "appletters", "finished", '{"edition": 2}'),
+            game.format(3, "applescore", "lobby", '{"x": 5}'),
+            game.format(4, "cheerio", "active", '{"x": 5}'),
+            game.format(5, "applescore", "finished", "{}"),
+        ],
+    )
+    store = await Store.open(database)
+    try:
+        games = [await store.get_game(game_id) for game_id in (1, 2, 3, 4, 5)]
+    finally:
+        await store.close()
+    assert [game.options if game else None for game in games] == [
+        {"x": 5, "edition": 3},
+        {"edition": 2},
+        {"x": 5},
+        {"x": 5},
+        {"edition": 3},
+    ]
+
+
 async def test_migration_28_queues_boards_to_unname_by_game_id_only(database: Target) -> None:
     """A store an older Orchard left, with a finished game posted in a channel: migration 28
     adds the queue of boards /forget-me draws anew, empty, holding game ids and never a

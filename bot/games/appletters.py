@@ -45,11 +45,12 @@ MAX_WORD = 40
 """The longest word a player may lay, and the modal's and slash option's limit: the 110 tiles
 spell no listed word over 29 letters. Longer text is refused without being echoed back."""
 BONUS = 5
-EDITION = 3
+EDITION = 4
 """The rules edition new games play (their ``edition`` option, absent: this one). Edition 1
 (Apple Turnover games stored before it) dealt 21 tiles at any table and threw the Bad Apple
 away; edition 2 shrinks crowded hands and makes the Bad Apple an exchange; edition 3 mends
-three turn rules (see :func:`_edition_3_turns`). A game keeps its edition, so its move log
+three turn rules (see :func:`_edition_3_turns`); edition 4 counts a word taken back as a turn
+without one (see :func:`_quiet_after_take_back`). A game keeps its edition, so its move log
 replays as it was played."""
 CROWDED = 5
 """From this many players a variant deals its ``crowded_hand_size`` (edition 2 on)."""
@@ -143,11 +144,14 @@ class Word:
 class Pending:
     """The last word, open to a challenge until the next player acts (unchecked games).
 
-    ``replaced`` is the word it turned over, put back if the challenge succeeds."""
+    ``replaced`` is the word it turned over, put back if the challenge succeeds; ``quiet``
+    the count of turns without a word before it, which a word taken back never ended
+    (edition 4: see :func:`_quiet_after_take_back`)."""
 
     seat: int
     end: End
     replaced: Word | None = None
+    quiet: int = 0
 
 
 @dataclass(frozen=True)
@@ -842,11 +846,12 @@ class AppLettersEngine(Written[AppLettersAction]):
         if state.phase == "over" or not state.active[seat]:
             return state
         fixed = _edition_3_turns(state)
-        quiet = state.quiet - (fixed and _had_quiet_turn(state, seat))  # players still in
-        state = replace(state, active=_set(state.active, seat, False), quiet=quiet)
+        had_quiet_turn = fixed and _had_quiet_turn(state, seat, state.turn, state.quiet)
+        quiet = state.quiet - had_quiet_turn  # players still in
+        pending = _pending_without(state, seat)
+        active = _set(state.active, seat, False)
+        state = replace(state, active=active, quiet=quiet, pending=pending)
         state = _log(state, seat, "left the game; their tiles are set aside")
-        if state.pending is not None and state.pending.seat == seat:
-            state = replace(state, pending=None)
         if state.out_seat == seat:  # the game goes on: the turn passes on from the leaver
             turn = seat if fixed else state.turn  # before edition 3: the claim's next seat
             state = replace(state, out_seat=None, phase="play", turn=turn)
@@ -959,6 +964,11 @@ class AppLettersEngine(Written[AppLettersAction]):
         state = _take_back(state, seat, pending, word)
         if not _edition_3_turns(state):
             return state  # before edition 3 the seat to play played on, owing a turn or not
+        state = self._after_take_back(state, pending, claim)
+        return state if state.phase == "over" else _maybe_stalemate(state)
+
+    def _after_take_back(self, state: AppState, pending: Pending, claim: bool) -> AppState:
+        """Whose turn it is once a word went back (edition 3 on)."""
         if claim:
             # A claim waits on the next seat, missed turns unused: the game now goes on, so
             # the turn passes on from the player who went out, as after any other word.
@@ -992,6 +1002,7 @@ class AppLettersEngine(Written[AppLettersAction]):
         a turnover logged apart from its word left "played" there."""
         words = word_set(state.word_list)
         needed = _needed(p)
+        quiet = state.quiet
         word = Word(
             text=p.word,
             cells=p.cells,
@@ -1015,7 +1026,7 @@ class AppLettersEngine(Written[AppLettersAction]):
         )
         state = _log(state, seat, said)
         if not state.check_words:
-            state = replace(state, pending=Pending(seat, p.end or "end", old))
+            state = replace(state, pending=Pending(seat, p.end or "end", old, quiet))
         if state.hands[seat]:
             return self._advance(state)
         if state.pending is not None:
@@ -1102,12 +1113,33 @@ def _edition_3_turns(state: AppState) -> bool:
     return state.edition >= 3
 
 
-def _had_quiet_turn(state: AppState, seat: int) -> bool:
-    """Whether one of the ``quiet`` turns in a row was ``seat``'s: they were taken by the last
-    ``quiet`` seats still in, going back from the one to play."""
+def _had_quiet_turn(state: AppState, seat: int, turn: int, quiet: int) -> bool:
+    """Whether one of ``quiet`` turns in a row without a word before ``turn``'s was ``seat``'s:
+    they were taken by the last ``quiet`` seats still in, going back from ``turn``."""
     n = len(state.active)
-    before = [s for s in ((state.turn - k) % n for k in range(1, n)) if state.active[s]]
-    return seat in before[: state.quiet]
+    before = [s for s in ((turn - k) % n for k in range(1, n)) if state.active[s]]
+    return seat in before[:quiet]
+
+
+def _pending_without(state: AppState, seat: int) -> Pending | None:
+    """The word open to a challenge once ``seat`` leaves: none if it was theirs (it stands);
+    else, from edition 4, without their turns in the count before it, as for ``quiet``."""
+    pending = state.pending
+    if pending is None or pending.seat == seat:
+        return None
+    if state.edition >= 4 and _had_quiet_turn(state, seat, pending.seat, pending.quiet):
+        return replace(pending, quiet=pending.quiet - 1)
+    return pending
+
+
+def _quiet_after_take_back(state: AppState, pending: Pending) -> int:
+    """The count of turns without a word once ``pending``'s word went back. From edition 4 a
+    word taken back was never laid: the count runs on from before it, its player's turn and
+    the turns missed since (all with the core empty, as nothing is drawn meanwhile) counted.
+    Before, the count started again, which gave everyone another round on the same snake."""
+    if state.edition < 4 or state.core:
+        return 0
+    return pending.quiet + 1 + state.quiet
 
 
 def _maybe_stalemate(state: AppState) -> AppState:
@@ -1183,7 +1215,8 @@ def _challenge_instead(state: AppState, seat: int) -> str:
 def _take_back(state: AppState, challenger: int, pending: Pending, word: Word) -> AppState:
     """A successful challenge: the word goes back to its player, who misses a turn."""
     rest = state.snake[1:] if pending.end == "start" else state.snake[:-1]
-    state = replace(_return_word(state, word, rest), snake=rest, quiet=0)
+    quiet = _quiet_after_take_back(state, pending)
+    state = replace(_return_word(state, word, rest), snake=rest, quiet=quiet)
     if pending.replaced is not None:
         state = _restore_word(state, pending.replaced, pending.end)
     skips = _set(state.skips, pending.seat, state.skips[pending.seat] + 1)
