@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from bot.daily import NO_GAME, BoardClaim, DailyPlay, PostedBoard, closes, day_of, streak
+from bot.daily import NO_GAME, DailyPlay, PostedBoard, closes, day_of, last_day, streak
 from bot.games.base import daily_day
 from bot.locks import KeyedLocks
 from bot.model import GameChange, GameStatus, Player
@@ -192,10 +192,20 @@ class Dailies:
     async def boards_due(self, day: int) -> list[tuple[int, int]]:
         return await self.store.channels_due(day)
 
-    async def claim_board(self, guild_id: int, day: int) -> BoardClaim | None:
-        """This caller posts the server's board of ``day`` (once, across processes), and makes
-        the one posted before it final (None: another caller does)."""
+    async def claim_board(self, guild_id: int, day: int) -> bool:
+        """This caller posts the server's board of ``day`` (once, across processes)."""
         return await self.store.claim(guild_id, day)
 
     async def board_posted(self, guild_id: int, board: PostedBoard) -> None:
+        """A board posted, or one whose making final failed: made final once its day closes."""
         await self.store.posted(guild_id, board)
+
+    async def boards_closed(self) -> list[tuple[int, PostedBoard]]:
+        """The boards posted and not yet made final whose day has closed
+        (:func:`~bot.daily.last_day`), with their servers."""
+        today = self.today()
+        return [b for b in await self.store.boards_before(today) if last_day(b[1].day) < today]
+
+    async def take_board(self, guild_id: int, day: int) -> bool:
+        """This caller makes the server's board of ``day`` final (once, across processes)."""
+        return await self.store.take(guild_id, day)

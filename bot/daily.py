@@ -50,14 +50,6 @@ class PostedBoard:
 
 
 @dataclass(frozen=True)
-class BoardClaim:
-    """The posting of a server's board, taken by one caller, with the board posted before
-    it, if any, for that caller to make final."""
-
-    previous: PostedBoard | None
-
-
-@dataclass(frozen=True)
 class DailyChannel:
     """Where a server's board of yesterday is posted, and the day Discord last refused it
     there (Orchard may not post in it: its admins are told in /settings); None since a post

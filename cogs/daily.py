@@ -51,6 +51,9 @@ GAMES = [
     for spec in SPECS
     if spec.daily is not None
 ]
+GIVE_UP_DAYS = 7
+"""A posted board whose final edit Discord keeps refusing (not a deleted message or channel,
+never tried again) is tried at each pass of the posting loop for this many days."""
 BOARD_SIZE = 15
 
 
@@ -376,29 +379,39 @@ class DailyCog(commands.Cog):
 
     async def post_boards(self) -> int:
         """Post yesterday's board (every daily game, in one message) in each server's chosen
-        channel, once, and make the board posted before it final.
+        channel, once, then make final each board posted before whose day has closed.
 
         Every process runs this over every server, so each board is claimed before it is
         posted (and after it is read, so a failed read leaves it due): two processes reading
         it as due at once would otherwise both post it. A process that dies between the claim
         and the post loses that day's board there, as a refused post does; a board twice in
-        every channel would be worse. The board before it is taken with the claim: its day
-        has closed by then (:func:`~bot.daily.last_day`), so its results are final."""
+        every channel would be worse. Making a board final is taken the same way; one whose
+        edit failed is put back, to be tried again at the next pass."""
         yesterday = self.dailies.today() - 1
         posted = 0
         for guild_id, channel_id in await self.dailies.boards_due(yesterday):
             embeds = await self.boards(yesterday, guild_id)
-            claim = await self.dailies.claim_board(guild_id, yesterday)
-            if claim is None:
+            if not await self.dailies.claim_board(guild_id, yesterday):
                 continue  # another process has it
             message = await self.post(guild_id, channel_id, yesterday, embeds)
             if message is not None:
                 board = PostedBoard(yesterday, channel_id, message.id)
                 await self.dailies.board_posted(guild_id, board)
-            if claim.previous is not None:
-                await self.make_final(guild_id, claim.previous)
             posted += 1
+        for guild_id, board in await self.dailies.boards_closed():
+            if await self.dailies.take_board(guild_id, board.day):
+                await self.finish(guild_id, board, yesterday)
         return posted
+
+    async def finish(self, guild_id: int, board: PostedBoard, yesterday: int) -> None:
+        """Make a board taken final, or put it back to be tried again at the next pass,
+        unless it has failed for :data:`GIVE_UP_DAYS` already."""
+        done = False
+        try:
+            done = await self.make_final(guild_id, board)
+        finally:
+            if not done and board.day >= yesterday - GIVE_UP_DAYS:
+                await self.dailies.board_posted(guild_id, board)
 
     async def boards(self, day: int, guild_id: int) -> list[discord.Embed]:
         """A server's boards of ``day``, one for each daily game."""
@@ -432,9 +445,10 @@ class DailyCog(commands.Cog):
         await self.dailies.board_refused(guild_id, channel_id, None)
         return message
 
-    async def make_final(self, guild_id: int, board: PostedBoard) -> None:
-        """Edit a posted board to its day's final results (an edit notifies nobody). One a
-        moderator deleted, or in a channel gone or closed to Orchard, is left as it is."""
+    async def make_final(self, guild_id: int, board: PostedBoard) -> bool:
+        """Edit a posted board to its day's final results (an edit notifies nobody); whether
+        that is done with. One a moderator deleted, or in a channel gone or closed to
+        Orchard, is left as it is; any other refusal may pass, so it is to be tried again."""
         message = self.bot.get_partial_messageable(
             board.channel_id, guild_id=guild_id
         ).get_partial_message(board.message_id)
@@ -443,7 +457,11 @@ class DailyCog(commands.Cog):
         except (discord.NotFound, discord.Forbidden) as err:
             log.info("daily board %s of server %s not made final: %s", board.day, guild_id, err)
         except discord.HTTPException as err:
-            log.warning("daily board %s of server %s not made final: %s", board.day, guild_id, err)
+            log.warning(
+                "daily board %s of server %s not made final yet: %s", board.day, guild_id, err
+            )
+            return False
+        return True
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:

@@ -1,12 +1,13 @@
 """The Daily Orchard's storage: plays (``daily_plays``), the players on the board across
-servers (``daily_world``) and each server's channel for yesterday's board (``daily_channels``).
+servers (``daily_world``), each server's channel for yesterday's board (``daily_channels``)
+and the boards posted there and not yet made final (``daily_boards``: messages, no person).
 
 /forget-me (:func:`forget`) deletes the person's plays in that server and their place on the
 board across servers, except that a play of today is kept until the day is over as a bare
 marker (day, game, person; no name, result or game: :data:`~bot.daily.NO_GAME`), which
 :func:`expire` then deletes; used in a direct message, it does so in every server holding a
 play of theirs (:data:`PERSON_SERVERS`). The purge of a departed server (:func:`purge`)
-deletes its plays and channel.
+deletes its plays, channel and boards.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from typing import Any
 from bot.daily import (
     NO_CHANNEL,
     NO_GAME,
-    BoardClaim,
     DailyChannel,
     DailyPlay,
     PostedBoard,
@@ -235,40 +235,42 @@ class DailyStore:
         )
         return [(int(r[0]), int(r[1])) for r in rows]
 
-    async def claim(self, guild_id: int, day: int) -> BoardClaim | None:
+    async def claim(self, guild_id: int, day: int) -> bool:
         """Take the posting of the server's board of ``day``, for one caller only, however many
-        processes read it as due at once (None: another has it), with the board posted before,
-        which the claim takes too (each previous board is made final once)."""
+        processes read it as due at once (False: another has it)."""
         async with self.db.transaction() as conn:
-            rows = await conn.fetchall(
-                "SELECT posted_day, board_channel_id, board_message_id FROM daily_channels"
-                " WHERE guild_id = ?",
-                (guild_id,),
-            )
-            if not rows or rows[0][0] >= day:
-                return None
-            posted, channel_id, message_id = rows[0]
             claimed = await conn.execute(
-                "UPDATE daily_channels SET posted_day = ?, board_channel_id = NULL,"
-                " board_message_id = NULL WHERE guild_id = ? AND posted_day = ?"
-                " AND COALESCE(board_message_id, 0) = ?",
-                (day, guild_id, posted, message_id or 0),
+                "UPDATE daily_channels SET posted_day = ? WHERE guild_id = ? AND posted_day < ?",
+                (day, guild_id, day),
             )
-        if claimed != 1:
-            return None
-        if message_id is None or channel_id is None:
-            return BoardClaim(None)
-        return BoardClaim(PostedBoard(int(posted), int(channel_id), int(message_id)))
+        return claimed == 1
 
     async def posted(self, guild_id: int, board: PostedBoard) -> None:
-        """The server's board of ``board.day`` went out as that message, unless a later one
-        has been claimed since."""
+        """The server's board of ``board.day`` went out as that message: it is kept until it
+        is made final (or put back when making it final failed, to be tried again)."""
         async with self.db.transaction() as conn:
             await conn.execute(
-                "UPDATE daily_channels SET board_channel_id = ?, board_message_id = ?"
-                " WHERE guild_id = ? AND posted_day = ?",
-                (board.channel_id, board.message_id, guild_id, board.day),
+                "INSERT INTO daily_boards (guild_id, day, channel_id, message_id)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (guild_id, day) DO NOTHING",
+                (guild_id, board.day, board.channel_id, board.message_id),
             )
+
+    async def boards_before(self, day: int) -> list[tuple[int, PostedBoard]]:
+        """The boards of days before ``day`` not yet made final, with their servers."""
+        rows = await self.db.fetchall(
+            "SELECT guild_id, day, channel_id, message_id FROM daily_boards WHERE day < ?",
+            (day,),
+        )
+        return [(int(r[0]), PostedBoard(int(r[1]), int(r[2]), int(r[3]))) for r in rows]
+
+    async def take(self, guild_id: int, day: int) -> bool:
+        """Take the making final of the server's board of ``day``, for one caller only (False:
+        another has it, or has made it final)."""
+        async with self.db.transaction() as conn:
+            taken = await conn.execute(
+                "DELETE FROM daily_boards WHERE guild_id = ? AND day = ?", (guild_id, day)
+            )
+        return taken == 1
 
 
 PERSON_SERVERS: tuple[str, ...] = ("SELECT guild_id FROM daily_plays WHERE user_id = ?",)
@@ -312,5 +314,5 @@ async def expire(tx: Transaction, today: int) -> int:
 
 
 async def purge(tx: Transaction, guild_id: int) -> None:
-    for table in ("daily_plays", "daily_channels"):
+    for table in ("daily_plays", "daily_channels", "daily_boards"):
         await tx.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))

@@ -32,6 +32,7 @@ TABLES = (
     "daily_plays",
     "daily_world",
     "daily_channels",
+    "daily_boards",
 )
 IDENTITIES = (("games", "id"),)
 BATCH = 10_000  # rows read from SQLite and sent by COPY at a time

@@ -323,6 +323,43 @@ async def test_a_posted_board_is_made_final_once_its_day_has_closed(
         no_errors(fake_discord)
 
 
+async def test_a_board_is_made_final_though_its_edit_failed_once_and_its_channel_was_cleared(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """The server clears /daily-channel the day after a board went out: nothing more is
+    posted, but that board is still made final once its day has closed. Discord refuses
+    the first final edit (503): the board is tried again at the loop's next pass."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        cog = await posting_by_hand(bot)
+        await daily_channel(fake_discord)
+        now = time.time()
+        bob = await played_yesterday(fake_discord, cog, now, BOB, ORDER[:1])  # he begins
+        cog.dailies.clock = lambda: now
+        assert await cog.post_boards() == 1
+        (board,) = fake_discord.channel_messages(CHANNEL)
+        for category in ORDER[1:]:  # today, Bob finishes yesterday's game
+            await choose(fake_discord, BOB, bob, "score", [category])
+        await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily-channel", permissions=32)
+        )
+
+        def cheerio() -> str:
+            return str(fake_discord.message(int(board["id"]))["embeds"][0]["description"])
+
+        cog.dailies.clock = lambda: now + 86400  # yesterday's day has closed
+        fake_discord.fail("PATCH", rf"^/channels/{CHANNEL}/messages/{board['id']}$", 503)
+        assert await cog.post_boards() == 0, "no channel chosen: nothing posted"
+        assert fake_discord.pending_faults == 0 and "Bob" not in cheerio()
+        assert await cog.post_boards() == 0
+        assert "Bob" in cheerio() and "can still be finished" not in cheerio()
+        edits = len(fake_discord.versions[int(board["id"])])
+        assert await cog.post_boards() == 0
+        assert len(fake_discord.versions[int(board["id"])]) == edits, "made final once"
+        assert len(fake_discord.channel_messages(CHANNEL)) == 1
+        no_errors(fake_discord)
+
+
 async def until_waiting(pacer: Pacer, requests: int) -> None:
     """Until ``requests`` wait for a slot of the global limit."""
     for _ in range(500):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.daily import NO_GAME, DailyPlay
+from bot.daily import NO_GAME, DailyPlay, PostedBoard
 from bot.model import Player, TurnPing
 from db.daily import DailyStore
 from db.transfer import TABLES
@@ -62,6 +62,7 @@ async def games_of_every_kind(o: Table) -> int:
     await daily.finish(added, 187, 98, 6.0)
     await daily.set_world(1, True, 7.0)
     await daily.set_channel(GUILD, 400)
+    await daily.posted(GUILD, PostedBoard(326, 400, 401))  # not yet made final
     return live.id
 
 

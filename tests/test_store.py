@@ -543,7 +543,7 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
 
 
 def drop_later_indexes(conn: sqlite3.Connection) -> None:
-    """Undo migrations 020, 021, 024, 026, 027, 028 and 029, for a test that runs the
+    """Undo migrations 020, 021, 024, 026, 027, 028, 029 and 031, for a test that runs the
     migrations after an older one again."""
     for index in (
         "results_person",
@@ -556,8 +556,7 @@ def drop_later_indexes(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE games DROP COLUMN expired")
     conn.execute("ALTER TABLE games DROP COLUMN host_left")
     conn.execute("DROP TABLE boards_to_unname")
-    conn.execute("ALTER TABLE daily_channels DROP COLUMN board_channel_id")
-    conn.execute("ALTER TABLE daily_channels DROP COLUMN board_message_id")
+    conn.execute("DROP TABLE daily_boards")  # 029's columns it moved there are gone with it
 
 
 def unlisted(hand: str) -> str:
@@ -658,6 +657,36 @@ async def test_migration_28_queues_boards_to_unname_by_game_id_only(database: Ta
         await store.guild_left(GUILD, 0)
         assert await store.purge_departed(10) == [GUILD]
         assert await query(database, "SELECT * FROM boards_to_unname") == [(2, 1)]
+    finally:
+        await store.close()
+
+
+async def test_migration_31_keeps_a_posted_daily_board_until_it_is_made_final(
+    database: Target,
+) -> None:
+    """The last board a server posted, kept beside its channel by migration 29, moves to the
+    boards not yet made final; a board there goes when its server is purged."""
+    channel = (
+        "INSERT INTO daily_channels (guild_id, channel_id, posted_day, board_channel_id,"
+        " board_message_id) VALUES ({}, 2, 20500, {}, {})"
+    )
+    await rows_at_migration(
+        database,
+        29,
+        [channel.format(GUILD, 3, 4), channel.format(GUILD + 1, "NULL", "NULL")],
+    )
+    store = await Store.open(database)
+    try:
+        assert (await table_columns(database))["daily_channels"] == [
+            "guild_id",
+            "channel_id",
+            "posted_day",
+            "refused_day",
+        ]
+        assert await query(database, "SELECT * FROM daily_boards") == [(GUILD, 20500, 3, 4)]
+        await store.guild_left(GUILD, 0)
+        assert await store.purge_departed(10) == [GUILD]
+        assert await query(database, "SELECT * FROM daily_boards") == []
     finally:
         await store.close()
 

@@ -1,0 +1,17 @@
+-- The daily boards posted and not yet made final (as ../sqlite/031_daily_boards.sql), moved
+-- out of the server's daily channel, where clearing the channel or the next board's claim
+-- lost them.
+CREATE TABLE daily_boards (
+    guild_id   BIGINT  NOT NULL,
+    day        INTEGER NOT NULL,
+    channel_id BIGINT  NOT NULL,
+    message_id BIGINT  NOT NULL,
+    PRIMARY KEY (guild_id, day)
+);
+CREATE INDEX daily_boards_by_day ON daily_boards (day);
+INSERT INTO daily_boards (guild_id, day, channel_id, message_id)
+SELECT guild_id, posted_day, board_channel_id, board_message_id
+FROM daily_channels
+WHERE board_channel_id IS NOT NULL AND board_message_id IS NOT NULL;
+ALTER TABLE daily_channels DROP COLUMN board_channel_id;
+ALTER TABLE daily_channels DROP COLUMN board_message_id
