@@ -690,10 +690,10 @@ class Runner:
 
     def _not_your_turn(self, snapshot: Snapshot, err: NotYourTurn) -> Refusal:
         """The one "not your turn", naming whom the game waits for now, then what the player
-        may do instead (the engine's ``instead``), if anything."""
+        may do instead or why it waits (the engine's ``more``), if anything."""
         waiting = sorted(self.engine(snapshot.row.kind).to_act(snapshot.state))
         said = not_your_turn([snapshot.row.players[s].name for s in waiting])
-        return Refusal(f"{said} {err.instead}" if err.instead else said)
+        return Refusal(f"{said} {err.more}" if err.more else said)
 
     def _check_out_of_turn(self, snapshot: Snapshot, seat: int, verb: str, arg: str) -> None:
         """Refuse as "not your turn" a click the game would refuse so now: told the game

@@ -239,9 +239,9 @@ def test_decision_order_is_caller_first_then_seat_order() -> None:
     state = skip_turns(ENGINE.new(3, 3, {}), 1)
     assert state.caller == 1 and decision_order(state) == [1, 2, 0]
     assert ENGINE.to_act(state) == frozenset({1})
-    with pytest.raises(IllegalMove, match="not your decision yet"):
+    with pytest.raises(IllegalMove, match="caller decides first"):
         act(state, 2, "pick", "0")
-    with pytest.raises(IllegalMove, match="not your decision yet"):
+    with pytest.raises(IllegalMove, match="caller decides first"):
         act(state, 0, "hold")
     state = act(state, 1, "hold")
     assert ENGINE.to_act(state) == frozenset({2})
@@ -460,7 +460,7 @@ def test_forfeit_on_the_last_turn_scores_once_the_rest_are_done() -> None:
 
 def test_refusals_are_readable() -> None:
     state = ENGINE.new(1, 2, {})
-    with pytest.raises(IllegalMove, match="not your decision yet"):
+    with pytest.raises(IllegalMove, match="caller decides first"):
         act(state, 1, "hold")
     with pytest.raises(IllegalMove, match="not over yet"):
         act(state, 0, "call", "sum")

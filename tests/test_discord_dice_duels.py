@@ -58,7 +58,10 @@ async def test_a_two_player_apple_jack_game(fake_discord: FakeDiscord, database:
             if wrong is None and state.phase == "reroll":
                 wrong = await press(fake_discord, USERS[1 - seat], board, "Hold: keep all five")
                 name = live.row.players[seat].name
-                assert wrong.ephemeral and wrong.content == f"It is not your turn: it is {name}'s."
+                assert wrong.ephemeral and wrong.content == (
+                    f"It is not your turn: it is {name}'s."
+                    " The caller decides first, then each player in order."
+                ), "the game's first reroll: the other player pressed before its caller"
             if state.phase == "call":
                 done = await choose(
                     fake_discord, USERS[seat], board, "call", [open_categories(state)[0]]

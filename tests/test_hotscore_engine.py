@@ -277,7 +277,7 @@ def test_illegal_moves_in_a_challenge() -> None:
     state = replace(
         fresh(), phase="challenge", level=1, parity="odd", challenge_dice=((1, 2, 3), ())
     )
-    with pytest.raises(IllegalMove, match="waiting for your opponent"):
+    with pytest.raises(IllegalMove, match="thrown your challenge dice"):
         ENGINE.apply(state, ThrowDice(0))
     with pytest.raises(IllegalMove, match="no Bonus Die in a challenge"):
         ENGINE.apply(state, Bonus(1))

@@ -319,12 +319,10 @@ class ApplejackEngine(Written[ApplejackAction]):
         if seat in self.to_act(state):
             return
         if state.phase == "solo":
-            raise NotYourTurn("You are done with this turn: wait for the others to finish.")
+            raise NotYourTurn("You are done with this turn: the others are finishing theirs.")
         if state.decided[seat]:
-            raise NotYourTurn("You have already decided for this reroll: wait for the others.")
-        raise NotYourTurn(
-            "It is not your decision yet: the caller decides first, then each player in order."
-        )
+            raise NotYourTurn("You have already decided for this reroll.")
+        raise NotYourTurn("The caller decides first, then each player in order.")
 
     def _pick(self, state: ApplejackState, seat: int, i: int) -> ApplejackState:
         self._check_decider(state, seat)

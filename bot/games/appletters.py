@@ -942,7 +942,7 @@ class AppLettersEngine(Written[AppLettersAction]):
         if action.seat == state.out_seat or not isinstance(action, Accept):
             raise IllegalMove(claim_pending(state, action.seat))
         if action.seat != state.turn:
-            raise NotYourTurn(instead=_challenge_instead(state, action.seat))
+            raise NotYourTurn(_challenge_instead(state, action.seat))
         assert state.out_seat is not None
         return _go_out(replace(state, pending=None), state.out_seat)
 

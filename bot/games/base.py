@@ -28,11 +28,12 @@ class IllegalMove(MoveError):
 class NotYourTurn(IllegalMove):
     """A move from a seat the game is not waiting for. Every game says it in the same words,
     naming whom it waits for (the runner knows the names; an engine knows only seats), then
-    ``instead``: what the seat may do now, if anything (a sentence, or empty)."""
+    ``more``: why the seat waits, or what it may do instead, if the game has more to say (a
+    sentence, or empty)."""
 
-    def __init__(self, message: str = "It is not your turn.", *, instead: str = "") -> None:
-        super().__init__(message)
-        self.instead = instead
+    def __init__(self, more: str = "") -> None:
+        super().__init__(f"It is not your turn. {more}".rstrip())
+        self.more = more
 
 
 @dataclass(frozen=True)

@@ -459,9 +459,8 @@ class HotscoreEngine(Written[HotscoreAction]):
     # The moves.
 
     def _not_yours(self, state: HotscoreState) -> str:
-        if state.phase == "challenge":
-            return "You have thrown your challenge dice: waiting for your opponent."
-        return "It is not your turn."
+        """Why the seat waits, when more than whose turn it is says so."""
+        return "You have thrown your challenge dice." if state.phase == "challenge" else ""
 
     def _throw(self, state: HotscoreState, seat: int) -> HotscoreState:
         if state.phase == "throw":
