@@ -28,6 +28,9 @@ from bot.specs import SPEC_OF, title
 from db.daily import DailyStore
 
 STREAK_WINDOW = 366  # days of history a streak is counted over
+DRAW_TRIES = 24 * 12
+"""A posted board whose drawing Discord keeps refusing (not a deleted message or channel,
+never tried again) is tried at this many passes of the posting loop, a day of them."""
 
 
 class _Started(Exception):
@@ -197,15 +200,20 @@ class Dailies:
         return await self.store.claim(guild_id, day)
 
     async def board_posted(self, guild_id: int, board: PostedBoard) -> None:
-        """A board posted, or one whose making final failed: made final once its day closes."""
+        """A board posted: drawn to its final results once its day closes."""
         await self.store.posted(guild_id, board)
 
-    async def boards_closed(self) -> list[tuple[int, PostedBoard]]:
-        """The boards posted and not yet made final whose day has closed
-        (:func:`~bot.daily.last_day`), with their servers."""
+    async def boards_to_draw(self) -> list[tuple[int, PostedBoard]]:
+        """The boards whose day has closed (:func:`~bot.daily.last_day`) and whose message
+        does not show its final results, with their servers."""
         today = self.today()
-        return [b for b in await self.store.boards_before(today) if last_day(b[1].day) < today]
+        return [b for b in await self.store.to_draw(today) if last_day(b[1].day) < today]
 
     async def take_board(self, guild_id: int, day: int) -> bool:
-        """This caller makes the server's board of ``day`` final (once, across processes)."""
+        """This caller draws the server's board of ``day`` (once, across processes)."""
         return await self.store.take(guild_id, day)
+
+    async def board_not_drawn(self, guild_id: int, day: int) -> None:
+        """Drawing the board taken failed: it is tried again at the next pass, up to
+        :data:`DRAW_TRIES` times."""
+        await self.store.put_back(guild_id, day, DRAW_TRIES)

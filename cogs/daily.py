@@ -51,9 +51,6 @@ GAMES = [
     for spec in SPECS
     if spec.daily is not None
 ]
-GIVE_UP_DAYS = 7
-"""A posted board whose final edit Discord keeps refusing (not a deleted message or channel,
-never tried again) is tried at each pass of the posting loop for this many days."""
 BOARD_SIZE = 15
 
 
@@ -379,14 +376,16 @@ class DailyCog(commands.Cog):
 
     async def post_boards(self) -> int:
         """Post yesterday's board (every daily game, in one message) in each server's chosen
-        channel, once, then make final each board posted before whose day has closed.
+        channel, once, then draw to its final results each board posted before whose day
+        has closed, unless its message shows them.
 
         Every process runs this over every server, so each board is claimed before it is
         posted (and after it is read, so a failed read leaves it due): two processes reading
         it as due at once would otherwise both post it. A process that dies between the claim
         and the post loses that day's board there, as a refused post does; a board twice in
-        every channel would be worse. Making a board final is taken the same way; one whose
-        edit failed is put back, to be tried again at the next pass."""
+        every channel would be worse. Drawing a board to its final results is taken the same
+        way, once its day has closed and again whenever a /forget-me takes someone off it;
+        one whose edit failed is put back, to be tried again at the next pass."""
         yesterday = self.dailies.today() - 1
         posted = 0
         for guild_id, channel_id in await self.dailies.boards_due(yesterday):
@@ -398,20 +397,19 @@ class DailyCog(commands.Cog):
                 board = PostedBoard(yesterday, channel_id, message.id)
                 await self.dailies.board_posted(guild_id, board)
             posted += 1
-        for guild_id, board in await self.dailies.boards_closed():
+        for guild_id, board in await self.dailies.boards_to_draw():
             if await self.dailies.take_board(guild_id, board.day):
-                await self.finish(guild_id, board, yesterday)
+                await self.draw_final(guild_id, board)
         return posted
 
-    async def finish(self, guild_id: int, board: PostedBoard, yesterday: int) -> None:
-        """Make a board taken final, or put it back to be tried again at the next pass,
-        unless it has failed for :data:`GIVE_UP_DAYS` already."""
+    async def draw_final(self, guild_id: int, board: PostedBoard) -> None:
+        """Draw a board taken to its final results, or put it back to be tried again."""
         done = False
         try:
             done = await self.make_final(guild_id, board)
         finally:
-            if not done and board.day >= yesterday - GIVE_UP_DAYS:
-                await self.dailies.board_posted(guild_id, board)
+            if not done:
+                await self.dailies.board_not_drawn(guild_id, board.day)
 
     async def boards(self, day: int, guild_id: int) -> list[discord.Embed]:
         """A server's boards of ``day``, one for each daily game."""

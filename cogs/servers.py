@@ -172,11 +172,13 @@ class BoardPage(
 
 
 MESSAGES_KEPT = (
-    "The boards of your games are redrawn without your name over the next minutes; other "
+    "The boards of your games, and the daily boards that show you, are redrawn without your "
+    "name over the next minutes; other "
     "messages that name you, such as a game's end, stay: a moderator can delete them."
 )
-"""What /forget-me does to messages already posted: Orchard keeps each board's id, not those
-of its other messages (ends, timeout notices), so it can redraw only the boards."""
+"""What /forget-me does to messages already posted: Orchard keeps each board's id (a game's,
+a day's), not those of its other messages (ends, timeout notices), so it can redraw only the
+boards."""
 FORGET_HERE = (
     "This deletes every result and rating of yours in this server and takes your name and id "
     "out of the games, for good, except, until the day ends, that you have played today's "
@@ -191,7 +193,7 @@ FORGET_EVERYWHERE = (
 )
 """/forget-me's question in a DM: someone who left a server can erase themselves there only
 from here, so it says what goes everywhere, and the one thing kept (the same as in a server)."""
-REDRAWN = "; their boards are redrawn without it over the next minutes"
+REDRAWN = "; the boards that show it are redrawn without it over the next minutes"
 
 
 class ForgetMe(

@@ -1,13 +1,14 @@
 """The Daily Orchard's storage: plays (``daily_plays``), the players on the board across
 servers (``daily_world``), each server's channel for yesterday's board (``daily_channels``)
-and the boards posted there and not yet made final (``daily_boards``: messages, no person).
+and the boards posted there (``daily_boards``: message ids, no person).
 
 /forget-me (:func:`forget`) deletes the person's plays in that server and their place on the
 board across servers, except that a play of today is kept until the day is over as a bare
 marker (day, game, person; no name, result or game: :data:`~bot.daily.NO_GAME`), which
 :func:`expire` then deletes; used in a direct message, it does so in every server holding a
-play of theirs (:data:`PERSON_SERVERS`). The purge of a departed server (:func:`purge`)
-deletes its plays, channel and boards.
+play of theirs (:data:`PERSON_SERVERS`). The boards posted there that showed them are then
+drawn again without them. The purge of a departed server (:func:`purge`) deletes its plays,
+channel and boards.
 """
 
 from __future__ import annotations
@@ -246,8 +247,8 @@ class DailyStore:
         return claimed == 1
 
     async def posted(self, guild_id: int, board: PostedBoard) -> None:
-        """The server's board of ``board.day`` went out as that message: it is kept until it
-        is made final (or put back when making it final failed, to be tried again)."""
+        """The server's board of ``board.day`` went out as that message: it is to be drawn to
+        its day's final results (:meth:`to_draw`)."""
         async with self.db.transaction() as conn:
             await conn.execute(
                 "INSERT INTO daily_boards (guild_id, day, channel_id, message_id)"
@@ -255,22 +256,37 @@ class DailyStore:
                 (guild_id, board.day, board.channel_id, board.message_id),
             )
 
-    async def boards_before(self, day: int) -> list[tuple[int, PostedBoard]]:
-        """The boards of days before ``day`` not yet made final, with their servers."""
+    async def to_draw(self, before: int) -> list[tuple[int, PostedBoard]]:
+        """The boards of days before ``before`` whose message does not show their day's
+        final results (never made final, or someone on them erased since), with their
+        servers."""
         rows = await self.db.fetchall(
-            "SELECT guild_id, day, channel_id, message_id FROM daily_boards WHERE day < ?",
-            (day,),
+            "SELECT guild_id, day, channel_id, message_id FROM daily_boards"
+            " WHERE final = 0 AND day < ?",
+            (before,),
         )
         return [(int(r[0]), PostedBoard(int(r[1]), int(r[2]), int(r[3]))) for r in rows]
 
     async def take(self, guild_id: int, day: int) -> bool:
-        """Take the making final of the server's board of ``day``, for one caller only (False:
-        another has it, or has made it final)."""
+        """Take the drawing of the server's board of ``day``, for one caller only (False:
+        another has it, or has drawn it)."""
         async with self.db.transaction() as conn:
             taken = await conn.execute(
-                "DELETE FROM daily_boards WHERE guild_id = ? AND day = ?", (guild_id, day)
+                "UPDATE daily_boards SET final = 1 WHERE guild_id = ? AND day = ? AND final = 0",
+                (guild_id, day),
             )
         return taken == 1
+
+    async def put_back(self, guild_id: int, day: int, tries: int) -> None:
+        """Drawing the board taken failed: to be drawn at the next pass, unless it has
+        failed ``tries`` times since it was posted or someone on it erased (it is left as
+        it is)."""
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "UPDATE daily_boards SET final = 0, tries = tries + 1"
+                " WHERE guild_id = ? AND day = ? AND tries + 1 < ?",
+                (guild_id, day, tries),
+            )
 
 
 PERSON_SERVERS: tuple[str, ...] = ("SELECT guild_id FROM daily_plays WHERE user_id = ?",)
@@ -280,13 +296,19 @@ it (a marker of today it keeps again)."""
 
 
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
-    """The person's daily plays here, and their place on the board across servers.
+    """The person's daily plays here, and their place on the board across servers; the
+    boards posted here that showed them are to be drawn again (:meth:`DailyStore.to_draw`).
 
     A play of today (the wall clock's day, as /daily's) loses its names, result and game but
     stays as a marker until the day is over: everyone's dice that day are the same, so
     deleting it would let the person play the day again knowing them."""
     today = day_of(time.time())
     person = (guild_id, user_id)
+    await tx.execute(  # the boards posted here that show them: drawn again without them
+        "UPDATE daily_boards SET final = 0, tries = 0 WHERE guild_id = ? AND final = 1"
+        " AND day IN (SELECT day FROM daily_plays WHERE guild_id = ? AND user_id = ?)",
+        (guild_id, *person),
+    )
     past = await tx.execute(
         "DELETE FROM daily_plays WHERE guild_id = ? AND user_id = ? AND day < ?",
         (*person, today),

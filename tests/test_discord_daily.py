@@ -360,6 +360,43 @@ async def test_a_board_is_made_final_though_its_edit_failed_once_and_its_channel
         no_errors(fake_discord)
 
 
+async def test_forget_me_draws_the_daily_boards_that_showed_them_again(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Alice and Bob played yesterday's daily here, and its board, posted, was made final
+    the day after. Alice's /forget-me here takes her off it: at the loop's next pass the
+    message is drawn again, once, with Bob and without her."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        cog = await posting_by_hand(bot)
+        await daily_channel(fake_discord)
+        now = time.time()
+        await played_yesterday(fake_discord, cog, now, ALICE, ORDER)
+        await played_yesterday(fake_discord, cog, now, BOB, ORDER)
+        cog.dailies.clock = lambda: now
+        assert await cog.post_boards() == 1
+        (board,) = fake_discord.channel_messages(CHANNEL)
+        cog.dailies.clock = lambda: now + 86400  # made final
+        assert await cog.post_boards() == 1
+
+        def drawn() -> tuple[int, str]:
+            shown = fake_discord.message(int(board["id"]))["embeds"][0]["description"]
+            return len(fake_discord.versions[int(board["id"])]), str(shown)
+
+        edits, cheerio = drawn()
+        assert "Alice" in cheerio and "Bob" in cheerio and "can still be finished" not in cheerio
+        assert await cog.post_boards() == 0 and drawn() == (edits, cheerio), "final: left"
+        asked = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forget-me"))
+        assert asked.original is not None
+        done = await press(fake_discord, ALICE, int(asked.original["id"]), "Forget me here")
+        assert done.content.startswith("Done: "), done.describe()
+        assert await cog.post_boards() == 0
+        again, cheerio = drawn()
+        assert again == edits + 1 and "Alice" not in cheerio and "Bob" in cheerio
+        assert await cog.post_boards() == 0 and drawn()[0] == again, "drawn once"
+        no_errors(fake_discord)
+
+
 async def until_waiting(pacer: Pacer, requests: int) -> None:
     """Until ``requests`` wait for a slot of the global limit."""
     for _ in range(500):

@@ -624,7 +624,7 @@ async def test_forget_me_in_a_dm_erases_the_person_in_every_server(
         done = await answered(await fake_discord.click(ALICE, confirm, button))
         assert done.content == (
             "Done: 5 records removed in 3 servers, and your name is gone from their games"
-            "; their boards are redrawn without it over the next minutes."
+            "; the boards that show it are redrawn without it over the next minutes."
         ), done.content
         asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
         button = fake_discord.find_button(int(asked.original["id"]), "Forget me everywhere")
@@ -655,7 +655,7 @@ async def test_forget_me_counts_the_games_it_took_a_person_out_of(
         done = await press(fake, BOB, int(asked.original["id"]), "Forget me here")
         assert done.content == (
             "Done: 2 records removed, and your name is gone from this server's games"
-            "; their boards are redrawn without it over the next minutes."
+            "; the boards that show it are redrawn without it over the next minutes."
         ), done.content
         again = await press(fake, BOB, int(asked.original["id"]), "Forget me here")
         assert again.content == "Done: nothing of yours was left to delete here."
@@ -663,7 +663,7 @@ async def test_forget_me_counts_the_games_it_took_a_person_out_of(
         done = await press(fake, CAROL, int(asked.original["id"]), "Forget me everywhere")
         assert done.content == (
             "Done: 1 record removed in 1 server, and your name is gone from their games"
-            "; their boards are redrawn without it over the next minutes."
+            "; the boards that show it are redrawn without it over the next minutes."
         ), done.content
         assert await person_rows(database, BOB) == await person_rows(database, CAROL) == [0] * 4
         no_errors(fake)
@@ -2013,12 +2013,12 @@ async def test_forget_me_redraws_the_posted_boards_of_finished_games_without_the
         untouched = len(fake_discord.versions[other])
 
         asked = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "forget-me"))
-        assert "boards of your games are redrawn without your name" in asked.content
+        assert "daily boards that show you, are redrawn without your name" in asked.content
         assert "other messages that name you, such as a game's end, stay" in asked.content
         done = await press(fake_discord, CAROL, int(asked.original["id"]), "Forget me here")
         assert done.content.endswith(
-            "your name is gone from this server's games; their boards are redrawn without it"
-            " over the next minutes."
+            "your name is gone from this server's games; the boards that show it are redrawn"
+            " without it over the next minutes."
         ), done.content
         await fake_discord.wait_for(
             lambda: all("Carol" not in text_of(fake_discord.message(m)) for m in (board, lobby)),

@@ -10,6 +10,7 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
+from bot.daily import PostedBoard
 from bot.games.words import load_words
 from bot.model import (
     GameChange,
@@ -25,6 +26,7 @@ from bot.ratings import rate
 from bot.runner import _written
 from bot.settings import from_json
 from db.connection import Target
+from db.daily import DailyStore
 from db.migrate import NewerSchema, available, migrate
 from db.store import Store
 from tests.databases import query, table_columns, written
@@ -683,10 +685,32 @@ async def test_migration_31_keeps_a_posted_daily_board_until_it_is_made_final(
             "posted_day",
             "refused_day",
         ]
-        assert await query(database, "SELECT * FROM daily_boards") == [(GUILD, 20500, 3, 4)]
+        boards = "SELECT guild_id, day, channel_id, message_id, final FROM daily_boards"
+        assert await query(database, boards) == [(GUILD, 20500, 3, 4, 0)]
         await store.guild_left(GUILD, 0)
         assert await store.purge_departed(10) == [GUILD]
         assert await query(database, "SELECT * FROM daily_boards") == []
+    finally:
+        await store.close()
+
+
+async def test_a_daily_board_that_fails_to_draw_is_tried_again_a_number_of_times(
+    database: Target,
+) -> None:
+    """A board taken is drawn by its taker only; one whose drawing failed is put back for
+    the next pass, until it has failed the number of tries given (then left as it is)."""
+    store = await Store.open(database)
+    try:
+        boards = DailyStore(store.db)
+        await boards.posted(GUILD, PostedBoard(20500, 2, 3))
+        await boards.posted(GUILD, PostedBoard(20501, 2, 4))
+        assert [b.day for _, b in await boards.to_draw(20501)] == [20500]
+        assert await boards.take(GUILD, 20500) and not await boards.take(GUILD, 20500)
+        assert await boards.to_draw(20501) == []
+        await boards.put_back(GUILD, 20500, 2)  # the first failure
+        assert await boards.take(GUILD, 20500)
+        await boards.put_back(GUILD, 20500, 2)  # the second: tries used up
+        assert await boards.to_draw(20501) == []
     finally:
         await store.close()
 

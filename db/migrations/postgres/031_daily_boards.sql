@@ -1,14 +1,16 @@
--- The daily boards posted and not yet made final (as ../sqlite/031_daily_boards.sql), moved
--- out of the server's daily channel, where clearing the channel or the next board's claim
--- lost them.
+-- Every daily board posted in a server, to be drawn (again) to its day's final results (as
+-- ../sqlite/031_daily_boards.sql), moved out of the server's daily channel, where clearing
+-- the channel or the next board's claim lost the last one.
 CREATE TABLE daily_boards (
-    guild_id   BIGINT  NOT NULL,
-    day        INTEGER NOT NULL,
-    channel_id BIGINT  NOT NULL,
-    message_id BIGINT  NOT NULL,
+    guild_id   BIGINT   NOT NULL,
+    day        INTEGER  NOT NULL,
+    channel_id BIGINT   NOT NULL,
+    message_id BIGINT   NOT NULL,
+    final      SMALLINT NOT NULL DEFAULT 0,
+    tries      INTEGER  NOT NULL DEFAULT 0,
     PRIMARY KEY (guild_id, day)
 );
-CREATE INDEX daily_boards_by_day ON daily_boards (day);
+CREATE INDEX daily_boards_to_draw ON daily_boards (day) WHERE final = 0;
 INSERT INTO daily_boards (guild_id, day, channel_id, message_id)
 SELECT guild_id, posted_day, board_channel_id, board_message_id
 FROM daily_channels
