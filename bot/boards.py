@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -50,6 +51,11 @@ UNNAMING_PAUSE = 2.0
 """Seconds between two finished games' boards drawn anew after a /forget-me: at most half of
 a channel's edits (5 in 5 s), so games played there meanwhile keep the rest; someone with 500
 finished games is gone from all their boards in 17 minutes."""
+UNNAMING_BACKOFF = 5.0
+"""Seconds a board whose drawing anew failed waits before it is tried again, doubled at each
+failure in a row, up to :data:`UNNAMING_BACKOFF_MOST`: one Discord keeps refusing costs a
+request an hour, not one at every check of the leader's."""
+UNNAMING_BACKOFF_MOST = 3600.0
 
 
 @dataclass
@@ -305,7 +311,9 @@ class Boards:
         self._redraws: set[asyncio.Task[None]] = set()
         self.pings = TurnPings(client, runner)  # started and drained by the servers cog
         self.unnaming_pause = UNNAMING_PAUSE
+        self.unnaming_backoff = UNNAMING_BACKOFF
         self._unnaming: asyncio.Task[None] | None = None  # see unname
+        self._unnaming_failed: dict[int, tuple[int, float]] = {}  # game: failures, next try
         self._unname_again = False
 
     async def render(self, snapshot: Snapshot) -> Rendered:
@@ -399,13 +407,25 @@ class Boards:
                 await asyncio.sleep(self.unnaming_pause)
 
     async def _unname_queued(self, game_id: int, erasures: int) -> bool:
-        """Draw one queued board and take it off the queue, unless drawing failed; whether
-        Discord was asked anything (a request the pace counts)."""
+        """Draw one queued board and take it off the queue, unless drawing failed (then it
+        waits, :data:`UNNAMING_BACKOFF`); whether Discord was asked anything (a request the
+        pace counts)."""
+        failures, next_try = self._unnaming_failed.get(game_id, (0, 0.0))
+        if time.monotonic() < next_try:
+            return False
         try:
             drawn = await self._unname(game_id)
         except Exception:
-            log.warning("game %s: could not draw its board anew", game_id, exc_info=True)
+            wait = min(self.unnaming_backoff * 2**failures, UNNAMING_BACKOFF_MOST)
+            self._unnaming_failed[game_id] = (failures + 1, time.monotonic() + wait)
+            log.warning(
+                "game %s: could not draw its board anew; trying again in %.0f s",
+                game_id,
+                wait,
+                exc_info=True,
+            )
             return True
+        self._unnaming_failed.pop(game_id, None)
         await self.runner.store.unnamed(game_id, erasures)
         return drawn
 

@@ -1,6 +1,7 @@
 """Ratings, boards, settings, forfeits and data removal: store, runner and through Discord."""
 
 import asyncio
+import itertools
 import json
 import re
 import sqlite3
@@ -2071,6 +2072,40 @@ async def test_forget_me_redraws_the_rest_of_the_boards_after_a_restart(
     assert await rows(database, "SELECT COUNT(*) FROM boards_to_unname") == [(0,)]
 
 
+async def test_a_board_discord_keeps_refusing_to_draw_anew_is_tried_less_and_less_often(
+    fake_discord: FakeDiscord, database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Carol's /forget-me queues her board, which Discord refuses to edit three times. It
+    is tried again after a wait that doubles at each failure (here from 0.4 s), not at
+    every check of the leader's (here every 0.05 s), and drawn at the fourth try."""
+    server(fake_discord)
+    unpaced(fake_discord)  # the game is played to its end by calling the runner
+    monkeypatch.setattr("bot.leader.RETRY", 0.05)
+    monkeypatch.setattr("bot.boards.UNNAMING_PAUSE", 0.0)
+    monkeypatch.setattr("bot.boards.UNNAMING_BACKOFF", 0.4)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [CAROL])
+        (played,) = await bot.orchard.store.open_games(GUILD)
+        await finish_cheerio(bot.orchard, played.id, {0: ALICE, 1: CAROL})
+        await fake_discord.wait_for(lambda: "Game over" in text_of(fake_discord.message(board)))
+        path = rf"^/channels/{CHANNEL}/messages/{board}$"
+        before = len(fake_discord.requests_matching("PATCH", path))
+        fake_discord.fail("PATCH", path, 400, times=3)
+        asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
+        done = await press(fake_discord, CAROL, int(asked.original["id"]), "Forget me everywhere")
+        assert done.content.startswith("Done"), done.content
+        await fake_discord.wait_for(
+            lambda: "Carol" not in text_of(fake_discord.message(board)),
+            what="the board drawn anew",
+            timeout=10,
+        )
+        tries = [r.at for r in fake_discord.requests_matching("PATCH", path)[before:]]
+        waits = [b - a for a, b in itertools.pairwise(tries)]
+        assert len(tries) == 4, waits
+        assert waits[0] >= 0.4 and waits[1] >= 0.8 and waits[2] >= 1.6, waits
+        assert await rows(database, "SELECT COUNT(*) FROM boards_to_unname") == [(0,)]
+
+
 @pytest.mark.postgres
 async def test_only_the_leading_process_draws_the_boards_forget_me_queued(
     fake_discord: FakeDiscord, monkeypatch: pytest.MonkeyPatch
@@ -2084,6 +2119,7 @@ async def test_only_the_leading_process_draws_the_boards_forget_me_queued(
     unpaced(fake_discord)  # the games are played to their end by calling the runner
     monkeypatch.setattr("bot.leader.RETRY", 0.2)
     monkeypatch.setattr("bot.boards.UNNAMING_PAUSE", 0.0)
+    monkeypatch.setattr("bot.boards.UNNAMING_BACKOFF", 0.2)
     async with fresh_schema() as url:
         leader = await orchard(url)  # type: ignore[arg-type]
         assert await leader.store.try_lead()
