@@ -429,15 +429,16 @@ class Runner:
     async def _own_move(
         self, held: Held, seat: int, action: Any, state: Any, user_id: int | None = None
     ) -> Snapshot:
-        """Write ``seat``'s own move (a person's, or Orchard's for its seat): it clears the
-        seat's timeouts, which count only in a row (:data:`TIMEOUTS_TO_FORFEIT`)."""
+        """Write ``seat``'s own move (a person's, or Orchard's for its seat). One that makes
+        the seat's decision clears its timeouts, which count only in a row
+        (:data:`TIMEOUTS_TO_FORFEIT`)."""
         player = held.snapshot.row.players[seat]
         engine = self.engine(held.snapshot.row.kind)
         source = MoveSource.BOT if player.is_bot else MoveSource.PLAYER
         who = None if player.is_bot else user_id
         moves = [Move(seat, *engine.format(action), who, source)]
-        reset = {seat: 0} if player.timeouts else {}
-        return await self._play(held, state, moves, reset)
+        decided = player.timeouts and _decides(engine, held.snapshot.state, state, seat)
+        return await self._play(held, state, moves, {seat: 0} if decided else {})
 
     def _orchard_awaited(self, kind: str, players: tuple[Player, ...], state: Any) -> list[int]:
         """The Orchard seats ``state`` awaits, in seat order."""
@@ -1022,3 +1023,15 @@ def _forgotten(player: Player) -> bool:
     """A seat whose person asked to be forgotten: it keeps its place and a nameless result,
     but is rated as nobody."""
     return not player.is_bot and player.user_id == NOBODY
+
+
+def _decides(engine: Engine[Any, Any], before: Any, after: Any, seat: int) -> bool:
+    """Whether ``seat``'s move made the decision the clock awaited of it: the seat is no
+    longer awaited, or the clock times another decision. A move that decides nothing (a
+    die's toggle, a roll within a turn) does not, so a player who only toggles a die before
+    each deadline still times out three decisions in a row; a move out of turn (a
+    challenge) is no decision of the seat's either."""
+    if seat not in engine.to_act(before):
+        return False
+    mark = engine.clock_mark(before)
+    return seat not in engine.to_act(after) or mark is None or engine.clock_mark(after) != mark

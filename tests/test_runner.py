@@ -12,6 +12,7 @@ import pytest
 
 from bot import scheduler
 from bot.boards import timeout_notice
+from bot.games.applejack import open_categories as open_to_call
 from bot.games.appletters import AppState, placements_for, word_set
 from bot.games.cheerio import open_categories
 from bot.lobby import SeatShown
@@ -324,7 +325,9 @@ async def test_a_click_from_before_a_timeout_says_the_time_ran_out(database: Tar
     await o.close()
 
 
-async def test_own_move_resets_the_timeout_count(database: Target) -> None:
+async def test_a_turn_played_to_its_end_resets_the_timeout_count(database: Target) -> None:
+    """A roll decides nothing: the count of turns timed out in a row stays until the player
+    scores a turn themselves."""
     clock = Clock()
     o = await orchard(database, clock)
     live = await started(o, "cheerio", [1])
@@ -333,7 +336,33 @@ async def test_own_move_resets_the_timeout_count(database: Target) -> None:
     live = await o.runner.load(live.id)
     assert live.row.players[0].timeouts == 1
     live = await o.runner.act(live.id, 1, "roll", version=live.row.version)
+    assert live.row.players[0].timeouts == 1
+    box = open_categories(live.state.cards[0])[0]
+    live = await o.runner.act(live.id, 1, "score", box, version=live.row.version)
     assert live.row.players[0].timeouts == 0
+    await o.close()
+
+
+async def test_toggling_a_die_before_each_deadline_still_times_out(database: Target) -> None:
+    """Apple Jack: choosing dice is no decision. A player who only toggles a die before each
+    of their decisions runs out has timed out three decisions in a row: they are out at the
+    third, as one who did nothing; the other player, deciding at once, wins."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await started(o, "applejack", [1, 2])
+    engine = o.runner.engine("applejack")
+    for _ in range(3):
+        while 0 not in engine.to_act(live.state):  # seat 1 decides at once
+            state = live.state
+            verb, arg = ("call", open_to_call(state)[0]) if state.phase == "call" else ("hold", "")
+            live = await o.runner.act(live.id, 2, verb, arg, version=live.row.version)
+        if live.state.phase == "reroll":
+            live = await o.runner.act(live.id, 1, "pick", "0", version=live.row.version)
+        clock.now += 301
+        await o.scheduler.run_due()
+        live = await o.runner.load(live.id)
+    assert live.row.status == "finished" and not live.state.active[0]
+    assert engine.results(live.state)[1].won
     await o.close()
 
 
