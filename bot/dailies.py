@@ -19,7 +19,16 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from bot.daily import NO_GAME, DailyPlay, PostedBoard, closes, day_of, last_day, streak
+from bot.daily import (
+    NO_GAME,
+    BoardToDraw,
+    DailyPlay,
+    PostedBoard,
+    closes,
+    day_of,
+    last_day,
+    streak,
+)
 from bot.games.base import daily_day
 from bot.locks import KeyedLocks
 from bot.model import GameChange, GameStatus, Player
@@ -200,20 +209,25 @@ class Dailies:
         return await self.store.claim(guild_id, day)
 
     async def board_posted(self, guild_id: int, board: PostedBoard) -> None:
-        """A board posted: drawn to its final results once its day closes."""
-        await self.store.posted(guild_id, board)
+        """A board posted: drawn again to its final results once its day closes."""
+        await self.store.posted(guild_id, board, last_day(board.day) + 1)
 
-    async def boards_to_draw(self) -> list[tuple[int, PostedBoard]]:
-        """The boards whose day has closed (:func:`~bot.daily.last_day`) and whose message
-        does not show its final results, with their servers."""
-        today = self.today()
-        return [b for b in await self.store.to_draw(today) if last_day(b[1].day) < today]
+    async def boards_to_draw(self) -> list[BoardToDraw]:
+        """The posted boards due to be drawn again: their day has closed
+        (:func:`~bot.daily.last_day`) since they were drawn, or someone on them was erased."""
+        return await self.store.to_draw(self.today())
 
-    async def take_board(self, guild_id: int, day: int) -> bool:
-        """This caller draws the server's board of ``day`` (once, across processes)."""
-        return await self.store.take(guild_id, day)
+    async def take_board(self, due: BoardToDraw) -> bool:
+        """This caller draws the board due (once, across processes)."""
+        return await self.store.take(due)
 
-    async def board_not_drawn(self, guild_id: int, day: int) -> None:
+    async def board_drawn(self, due: BoardToDraw) -> None:
+        """The board taken was drawn as its day's results stand today: final if its day has
+        closed, else to be drawn again once it has."""
+        closes = last_day(due.board.day) + 1
+        await self.store.drawn(due, closes if closes > self.today() else None)
+
+    async def board_not_drawn(self, due: BoardToDraw) -> None:
         """Drawing the board taken failed: it is tried again at the next pass, up to
         :data:`DRAW_TRIES` times."""
-        await self.store.put_back(guild_id, day, DRAW_TRIES)
+        await self.store.put_back(due, DRAW_TRIES)

@@ -50,6 +50,16 @@ class PostedBoard:
 
 
 @dataclass(frozen=True)
+class BoardToDraw:
+    """A server's posted board, due to be drawn again from the day ``draw_on`` (0: at once,
+    someone on it was erased) to its results as they then stand."""
+
+    guild_id: int
+    board: PostedBoard
+    draw_on: int
+
+
+@dataclass(frozen=True)
 class DailyChannel:
     """Where a server's board of yesterday is posted, and the day Discord last refused it
     there (Orchard may not post in it: its admins are told in /settings); None since a post

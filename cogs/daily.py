@@ -27,7 +27,15 @@ from bot.answers import answer_publicly, send
 from bot.boards import UNKNOWN_CHANNEL, GameUI, Rendered, when
 from bot.components import GameButton
 from bot.dailies import Dailies
-from bot.daily import DailyPlay, PostedBoard, date_of, is_daily, last_day, share_line
+from bot.daily import (
+    BoardToDraw,
+    DailyPlay,
+    PostedBoard,
+    date_of,
+    is_daily,
+    last_day,
+    share_line,
+)
 from bot.games.base import daily_day
 from bot.interface import host
 from bot.model import GameStatus, Player
@@ -397,19 +405,22 @@ class DailyCog(commands.Cog):
                 board = PostedBoard(yesterday, channel_id, message.id)
                 await self.dailies.board_posted(guild_id, board)
             posted += 1
-        for guild_id, board in await self.dailies.boards_to_draw():
-            if await self.dailies.take_board(guild_id, board.day):
-                await self.draw_final(guild_id, board)
+        for due in await self.dailies.boards_to_draw():
+            if await self.dailies.take_board(due):
+                await self.draw_again(due)
         return posted
 
-    async def draw_final(self, guild_id: int, board: PostedBoard) -> None:
-        """Draw a board taken to its final results, or put it back to be tried again."""
+    async def draw_again(self, due: BoardToDraw) -> None:
+        """Draw a board taken to its results as they stand, or put it back to be tried
+        again."""
         done = False
         try:
-            done = await self.make_final(guild_id, board)
+            done = await self.draw(due.guild_id, due.board)
         finally:
-            if not done:
-                await self.dailies.board_not_drawn(guild_id, board.day)
+            if done:
+                await self.dailies.board_drawn(due)
+            else:
+                await self.dailies.board_not_drawn(due)
 
     async def boards(self, day: int, guild_id: int) -> list[discord.Embed]:
         """A server's boards of ``day``, one for each daily game."""
@@ -443,21 +454,20 @@ class DailyCog(commands.Cog):
         await self.dailies.board_refused(guild_id, channel_id, None)
         return message
 
-    async def make_final(self, guild_id: int, board: PostedBoard) -> bool:
-        """Edit a posted board to its day's final results (an edit notifies nobody); whether
-        that is done with. One a moderator deleted, or in a channel gone or closed to
-        Orchard, is left as it is; any other refusal may pass, so it is to be tried again."""
+    async def draw(self, guild_id: int, board: PostedBoard) -> bool:
+        """Edit a posted board to its day's results as they stand (final once its day has
+        closed; an edit notifies nobody); whether that is done with. One a moderator deleted,
+        or in a channel gone or closed to Orchard, is left as it is; any other refusal may
+        pass, so it is to be tried again."""
         message = self.bot.get_partial_messageable(
             board.channel_id, guild_id=guild_id
         ).get_partial_message(board.message_id)
         try:
             await message.edit(embeds=await self.boards(board.day, guild_id))
         except (discord.NotFound, discord.Forbidden) as err:
-            log.info("daily board %s of server %s not made final: %s", board.day, guild_id, err)
+            log.info("daily board %s of server %s not drawn: %s", board.day, guild_id, err)
         except discord.HTTPException as err:
-            log.warning(
-                "daily board %s of server %s not made final yet: %s", board.day, guild_id, err
-            )
+            log.warning("daily board %s of server %s not drawn yet: %s", board.day, guild_id, err)
             return False
         return True
 

@@ -21,6 +21,7 @@ from typing import Any
 from bot.daily import (
     NO_CHANNEL,
     NO_GAME,
+    BoardToDraw,
     DailyChannel,
     DailyPlay,
     PostedBoard,
@@ -238,54 +239,73 @@ class DailyStore:
 
     async def claim(self, guild_id: int, day: int) -> bool:
         """Take the posting of the server's board of ``day``, for one caller only, however many
-        processes read it as due at once (False: another has it)."""
+        processes read it as due at once (False: another has it). A board of ``day`` posted
+        already, before the server cleared or changed its channel, is not posted again."""
         async with self.db.transaction() as conn:
+            posted = await conn.fetchall(
+                "SELECT 1 FROM daily_boards WHERE guild_id = ? AND day = ?", (guild_id, day)
+            )
             claimed = await conn.execute(
                 "UPDATE daily_channels SET posted_day = ? WHERE guild_id = ? AND posted_day < ?",
                 (day, guild_id, day),
             )
-        return claimed == 1
+        return claimed == 1 and not posted
 
-    async def posted(self, guild_id: int, board: PostedBoard) -> None:
-        """The server's board of ``board.day`` went out as that message: it is to be drawn to
-        its day's final results (:meth:`to_draw`)."""
+    async def posted(self, guild_id: int, board: PostedBoard, draw_on: int) -> None:
+        """The server's board of ``board.day`` went out as that message: it is to be drawn
+        again from the day ``draw_on`` (:meth:`to_draw`)."""
         async with self.db.transaction() as conn:
             await conn.execute(
-                "INSERT INTO daily_boards (guild_id, day, channel_id, message_id)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT (guild_id, day) DO NOTHING",
-                (guild_id, board.day, board.channel_id, board.message_id),
+                "INSERT INTO daily_boards (guild_id, day, channel_id, message_id, draw_on)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id, day) DO NOTHING",
+                (guild_id, board.day, board.channel_id, board.message_id, draw_on),
             )
 
-    async def to_draw(self, before: int) -> list[tuple[int, PostedBoard]]:
-        """The boards of days before ``before`` whose message does not show their day's
-        final results (never made final, or someone on them erased since), with their
-        servers."""
+    async def to_draw(self, today: int) -> list[BoardToDraw]:
+        """The boards to be drawn again by ``today``: their day has closed since they were
+        drawn, or someone on them was erased."""
         rows = await self.db.fetchall(
-            "SELECT guild_id, day, channel_id, message_id FROM daily_boards"
-            " WHERE final = 0 AND day < ?",
-            (before,),
+            "SELECT guild_id, day, channel_id, message_id, draw_on FROM daily_boards"
+            " WHERE draw_on IS NOT NULL AND draw_on <= ?",
+            (today,),
         )
-        return [(int(r[0]), PostedBoard(int(r[1]), int(r[2]), int(r[3]))) for r in rows]
+        return [
+            BoardToDraw(int(r[0]), PostedBoard(int(r[1]), int(r[2]), int(r[3])), int(r[4]))
+            for r in rows
+        ]
 
-    async def take(self, guild_id: int, day: int) -> bool:
-        """Take the drawing of the server's board of ``day``, for one caller only (False:
-        another has it, or has drawn it)."""
+    async def take(self, due: BoardToDraw) -> bool:
+        """Take the drawing of a board due, for one caller only (False: another has it, or
+        has drawn it, or it became due again meanwhile and is read again at the next pass)."""
         async with self.db.transaction() as conn:
             taken = await conn.execute(
-                "UPDATE daily_boards SET final = 1 WHERE guild_id = ? AND day = ? AND final = 0",
-                (guild_id, day),
+                "UPDATE daily_boards SET draw_on = NULL"
+                " WHERE guild_id = ? AND day = ? AND draw_on = ?",
+                (due.guild_id, due.board.day, due.draw_on),
             )
         return taken == 1
 
-    async def put_back(self, guild_id: int, day: int, tries: int) -> None:
-        """Drawing the board taken failed: to be drawn at the next pass, unless it has
-        failed ``tries`` times since it was posted or someone on it erased (it is left as
-        it is)."""
+    async def drawn(self, due: BoardToDraw, draw_on: int | None) -> None:
+        """The board taken was drawn: it is to be drawn again from ``draw_on`` (its day is
+        still open), or not at all (None: final), unless it became due again meanwhile."""
+        if draw_on is None:
+            return
         async with self.db.transaction() as conn:
             await conn.execute(
-                "UPDATE daily_boards SET final = 0, tries = tries + 1"
-                " WHERE guild_id = ? AND day = ? AND tries + 1 < ?",
-                (guild_id, day, tries),
+                "UPDATE daily_boards SET draw_on = ?"
+                " WHERE guild_id = ? AND day = ? AND draw_on IS NULL",
+                (draw_on, due.guild_id, due.board.day),
+            )
+
+    async def put_back(self, due: BoardToDraw, tries: int) -> None:
+        """Drawing the board taken failed: to be drawn at the next pass, unless it has
+        failed ``tries`` times in a row since it was posted or someone on it was erased (it
+        is left as it is) or it became due again meanwhile."""
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "UPDATE daily_boards SET draw_on = ?, tries = tries + 1"
+                " WHERE guild_id = ? AND day = ? AND draw_on IS NULL AND tries + 1 < ?",
+                (due.draw_on, due.guild_id, due.board.day, tries),
             )
 
 
@@ -304,8 +324,8 @@ async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     deleting it would let the person play the day again knowing them."""
     today = day_of(time.time())
     person = (guild_id, user_id)
-    await tx.execute(  # the boards posted here that show them: drawn again without them
-        "UPDATE daily_boards SET final = 0, tries = 0 WHERE guild_id = ? AND final = 1"
+    await tx.execute(  # the boards posted here that show them: drawn again at once
+        "UPDATE daily_boards SET draw_on = 0, tries = 0 WHERE guild_id = ?"
         " AND day IN (SELECT day FROM daily_plays WHERE guild_id = ? AND user_id = ?)",
         (guild_id, *person),
     )

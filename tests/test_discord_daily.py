@@ -397,6 +397,65 @@ async def test_forget_me_draws_the_daily_boards_that_showed_them_again(
         no_errors(fake_discord)
 
 
+async def test_a_board_is_posted_once_though_the_channel_is_cleared_and_chosen_again(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Yesterday's board went out; the server then clears /daily-channel and chooses a
+    channel again the same day: yesterday's board is not posted a second time."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        cog = await posting_by_hand(bot)
+        await daily_channel(fake_discord)
+        now = time.time()
+        await played_yesterday(fake_discord, cog, now, ALICE, ORDER)
+        cog.dailies.clock = lambda: now
+        assert await cog.post_boards() == 1
+        await answered(
+            await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily-channel", permissions=32)
+        )
+        await daily_channel(fake_discord)
+        assert await cog.post_boards() == 0
+        assert len(fake_discord.channel_messages(CHANNEL)) == 1
+        no_errors(fake_discord)
+
+
+async def test_forget_me_takes_them_off_a_board_whose_day_is_still_open_at_once(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """This morning's board (yesterday's games, which may still be finished today) shows
+    Alice and Bob. Alice's /forget-me: at the loop's next pass it is drawn without her,
+    still saying the day's games may be finished; once the day has closed, it is drawn once
+    more, final."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        cog = await posting_by_hand(bot)
+        await daily_channel(fake_discord)
+        now = time.time()
+        await played_yesterday(fake_discord, cog, now, ALICE, ORDER)
+        await played_yesterday(fake_discord, cog, now, BOB, ORDER)
+        cog.dailies.clock = lambda: now
+        assert await cog.post_boards() == 1
+        (board,) = fake_discord.channel_messages(CHANNEL)
+
+        def drawn() -> tuple[int, str]:
+            shown = fake_discord.message(int(board["id"]))["embeds"][0]["description"]
+            return len(fake_discord.versions[int(board["id"])]), str(shown)
+
+        asked = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forget-me"))
+        assert asked.original is not None
+        done = await press(fake_discord, ALICE, int(asked.original["id"]), "Forget me here")
+        assert done.content.startswith("Done: "), done.describe()
+        assert await cog.post_boards() == 0
+        edits, cheerio = drawn()
+        assert "Alice" not in cheerio and "Bob" in cheerio and "can still be finished" in cheerio
+        assert await cog.post_boards() == 0 and drawn()[0] == edits, "drawn once"
+        cog.dailies.clock = lambda: now + 86400
+        assert await cog.post_boards() == 1
+        again, cheerio = drawn()
+        assert again == edits + 1 and "can still be finished" not in cheerio
+        no_errors(fake_discord)
+
+
 async def until_waiting(pacer: Pacer, requests: int) -> None:
     """Until ``requests`` wait for a slot of the global limit."""
     for _ in range(500):

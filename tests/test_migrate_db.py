@@ -62,7 +62,7 @@ async def games_of_every_kind(o: Table) -> int:
     await daily.finish(added, 187, 98, 6.0)
     await daily.set_world(1, True, 7.0)
     await daily.set_channel(GUILD, 400)
-    await daily.posted(GUILD, PostedBoard(326, 400, 401))  # not yet made final
+    await daily.posted(GUILD, PostedBoard(326, 400, 401), 328)  # not yet made final
     return live.id
 
 

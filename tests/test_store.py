@@ -10,7 +10,7 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
-from bot.daily import PostedBoard
+from bot.daily import BoardToDraw, PostedBoard
 from bot.games.words import load_words
 from bot.model import (
     GameChange,
@@ -685,8 +685,8 @@ async def test_migration_31_keeps_a_posted_daily_board_until_it_is_made_final(
             "posted_day",
             "refused_day",
         ]
-        boards = "SELECT guild_id, day, channel_id, message_id, final FROM daily_boards"
-        assert await query(database, boards) == [(GUILD, 20500, 3, 4, 0)]
+        boards = "SELECT guild_id, day, channel_id, message_id, draw_on FROM daily_boards"
+        assert await query(database, boards) == [(GUILD, 20500, 3, 4, 20502)], "once final"
         await store.guild_left(GUILD, 0)
         assert await store.purge_departed(10) == [GUILD]
         assert await query(database, "SELECT * FROM daily_boards") == []
@@ -697,20 +697,22 @@ async def test_migration_31_keeps_a_posted_daily_board_until_it_is_made_final(
 async def test_a_daily_board_that_fails_to_draw_is_tried_again_a_number_of_times(
     database: Target,
 ) -> None:
-    """A board taken is drawn by its taker only; one whose drawing failed is put back for
-    the next pass, until it has failed the number of tries given (then left as it is)."""
+    """A board due is drawn by its taker only; one whose drawing failed is put back for the
+    next pass, until it has failed the number of tries given (then left as it is)."""
     store = await Store.open(database)
     try:
         boards = DailyStore(store.db)
-        await boards.posted(GUILD, PostedBoard(20500, 2, 3))
-        await boards.posted(GUILD, PostedBoard(20501, 2, 4))
-        assert [b.day for _, b in await boards.to_draw(20501)] == [20500]
-        assert await boards.take(GUILD, 20500) and not await boards.take(GUILD, 20500)
-        assert await boards.to_draw(20501) == []
-        await boards.put_back(GUILD, 20500, 2)  # the first failure
-        assert await boards.take(GUILD, 20500)
-        await boards.put_back(GUILD, 20500, 2)  # the second: tries used up
-        assert await boards.to_draw(20501) == []
+        await boards.posted(GUILD, PostedBoard(20500, 2, 3), 20502)
+        await boards.posted(GUILD, PostedBoard(20501, 2, 4), 20503)
+        (due,) = await boards.to_draw(20502)
+        assert due == BoardToDraw(GUILD, PostedBoard(20500, 2, 3), 20502)
+        assert await boards.take(due) and not await boards.take(due)
+        assert await boards.to_draw(20502) == []
+        await boards.put_back(due, 2)  # the first failure
+        assert await boards.to_draw(20502) == [due]
+        assert await boards.take(due)
+        await boards.put_back(due, 2)  # the second: tries used up
+        assert await boards.to_draw(20502) == []
     finally:
         await store.close()
 
