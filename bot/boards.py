@@ -134,6 +134,10 @@ class GameUI(Protocol):
 
     def render(self, snapshot: Snapshot) -> Rendered: ...
 
+    async def options_for(self, guild_id: int) -> dict[str, Any]:
+        """Engine options a new game (a rematch too) takes from the server's settings now."""
+        ...
+
     async def on_ui(
         self, interaction: discord.Interaction[Any], snapshot: Snapshot, verb: str, arg: str
     ) -> None:

@@ -336,7 +336,8 @@ async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     asked, so each only if they could have opened it too: one who already has another open
     game of this kind here (a lobby they sit in, or a game they have not left) is left out
     rather than the rematch refused, and the presser is told. They may still press Join, as
-    anyone may join a lobby by their own choice (:meth:`Lobby.seat_again`).
+    anyone may join a lobby by their own choice (:meth:`Lobby.seat_again`). It plays the
+    rules and the server's settings of now, as a new game would.
     """
     row = snapshot.row
     if row.status not in (GameStatus.FINISHED, GameStatus.ABANDONED):
@@ -346,5 +347,6 @@ async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     others = tuple(
         p for p in row.players if p.user_id not in (interaction.user.id, NOBODY) or p.is_bot
     )
-    options = {k: v for k, v in row.options.items() if k != "edition"}  # today's rules
-    await open_lobby(interaction, row.kind, options, row.variant, others)
+    kept = {k: v for k, v in row.options.items() if k != "edition"}  # today's rules
+    settings = await host(interaction).uis[row.kind].options_for(row.guild_id)  # today's too
+    await open_lobby(interaction, row.kind, {**kept, **settings}, row.variant, others)

@@ -76,6 +76,9 @@ class DailyUI:
     def accent(self) -> int:
         return self.inner.accent
 
+    async def options_for(self, guild_id: int) -> dict[str, Any]:
+        return await self.inner.options_for(guild_id)
+
     def render(self, snapshot: Snapshot) -> Rendered:
         day = daily_day(snapshot.row.options)
         if day is None:

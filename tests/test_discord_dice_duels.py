@@ -227,6 +227,25 @@ async def test_two_players_pressing_rematch_together_get_one_lobby_message(
         assert {p.user_id for p in lobby.players} == {ALICE, BOB}
 
 
+async def test_a_rematch_plays_the_servers_settings_of_now(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A Hot Score game played with the floor at 0; an admin then turns the floor off. The
+    Rematch plays the setting of now, as a new game would, not the finished game's."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, database) as bot:
+        board = await new_game(fake, "hotscore", ALICE, [BOB])
+        (played,) = await bot.orchard.store.open_games(GUILD)
+        assert (await bot.orchard.runner.load(played.id)).row.options == {"floor_zero": True}
+        await (await fake.slash(BOB, GUILD, CHANNEL, "forfeit")).wait()
+        await bot.orchard.settings.update(GUILD, hotscore_floor=False)
+        await press(fake, ALICE, board, "Rematch (same players)")
+        (rematch,) = await bot.orchard.store.open_games(GUILD)
+        assert (await bot.orchard.runner.load(rematch.id)).row.options == {"floor_zero": False}
+        no_errors(fake)
+
+
 async def test_a_rematch_leaves_out_a_player_with_another_game_of_its_kind_here(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
