@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol, cast
 
@@ -26,7 +26,7 @@ from bot.model import NOBODY, GameStatus, Player
 from bot.orchard import Orchard
 from bot.posting import check_playable
 from bot.reviews import REVIEW_VERB, answer_review
-from bot.runner import Choose, Display, Refusal, Snapshot, Stale, check_server, no_display
+from bot.runner import Choose, Display, Refusal, Snapshot, Stale, check_server
 from bot.specs import SPEC_OF
 from bot.wording import joined, link, literal
 
@@ -252,7 +252,7 @@ async def open_lobby(
 ) -> Snapshot:
     """Post a new lobby for ``kind`` in the interaction's channel (the caller hosts), with
     ``players`` seated: Orchard's seats, and people only if they have no other open game of
-    ``kind`` here (:meth:`Lobby.seat_again`; the caller is told privately who was left out).
+    ``kind`` here (:meth:`Lobby.opened`; the caller is told privately who was left out).
 
     A lobby or game of the caller's here whose first message was lost (its answer came too
     late) is shown again instead: the lobby would refuse a second one, and nobody could see it.
@@ -268,17 +268,10 @@ async def open_lobby(
     if unshown is not None:
         return await _show_again(interaction, unshown)
     host_seat = Player(0, user.id, user.display_name)
-    left_out: list[Player] = []
     thread = interaction.channel if isinstance(interaction.channel, discord.Thread) else None
-    parent = thread.parent_id if thread else None
-    async with lobby.opened(kind, *here, host_seat, options, variant, parent) as snapshot:
-        for player in players:  # seated before the message exists: nothing to display yet
-            if player.is_bot:
-                snapshot = await lobby.add_seat(snapshot.id, user.id, player, no_display)
-            elif seated := await lobby.seat_again(snapshot.id, player, no_display):
-                snapshot = seated
-            else:
-                left_out.append(player)
+    place = (*here, thread.parent_id if thread else None)
+    async with lobby.opened(kind, place, host_seat, options, variant, players) as opened:
+        snapshot, left_out = opened.snapshot, opened.left_out  # seated before its message
         announce = _announcer(interaction)
         if start:  # announced inside the start's lock: Orchard may move first, onto this message
             snapshot = await lobby.start(snapshot.id, user.id, announce)
@@ -289,7 +282,7 @@ async def open_lobby(
     return snapshot
 
 
-def not_seated(players: list[Player]) -> str:
+def not_seated(players: Sequence[Player]) -> str:
     """Why people a rematch would have seated are not in its lobby, and what they can do."""
     names = joined([literal(p.name) for p in players])
     were = "was" if len(players) == 1 else "were"
@@ -336,7 +329,7 @@ async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     asked, so each only if they could have opened it too: one who already has another open
     game of this kind here (a lobby they sit in, or a game they have not left) is left out
     rather than the rematch refused, and the presser is told. They may still press Join, as
-    anyone may join a lobby by their own choice (:meth:`Lobby.seat_again`). It plays the
+    anyone may join a lobby by their own choice (:meth:`Lobby.opened`). It plays the
     rules and the server's settings of now, as a new game would.
     """
     row = snapshot.row

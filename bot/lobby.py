@@ -18,11 +18,20 @@ from typing import Any
 
 from bot.locks import KeyedLocks
 from bot.model import GameChange, GameRow, GameStatus, GameSummary, Player
-from bot.runner import Display, Refusal, Runner, Snapshot, Stale
+from bot.runner import Display, Refusal, Runner, Snapshot, Stale, no_display
 from bot.wording import lines_within
 
 LOBBY_SECONDS = 15 * 60
 _SEAT_SHOWN = re.compile(r"([0-9]{1,2})-([0-9]{1,9})")
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A lobby just opened, and the people it was to seat but could not (see
+    :meth:`Lobby._seat`)."""
+
+    snapshot: Snapshot
+    left_out: tuple[Player, ...]
 
 
 @dataclass(frozen=True)
@@ -63,18 +72,34 @@ class Lobby:
         options: dict[str, Any] | None = None,
         variant: str = "",
         *,
-        announcing: bool = False,
         parent_id: int | None = None,
     ) -> Snapshot:
         """A new lobby with the host in seat 0, if this channel may have another game.
 
         The limits are checked and the lobby created under one lock per channel and game, so
         two `/new` at the same moment cannot both pass a one-open-game limit.
-        ``announcing``: marked so before that lock is let go (see :meth:`opened`).
         ``parent_id``: the channel a thread is in, which games there may start as in it.
         """
+        place = (guild_id, channel_id, parent_id)
+        opened = await self._open(kind, place, host, options, variant, ())
+        return opened.snapshot
+
+    async def _open(
+        self,
+        kind: str,
+        place: tuple[int, int, int | None],
+        host: Player,
+        options: dict[str, Any] | None,
+        variant: str,
+        seats: tuple[Player, ...],
+        *,
+        announcing: bool = False,
+    ) -> Opened:
+        """:meth:`open`, with ``seats`` seated in order under the same lock (see
+        :meth:`_seat`), and marked :attr:`announcing` before that lock is let go."""
+        guild_id, channel_id, parent_id = place
         async with self._opening[(guild_id, channel_id, kind)]:
-            await self._check_room(kind, guild_id, (channel_id, parent_id), host)
+            here = await self._check_room(kind, guild_id, (channel_id, parent_id), host)
             snapshot = await self.runner.create(
                 kind,
                 guild_id,
@@ -85,31 +110,55 @@ class Lobby:
                 variant=variant,
                 deadline=self.runner.clock() + LOBBY_SECONDS,
             )
+            left_out: list[Player] = []
+            for seat in seats:
+                seated = await self._seat(snapshot, seat, here)
+                snapshot = seated or snapshot
+                left_out += [] if seated else [seat]
             if announcing:
                 self.announcing.add(snapshot.id)
-            return snapshot
+            return Opened(snapshot, tuple(left_out))
+
+    async def _seat(
+        self, snapshot: Snapshot, seat: Player, here: list[GameSummary]
+    ) -> Snapshot | None:
+        """Seat a rematch's player (or Orchard) in its lobby, unless they already have another
+        open game of its kind in this channel, among ``here`` (None then).
+
+        Opening a lobby is refused to someone who has one such game here, while joining one
+        is not: joining is that player's own choice. A rematch joins the other players
+        without asking them, so it seats only those whom ``/new`` would let open such a
+        lobby here themselves; anyone left out may still press Join. The channel's own limit
+        (``open_games_per_channel``) is not at stake: the rematch's lobby was opened within
+        it, and seating players adds no game. Seated under the channel's opening lock it was
+        opened in, so neither a lobby the player opens meanwhile, nor the same rematch
+        pressed by another of its players, can slip in between.
+        """
+        if seat.is_bot:
+            return await self.add_seat(snapshot.id, snapshot.row.host_id, seat, no_display)
+        if self._has_one(here, seat.user_id):
+            return None
+        return await self.join(snapshot.id, seat, no_display)
 
     @asynccontextmanager
     async def opened(
         self,
         kind: str,
-        guild_id: int,
-        channel_id: int,
+        place: tuple[int, int, int | None],
         host: Player,
         options: dict[str, Any] | None = None,
         variant: str = "",
-        parent_id: int | None = None,
-    ) -> AsyncIterator[Snapshot]:
-        """:meth:`open`, the lobby marked :attr:`announcing` while its opener seats and posts
-        it: marked inside the opening lock, so :meth:`unshown` (under the same lock) never
-        takes it for a lobby whose message was lost."""
-        snapshot = await self.open(
-            kind, guild_id, channel_id, host, options, variant, announcing=True, parent_id=parent_id
-        )
+        seats: tuple[Player, ...] = (),
+    ) -> AsyncIterator[Opened]:
+        """:meth:`open` for a command that seats ``seats`` (Orchard's, a rematch's players)
+        and posts the lobby: marked :attr:`announcing` meanwhile, inside the opening lock,
+        so :meth:`unshown` (under the same lock) never takes it for a lobby whose message was
+        lost. ``place``: the server, the channel, and the channel a thread is in (or None)."""
+        opened = await self._open(kind, place, host, options, variant, seats, announcing=True)
         try:
-            yield snapshot
+            yield opened
         finally:
-            self.announcing.discard(snapshot.id)
+            self.announcing.discard(opened.snapshot.id)
 
     async def unshown(self, kind: str, guild_id: int, channel_id: int, user_id: int) -> int | None:
         """The player's open game of ``kind`` in this channel that has no message, if any: not
@@ -123,10 +172,11 @@ class Lobby:
 
     async def _check_room(
         self, kind: str, guild_id: int, place: tuple[int, int | None], host: Player
-    ) -> None:
-        """Refuse a new lobby where games may not start or the channel is full. ``place`` is
-        the channel and, for a thread, the channel it is in: /settings lists channels only
-        (its picker offers no thread), so a game channel's threads are game channels too."""
+    ) -> list[GameSummary]:
+        """Refuse a new lobby where games may not start or the channel is full; else the
+        channel's open games of ``kind``. ``place`` is the channel and, for a thread, the
+        channel it is in: /settings lists channels only (its picker offers no thread), so a
+        game channel's threads are game channels too."""
         channel_id, parent_id = place
         settings = await self.runner.settings.get(guild_id)
         listed = settings.game_channels
@@ -141,6 +191,7 @@ class Lobby:
             raise Refusal(
                 "This channel already has an open game of this kind: finish it, or use /games."
             )
+        return here
 
     @staticmethod
     def _has_one(here: list[GameSummary], user_id: int) -> bool:
@@ -148,27 +199,6 @@ class Lobby:
         have not left (a seat they gave up is no game of theirs: the summaries say, from its
         logged forfeit, without loading the game)."""
         return any(row.plays(user_id) for row in here)
-
-    async def seat_again(
-        self, game_id: int, player: Player, display: Display | None = None
-    ) -> Snapshot | None:
-        """Seat a finished game's player in its rematch's lobby, unless they already have
-        another open game of its kind in this channel (None then).
-
-        Opening a lobby is refused to someone who has one such game here, while joining one
-        is not: joining is that player's own choice. A rematch joins the other players
-        without asking them, so it seats only those whom ``/new`` would let open such a
-        lobby here themselves; anyone left out may still press Join. The channel's own limit
-        (``open_games_per_channel``) is not at stake: the rematch's lobby was opened within
-        it, and seating players adds no game. Checked and seated under the channel's opening
-        lock, so a lobby the player opens meanwhile cannot slip in between.
-        """
-        row = (await self.runner.load(game_id)).row
-        async with self._opening[(row.guild_id, row.channel_id, row.kind)]:
-            here = await self.store.open_games(row.guild_id, row.channel_id, row.kind)
-            if self._has_one([g for g in here if g.id != game_id], player.user_id):
-                return None
-            return await self.join(game_id, player, display)
 
     async def join(self, game_id: int, player: Player, display: Display | None = None) -> Snapshot:
         async def plan(snapshot: Snapshot) -> GameChange:

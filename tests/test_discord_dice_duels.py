@@ -3,6 +3,8 @@
 import asyncio
 from typing import Any
 
+import pytest
+
 from bot.app import OrchardBot
 from bot.games.applejack import CATEGORIES, ApplejackState, open_categories
 from db.connection import Target
@@ -243,6 +245,41 @@ async def test_a_rematch_plays_the_servers_settings_of_now(
         await press(fake, ALICE, board, "Rematch (same players)")
         (rematch,) = await bot.orchard.store.open_games(GUILD)
         assert (await bot.orchard.runner.load(rematch.id)).row.options == {"floor_zero": False}
+        no_errors(fake)
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+async def test_two_players_pressing_rematch_at_once_end_in_one_lobby(
+    fake_discord: FakeDiscord, database: Target, limit: int
+) -> None:
+    """Alice and Bob press Rematch at the same moment, with reads slowed down (a busy
+    store), the channel allowing one Hot Score game or two: one lobby seats them both, and
+    the second press is told its presser already has that game here, not that the channel
+    is full, nor that the other could not be seated."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, database) as bot:
+        await bot.orchard.settings.update(GUILD, open_games_per_channel=limit)
+        board = await new_game(fake, "hotscore", ALICE, [BOB])
+        await (await fake.slash(BOB, GUILD, CHANNEL, "forfeit")).wait()
+        load = bot.orchard.runner.load
+
+        async def slow_load(game_id: int) -> Any:
+            await asyncio.sleep(0.3)
+            return await load(game_id)
+
+        bot.orchard.runner.load = slow_load  # type: ignore[method-assign]
+        button = fake.find_button(board, "Rematch (same players)")
+        presses = [await fake.click(ALICE, board, button), await fake.click(BOB, board, button)]
+        for pressed in presses:
+            await pressed.wait()
+        refused = [p for p in presses if p.ephemeral]
+        assert len(refused) == 1, [p.describe() for p in presses]
+        assert "You already have a game of this kind" in refused[0].content
+        (lobby,) = await bot.orchard.store.open_games(GUILD)
+        assert {p.user_id for p in lobby.players} == {ALICE, BOB}
+        await asyncio.sleep(0.2)  # a note of someone left out would be on its way
+        assert not any(p.followups for p in presses)
         no_errors(fake)
 
 

@@ -17,7 +17,7 @@ from bot.games.appletters import AppState, placements_for, word_set
 from bot.games.cheerio import open_categories
 from bot.lobby import SeatShown
 from bot.model import GameChange, GameRow, GameStatus, Move, Player
-from bot.runner import Refusal, Snapshot, Stale, no_display
+from bot.runner import Refusal, Snapshot, Stale
 from bot.settings import SHARED_KEPT_SECONDS
 from bot.specs import ENGINES, SPEC_OF
 from db import games
@@ -586,12 +586,11 @@ async def test_a_rematch_seats_a_player_whose_only_other_game_here_they_left(
     live = await started(o, "cheerio", [1, 2, 4])
     await o.runner.forfeit(live.id, 2)  # 1 and 4 play on
     await o.lobby.open("cheerio", GUILD, CHANNEL, player(5))
-    rematch = await o.lobby.open("cheerio", GUILD, CHANNEL, player(3))
-    assert await o.lobby.seat_again(rematch.id, player(2), no_display) is not None
-    assert await o.lobby.seat_again(rematch.id, player(1), no_display) is None
-    assert await o.lobby.seat_again(rematch.id, player(5), no_display) is None
-    seats = (await o.runner.load(rematch.id)).row.players
-    assert [p.user_id for p in seats] == [3, 2]
+    seats = (player(2), player(1), player(5))
+    async with o.lobby.opened("cheerio", (GUILD, CHANNEL, None), player(3), seats=seats) as made:
+        assert made.left_out == (player(1), player(5))
+    seated = (await o.runner.load(made.snapshot.id)).row.players
+    assert [p.user_id for p in seated] == [3, 2]
     await o.close()
 
 
