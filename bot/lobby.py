@@ -233,7 +233,7 @@ class Lobby:
 
         async def plan(snapshot: Snapshot) -> GameChange:
             row = _open_lobby(snapshot)
-            _host_only(row.host_id, user_id, "add a seat")
+            _host_only(row.host_id, user_id, "add Orchard")
             if len(row.players) >= self.runner.engine(row.kind).max_players:
                 raise Refusal("This game is full.")
             return _seats(snapshot, (*row.players, seat))
@@ -247,7 +247,7 @@ class Lobby:
 
         async def plan(snapshot: Snapshot) -> GameChange:
             row = _open_lobby(snapshot)
-            _host_only(row.host_id, user_id, "remove a seat")
+            _host_only(row.host_id, user_id, "remove Orchard")
             if shown.revision != row.revision:
                 raise Refusal(
                     "The lobby has changed since you chose, so nothing was removed:"

@@ -77,7 +77,10 @@ async def test_add_orchard_from_the_lobby(fake_discord: FakeDiscord, database: T
         opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "hotscore new"))
         lobby = int(opened.original["id"])
         outsider = await choose(fake_discord, BOB, lobby, "lobby_addbot", ["easy"])
-        assert outsider.ephemeral and "Only the host" in outsider.content
+        assert (
+            outsider.ephemeral
+            and outsider.content == f"Only the host, <@{ALICE}>, can add Orchard."
+        )
         added = await choose(fake_discord, ALICE, lobby, "lobby_addbot", ["easy"])
         assert "Orchard (Easy)" in text_of(added.original)
         await press(fake_discord, ALICE, lobby, "Start")
@@ -151,7 +154,7 @@ async def test_the_host_removes_orchard_from_the_lobby(
             select_of(fake_discord, lobby, "lobby_addbot")
         outsider = await choose(fake_discord, BOB, lobby, "lobby_removebot", menu.options)
         private(outsider)
-        assert "Only the host" in outsider.content
+        assert outsider.content == f"Only the host, <@{ALICE}>, can remove Orchard."
         assert await bot.orchard.store.get_game(row.id) == row, "refused: nothing changed"
         removed = await choose(fake_discord, ALICE, lobby, "lobby_removebot", menu.options)
         assert removed.type == 7 and "Orchard (Hard)" not in text_of(fake_discord.message(lobby))
