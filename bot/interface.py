@@ -115,9 +115,23 @@ async def answering(
     try:
         yield
     except Refusal as err:
-        await answer_refusal(interaction, err)
+        await deliver_refusal(interaction, err)
     except Exception:
         await apologise(interaction, game_id)
+
+
+async def deliver_refusal(interaction: discord.Interaction[Any], err: Refusal) -> None:
+    """:func:`answer_refusal`, never raising. A reply Discord refused (or a connection lost)
+    is logged by its kind only: its traceback would chain to the refusal, and a game's own
+    may show hidden tiles (the letters a word tried lacks). The player then has no answer,
+    as no other way to give one is left."""
+    try:
+        await answer_refusal(interaction, err)
+    except Exception as failed:
+        kind = type(failed).__name__
+        if isinstance(failed, discord.HTTPException):
+            kind += f" {failed.status} (code {failed.code})"
+        log.warning("refused %s: not delivered (%s)", describe(interaction), kind)
 
 
 async def answer_refusal(interaction: discord.Interaction[Any], err: Refusal) -> None:

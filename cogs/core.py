@@ -15,7 +15,7 @@ from bot.answers import EMBED_TEXT_LIMIT, send
 from bot.components import DrawnRows, GameButton
 from bot.daily import HELP as DAILY_HELP
 from bot.daily import NO_CHANNEL
-from bot.interface import answer_refusal, refuse
+from bot.interface import deliver_refusal, refuse
 from bot.model import GameStatus
 from bot.ratings import RATING_START
 from bot.reviews import HELP as REVIEW_HELP
@@ -159,7 +159,7 @@ class CoreCog(commands.Cog):
     ) -> None:
         original = getattr(error, "original", error)
         if isinstance(original, Refusal):
-            await answer_refusal(interaction, original)
+            await deliver_refusal(interaction, original)
             return
         if unseen_channel(error):
             await refuse(interaction, "I cannot see that channel: give me View Channel there.")

@@ -1181,6 +1181,35 @@ async def test_accepting_out_of_turn_says_the_word_may_be_challenged_instead(
         no_errors(fake)
 
 
+async def test_a_refusal_discord_did_not_take_logs_no_word_tried(
+    fake_discord: FakeDiscord, database: Target, debug_log: io.StringIO
+) -> None:
+    """A word refused for the tiles it lacks, whose private answer Discord then refuses
+    (403): the failure is logged as a warning, without the refusal it follows, which names
+    the word and so letters its player holds."""
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB])
+        state = await state_of(bot)
+        mover, hand = USERS[state.turn], state.hands[state.turn]
+        await got_tiles(fake, mover, hand)
+        absent = next(letter for letter in ascii_uppercase if letter not in hand)
+        lacking = add_word(hand[2::-1] + absent)  # three tiles held, one not
+        opened = await press(fake, mover, board, "Play a word")
+        assert opened.modal is not None
+        fake.fail("POST", r"^/webhooks/\d+/", 403)  # its private follow-up
+        await fake.submit_modal(mover, CHANNEL, opened.modal["custom_id"], {"word": lacking})
+        await fake.wait_for(lambda: fake.pending_faults == 0, what="the refusal sent")
+        await fake.wait_for(
+            lambda: "not delivered" in debug_log.getvalue(), what="the failure logged"
+        )
+    logged = debug_log.getvalue()
+    assert "refused orcm:" in logged and "not delivered (Forbidden 403" in logged, logged
+    assert lacking not in logged and "missing" not in logged
+    no_errors(fake)
+
+
 async def test_debug_logs_show_no_tiles_and_no_word_tried(
     fake_discord: FakeDiscord, database: Target, debug_log: io.StringIO
 ) -> None:
