@@ -300,7 +300,8 @@ class ServersCog(commands.Cog):
         user: discord.User | None = None,
         game: Game | None = None,
     ) -> None:
-        answer_publicly(interaction)
+        """Answered to the asker alone, as /history is: its chart of scores shows only games
+        they played or can see (its totals count every game here, and name none)."""
         guild_id = self._guild(interaction)
         who = user or interaction.user
         check_person(who, self.bot.user, "stats")
@@ -310,19 +311,21 @@ class ServersCog(commands.Cog):
             embed.add_field(name=title(s.kind), value=stats_text(s))
         embed.description = summary_text(rows)
         charted = game.value if game else most_played(rows)
-        files = await self._chart(guild_id, who.id, charted, embed) if charted else []
+        viewer = Viewer(interaction.user.id, lambda channel: sees(interaction, channel))
+        files = await self._chart(guild_id, who.id, charted, embed, viewer) if charted else []
         if game and not files:
             embed.set_footer(text=no_chart(game.value, rows))
-        await send(interaction, ephemeral=False, embed=embed, files=files)
+        await send(interaction, ephemeral=True, embed=embed, files=files)
 
     async def _chart(
-        self, guild_id: int, user_id: int, kind: str, embed: discord.Embed
+        self, guild_id: int, user_id: int, kind: str, embed: discord.Embed, viewer: Viewer
     ) -> list[discord.File]:
         """One game's line: its people's rating, else its scores (games never share a scale)."""
         history = await self.bot.orchard.store.rating_history(guild_id, user_id, kind)
         values, what = [float(display(shown((mu, sigma)))) for mu, sigma, _ in history], "rating"
         if len(values) < 2:
-            past = await self.bot.orchard.store.history(guild_id, user_id, kind, limit=30)
+            store = self.bot.orchard.store
+            past = await store.history(guild_id, user_id, kind, limit=30, viewer=viewer)
             values = [float(s[2]) for g in reversed(past) for s in g.seats if s[0] == user_id]
             what = "tiles left" if lower_is_better(kind) else "score"
         if len(values) < 2:

@@ -170,8 +170,9 @@ async def rating_history(
 
 
 HISTORY_SCAN = 100
-"""Finished games read for a /history with a viewer, of which those they may not see are left
-out: a player's latest ten in channels the viewer sees are nearly always among them."""
+"""Finished games read at a time for a /history with a viewer, of which those they may not
+see are left out: a player's latest ten in channels the viewer sees are nearly always among
+the first hundred, and the next hundred are read only if not."""
 
 
 async def history(
@@ -196,13 +197,22 @@ async def history(
     if kind is not None:
         sql += " AND r.kind = ?"
         params.append(kind)
-    rows = await db.fetchall(
-        sql + " ORDER BY r.finished_at DESC, g.id DESC LIMIT ?",
-        [*params, HISTORY_SCAN if viewer else limit],
-    )
-    if viewer is not None:
-        rows = [r for r in rows if r[6] or viewer.sees(r[2])][:limit]
-    return [await _past_game(db, *row[:6]) for row in rows]
+    order = " ORDER BY r.finished_at DESC, g.id DESC LIMIT ?"
+    if viewer is None:
+        rows = await db.fetchall(sql + order, [*params, limit])
+        return [await _past_game(db, *row[:6]) for row in rows]
+    shown: list[Any] = []
+    older = " AND (r.finished_at < ? OR (r.finished_at = ? AND g.id < ?))"
+    page = await db.fetchall(sql + order, [*params, HISTORY_SCAN])
+    while True:
+        shown += [r for r in page if r[6] or viewer.sees(r[2])]
+        if len(shown) >= limit or len(page) < HISTORY_SCAN:
+            break
+        last = page[-1]  # read on from the oldest game read, in the same order
+        page = await db.fetchall(
+            sql + older + order, [*params, last[4], last[4], last[0], HISTORY_SCAN]
+        )
+    return [await _past_game(db, *row[:6]) for row in shown[:limit]]
 
 
 async def _past_game(

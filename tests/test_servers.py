@@ -1274,6 +1274,64 @@ async def test_history_of_one_game_says_none_of_that_game_not_none_at_all(
         no_errors(fake_discord)
 
 
+def hidden_channel(fake: FakeDiscord) -> int:
+    """A second channel in the server that only Orchard and Alice (the owner) can view."""
+    secret = CHANNEL + 1
+    server(fake)
+    fake.add_guild(GUILD, [CHANNEL, secret], [ALICE, BOB, CAROL])  # Alice owns it
+    fake.channels[secret]["permission_overwrites"] = [
+        {"id": str(GUILD), "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)},
+        {"id": str(fake.bot_id), "type": 1, "allow": str(VIEW_CHANNEL), "deny": "0"},
+    ]
+    return secret
+
+
+async def test_history_reads_on_past_a_hundred_games_the_asker_cannot_see(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Alice's latest hundred games are in a channel hidden from Carol: Carol's /history of
+    Alice still finds the older one she can see, not that there are none."""
+    secret = hidden_channel(fake_discord)
+    await migrated(database)
+    await finished_game(database, [Seat(ALICE, 111)], 500)
+    for n in range(100):
+        await finished_game(database, [Seat(ALICE, 200)], 600 + n, secret)
+    async with orchard_bot(fake_discord, database):
+        answer = await answered(
+            await fake_discord.slash(CAROL, GUILD, CHANNEL, "history", {"user": ALICE})
+        )
+        shown = answer.embeds[0]["description"]
+        assert "111" in shown and "200" not in shown, shown
+        no_errors(fake_discord)
+
+
+async def test_stats_answers_its_asker_alone_and_charts_only_games_they_can_see(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Carol's /stats of Alice is private, and its chart of Alice's scores leaves out the
+    game in a channel hidden from Carol: the channel's readers never see it, nor does she."""
+    secret = hidden_channel(fake_discord)
+    await migrated(database)
+    for at, score in ((500, 111), (501, 122)):
+        await finished_game(database, [Seat(ALICE, score)], at)
+    await finished_game(database, [Seat(ALICE, 144)], 502, secret)
+    async with orchard_bot(fake_discord, database):
+
+        async def charted(asker: int) -> str:
+            options = {"user": ALICE, "game": "cheerio"}
+            answer = await answered(
+                await fake_discord.slash(asker, GUILD, CHANNEL, "stats", options)
+            )
+            assert answer.ephemeral, answer.describe()
+            assert answer.original is not None
+            return str(answer.original["attachments"][0].get("description", ""))
+
+        carol = await charted(CAROL)
+        assert "from 111 to 122" in carol and "144" not in carol, carol
+        assert "from 111 to 144" in await charted(ALICE)
+        no_errors(fake_discord)
+
+
 async def test_history_tells_only_of_games_the_asker_played_or_can_see(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
@@ -1281,13 +1339,7 @@ async def test_history_tells_only_of_games_the_asker_played_or_can_see(
     channels the asker can view or that they played in: Alice's duel with Bob and her solo game
     in a channel hidden from both stay out of Carol's answer (the channel, Bob, the scores);
     Bob is told of the duel he played, not of the solo game; Alice of all three."""
-    secret = CHANNEL + 1
-    server(fake_discord)
-    fake_discord.add_guild(GUILD, [CHANNEL, secret], [ALICE, BOB, CAROL])  # Alice owns it
-    fake_discord.channels[secret]["permission_overwrites"] = [
-        {"id": str(GUILD), "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)},
-        {"id": str(fake_discord.bot_id), "type": 1, "allow": str(VIEW_CHANNEL), "deny": "0"},
-    ]
+    secret = hidden_channel(fake_discord)
     await migrated(database)
     await finished_game(database, [Seat(ALICE, 111)], 701)
     await finished_game(database, [Seat(ALICE, 122), Seat(BOB, 133, 2)], 702, secret)
