@@ -56,6 +56,10 @@ TIMED_OUT = (
     "Choose again from the game's board."
 )
 """Said for a click from before the clock played the clicker's turn (its deadline passed)."""
+REMOVED = "Your time ran out three turns in a row, so you have left this game: nothing was played."
+"""Said for a click from before the clock removed the clicker (:data:`TIMEOUTS_TO_FORFEIT`)."""
+LEFT = "You have left this game: nothing was played."
+"""Said for a click from before the clicker gave up their seat."""
 CHANGED = (
     "Another player has changed the game since this was shown, so nothing was played: "
     "choose again from the game's board."
@@ -726,9 +730,9 @@ class Runner:
         if version > snapshot.row.version:
             raise Stale(ALREADY_PLAYED)
         moves = await held.session.moves()
-        own = [move.source for move in moves[version:] if move.seat == seat]
+        own = [move for move in moves[version:] if move.seat == seat]
         if own:
-            raise Stale(TIMED_OUT if own[0] == MoveSource.TIMEOUT else ALREADY_PLAYED)
+            raise Stale(_since_shown(own[0]))
         engine = self.engine(snapshot.row.kind)
         before = self._replayed(snapshot.row, moves[:version])
         awaited = engine.to_act(before)
@@ -1035,3 +1039,12 @@ def _decides(engine: Engine[Any, Any], before: Any, after: Any, seat: int) -> bo
         return False
     mark = engine.clock_mark(before)
     return seat not in engine.to_act(after) or mark is None or engine.clock_mark(after) != mark
+
+
+def _since_shown(move: Move) -> str:
+    """Why a click is stale, told by the clicker's first move since its board was drawn."""
+    if move.source is MoveSource.TIMEOUT:
+        return TIMED_OUT
+    if move.source is MoveSource.FORFEIT:
+        return REMOVED if move.user_id is None else LEFT  # the clock's, or their own
+    return ALREADY_PLAYED

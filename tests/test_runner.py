@@ -17,7 +17,7 @@ from bot.games.appletters import AppState, placements_for, word_set
 from bot.games.cheerio import open_categories
 from bot.lobby import SeatShown
 from bot.model import GameChange, GameRow, GameStatus, Move, Player
-from bot.runner import Refusal, Snapshot, Stale
+from bot.runner import REMOVED, Refusal, Snapshot, Stale
 from bot.settings import SHARED_KEPT_SECONDS
 from bot.specs import ENGINES, SPEC_OF
 from db import games
@@ -340,6 +340,30 @@ async def test_a_turn_played_to_its_end_resets_the_timeout_count(database: Targe
     box = open_categories(live.state.cards[0])[0]
     live = await o.runner.act(live.id, 1, "score", box, version=live.row.version)
     assert live.row.players[0].timeouts == 0
+    await o.close()
+
+
+async def test_a_click_from_before_a_third_timeout_says_its_player_was_removed(
+    database: Target,
+) -> None:
+    """Alice's third turn in a row runs out while her board is up: the clock removes her,
+    playing nothing. Her click from that board is told so, not that it was already played."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await started(o, "cheerio", [1, 2, 3])
+    for _ in range(2):  # Alice late twice; Bob and Carol score their turns themselves
+        clock.now += 301
+        await o.scheduler.run_due()
+        live = await o.runner.load(live.id)
+        for user in (2, 3):
+            box = open_categories(live.state.cards[user - 1])[0]
+            live = await o.runner.act(live.id, user, "score", box, version=live.row.version)
+    board = live.row.version  # Alice's third turn, on her screen
+    clock.now += 301
+    assert await o.scheduler.run_due() == 1  # removed at that third deadline
+    with pytest.raises(Stale) as late:
+        await o.runner.act(live.id, 1, "roll", version=board)
+    assert str(late.value) == REMOVED
     await o.close()
 
 
