@@ -197,22 +197,32 @@ async def history(
     if kind is not None:
         sql += " AND r.kind = ?"
         params.append(kind)
-    order = " ORDER BY r.finished_at DESC, g.id DESC LIMIT ?"
     if viewer is None:
-        rows = await db.fetchall(sql + order, [*params, limit])
-        return [await _past_game(db, *row[:6]) for row in rows]
-    shown: list[Any] = []
+        rows = await db.fetchall(sql + _NEWEST_FIRST, [*params, limit])
+    else:
+        rows = await _seen_by(db, sql, params, limit, viewer)
+    return [await _past_game(db, *row[:6]) for row in rows]
+
+
+_NEWEST_FIRST = " ORDER BY r.finished_at DESC, g.id DESC LIMIT ?"
+
+
+async def _seen_by(
+    db: Database, sql: str, params: list[Any], limit: int, viewer: Viewer
+) -> list[Sequence[Any]]:
+    """The first ``limit`` rows of ``sql`` the viewer played in or may see, read
+    :data:`HISTORY_SCAN` at a time, each page from the oldest game of the last."""
+    seen: list[Sequence[Any]] = []
     older = " AND (r.finished_at < ? OR (r.finished_at = ? AND g.id < ?))"
-    page = await db.fetchall(sql + order, [*params, HISTORY_SCAN])
+    page = await db.fetchall(sql + _NEWEST_FIRST, [*params, HISTORY_SCAN])
     while True:
-        shown += [r for r in page if r[6] or viewer.sees(r[2])]
-        if len(shown) >= limit or len(page) < HISTORY_SCAN:
-            break
-        last = page[-1]  # read on from the oldest game read, in the same order
+        seen += [r for r in page if r[6] or viewer.sees(r[2])]
+        if len(seen) >= limit or len(page) < HISTORY_SCAN:
+            return seen[:limit]
+        at, game_id = page[-1][4], page[-1][0]
         page = await db.fetchall(
-            sql + older + order, [*params, last[4], last[4], last[0], HISTORY_SCAN]
+            sql + older + _NEWEST_FIRST, [*params, at, at, game_id, HISTORY_SCAN]
         )
-    return [await _past_game(db, *row[:6]) for row in shown[:limit]]
 
 
 async def _past_game(
