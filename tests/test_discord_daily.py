@@ -360,6 +360,20 @@ async def test_a_board_is_made_final_though_its_edit_failed_once_and_its_channel
         no_errors(fake_discord)
 
 
+def board_drawn(fake: FakeDiscord, message_id: int) -> tuple[int, str]:
+    """A posted board's versions so far, and its Cheerio board as it reads now."""
+    shown = fake.message(message_id)["embeds"][0]["description"]
+    return len(fake.versions[message_id]), str(shown)
+
+
+async def forget_me_here(fake: FakeDiscord, user: int) -> None:
+    """``user``'s /forget-me in the server, confirmed."""
+    asked = await answered(await fake.slash(user, GUILD, CHANNEL, "forget-me"))
+    assert asked.original is not None
+    done = await press(fake, user, int(asked.original["id"]), "Forget me here")
+    assert done.content.startswith("Done: "), done.describe()
+
+
 async def test_forget_me_draws_the_daily_boards_that_showed_them_again(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
@@ -380,16 +394,12 @@ async def test_forget_me_draws_the_daily_boards_that_showed_them_again(
         assert await cog.post_boards() == 1
 
         def drawn() -> tuple[int, str]:
-            shown = fake_discord.message(int(board["id"]))["embeds"][0]["description"]
-            return len(fake_discord.versions[int(board["id"])]), str(shown)
+            return board_drawn(fake_discord, int(board["id"]))
 
         edits, cheerio = drawn()
         assert "Alice" in cheerio and "Bob" in cheerio and "can still be finished" not in cheerio
         assert await cog.post_boards() == 0 and drawn() == (edits, cheerio), "final: left"
-        asked = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forget-me"))
-        assert asked.original is not None
-        done = await press(fake_discord, ALICE, int(asked.original["id"]), "Forget me here")
-        assert done.content.startswith("Done: "), done.describe()
+        await forget_me_here(fake_discord, ALICE)
         assert await cog.post_boards() == 0
         again, cheerio = drawn()
         assert again == edits + 1 and "Alice" not in cheerio and "Bob" in cheerio
@@ -438,13 +448,9 @@ async def test_forget_me_takes_them_off_a_board_whose_day_is_still_open_at_once(
         (board,) = fake_discord.channel_messages(CHANNEL)
 
         def drawn() -> tuple[int, str]:
-            shown = fake_discord.message(int(board["id"]))["embeds"][0]["description"]
-            return len(fake_discord.versions[int(board["id"])]), str(shown)
+            return board_drawn(fake_discord, int(board["id"]))
 
-        asked = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "forget-me"))
-        assert asked.original is not None
-        done = await press(fake_discord, ALICE, int(asked.original["id"]), "Forget me here")
-        assert done.content.startswith("Done: "), done.describe()
+        await forget_me_here(fake_discord, ALICE)
         assert await cog.post_boards() == 0
         edits, cheerio = drawn()
         assert "Alice" not in cheerio and "Bob" in cheerio and "can still be finished" in cheerio
