@@ -366,6 +366,20 @@ def board_drawn(fake: FakeDiscord, message_id: int) -> tuple[int, str]:
     return len(fake.versions[message_id]), str(shown)
 
 
+async def both_on_yesterdays_board(fake: FakeDiscord, bot: OrchardBot) -> tuple[Any, float, int]:
+    """Alice and Bob finish yesterday's daily game, and its board is posted: the daily cog
+    (its clock now), now, and the board's message."""
+    cog = await posting_by_hand(bot)
+    await daily_channel(fake)
+    now = time.time()
+    await played_yesterday(fake, cog, now, ALICE, ORDER)
+    await played_yesterday(fake, cog, now, BOB, ORDER)
+    cog.dailies.clock = lambda: now
+    assert await cog.post_boards() == 1
+    (board,) = fake.channel_messages(CHANNEL)
+    return cog, now, int(board["id"])
+
+
 async def forget_me_here(fake: FakeDiscord, user: int) -> None:
     """``user``'s /forget-me in the server, confirmed."""
     asked = await answered(await fake.slash(user, GUILD, CHANNEL, "forget-me"))
@@ -382,19 +396,12 @@ async def test_forget_me_draws_the_daily_boards_that_showed_them_again(
     message is drawn again, once, with Bob and without her."""
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
-        cog = await posting_by_hand(bot)
-        await daily_channel(fake_discord)
-        now = time.time()
-        await played_yesterday(fake_discord, cog, now, ALICE, ORDER)
-        await played_yesterday(fake_discord, cog, now, BOB, ORDER)
-        cog.dailies.clock = lambda: now
-        assert await cog.post_boards() == 1
-        (board,) = fake_discord.channel_messages(CHANNEL)
+        cog, now, board = await both_on_yesterdays_board(fake_discord, bot)
         cog.dailies.clock = lambda: now + 86400  # made final
         assert await cog.post_boards() == 1
 
         def drawn() -> tuple[int, str]:
-            return board_drawn(fake_discord, int(board["id"]))
+            return board_drawn(fake_discord, board)
 
         edits, cheerio = drawn()
         assert "Alice" in cheerio and "Bob" in cheerio and "can still be finished" not in cheerio
@@ -438,17 +445,10 @@ async def test_forget_me_takes_them_off_a_board_whose_day_is_still_open_at_once(
     more, final."""
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
-        cog = await posting_by_hand(bot)
-        await daily_channel(fake_discord)
-        now = time.time()
-        await played_yesterday(fake_discord, cog, now, ALICE, ORDER)
-        await played_yesterday(fake_discord, cog, now, BOB, ORDER)
-        cog.dailies.clock = lambda: now
-        assert await cog.post_boards() == 1
-        (board,) = fake_discord.channel_messages(CHANNEL)
+        cog, now, board = await both_on_yesterdays_board(fake_discord, bot)
 
         def drawn() -> tuple[int, str]:
-            return board_drawn(fake_discord, int(board["id"]))
+            return board_drawn(fake_discord, board)
 
         await forget_me_here(fake_discord, ALICE)
         assert await cog.post_boards() == 0
