@@ -225,7 +225,8 @@ class Dailies:
         """The board taken was drawn as its day's results stand today: final if its day has
         closed, else to be drawn again once it has."""
         closes = last_day(due.board.day) + 1
-        await self.store.drawn(due, closes if closes > self.today() else None)
+        if closes > self.today():
+            await self.store.draw_again_on(due, closes)
 
     async def board_not_drawn(self, due: BoardToDraw) -> None:
         """Drawing the board taken failed: it is tried again at the next pass, up to

@@ -113,8 +113,10 @@ class Lobby:
             left_out: list[Player] = []
             for seat in seats:
                 seated = await self._seat(snapshot, seat, here)
-                snapshot = seated or snapshot
-                left_out += [] if seated else [seat]
+                if seated is None:
+                    left_out.append(seat)
+                else:
+                    snapshot = seated
             if announcing:
                 self.announcing.add(snapshot.id)
             return Opened(snapshot, tuple(left_out))

@@ -285,11 +285,9 @@ class DailyStore:
             )
         return taken == 1
 
-    async def drawn(self, due: BoardToDraw, draw_on: int | None) -> None:
-        """The board taken was drawn: it is to be drawn again from ``draw_on`` (its day is
-        still open), or not at all (None: final), unless it became due again meanwhile."""
-        if draw_on is None:
-            return
+    async def draw_again_on(self, due: BoardToDraw, draw_on: int) -> None:
+        """The board taken was drawn while its day is still open: it is to be drawn again
+        from ``draw_on``, unless it became due again meanwhile."""
         async with self.db.transaction() as conn:
             await conn.execute(
                 "UPDATE daily_boards SET draw_on = ?"
