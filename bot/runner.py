@@ -169,6 +169,8 @@ class Runner:
         self.settings = settings
         self.board: Display | None = board  # the game's own message; used when no other is
         self.clock = clock
+        # A deadline that passed before this is one Orchard was down for (see _expiry).
+        self.started = clock()
         self.on_commit: list[Callable[[Snapshot], None]] = []
         # Loops started on this runner (the schedulers), stopped before its store closes.
         self.stoppers: list[Callable[[], Awaitable[None]]] = []
@@ -548,7 +550,12 @@ class Runner:
     async def _expiry(self, snapshot: Snapshot) -> tuple[GameChange, Any] | None:
         """The change a passed deadline makes, and the state it leaves; None if not due: a
         lobby nobody started closes; a daily game unfinished the day after its own closes
-        without a result; in a game, the awaited seats' timeout moves are played."""
+        without a result; in a game, the awaited seats' timeout moves are played.
+
+        Not Orchard's, though, for a deadline that passed while Orchard was down: its seats
+        play their own move now (:class:`bot.opponents.Opponents`), with a fresh deadline
+        should that fail. The clock's move would be weaker than their level, and announced
+        and counted as a timeout."""
         row = snapshot.row
         if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
             return None
@@ -556,7 +563,12 @@ class Runner:
             return _closing(snapshot, GameStatus.CANCELLED, expired=True), None
         if is_daily(row.options):
             return _closing(snapshot, GameStatus.ABANDONED, expired=True), snapshot.state
-        state, moves, counts, deserted = self._timeout_moves(snapshot)
+        down = row.deadline < self.started
+        spared = {p.seat for p in row.players if p.is_bot} if down else set()
+        state, moves, counts, deserted = self._timeout_moves(snapshot, spared)
+        if not moves:  # only Orchard's seats were late
+            deadline = self.clock() + await self.settings.turn_seconds(row.guild_id)
+            return GameChange(row.id, expected_version=row.version, deadline=deadline), state
         change = await self._played(
             snapshot, state, moves, counts, deserted=deserted, timed_out=True
         )
@@ -744,9 +756,12 @@ class Runner:
         if len(awaited) < 2 and not engine.same_moves(before, snapshot.state, seat):
             raise Stale(CHANGED)
 
-    def _timeout_moves(self, snapshot: Snapshot) -> tuple[Any, list[Move], dict[int, int], bool]:
-        """The clock's moves for every awaited seat, their timeout counts, and whether the
-        game is :meth:`_deserted` (then nobody is removed: it ends with no winner).
+    def _timeout_moves(
+        self, snapshot: Snapshot, spared: set[int]
+    ) -> tuple[Any, list[Move], dict[int, int], bool]:
+        """The clock's moves for every awaited seat but the ``spared``, their timeout counts,
+        and whether the game is :meth:`_deserted` (then nobody is removed: it ends with no
+        winner).
 
         A seat's :data:`TIMEOUTS_TO_FORFEIT`-th timeout removes it before any move is played
         for the late: seats awaited side by side (Apple Jack's last turn, Hot Score's
@@ -755,7 +770,7 @@ class Runner:
         engine = self.engine(snapshot.row.kind)
         state = snapshot.state
         players = snapshot.row.players
-        late = engine.timeout_actions(state)
+        late = [a for a in engine.timeout_actions(state) if a.seat not in spared]
         out = self._timed_out(players, {a.seat for a in late})
         deserted = self._deserted(snapshot, out)
         if deserted:

@@ -90,6 +90,88 @@ async def test_orchard_resumes_its_turn_after_a_restart(database: Target) -> Non
     await o.close()
 
 
+async def test_a_turn_of_orchard_s_that_ran_out_while_it_was_down_is_its_own_to_play(
+    database: Target,
+) -> None:
+    """Orchard was down longer than a turn while one of its seats was to move: at start-up
+    the clock does not play that turn for it (weaker than its level), announce it ran out of
+    time, or count a timeout. The seat gets a fresh deadline and plays its own move."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    game_id = await game_with_orchard(o, [1])  # Orchard is seat 1
+    live = await o.lobby.start(game_id, 1)
+    await o.runner.act(game_id, 1, "score", "sixes", version=live.row.version)
+    await o.close()  # down, with Orchard's turn pending
+    clock.now += 3600
+
+    o = await orchard(database, clock)
+    await o.scheduler.run_due()
+    waiting = await o.runner.load(game_id)
+    assert waiting.state.turn == 1, "the clock played Orchard's turn"
+    assert waiting.row.players[1].timeouts == 0
+    assert waiting.row.deadline == clock.now + 300, "a fresh turn clock"
+    await Opponents(o.runner, delay=0).resume()
+
+    async def back_to_human() -> bool:
+        return (await o.runner.load(game_id)).state.turn == 0
+
+    await until(back_to_human)
+    sources = {m.source for m in await o.store.moves(game_id) if m.seat == 1}
+    assert sources == {"bot"}
+    await o.close()
+
+
+async def test_after_downtime_the_clock_throws_for_a_person_but_not_for_orchard(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hot Score's challenge throw awaits both seats at once. Its deadline passed while
+    Orchard was down: at start-up the clock throws for the person, as for any late
+    player, but Orchard's seat throws its own dice."""
+    from tests.test_runner import _challenged_in_round_one
+
+    seed = next(s for s in range(1, 10_000) if _challenged_in_round_one(s))
+    monkeypatch.setattr("bot.lobby.secrets.randbits", lambda bits: seed)
+    clock = Clock()
+    o = await orchard(database, clock)
+    lobby = await o.lobby.open("hotscore", GUILD, CHANNEL, player(1))
+    await o.lobby.add_seat(lobby.id, 1, Player(0, BOT_USER, "Orchard", is_bot=True))
+    live = await o.lobby.start(lobby.id, 1)
+    engine = o.runner.engine("hotscore")
+    moves = [("throw", ""), ("stick", ""), ("throw", ""), ("bonus", ""), ("sign", "+")]
+    for verb, arg in [*moves, ("throw", "")]:  # the last one calls the challenge
+        seat = live.state.turn
+        if live.row.players[seat].is_bot:
+
+            def decide(snapshot: Snapshot, seat: int = seat, verb: str = verb) -> Any:
+                return engine.parse(seat, verb, "")
+
+            moved = await o.runner.act_for_seat(live.id, seat, live.row.version, decide)
+            assert moved is not None
+            live = moved
+        else:
+            live = await o.runner.act(live.id, 1, verb, arg, version=live.row.version)
+    orchard_seat = next(p.seat for p in live.row.players if p.is_bot)
+    assert live.state.phase == "challenge" and len(engine.to_act(live.state)) == 2
+    await o.close()
+    clock.now += 3600
+
+    o = await orchard(database, clock)
+    await o.scheduler.run_due()
+    live = await o.runner.load(live.id)
+    assert engine.to_act(live.state) == {orchard_seat}, "the person's dice thrown for them"
+    assert [p.timeouts for p in live.row.players if not p.is_bot] == [1]
+    assert live.row.players[orchard_seat].timeouts == 0
+    await Opponents(o.runner, delay=0).resume()
+
+    async def thrown() -> bool:
+        return orchard_seat not in engine.to_act((await o.runner.load(live.id)).state)
+
+    await until(thrown)
+    sources = {m.source for m in await o.store.moves(live.id) if m.seat == orchard_seat}
+    assert sources == {"bot"}
+    await o.close()
+
+
 async def test_a_failed_move_is_tried_again_and_none_starts_once_stopped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
