@@ -9,6 +9,7 @@ keep values reviews use are computed in the background later (:class:`bot.orchar
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import hashlib
 import json
@@ -149,6 +150,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.dice = DiceEmojis()  # the dice pictures boards show (text until uploaded)
         self.command_ids: dict[str, int] = {}  # top-level command name -> Discord's id
         self._close_begun = self._close_ended = False  # see __aexit__
+        self._closing: asyncio.Task[None] | None = None
         self._arriving: dict[int, list[discord.Guild]] = {}  # by shard, until it is ready
         # A click on Orchard's own control is read before discord.py parses the board it
         # came from (bot.components.read_click); the gateway reads this very dict.
@@ -194,6 +196,13 @@ class OrchardBot(commands.AutoShardedBot):
         gc.set_threshold(*GC_THRESHOLDS)
 
     async def close(self) -> None:
+        """Stop Orchard's loops, close the gateway, then the store. Once only: a close called
+        again (a harness's, after the shutdown's) waits for the first, as discord.py's does."""
+        if self._closing is None:
+            self._closing = asyncio.create_task(self._close(), name="orchard-close")
+        await self._closing
+
+    async def _close(self) -> None:
         self._close_begun = True
         if hasattr(self, "boards"):
             self.boards.stop()

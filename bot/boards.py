@@ -338,9 +338,11 @@ class Boards:
         shortly, so a board does not wait for the next click to catch up. A version already
         overtaken by a newer write (here, or by another process on a shared store) is not
         drawn at all: the newer version's display draws the board. A timeout's notice is a
-        message of its own: it is posted even when the edit failed that way (the redraw
-        draws the latest version, whose moves may not hold the timeout).
+        message of its own, posted first: the edit may wait on Discord, or fail, or be cut
+        off by a shutdown, and a redraw later draws the latest version, whose moves may not
+        hold the timeout.
         """
+        await self._notify_timeouts(snapshot)
         try:
             if not self.runner.outdated(snapshot):
                 await self._edit_or_post(snapshot)
@@ -348,15 +350,19 @@ class Boards:
             task = asyncio.create_task(self._redraw(snapshot.id))
             self._redraws.add(task)
             task.add_done_callback(self._redraws.discard)
-            await self._notify_timeouts(snapshot)
             raise
-        await self._notify_timeouts(snapshot)
 
     async def _notify_timeouts(self, snapshot: Snapshot) -> None:
+        """Post the timeout's notice, if any; one Discord refuses is logged, and the board is
+        drawn all the same."""
         notice = timeout_notice(snapshot)
-        if notice:
-            channel = self.client.get_partial_messageable(snapshot.row.channel_id)
+        if not notice:
+            return
+        channel = self.client.get_partial_messageable(snapshot.row.channel_id)
+        try:
             await channel.send(notice, allowed_mentions=discord.AllowedMentions.none())
+        except discord.HTTPException as err:
+            log.warning("game %s: could not post its timeout notice: %s", snapshot.id, err)
 
     async def post(self, snapshot: Snapshot, payload: Rendered | None = None) -> discord.Message:
         """Post the game's message anew and remember it as the game's own."""

@@ -931,7 +931,9 @@ async def test_a_turn_deadline_picks_and_passes_and_says_so(
         picked.subtract(state.hands[late])
         assert +picked == Counter(state.core[:3]) and after.core == state.core[3:]
         assert (await bot.orchard.store.moves(live.id))[-1].source == "timeout"
-        assert "PICK AND PASS!" in text_of(fake.message(board))
+        await fake.wait_for(  # the notice goes before the board's edit
+            lambda: "PICK AND PASS!" in text_of(fake.message(board)), what="the board"
+        )
         await got_tiles(fake, USERS[late], after.hands[late])
     assert_nothing_leaked(fake, hands)
 

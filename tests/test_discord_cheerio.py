@@ -347,6 +347,30 @@ async def test_a_turn_deadline_plays_and_says_so(
         assert len(said) == 1, said
 
 
+async def test_a_timeout_s_notice_is_posted_though_the_board_s_edit_waits_at_shutdown(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """The board's edit waits on Discord when the bot is stopped (SIGTERM's close), which
+    cuts it off: nothing after the restart says the turn ran out, so the notice goes first
+    (the board is redrawn at the next click)."""
+    server(fake_discord)
+    held = fake_discord.hold("PATCH", rf"/channels/{CHANNEL}/messages/\d+$")
+    try:
+        async with orchard_bot(fake_discord, database) as bot:
+            await new_game(fake_discord, "cheerio", ALICE, [BOB])
+            bot.orchard.runner.clock = lambda: time.time() + 301
+            bot.orchard.scheduler.wake()
+            await fake_discord.wait_for(
+                lambda: any(r.status == 0 for r in fake_discord.requests_matching("PATCH", "")),
+                what="the board's edit to wait",
+            )
+            await bot.close()
+        said = [m for m in fake_discord.channel_messages(CHANNEL) if "ran out" in m["content"]]
+        assert len(said) == 1 and "Alice" in said[0]["content"], said
+    finally:
+        held.set()
+
+
 async def test_commands_are_synced_only_when_they_change(
     fake_discord: FakeDiscord, database: Target
 ) -> None:

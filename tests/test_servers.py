@@ -568,6 +568,9 @@ async def test_leaving_by_forget_me_is_not_announced_as_three_timeouts(
             )
             live = await bot.orchard.runner.load(row.id)
             if live.state.active[0]:
+                await fake_discord.wait_for(  # the notice goes before the board's edit
+                    lambda: "Carol's turn" in text_of(fake_discord.message(board)), 5.0, "Carol"
+                )
                 category = open_categories(live.state.cards[2])[0]
                 await choose(fake_discord, CAROL, board, "score", [category])
         assert len(said("Alice ran out of time, so Orchard played for them.")) == 2
