@@ -238,19 +238,20 @@ class TurnPings:
         return task
 
     async def _resume(self) -> None:
-        """Games whose pings fell behind while Orchard was down: moved on, or over.
+        """Games whose pings fell behind while Orchard was down: moved on, or over, or never
+        pinged (a crash or a shutdown cut off their first ping).
 
         Each is read inside the runner's lock, so it is the game's latest version until its
         next commit, which would take its place; a game whose record the live pings have
         dropped meanwhile (it ended) is left alone.
         """
-        for game_id in await self.runner.store.turn_pings_behind():
+        for game_id, recorded in await self.runner.store.turn_pings_behind():
             async with self.runner.lock(game_id):
                 try:
                     snapshot = await self.runner.load(game_id)
                 except Refusal:
                     continue  # the game is gone, and its record with it
-                self._queue(snapshot, recorded_only=True)
+                self._queue(snapshot, recorded_only=recorded)
 
     async def _catch_up(self, game_id: int) -> None:
         """(The game marked busy.) Its pings brought up to its latest version, and again

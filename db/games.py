@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from bot.games.base import daily_day
 from bot.model import (
     FORMER_PLAYER,
     KEEP,
@@ -183,14 +184,23 @@ async def turn_ping(db: Database, game_id: int) -> TurnPing | None:
     return TurnPing(game_id, version, _seats(awaited), message_id, _seats(mentioned))
 
 
-async def turn_pings_behind(db: Database) -> list[int]:
-    """Games whose turn pings fell behind: moved on since, or over (a restart catches up).
-    It reads every row, once at start-up: there is one per game in play."""
+async def turn_pings_behind(db: Database) -> list[tuple[int, bool]]:
+    """Games whose turn pings fell behind (a restart catches up), each with whether it has a
+    record: moved on since, or over; or in play and never pinged, as its first ping makes
+    the record (daily games, never pinged, left out). It reads every row of both tables in
+    play, once at start-up."""
     rows = await db.fetchall(
-        "SELECT t.game_id FROM turn_pings t JOIN games g ON g.id = t.game_id"
-        " WHERE g.status <> 'active' OR g.version > t.version ORDER BY t.game_id"
+        "SELECT t.game_id, NULL FROM turn_pings t JOIN games g ON g.id = t.game_id"
+        " WHERE g.status <> 'active' OR g.version > t.version"
+        " UNION ALL SELECT g.id, g.options FROM games g WHERE g.status = 'active'"
+        " AND NOT EXISTS (SELECT 1 FROM turn_pings t WHERE t.game_id = g.id)"
     )
-    return [int(r[0]) for r in rows]
+    behind = [
+        (int(game_id), options is None)
+        for game_id, options in rows
+        if options is None or daily_day(json.loads(options)) is None
+    ]
+    return sorted(behind)
 
 
 # Writes, inside the caller's transaction.

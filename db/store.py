@@ -329,7 +329,7 @@ class Store:
     async def turn_ping(self, game_id: int) -> TurnPing | None:
         return await games.turn_ping(self.db, game_id)
 
-    async def turn_pings_behind(self) -> list[int]:
+    async def turn_pings_behind(self) -> list[tuple[int, bool]]:
         return await games.turn_pings_behind(self.db)
 
     async def set_turn_ping(self, ping: TurnPing) -> tuple[bool, int | None]:

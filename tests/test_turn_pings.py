@@ -420,6 +420,30 @@ async def test_a_restart_catches_up_and_leaves_one_turn_message(
         no_errors(fake_discord)
 
 
+async def test_a_first_turn_a_crash_kept_from_its_ping_is_pinged_at_the_restart(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A game's first ping makes its record, which is what a restart catches up from: a
+    game started by a process that died before its first ping (or whose ping a shutdown
+    cut off) is caught up too. A daily game, never pinged, is left alone."""
+    server(fake_discord)
+    unpaced(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        await press(fake_discord, BOB, int(opened.original["id"]), "Join")
+        (lobby,) = await bot.orchard.store.open_games(GUILD)
+        await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "daily"))
+    offline = await Orchard.open(database)
+    live = await offline.lobby.start(lobby.id, ALICE)
+    await offline.close()
+    first = live.row.players[min(ENGINES["cheerio"].to_act(live.state))].user_id
+    async with orchard_bot(fake_discord, database):
+        await fake_discord.wait_for(lambda: pinged(fake_discord) == [first], what="the ping")
+        await asyncio.sleep(0.3)
+        assert pinged(fake_discord) == [first]
+        no_errors(fake_discord)
+
+
 async def test_a_failed_ping_is_logged_and_tried_again_while_the_game_goes_on(
     fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
@@ -699,8 +723,8 @@ async def test_a_game_ended_as_a_restart_catches_up_leaves_no_pings_behind(
     assert live.id not in pings._pings
     assert await bot.orchard.store.turn_ping(live.id) is None
 
-    async def read_before_it_ended() -> list[int]:
-        return [live.id]
+    async def read_before_it_ended() -> list[tuple[int, bool]]:
+        return [(live.id, True)]
 
     monkeypatch.setattr(bot.orchard.store, "turn_pings_behind", read_before_it_ended)
     await pings._resume()
@@ -977,6 +1001,8 @@ async def two_processes(
         a, b = await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
         try:
             live = await opened(a, "cheerio", [ALICE, BOB])
+            # Its start handled, as if told (or a restart's catch-up would tell it now).
+            await a.store.set_turn_ping(TurnPing(live.id, live.row.version))
             channel = Channel()
             two = TwoProcesses(
                 a,
