@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
+from typing import Any
 
 import discord
 
@@ -53,7 +55,9 @@ class TileDMs:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def start(self) -> None:
+        """DM every change of hand from now on, and the ones a restart interrupted."""
         self.orchard.runner.on_commit.append(self._on_commit)
+        self._spawn(self._resume())
 
     async def stop(self) -> None:
         """Let DMs in flight finish and be recorded while the store is still open
@@ -65,9 +69,21 @@ class TileDMs:
         """Runner hook (sync): DM the tiles of anyone whose hand changed, in the background."""
         if snapshot.row.kind not in self.kinds or snapshot.state is None:
             return
-        task = asyncio.create_task(self._send_tiles(snapshot))
+        self._spawn(self._send_tiles(snapshot))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _resume(self) -> None:
+        """After a restart: the hands a crash or a shutdown kept from their players (the store
+        says which each was last sent, so none goes twice)."""
+        for kind in self.kinds:
+            games = await self.orchard.store.open_games(kind=kind)
+            playing = [game.id for game in games if game.status is GameStatus.ACTIVE]
+            for snapshot in await self.orchard.runner.load_many(playing):
+                await self._send_tiles(snapshot)
 
     async def _send_tiles(self, snapshot: Snapshot) -> None:
         """DM each player whose hand differs from the one they were last sent, in version

@@ -1012,6 +1012,29 @@ async def test_a_restart_sends_no_unchanged_hand_and_no_second_closed_dms_note(
     assert fake.dms(BOB) == []
 
 
+async def test_hands_a_crash_kept_from_their_players_are_sent_at_the_restart(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A game started by a process that died before DMing the hands (or whose DMs a
+    shutdown cut off): the restart sends each player their hand, once."""
+    from bot.orchard import Orchard
+
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        opened = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "appletters new"))
+        await press(fake, BOB, int(opened.original["id"]), "Join")
+        (lobby,) = await bot.orchard.store.open_games(GUILD)
+    offline = await Orchard.open(database)
+    live = await offline.lobby.start(lobby.id, ALICE)
+    await offline.close()
+    async with appletters_bot(fake, database) as bot:
+        for seat, user in USERS.items():
+            await got_tiles(fake, user, live.state.hands[seat])
+        await asyncio.gather(*bot.get_cog("AppLettersCog").tiles._tasks)
+    assert [len(fake.dms(user)) for user in USERS.values()] == [1, 1]
+
+
 THREE = {0: ALICE, 1: BOB, 2: CAROL}
 CHANGED = (
     "Another player has changed the game since this was shown, so nothing was played: "
