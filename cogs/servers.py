@@ -546,7 +546,9 @@ class ServersCog(commands.Cog):
         down or out leave the list, as a deletion heard does. A server still unavailable is
         never heard of here, so no unknown channel counts as deleted. Runs for every server
         at every start: one read for all of a shard's (see :data:`bot.app.SERVERS_AVAILABLE`),
-        a write only where one is missing."""
+        a write only where one is missing. A server here is not one Orchard has left, even
+        if it was invited back while Orchard was down (no join is heard then)."""
+        await self.bot.orchard.store.guilds_present([g.id for g in guilds])
         found = await self.bot.orchard.settings.get_many([g.id for g in guilds])
         for guild in guilds:
             if guild.unavailable:

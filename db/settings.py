@@ -46,10 +46,18 @@ async def ping_choice(db: Database, guild_id: int, user_id: int) -> bool | None:
     return bool(rows[0][0]) if rows else None
 
 
-async def departed(db: Database, before: float) -> list[int]:
-    """The servers Orchard left before ``before``: the ones due for the purge."""
-    rows = await db.fetchall("SELECT guild_id FROM guild_departures WHERE left_at < ?", (before,))
-    return [int(r[0]) for r in rows]
+async def departed(db: Database) -> set[int]:
+    """The servers Orchard has left (a few rows: they go after 30 days)."""
+    return {int(r[0]) for r in await db.fetchall("SELECT guild_id FROM guild_departures")}
+
+
+async def take_departed(tx: Transaction, before: float) -> list[int]:
+    """The servers Orchard left before ``before``, due for the purge, their departures taken
+    in the purge's own transaction: a server back meanwhile has none left to take."""
+    rows = await tx.fetchall(
+        "DELETE FROM guild_departures WHERE left_at < ? RETURNING guild_id", (before,)
+    )
+    return sorted(int(r[0]) for r in rows)
 
 
 Change = Callable[[dict[str, Any]], dict[str, Any]]

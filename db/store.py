@@ -524,12 +524,18 @@ class Store:
         async with self.db.transaction() as tx:
             await settings.guild_returned(tx, guild_id)
 
+    async def guilds_present(self, guild_ids: Sequence[int]) -> None:
+        """Servers Orchard is in (a shard's, at start-up): none of them is due for the purge,
+        even one that invited Orchard back while it was down (no join is heard then)."""
+        for guild_id in sorted(await settings.departed(self.db) & set(guild_ids)):
+            await self.guild_returned(guild_id)
+
     async def purge_departed(self, before: float, today: int | None = None) -> list[int]:
         """Remove every row of servers the bot left before ``before``, and what /forget-me
         kept of daily plays of days before ``today`` (the wall clock's by default); returns
         the servers."""
-        gone = await settings.departed(self.db, before)
         async with self.db.transaction(large=True) as tx:
+            gone = await settings.take_departed(tx, before)
             for guild_id in gone:
                 for topic in TOPICS:
                     await topic.purge(tx, guild_id)

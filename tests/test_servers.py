@@ -2010,6 +2010,32 @@ async def test_channels_deleted_while_orchard_was_out_of_a_server_go_when_it_is_
         no_errors(fake_discord)
 
 
+async def test_a_server_that_invited_orchard_back_while_it_was_down_is_not_purged(
+    fake_discord: FakeDiscord, tmp_path: Any
+) -> None:
+    """Orchard is removed, and invited back while it is down: at the restart the server
+    arrives as available, never as joined. Its departure goes all the same, or 30 days on
+    the purge would delete every game, result and setting of a server Orchard plays in."""
+    database = tmp_path / "orchard.db"
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        await bot.orchard.settings.update(GUILD, hints=False)
+        await fake_discord.remove_bot(GUILD)
+        await fake_discord.wait_for(lambda: bot.get_guild(GUILD) is None, 5, "removed")
+        deadline = time.monotonic() + 5
+        while await rows(database, "SELECT guild_id FROM guild_departures") != [(GUILD,)]:
+            assert time.monotonic() < deadline, "the departure was never recorded"
+            await asyncio.sleep(0.02)
+    fake_discord.removed.discard(GUILD)  # invited back while Orchard is down
+    async with orchard_bot(fake_discord, database) as bot:
+        deadline = time.monotonic() + 5
+        while await rows(database, "SELECT guild_id FROM guild_departures") != []:
+            assert time.monotonic() < deadline, "still due for the purge"
+            await asyncio.sleep(0.02)
+        assert await bot.orchard.purge_departed(time.time() + 31 * 86400) == []
+        assert not (await bot.orchard.settings.get(GUILD)).hints
+
+
 async def forget_me(fake_discord: FakeDiscord, user_id: int) -> str:
     """``user_id``'s /forget-me in the server, confirmed: the answer's text."""
     asked = await answered(await fake_discord.slash(user_id, GUILD, CHANNEL, "forget-me"))
