@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from bot.ai.applejack_players import exact_tables as applejack_tables
 from bot.ai.cheerio_players import exact_tables as cheerio_tables
 from bot.ai.hotscore_players import warming as hotscore_warming
+from bot.daily import is_daily
 from bot.leader import Leader
 from bot.lobby import Lobby
 from bot.opponents import Opponents
-from bot.runner import Display, Runner
+from bot.runner import Display, Refusal, Runner, no_display
 from bot.scheduler import Scheduler
 from bot.settings import Settings
 from bot.specs import ENGINES
@@ -140,6 +141,18 @@ class Orchard:
             if row.seat_of(user_id) is not None or row.host_id == user_id:
                 left += await self.runner.forget_player(row.id, user_id) is not None
         return left
+
+    async def left_server(self, guild_id: int, when: float) -> None:
+        """Orchard was removed from a server: the 30 days before its purge start, and its open
+        games end as a moderator's /end ends them, nobody losing (nobody there can click them
+        any more: the clock would play them out, handing the last one left a win). Nothing is
+        shown there. Daily games, played in private from any server, go on."""
+        await self.store.guild_left(guild_id, when)
+        summaries = await self.store.open_games(guild_id)
+        for row in await self.store.get_games([game.id for game in summaries]):
+            if not is_daily(row.options):
+                with contextlib.suppress(Refusal):  # over meanwhile
+                    await self.runner.abandon(row.id, no_display)
 
     async def purge_departed(self, before: float) -> list[int]:
         """Servers the bot left before ``before``: every row of theirs goes (games are over

@@ -526,7 +526,7 @@ class ServersCog(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
-        await self.bot.orchard.store.guild_left(guild.id, time.time())
+        await self.bot.orchard.left_server(guild.id, time.time())
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:

@@ -2036,6 +2036,30 @@ async def test_a_server_that_invited_orchard_back_while_it_was_down_is_not_purge
         assert not (await bot.orchard.settings.get(GUILD)).hints
 
 
+async def test_a_server_that_removes_orchard_has_its_games_ended_with_no_result(
+    fake_discord: FakeDiscord, tmp_path: Any
+) -> None:
+    """Nobody can click a game in a server that removed Orchard: left open, the clock would
+    play it out, remove its players one by one and hand the last a win and a rating. It ends
+    as /end does, nobody losing; a daily game, played in private from any server, goes on."""
+    database = tmp_path / "orchard.db"
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily"))
+        (game,) = [g for g in await bot.orchard.store.open_games(GUILD) if g.players[1:]]
+        await fake_discord.remove_bot(GUILD)
+        deadline = time.monotonic() + 5
+        while (await bot.orchard.runner.load(game.id)).row.status.is_open:
+            assert time.monotonic() < deadline, "the game is still open"
+            await asyncio.sleep(0.02)
+        assert (await bot.orchard.runner.load(game.id)).row.status == "abandoned"
+        (daily,) = await bot.orchard.store.open_games(GUILD)
+        assert daily.status == "active" and daily.id != game.id
+        assert await rows(database, "SELECT COUNT(*) FROM results") == [(0,)]
+        no_errors(fake_discord)
+
+
 async def forget_me(fake_discord: FakeDiscord, user_id: int) -> str:
     """``user_id``'s /forget-me in the server, confirmed: the answer's text."""
     asked = await answered(await fake_discord.slash(user_id, GUILD, CHANNEL, "forget-me"))
