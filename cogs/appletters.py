@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import discord
 from discord import app_commands, ui
 
-from bot.answers import acknowledge, answered, send, send_form
+from bot.answers import acknowledge, answer_publicly, answered, send, send_form
 from bot.boards import Draw, Part, Rendered, Row, names, status
 from bot.components import (
     MAX_OPTIONS,
@@ -196,6 +196,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             raise Refusal("Choose a variant, and Orchard at easy, normal or hard.")
         if interaction.guild_id is None:
             raise Refusal("Games are played in a server channel, not in direct messages.")
+        answer_publicly(interaction)  # before any read: a slow one is deferred in public
         options = await self.options_for(interaction.guild_id)
         seats = (orchard_seat(interaction, level),) if opponent else ()
         await open_lobby(interaction, KINDS[variant], options, players=seats, start=bool(seats))

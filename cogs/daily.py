@@ -318,11 +318,11 @@ class DailyCog(commands.Cog):
     ) -> None:
         if interaction.guild_id is None:
             raise Refusal("Daily boards are per server.")
+        answer_publicly(interaction)  # before any read: a slow one is deferred in public
         kind = game.value if game else GAMES[0].value
         number = self.dailies.today() - (1 if day == "yesterday" else 0)
         guild = None if scope == "world" else interaction.guild_id
         embed = await self.board(number, kind, guild)
-        answer_publicly(interaction)
         await send(interaction, embed=embed, ephemeral=False)
 
     async def board(self, day: int, kind: str, guild_id: int | None) -> discord.Embed:

@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.answers import send
+from bot.answers import answer_publicly, send
 from bot.boards import Board, Part, Rendered, Row, footer_of, names
 from bot.components import Control, GameButton
 from bot.interface import open_lobby, orchard_seat, refuse
@@ -157,6 +157,7 @@ class GameCog(commands.GroupCog):
                 if self.spec.strategy is None:
                     raise Refusal(f"Orchard cannot play {self.title} yet.")
                 seats = (orchard_seat(interaction, level),)
+            answer_publicly(interaction)  # before any read: a slow one is deferred in public
             if interaction.guild_id is not None:
                 options = {**await self.options_for(interaction.guild_id), **(options or {})}
             return await open_lobby(

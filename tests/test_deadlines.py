@@ -304,27 +304,37 @@ async def test_a_slow_refusal_of_a_public_command_stays_private(
         no_errors(fake)
 
 
+SLOW_PUBLIC = {  # a public command, what reads slowly before it answers, and its answer's word
+    "leaderboard": (lambda bot: bot.orchard.store, "board_with_records", "Cheerio"),
+    "daily-board": (lambda bot: bot.get_cog("DailyCog").dailies, "board", "Orchard Daily"),
+    "appletters new": (lambda bot: bot.get_cog("AppLettersCog"), "options_for", "Appletters"),
+}
+
+
+@pytest.mark.parametrize("command", SLOW_PUBLIC)
 async def test_a_slow_public_command_is_deferred_in_public_then_completed(
-    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
-    """/leaderboard answers in the channel: deferred publicly by the watchdog (a slow database
-    read), then completed with the board itself, all in time."""
+    """A command that answers in the channel: deferred publicly by the watchdog (a slow
+    database read before it answers), then completed with the answer itself, all in time;
+    not a private "thinking" turned into a pointer to a message of its own."""
     fake = fake_discord
     server(fake)
     async with orchard_bot(fake, tmp_path / "o.db") as bot:
-        store = bot.orchard.store
-        real = store.board_with_records
+        owner, name, word = SLOW_PUBLIC[command]
+        real = getattr(owner(bot), name)
 
-        async def slow_board(*args: Any, **kwargs: Any) -> Any:
+        async def slow(*args: Any, **kwargs: Any) -> Any:
             await asyncio.sleep(2.5)
             return await real(*args, **kwargs)
 
-        monkeypatch.setattr(store, "board_with_records", slow_board)
-        board = await fake.slash(ALICE, GUILD, CHANNEL, "leaderboard", {"game": "cheerio"})
-        await board.wait(timeout=8.0)
-        in_time(fake, board)
-        assert board.type == 5 and not board.ephemeral, board.describe()
-        assert "Cheerio" in board.text, board.describe()
+        monkeypatch.setattr(owner(bot), name, slow)
+        options = {"game": "cheerio"} if command == "leaderboard" else {}
+        answer = await fake.slash(ALICE, GUILD, CHANNEL, command, options)
+        await answer.wait(timeout=8.0)
+        in_time(fake, answer)
+        assert answer.type == 5 and not answer.ephemeral, answer.describe()
+        assert word in answer.text, answer.describe()
         no_errors(fake)
 
 
