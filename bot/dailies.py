@@ -208,6 +208,10 @@ class Dailies:
         """This caller posts the server's board of ``day`` (once, across processes)."""
         return await self.store.claim(guild_id, day)
 
+    async def unclaim_board(self, guild_id: int, day: int) -> None:
+        """A shutdown cut the claimed board's post off: the restart posts it."""
+        await self.store.unclaim(guild_id, day)
+
     async def board_posted(self, guild_id: int, board: PostedBoard) -> None:
         """A board posted: drawn again to its final results once its day closes."""
         await self.store.posted(guild_id, board, last_day(board.day) + 1)

@@ -14,6 +14,7 @@ server's chosen channel by a loop that checks every few minutes (and at start-up
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -264,7 +265,12 @@ class DailyCog(commands.Cog):
         self.post_yesterday.start()
 
     async def cog_unload(self) -> None:
+        """Cut the pass under way off, and wait while it gives back what it had claimed
+        (:meth:`post_boards`), the store still open."""
         self.post_yesterday.cancel()
+        task = self.post_yesterday.get_task()
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
 
     @app_commands.command(name="daily", description="Today's Daily Orchard (only you see it)")
     @app_commands.describe(game="Which daily game (Cheerio unless you choose)")
@@ -394,16 +400,21 @@ class DailyCog(commands.Cog):
         posted (and after it is read, so a failed read leaves it due): two processes reading
         it as due at once would otherwise both post it. A process that dies between the claim
         and the post loses that day's board there, as a refused post does; a board twice in
-        every channel would be worse. Drawing a board to its final results is taken the same
-        way, once its day has closed and again whenever a /forget-me takes someone off it;
-        one whose edit failed is put back, to be tried again at the next pass."""
+        every channel would be worse. A shutdown gives the claim of a post it cut off back.
+        Drawing a board to its final results is taken the same way, once its day has closed
+        and again whenever a /forget-me takes someone off it; one whose edit failed (or was
+        cut off) is put back, to be tried again at the next pass."""
         yesterday = self.dailies.today() - 1
         posted = 0
         for guild_id, channel_id in await self.dailies.boards_due(yesterday):
             embeds = await self.boards(yesterday, guild_id)
             if not await self.dailies.claim_board(guild_id, yesterday):
                 continue  # another process has it
-            message = await self.post(guild_id, channel_id, yesterday, embeds)
+            try:
+                message = await self.post(guild_id, channel_id, yesterday, embeds)
+            except asyncio.CancelledError:
+                await self.dailies.unclaim_board(guild_id, yesterday)
+                raise
             if message is not None:
                 board = PostedBoard(yesterday, channel_id, message.id)
                 await self.dailies.board_posted(guild_id, board)

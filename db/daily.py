@@ -251,6 +251,15 @@ class DailyStore:
             )
         return claimed == 1 and not posted
 
+    async def unclaim(self, guild_id: int, day: int) -> None:
+        """Give back the claim of the server's board of ``day``, whose post a shutdown cut
+        off: the board is due again (unless it was chosen anew meanwhile)."""
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "UPDATE daily_channels SET posted_day = ? WHERE guild_id = ? AND posted_day = ?",
+                (day - 1, guild_id, day),
+            )
+
     async def posted(self, guild_id: int, board: PostedBoard, draw_on: int) -> None:
         """The server's board of ``board.day`` went out as that message: it is to be drawn
         again from the day ``draw_on`` (:meth:`to_draw`)."""

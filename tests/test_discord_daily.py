@@ -280,6 +280,32 @@ async def test_yesterdays_board_is_posted_once_in_the_chosen_channel(
         no_errors(fake_discord)
 
 
+async def test_a_board_whose_post_a_shutdown_cut_off_is_posted_after_the_restart(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """The bot stops while yesterday's board waits on Discord (a 429): its claim is given
+    back, and the restart posts it. Kept, the claim would have lost that day's board."""
+    server(fake_discord)
+    database, now = tmp_path / "o.db", time.time()
+    async with orchard_bot(fake_discord, database) as bot:
+        cog = await posting_by_hand(bot)
+        await daily_channel(fake_discord)
+        await played_yesterday(fake_discord, cog, now, ALICE, ORDER)
+        cog.dailies.clock = lambda: now
+        before = len(fake_discord.channel_messages(CHANNEL))
+        post = rf"^/channels/{CHANNEL}/messages$"
+        fake_discord.fail("POST", post, 429, times=5, retry_after=30)
+        cog.post_yesterday.start()
+        await fake_discord.wait_for(lambda: fake_discord.pending_faults < 5, 5.0, "the post")
+    fake_discord._faults.clear()
+    async with orchard_bot(fake_discord, database):  # its loop's first pass posts it
+        await fake_discord.wait_for(
+            lambda: len(fake_discord.channel_messages(CHANNEL)) > before, 5.0, "the board"
+        )
+        (posted,) = fake_discord.channel_messages(CHANNEL)[before:]
+        assert "Alice" in posted["embeds"][0]["description"]
+
+
 async def test_a_posted_board_is_made_final_once_its_day_has_closed(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
