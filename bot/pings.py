@@ -429,9 +429,10 @@ class TurnPings:
             log.info("game %s: turn message %s left: Orchard is stopping", game_id, message_id)
 
     async def _link(self, row: GameRow, text: str = "go to the board") -> str:
-        """A masked link to the board (its message id read back when this write did not
-        carry it), or the channel's mention while the board has no message."""
-        message_id = row.message_id
+        """A masked link to the board (as last posted: a display may have posted it anew
+        since this write, or read back when this write did not carry it), or the channel's
+        mention while the board has no message."""
+        message_id = self.runner.message_of(row)
         if message_id is None:
             stored = await self.runner.store.get_game(row.id)
             message_id = stored.message_id if stored else None

@@ -592,11 +592,15 @@ class Runner:
     async def shown(self, snapshot: Snapshot, display: Display | None = None) -> Snapshot:
         """Display a written game after its lock, in write order with its other displays."""
         async with self.showing(snapshot.id):
-            recorded = self._messages.get(snapshot.id)
-            if recorded is not None and recorded != snapshot.row.message_id:
-                # posted (announced, or again) by a display since this version was written
+            recorded = self.message_of(snapshot.row)
+            if recorded != snapshot.row.message_id:
                 snapshot = replace(snapshot, row=replace(snapshot.row, message_id=recorded))
             return await self.display(snapshot, display)
+
+    def message_of(self, row: GameRow) -> int | None:
+        """The game's own message: as this process last recorded it, if a display posted it
+        (announced, or again) since ``row`` was written; else as ``row`` has it."""
+        return self._messages.get(row.id, row.message_id)
 
     async def display(self, snapshot: Snapshot, display: Display | None = None) -> Snapshot:
         """Display a written game; a failure here is logged, never undoes the write.

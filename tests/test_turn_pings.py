@@ -444,6 +444,24 @@ async def test_a_first_turn_a_crash_kept_from_its_ping_is_pinged_at_the_restart(
         no_errors(fake_discord)
 
 
+async def test_a_ping_after_the_board_was_posted_anew_links_to_the_new_board(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    """A moderator deleted the board: the move's display posts it anew, and the ping of
+    that move links to the new one, not to the message deleted."""
+    fake = fake_discord
+    board = await new_game(fake, "cheerio", ALICE, [BOB])
+    await fake.wait_for(lambda: pinged(fake) == [ALICE], what="Alice's ping")
+    live = await the_game(bot)
+    fake._delete_message(board)
+    await bot.orchard.runner.act(live.id, ALICE, "score", first_open(live))
+    await fake.wait_for(lambda: pinged(fake) == [ALICE, BOB], what="Bob's ping")
+    reposted = (await the_game(bot)).row.message_id
+    assert reposted != board
+    bobs = content(fake, fake.notifications[-1][1])
+    assert f"/{reposted})" in bobs, bobs
+
+
 async def test_a_failed_ping_is_logged_and_tried_again_while_the_game_goes_on(
     fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
