@@ -113,6 +113,9 @@ class Pending:
     snapshot: Snapshot
     recorded_only: bool = False  # caught up at a restart: only if the game has a record
     breaks: frozenset[int] = frozenset()  # seats that some version passed over did not await
+    # The seats awaited (reachable by a ping) on the version its first write was made on; None
+    # if unknown (a game loaded, not written).
+    before: frozenset[int] | None = None
 
 
 class TurnPings:
@@ -166,7 +169,9 @@ class TurnPings:
         its own, or, for the backlog, by a worker."""
         game_id = snapshot.id
         waiting = self._latest.get(game_id)
-        pending = Pending(snapshot, recorded_only)
+        before = snapshot.before
+        awaited = None if before is None else self._awaited(replace(snapshot, state=before))
+        pending = Pending(snapshot, recorded_only, before=awaited)
         if waiting is not None:
             pending = self._passing_over(waiting, pending)
         self._latest[game_id] = pending
@@ -192,6 +197,7 @@ class TurnPings:
             latest,
             recorded_only=latest.recorded_only and waiting.recorded_only,
             breaks=waiting.breaks | latest.breaks | (frozenset(seats) - awaited),
+            before=waiting.before,
         )
 
     def _nothing_to_tell(self, snapshot: Snapshot) -> bool:
@@ -285,7 +291,7 @@ class TurnPings:
                 return
             if snapshot.row.status is GameStatus.ACTIVE:
                 if snapshot.row.version > ping.version:
-                    await self._turn(snapshot, ping, pending.breaks)
+                    await self._turn(snapshot, ping, self._breaks(pending))
             elif ping.version >= 0 or snapshot.row.status is GameStatus.FINISHED:
                 await self._end(snapshot, ping)
             else:  # closed before its first ping: no message to tidy, but _stored kept it
@@ -300,6 +306,18 @@ class TurnPings:
         if game_id not in self._pings or self.runner.store.shared:
             self._pings[game_id] = await self.runner.store.turn_ping(game_id) or TurnPing(game_id)
         return self._pings[game_id]
+
+    @staticmethod
+    def _breaks(pending: Pending) -> frozenset[int]:
+        """The seats whose turn broke since the record's version: at versions ``pending``
+        passed over, and any not awaited on the version its first write was made on. The
+        record may be older than that version: on a shared store another process may be
+        telling that version still (or never will, having found this record newer), and a
+        seat awaited at the record's version but not at that one had its turn break."""
+        if pending.before is None:
+            return pending.breaks
+        seats = range(len(pending.snapshot.row.players))
+        return pending.breaks | (frozenset(seats) - pending.before)
 
     async def _turn(self, snapshot: Snapshot, ping: TurnPing, breaks: frozenset[int]) -> None:
         """Ping the seats newly awaited (since the version last handled, or awaited again

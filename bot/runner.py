@@ -123,6 +123,7 @@ class Snapshot:
     moves: tuple[Move, ...] = ()  # what the write that produced this version added
     written: int = 0  # which of this process's writes to the game it is: displays go in order
     overtaken: bool = False  # found older than the stored revision (another process wrote)
+    before: Any = None  # the state the write that produced this version was made on
 
     @property
     def id(self) -> int:
@@ -898,7 +899,7 @@ class Runner:
         change = self._stamped(snapshot.row, change, state)
         if not await held.session.write(change):
             raise Stale(ALREADY_PLAYED)
-        fresh = self._numbered(snapshot, change, state, len(held.written))
+        fresh = self._numbered(snapshot, change, state, held.written)
         held.written.append(fresh)
         return fresh
 
@@ -913,12 +914,18 @@ class Runner:
         return replace(change, orchard_since=since, revise=True)
 
     def _numbered(
-        self, snapshot: Snapshot, change: GameChange, state: Any, earlier: int = 0
+        self,
+        snapshot: Snapshot,
+        change: GameChange,
+        state: Any,
+        earlier: Sequence[Snapshot] = (),
     ) -> Snapshot:
         """The game as a write left it, numbered after ``snapshot`` (as loaded in the lock) and
         the ``earlier`` writes of its transaction: displays go in write order."""
-        written = snapshot.written + earlier + 1
-        return Snapshot(_written(snapshot.row, change), state, change.moves, written)
+        written = snapshot.written + len(earlier) + 1
+        before = earlier[-1].state if earlier else snapshot.state
+        row = _written(snapshot.row, change)
+        return Snapshot(row, state, change.moves, written, before=before)
 
     def _orchard_since(
         self, kind: str, status: GameStatus, players: tuple[Player, ...], state: Any

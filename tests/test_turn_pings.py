@@ -1071,6 +1071,34 @@ async def test_an_older_versions_pings_finishing_last_leave_the_newer_record() -
 
 
 @pytest.mark.postgres
+async def test_a_turn_handled_before_the_older_record_lands_still_pings_its_player() -> None:
+    """Alice's first turn is recorded (version 0). A commits version 1 (Bob's turn) and its
+    post is slow; B commits version 2 (Alice's again) and reads the record of version 0:
+    knowing nothing of version 1, it would take Alice as still awaited from before and tell
+    nobody, and A's record of Bob's turn, landing last, would stay, so Bob's next turn went
+    untold too. B tells Alice, and its record stands; Bob's next turn is told."""
+    gate = asyncio.Event()
+    async with two_processes(gate) as two:
+        a, b, live, channel = two.a, two.b, two.live, two.channel
+        seat = live.row.seat_of(ALICE)
+        told = frozenset({seat})
+        await a.store.set_turn_ping(TurnPing(live.id, live.row.version, told, 999, told))
+        live = await a.runner.act(live.id, ALICE, "score", first_open(live), version=0)
+        live = await b.runner.act(live.id, BOB, "score", first_open(live), version=1)
+        await two.b_pings.stop()
+        assert [t for t in channel.posted.values() if f"<@{ALICE}>" in t], channel.posted
+        gate.set()
+        while two.a_pings._tasks:
+            await asyncio.wait(two.a_pings._tasks)
+        stored = await a.store.turn_ping(live.id)
+        assert stored is not None and stored.version == live.row.version == 2
+        bob = len([t for t in channel.posted.values() if f"<@{BOB}>" in t])
+        live = await a.runner.act(live.id, ALICE, "score", first_open(live), version=2)
+        await two.a_pings.stop()
+    assert len([t for t in channel.posted.values() if f"<@{BOB}>" in t]) == bob + 1
+
+
+@pytest.mark.postgres
 async def test_an_older_record_written_after_the_newer_handler_read_it_loses_its_message() -> None:
     """A commits version 1 (Bob's turn) and B version 2 (Ann's again); both posts are slow, so
     B reads the record before A's is written. A records version 1 with its message, and B's
