@@ -106,9 +106,12 @@ class Orchard:
     async def forget(self, guild_id: int, user_id: int) -> int:
         """/forget-me: take the person out of their open games here (through the runner),
         then erase them from this server's rows; returns the rows erased, a seat in each open
-        game they left among them."""
+        game they left among them. A lobby that seated them meanwhile (a Rematch pressed on a
+        game of theirs not yet erased) is found after the erasure, and left in turn."""
         left = await self._leave_open_games(guild_id, user_id)
         removed = left + await self.store.forget_user(guild_id, user_id)
+        while again := await self._leave_open_games(guild_id, user_id):  # seated meanwhile
+            removed += again + await self.store.forget_user(guild_id, user_id)
         self._erased()
         return removed
 
@@ -117,12 +120,20 @@ class Orchard:
         holding their rows, as :meth:`forget` does, then the store erases them in all of those
         servers at once (:meth:`Store.forget_everywhere`); returns the servers and rows
         erased, as :meth:`forget` counts them."""
+        left = await self._leave_everywhere(user_id)
+        servers, removed = await self.store.forget_everywhere(user_id)
+        while again := await self._leave_everywhere(user_id):  # seated meanwhile
+            more = await self.store.forget_everywhere(user_id)
+            servers, removed = max(servers, more[0]), removed + again + more[1]
+        self._erased()
+        return servers, left + removed
+
+    async def _leave_everywhere(self, user_id: int) -> int:
+        """:meth:`_leave_open_games` in every server holding the person's rows."""
         left = 0
         for guild_id in await self.store.servers_of(user_id):
             left += await self._leave_open_games(guild_id, user_id)
-        servers, removed = await self.store.forget_everywhere(user_id)
-        self._erased()
-        return servers, left + removed
+        return left
 
     def _erased(self) -> None:
         """After an erasure's commit, which queued the boards of the person's games over to

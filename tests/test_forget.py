@@ -258,6 +258,39 @@ async def test_forget_me_takes_the_person_out_of_open_games_first(tmp_path: Path
     await o.close()
 
 
+@pytest.mark.parametrize("everywhere", [False, True], ids=["here", "in-a-dm"])
+async def test_a_lobby_that_seats_the_person_during_their_forget_me_loses_them(
+    tmp_path: Path, everywhere: bool
+) -> None:
+    """A Rematch pressed while /forget-me runs (after it took the person out of their open
+    games, before the erasure) seats them in a new lobby: the erasure then finds it and
+    takes them out of it too, so nothing of them is left."""
+    path = tmp_path / "o.db"
+    o = await orchard(path)
+    await lobby(o, 4, start=True)  # a server holding their rows
+    name = "forget_everywhere" if everywhere else "forget_user"
+    erase = getattr(o.store, name)
+    rematched: list[int] = []
+
+    async def rematch_meanwhile(*args: int) -> object:
+        if not rematched:
+            place = (HERE, 8, None)
+            async with o.lobby.opened("cheerio", place, other(BO), {}, "", (me(),)) as opened:
+                rematched.append(opened.snapshot.id)
+        return await erase(*args)
+
+    setattr(o.store, name, rematch_meanwhile)
+    if everywhere:
+        await o.orchard.forget_everywhere(PERSON)
+    else:
+        await o.orchard.forget(HERE, PERSON)
+    (game_id,) = rematched
+    rematch = await o.store.get_game(game_id)
+    assert rematch is not None and [p.user_id for p in rematch.players] == [BO]
+    await o.close()
+    assert copies(path, NAME) == 0 and copies(path, PERSON) == 0
+
+
 async def test_the_runner_reads_a_forgotten_persons_games_afresh_once_erased(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
