@@ -62,10 +62,26 @@ class Name(discord.ui.Modal, title="Your name"):
         await interaction.response.send_message(f"hello {self.name.value}", ephemeral=True)
 
 
+class Again(discord.ui.Modal, title="Again"):
+    """A form answered with another form: Discord refuses that answer."""
+
+    name: discord.ui.TextInput[Again] = discord.ui.TextInput(label="Name", custom_id="demo:again")
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        try:
+            await interaction.response.send_modal(Name(custom_id="demo:modal"))
+        except discord.HTTPException as err:
+            await interaction.response.send_message(f"refused {err.status}", ephemeral=True)
+
+
 class Ask(discord.ui.View):
     @discord.ui.button(label="Ask", custom_id="demo:ask")
     async def ask(self, interaction: discord.Interaction, button: discord.ui.Button[Ask]) -> None:
         await interaction.response.send_modal(Name(custom_id="demo:modal"))
+
+    @discord.ui.button(label="Ask again", custom_id="demo:ask-again")
+    async def again(self, interaction: discord.Interaction, button: discord.ui.Button[Ask]) -> None:
+        await interaction.response.send_modal(Again(custom_id="demo:again-modal"))
 
 
 class Demo(app_commands.Group):
@@ -112,6 +128,16 @@ class Demo(app_commands.Group):
     @app_commands.command(description="Ask for a name")
     async def ask(self, interaction: discord.Interaction) -> None:
         await interaction.response.send_message("press", view=Ask())
+
+    @app_commands.command(description="Edit my private reply through the channel")
+    async def secret(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("secret", ephemeral=True)
+        reply = await interaction.original_response()
+        assert isinstance(interaction.channel, discord.TextChannel)
+        try:
+            await interaction.channel.get_partial_message(reply.id).edit(content="shown")
+        except discord.NotFound as err:
+            await interaction.followup.send(f"refused {err.code}", ephemeral=True)
 
     @app_commands.command(description="Answer, and if that fails, try to defer")
     async def retry(self, interaction: discord.Interaction) -> None:
@@ -249,6 +275,25 @@ async def test_modal_round_trip(fake: FakeDiscord) -> None:
     submitted = await fake.submit_modal(BOB, CHANNEL, "demo:modal", {"demo:name": "Bob"})
     await submitted.wait()
     assert submitted.content == "hello Bob" and submitted.ephemeral
+
+
+async def test_a_form_answered_with_a_form_is_refused(fake: FakeDiscord) -> None:
+    """Discord takes a form only as the answer to a command or a click, never to a form."""
+    await (await fake.slash(ALICE, GUILD, CHANNEL, "demo ask")).wait()
+    prompt = fake.last_message(CHANNEL)
+    assert prompt is not None
+    await (await fake.click(BOB, int(prompt["id"]), "demo:ask-again")).wait()
+    submitted = await fake.submit_modal(BOB, CHANNEL, "demo:again-modal", {"demo:again": "x"})
+    await submitted.wait()
+    assert submitted.content == "refused 400" and submitted.ephemeral
+
+
+async def test_a_private_reply_is_not_the_channels_to_edit(fake: FakeDiscord) -> None:
+    """An ephemeral message is the interaction's alone: the channel's routes answer 10008."""
+    reply = await fake.slash(ALICE, GUILD, CHANNEL, "demo secret")
+    (said,) = await reply.wait_followups(1)
+    assert said["content"] == "refused 10008"
+    assert reply.content == "secret"
 
 
 async def test_gateway_drop_is_resumed(fake: FakeDiscord) -> None:

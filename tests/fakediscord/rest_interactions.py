@@ -29,6 +29,14 @@ from tests.fakediscord.record import InteractionRecord
 from tests.fakediscord.routing import Call, Route
 
 _HOOK = "/webhooks/{app}/{token}"
+# The answers Discord takes for each kind of interaction (a slash command, a component, an
+# autocomplete, a form sent): a form answers only the first two, an update only a message's.
+CALLBACK_TYPES: dict[int, tuple[int, ...]] = {
+    2: (4, 5, 9),
+    3: (4, 5, 6, 7, 9),
+    4: (8,),
+    5: (4, 5, 6, 7),
+}
 
 
 class InteractionRoutes(MessageStore):
@@ -61,6 +69,8 @@ class InteractionRoutes(MessageStore):
             return error(400, ALREADY_ACKNOWLEDGED, "Interaction has already been acknowledged.")
         body = call.body or {}
         kind = int(body["type"])
+        if kind not in CALLBACK_TYPES.get(record.kind, ()):
+            return error(400, INVALID_FORM_BODY, f"Invalid callback type {kind} for this")
         data = body.get("data") or {}
         message: JSON | None = None
         if kind in (6, 7):

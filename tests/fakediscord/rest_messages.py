@@ -10,6 +10,7 @@ from tests.fakediscord.messages import MessageStore
 from tests.fakediscord.protocol import (
     CANNOT_DM_USER,
     EMBED_LINKS,
+    EPHEMERAL,
     JSON,
     MISSING_ACCESS,
     MISSING_PERMISSIONS,
@@ -81,8 +82,12 @@ class MessageRoutes(MessageStore, World, Lookups):
         return None
 
     def _channel_message(self, call: Call) -> JSON | None:
+        """The message the channel route names; none if it is ephemeral: Discord keeps those
+        to the interaction's webhook (10008 on the channel's routes)."""
         message = self.messages.get(call.id("mid"))
         if message is None or int(message["channel_id"]) != call.id("channel"):
+            return None
+        if int(message.get("flags") or 0) & EPHEMERAL:
             return None
         return message
 
