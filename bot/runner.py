@@ -683,11 +683,15 @@ class Runner:
     # Inside the lock.
 
     def _check_actor(self, snapshot: Snapshot, user_id: int) -> int:
+        """The seat ``user_id`` plays in the open game (Orchard's, for Orchard's user id). A
+        daily game past its close is as good as over: the clock closes it in a moment."""
         row = snapshot.row
         if row.status is GameStatus.LOBBY:
             raise Refusal("This game has not started yet.")
         if row.status is not GameStatus.ACTIVE:
             raise Stale("This game is over.")
+        if is_daily(row.options) and row.deadline is not None and row.deadline <= self.clock():
+            raise Refusal("This daily game closed unfinished: it has no result.")
         seat = row.seat_of(user_id)
         if seat is None:
             bot_seats = [p.seat for p in row.players if p.is_bot and p.user_id == user_id]

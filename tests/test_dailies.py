@@ -81,6 +81,23 @@ async def test_one_game_a_day_private_and_without_a_clock(tmp_path: Path) -> Non
         await table.close()
 
 
+async def test_a_move_after_a_daily_game_closed_is_refused(tmp_path: Path) -> None:
+    """A daily game left unfinished closes at the end of the day after its own: a move a
+    moment later, before the clock has fired its close, is refused, not played."""
+    clock = Clock(NOON)
+    table = await orchard(tmp_path / "o.db", clock)
+    try:
+        game, _ = await Dailies(table.runner, clock).game_of_the_day("cheerio", GUILD, player(1))
+        clock.now = end_of(43) - 1
+        live = await table.runner.act(game.id, 1, "roll", version=game.row.version)
+        clock.now = end_of(43)
+        with pytest.raises(Refusal, match="closed unfinished"):
+            await table.runner.act(game.id, 1, "roll", version=live.row.version)
+        assert (await table.runner.load(game.id)).row.version == live.row.version
+    finally:
+        await table.close()
+
+
 UNSEEN = (
     "SELECT id FROM games WHERE status IN ('lobby', 'active')"
     " AND id NOT IN (SELECT game_id FROM daily_plays)"
