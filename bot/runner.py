@@ -742,7 +742,8 @@ class Runner:
         turn, Hot Score's challenge throw) never touch each other's, and the engine says when
         others' moves left a lone seat's meaning the same (:meth:`Engine.same_moves`). A click
         after the clicker's own move is a double click or a stale board
-        (:data:`ALREADY_PLAYED`), one after the clock played its turn is late
+        (:data:`ALREADY_PLAYED`), unless it toggles a die their own toggles since left
+        alone (:meth:`_toggled_apart`); one after the clock played its turn is late
         (:data:`TIMED_OUT`). A clicker awaited neither then nor now could not have acted on
         either board: told it is not their turn (:meth:`_check_out_of_turn`), not that the
         game changed. Any other is refused as :data:`CHANGED`.
@@ -751,10 +752,12 @@ class Runner:
         if version > snapshot.row.version:
             raise Stale(ALREADY_PLAYED)
         moves = await held.session.moves()
+        engine = self.engine(snapshot.row.kind)
         own = [move for move in moves[version:] if move.seat == seat]
+        if own and _toggled_apart(engine, moves[version:], seat, verb, arg):
+            return
         if own:
             raise Stale(_since_shown(own[0]))
-        engine = self.engine(snapshot.row.kind)
         before = self._replayed(snapshot.row, moves[:version])
         awaited = engine.to_act(before)
         now = engine.to_act(snapshot.state)
@@ -1069,6 +1072,20 @@ def _decides(engine: Engine[Any, Any], before: Any, after: Any, seat: int) -> bo
         return False
     mark = engine.clock_mark(before)
     return seat not in engine.to_act(after) or mark is None or engine.clock_mark(after) != mark
+
+
+def _toggled_apart(
+    engine: Engine[Any, Any], since: Sequence[Move], seat: int, verb: str, arg: str
+) -> bool:
+    """Whether a toggle of ``seat``'s (:attr:`Engine.toggles`) drawn before ``since`` still
+    means what it meant: every move since was that seat's own toggle of something else."""
+    return verb in engine.toggles and all(
+        move.seat == seat
+        and move.verb == verb
+        and move.arg != arg
+        and move.source is MoveSource.PLAYER
+        for move in since
+    )
 
 
 def _since_shown(move: Move) -> str:

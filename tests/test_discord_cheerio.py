@@ -24,6 +24,7 @@ from tests.botharness import (
     private,
     select_of,
     server,
+    unpaced,
 )
 from tests.fakediscord import (
     COMPONENTS_V2,
@@ -369,6 +370,25 @@ async def test_a_timeout_s_notice_is_posted_though_the_board_s_edit_waits_at_shu
         assert len(said) == 1 and "Alice" in said[0]["content"], said
     finally:
         held.set()
+
+
+async def test_a_second_quick_tap_on_another_die_is_not_lost(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Alice taps two dice in a row, the second before the first one's edit reached her
+    screen: both come from the same board, and both are kept."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        first = fake_discord.find_button(board, lambda c: (c.custom_id or "").endswith(":hold:0"))
+        second = fake_discord.find_button(board, lambda c: (c.custom_id or "").endswith(":hold:1"))
+        taps = [await fake_discord.click(ALICE, board, first)]
+        taps.append(await fake_discord.forge(ALICE, board, second.custom_id or ""))
+        for tap in taps:
+            assert (await answered(tap)).type in (6, 7), tap.describe()
+        assert (await game_of(bot)).state.held[:2] == (True, True), taps[1].content
+        no_errors(fake_discord)
 
 
 async def test_commands_are_synced_only_when_they_change(

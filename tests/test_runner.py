@@ -41,16 +41,42 @@ async def test_stale_button_and_strangers_are_refused_without_change(database: T
     o = await orchard(database)
     live = await started(o, "cheerio", [1, 2])
     await o.runner.act(live.id, 1, "hold", "0", version=0)
-    with pytest.raises(Stale):
-        await o.runner.act(live.id, 1, "hold", "1", version=0)
+    with pytest.raises(Stale, match="already played"):  # a double click
+        await o.runner.act(live.id, 1, "hold", "0", version=0)
+    await o.runner.act(live.id, 1, "roll", version=1)
+    with pytest.raises(Stale, match="already played"):  # a board from before the roll
+        await o.runner.act(live.id, 1, "hold", "1", version=1)
     with pytest.raises(Refusal, match="not playing"):
-        await o.runner.act(live.id, 3, "roll", version=1)
+        await o.runner.act(live.id, 3, "roll", version=2)
     with pytest.raises(Refusal, match="not your turn"):
-        await o.runner.act(live.id, 2, "roll", version=1)
+        await o.runner.act(live.id, 2, "roll", version=2)
     with pytest.raises(Refusal, match="no longer exists"):
-        await o.runner.act(999, 1, "roll", version=1)
+        await o.runner.act(999, 1, "roll", version=2)
     after = await o.runner.load(live.id)
-    assert after.row.version == 1 and after.state.held == (True, False, False, False, False)
+    assert after.row.version == 2 and after.state.held == (True, False, False, False, False)
+    await o.close()
+
+
+@pytest.mark.parametrize(("kind", "verb"), [("cheerio", "hold"), ("applejack", "pick")])
+async def test_quick_taps_on_several_dice_from_one_board_all_count(
+    database: Target, kind: str, verb: str
+) -> None:
+    """A player taps three dice in a row, each tap sent before the last one's board reached
+    their screen: every tap is drawn at the same version. Each toggles a die the others left
+    as it was on that board, so each means what it meant, and stands. A second tap of the
+    same die would undo the first, so that one is a double click."""
+    o = await orchard(database)
+    live = await started(o, kind, [1, 2])
+    seat = min(ENGINES[kind].to_act(live.state))
+    user = live.row.players[seat].user_id
+    drawn = live.row.version
+    for die in ("0", "2", "4"):
+        live = await o.runner.act(live.id, user, verb, die, version=drawn)
+    with pytest.raises(Stale, match="already played"):
+        await o.runner.act(live.id, user, verb, "2", version=drawn)
+    chosen = live.state.held if kind == "cheerio" else live.state.picked[seat]
+    assert [bool(x) for x in chosen] == [True, False, True, False, True]
+    assert await o.runner.replay(live.id) == live.state
     await o.close()
 
 

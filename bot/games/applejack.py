@@ -203,6 +203,7 @@ class ApplejackEngine(Written[ApplejackAction]):
     kind = "applejack"
     min_players = 2
     max_players = 6
+    toggles = frozenset({"pick"})
 
     def new(self, seed: int, players: int, options: Options) -> ApplejackState:
         """A game; the Daily Orchard's (``options["daily"]``) is one player's single round."""

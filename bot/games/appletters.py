@@ -739,6 +739,7 @@ class AppLettersEngine(Written[AppLettersAction]):
     verbs = VERBS
     min_players = 2
     max_players = 6
+    toggles = frozenset[str]()
 
     def __init__(self, variant: Variant) -> None:
         self.kind: str = variant

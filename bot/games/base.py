@@ -137,6 +137,10 @@ class Engine(Protocol[S, A]):
     kind: str
     min_players: int
     max_players: int
+    # Verbs that flip one thing of the seat's own, named by their arg, and decide nothing (a
+    # die held or picked): a click of one, drawn before the seat's own flips of other things,
+    # still means what it meant (quick taps on several dice from one board).
+    toggles: frozenset[str]
 
     def new(self, seed: int, players: int, options: Options) -> S: ...
 

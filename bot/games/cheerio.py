@@ -173,6 +173,7 @@ class CheerioEngine(Written[CheerioAction]):
     kind = "cheerio"
     min_players = 1
     max_players = 6
+    toggles = frozenset({"hold"})
 
     def new(self, seed: int, players: int, options: Options) -> CheerioState:
         blank: Card = (None,) * len(CATEGORIES)

@@ -363,6 +363,7 @@ class HotscoreEngine(Written[HotscoreAction]):
     kind = "hotscore"
     min_players = 2
     max_players = 2
+    toggles = frozenset[str]()
 
     def new(self, seed: int, players: int, options: Options) -> HotscoreState:
         if players != 2:
