@@ -66,7 +66,6 @@ class Scheduler:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._next: float | None = None  # when the loop wakes by itself (None: not known)
-        self._busy = False  # the last pass left a due game another process held
         self._failed = False  # the pass failed, or left a due game it could not put off either
         self._to_show: asyncio.Queue[Snapshot] = asyncio.Queue()
         self._workers: list[asyncio.Task[None]] = []
@@ -172,7 +171,6 @@ class Scheduler:
         if first is not Claim.NOTHING:
             fired += first is Claim.FIRED
             await asyncio.gather(*(claiming() for _ in range(CLAIMING_AT_ONCE)))
-        self._busy = bool(skip)
         return fired
 
     async def _claim(self, skip: set[int]) -> Claim:
@@ -259,4 +257,7 @@ class Scheduler:
         nearest = await self.runner.store.next_due(self.due)
         self._next = None if nearest is None else nearest + self.lag()
         delay = longest if self._next is None else self._next - self.runner.clock()
-        return min(max(delay, BUSY_RETRY if self._busy else 0.0), longest)
+        # On a shared store the soonest due game may be one another process holds (a claim
+        # skips it, seen or not): look again soon, not at once, pass after pass.
+        soonest = BUSY_RETRY if self.runner.store.shared else 0.0
+        return min(max(delay, soonest), longest)

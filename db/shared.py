@@ -35,6 +35,10 @@ from db.connection import Transaction
 log = logging.getLogger(__name__)
 
 LEADER = 1  # second integer of the leader's key
+# A leader's session silent this long is ended by the server (PostgreSQL 14+), its lock with
+# it: a leader frozen or cut off without its connection reset would otherwise hold the lock
+# for hours. A live leader checks it still leads every bot.leader.RETRY s (10), well within.
+LEADER_SILENCE = 30.0
 IDENTIFY = 16  # IDENTIFY bucket n's second integer is IDENTIFY + n
 IDENTIFY_EVERY = 5.5  # Discord's 5 s per bucket, and a margin: the turn is taken before sending
 OPEN = "status IN ('lobby', 'active')"
@@ -93,7 +97,17 @@ class SharedLocks:
             await pool.release(conn)
             return False
         self._leading = conn
+        await self._limit_silence(conn, LEADER_SILENCE)
         return True
+
+    @staticmethod
+    async def _limit_silence(conn: Any, seconds: float) -> None:
+        """Set how long the leader's session may stay silent (0: for ever, as the pool's other
+        connections); a server older than PostgreSQL 14 has no such limit."""
+        try:  # a SET takes no parameters: the value is a number formatted here
+            await conn.execute(f"SET idle_session_timeout = {round(seconds * 1000)}")
+        except Exception as err:  # asyncpg's UndefinedObjectError, before PostgreSQL 14
+            log.info("the leader's session has no silence limit here: %s", err)
 
     async def still_leading(self, pool: Any) -> bool:
         """The leader's connection is alive (else the lock is gone: let it go here too)."""
@@ -116,6 +130,7 @@ class SharedLocks:
             return
         try:
             await conn.execute("SELECT pg_advisory_unlock($1, $2)", self.namespace, LEADER)
+            await self._limit_silence(conn, 0)  # back in the pool, it may idle again
         except Exception:
             log.warning("the leader's session was gone already", exc_info=True)
             with contextlib.suppress(Exception):

@@ -18,8 +18,9 @@ from bot.model import Due, GameRow
 from bot.opponents import Opponents
 from bot.ratings import rate
 from bot.runner import Display, Runner, Snapshot
+from bot.scheduler import BUSY_RETRY
 from bot.settings import SHARED_KEPT_SECONDS
-from db import results
+from db import results, shared
 from db.postgres import POOL_SIZE
 from db.shared import IDENTIFY_EVERY, LEADER
 from tests.databases import fresh_schema
@@ -218,6 +219,58 @@ async def test_a_leader_whose_session_ended_knows_it_no_longer_leads(url: str) -
         await asyncio.sleep(0.05)
     assert await b.store.try_lead(), "the lock went with the session"
     assert not await a.store.still_leading()
+    await a.close()
+    await b.close()
+
+
+async def test_a_silent_leader_is_replaced_and_a_live_one_is_not(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A leader frozen (SIGSTOP, a stall) or cut off without its connection being reset sends
+    nothing more, and the server would keep its session, and the lock, for hours: the purge
+    of departed servers and /forget-me's redraws would stop. Its session ends once silent for
+    LEADER_SILENCE, and another process takes over; a live leader's checks keep it."""
+    monkeypatch.setattr(shared, "LEADER_SILENCE", 1.5)
+    clock = Clock()
+    a, b = await two(url, clock)
+    assert await a.store.try_lead()
+    for _ in range(6):  # checking every 0.5 s, as the leader does every RETRY
+        await asyncio.sleep(0.5)
+        assert await a.store.still_leading()
+        assert not await b.store.try_lead(), "a live leader lost its lock"
+    for _ in range(100):  # now silent
+        if await b.store.try_lead():
+            break
+        await asyncio.sleep(0.1)
+    assert await b.store.try_lead(), "a silent leader kept its lock"
+    assert not await a.store.still_leading()
+    await a.close()
+    await b.close()
+
+
+async def test_a_due_game_another_process_holds_does_not_spin_the_loop(url: str) -> None:
+    """Process A holds a due game's claim (deciding Orchard's move; or frozen, for up to the
+    minute a transaction may idle). B's claim skips the row, so finds nothing, yet the game
+    is still the soonest due: B's loop must wait between passes, not run them back to back."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    live = await started(a, "cheerio", [1])
+    clock.now += 301
+    passes = 0
+    next_due = b.store.next_due
+
+    async def counted(due: Due) -> float | None:
+        nonlocal passes
+        passes += 1
+        return await next_due(due)
+
+    b.store.next_due = counted  # type: ignore[method-assign]
+    async with a.store.claim(Due.DEADLINE, clock.now, set()) as held:
+        assert held is not None and held.game_id == live.id
+        b.scheduler.start()
+        await asyncio.sleep(1.0)
+        await b.scheduler.stop()
+    assert passes <= 1.0 / BUSY_RETRY + 1, f"{passes} passes in a second"
     await a.close()
     await b.close()
 
