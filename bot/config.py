@@ -22,7 +22,7 @@ SETTINGS = (
         "ORCHARD_DB",
         f"the SQLite database file (default {DEFAULT_DB}; in Docker /data/orchard.db), or a "
         "PostgreSQL server's postgresql://user:password@host:port/database URL (needs the "
-        "postgres extra: pip install 'orchard[postgres]')",
+        "postgres extra: pip install -e '.[postgres]' in Orchard's folder)",
     ),
     ("LOG_LEVEL", f"{', '.join(LEVELS)} (default INFO); libraries never log below INFO"),
     (
@@ -44,7 +44,8 @@ SETTINGS = (
         "ORCHARD_CACHE",
         "a folder for Orchard's dice tables, used only when the tables shipped with it do not "
         "fit the rules in force (a few seconds to build, then kept); default a cache folder "
-        "beside the SQLite file, or with PostgreSQL $XDG_CACHE_HOME/orchard (~/.cache/orchard)",
+        "beside the SQLite file ORCHARD_DB names, else $XDG_CACHE_HOME/orchard "
+        "(~/.cache/orchard)",
     ),
 )
 
@@ -68,7 +69,7 @@ QUOTED_TOKEN = (
 
 NO_ASYNCPG = (
     "ORCHARD_DB is a PostgreSQL URL, which needs the postgres extra: "
-    "pip install 'orchard[postgres]' (asyncpg)."
+    "pip install -e '.[postgres]' in Orchard's folder (asyncpg)."
 )
 
 
