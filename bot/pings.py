@@ -53,6 +53,7 @@ from bot.wording import link, literal
 log = logging.getLogger(__name__)
 
 BACKLOG_WORKERS = 4  # ping the backlog's commits: more only queue on Discord's limit
+BOARD_WAIT = 5.0  # seconds a ping waits for its board to show its version, at most
 TIDIERS = 4  # turn messages deleted side by side: more only queue on Discord's limit
 MOST_UNTIDY = 20_000  # turn messages waiting to be deleted, at most: past it the oldest stay
 
@@ -275,6 +276,8 @@ class TurnPings:
         while True:
             async with self.runner.showing(game_id):
                 pass  # displays go in write order: those queued before this one are done
+            # One the scheduler's display workers draw has not begun yet (a timeout's).
+            await self.runner.until_drawn(pending.snapshot, BOARD_WAIT)
             newer = self._latest.pop(game_id, None)
             if newer is None:
                 return pending

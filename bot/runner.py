@@ -186,6 +186,7 @@ class Runner:
         self._writes: dict[int, int] = {}  # per game: how many writes this process committed
         self._messages: dict[int, int] = {}  # per game: the message id this process recorded
         self._drawn: dict[int, int] = {}  # per game: the last revision this process drew
+        self._drawing: dict[int, asyncio.Event] = {}  # per game: set at its next draw or write
         # Per game, as this process last committed it (a store only it writes): its row and
         # decoded state, where the next move starts (see :meth:`held`). States are immutable.
         self._committed: Recent[int, tuple[GameRow, Any]] = Recent(REMEMBERED_GAMES)
@@ -273,9 +274,33 @@ class Runner:
         of it."""
         for fresh in written:
             self._writes[fresh.id] = fresh.written
+            self._wake_drawing(fresh.id)  # an older version waited for is outdated now
         for fresh in written:
             for hook in self.on_commit:
                 hook(fresh)
+
+    async def until_drawn(self, snapshot: Snapshot, most: float) -> None:
+        """Wait, ``most`` s at most, until this process has drawn ``snapshot``'s revision of
+        the game or a later one, or never will (it is outdated): a turn ping then links to a
+        board that shows the turn, even when the scheduler's display workers draw it later.
+        At once for a version drawn already (a click's, a move of Orchard's)."""
+        deadline = asyncio.get_running_loop().time() + most
+        while self._drawn.get(snapshot.id, -1) < snapshot.row.revision:
+            if self.outdated(snapshot):
+                return
+            event = self._drawing.setdefault(snapshot.id, asyncio.Event())
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await event.wait()
+            except TimeoutError:
+                if self._drawing.get(snapshot.id) is event:
+                    del self._drawing[snapshot.id]
+                return
+
+    def _wake_drawing(self, game_id: int) -> None:
+        event = self._drawing.pop(game_id, None)
+        if event is not None:
+            event.set()
 
     async def fire_claimed(
         self, due: Due, upto: float, act: Act, skip: set[int]
@@ -653,6 +678,7 @@ class Runner:
         if draw is self.board and self.outdated(edit):
             return False  # the board skipped it: not drawn
         self._drawn[snapshot.id] = snapshot.row.revision
+        self._wake_drawing(snapshot.id)
         return True
 
     async def _against_store(self, snapshot: Snapshot) -> Snapshot:

@@ -567,6 +567,32 @@ async def test_a_turn_the_clock_ends_pings_the_next_player_and_no_one_else(
     no_errors(fake_discord)
 
 
+async def test_a_turn_the_clock_ends_is_pinged_once_its_board_shows_it(
+    fake_discord: FakeDiscord, bot: OrchardBot
+) -> None:
+    """The clock ends Alice's turn: the scheduler's display workers draw the board, apart
+    from the commit. Bob's ping waits for that board, as a click's does: pinged while it
+    still showed Alice's turn, his press on it would be refused as changed."""
+    fake = fake_discord
+    board = await new_game(fake, "cheerio", ALICE, [BOB])
+    await fake.wait_for(lambda: pinged(fake) == [ALICE], what="Alice's ping")
+    live = await the_game(bot)
+    editing = fake.hold("PATCH", rf"^/channels/{CHANNEL}/messages/{board}$")
+    try:
+        await bot.orchard.runner.postpone(live.id, 0.0)  # Alice's deadline has passed
+        bot.orchard.scheduler.wake()
+        await fake.wait_for(
+            lambda: any(not r.status for r in fake.requests_matching("PATCH", f"/{board}")),
+            what="the board's edit on its way",
+        )
+        await asyncio.sleep(0.5)
+        assert pinged(fake) == [ALICE], "Bob was pinged while his board showed Alice's turn"
+    finally:
+        editing.set()
+    await fake.wait_for(lambda: pinged(fake) == [ALICE, BOB], what="Bob's ping")
+    no_errors(fake)
+
+
 async def test_a_move_that_changes_no_turn_never_overtakes_one_still_being_told(
     fake_discord: FakeDiscord, bot: OrchardBot
 ) -> None:
