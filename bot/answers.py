@@ -37,6 +37,7 @@ FORGOTTEN = frozenset({10062, 10015, 50027})
 3 s), unknown webhook (never acknowledged) and invalid webhook token (past 15 minutes)."""
 
 ALREADY_ACKNOWLEDGED = 40060
+MIN_FIRST_TRY = 0.3  # seconds a click's answer has at least, even one that came in late
 _WATCHED = frozenset(
     {
         discord.InteractionType.application_command,
@@ -208,11 +209,35 @@ async def update(interaction: discord.Interaction[Any], **kwargs: Any) -> bool:
 
 
 async def _edit(interaction: discord.Interaction[Any], kwargs: dict[str, Any]) -> bool:
-    if interaction.response.is_done():
-        await interaction.edit_original_response(**kwargs)
-    else:
-        await _edit_in_callback(interaction, kwargs)
+    """The edit as the click's answer. One Discord fails with a 5xx (discord.py retries some
+    after 1 s, then 3 s, holding the answer's lock the watchdog waits on) is given up by
+    :data:`ACK_AFTER` after the click: the click is acknowledged in time instead, and its
+    message edited through the interaction's webhook."""
+    if not interaction.response.is_done():
+        try:
+            async with asyncio.timeout(max(_left_before(interaction), MIN_FIRST_TRY)):
+                await _edit_in_callback(interaction, kwargs)
+            return True
+        except (TimeoutError, discord.DiscordServerError) as err:
+            log.info("answering %s failed (%r); acknowledged instead", describe(interaction), err)
+            await _acknowledged(interaction)
+    await interaction.edit_original_response(**kwargs)
     return True
+
+
+def _left_before(interaction: discord.Interaction[Any]) -> float:
+    """Seconds until :data:`ACK_AFTER` after the interaction's creation."""
+    return ACK_AFTER - (discord.utils.utcnow() - interaction.created_at).total_seconds()
+
+
+async def _acknowledged(interaction: discord.Interaction[Any]) -> None:
+    """Defer the click's update; one an answer given up on reached Discord after all
+    (40060) is acknowledged as well."""
+    try:
+        await interaction.response.defer()
+    except discord.HTTPException as err:
+        if err.code != ALREADY_ACKNOWLEDGED:
+            raise
 
 
 async def _edit_in_callback(interaction: discord.Interaction[Any], kwargs: dict[str, Any]) -> None:
