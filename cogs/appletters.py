@@ -63,7 +63,10 @@ VARIANT_CHOICES = [app_commands.Choice(name=v.title, value=v.option) for v in AP
 TURNOVER_KINDS = tuple(kind for kind in KINDS.values() if VARIANTS[kind].turnovers)
 """The kinds /appletters turnover can play in."""
 MODAL = re.compile(r"orcm:(?P<game>[0-9]{1,18}):(?P<version>[0-9]{1,9}):(?P<verb>play|turnover):")
-END_WORDS = {"start": "start", "s": "start", "first": "start", "end": "end", "e": "end"}
+END_WORDS = {
+    **dict.fromkeys(("start", "s", "first"), "start"),
+    **dict.fromkeys(("end", "e", "last"), "end"),
+}
 
 RULES = """\
 **Appletters** (2 to 6 players): together you grow one long, thin snake of words. Use up \
@@ -501,8 +504,10 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             line = f"{arrow}**{name}**: {plural(view.tile_counts[seat], 'tile')}"
             if view.scores is not None:
                 line += f" · {plural(view.scores[seat], 'point')}"
-            if view.skips[seat]:
+            if view.skips[seat] == 1:
                 line += " · misses a turn"
+            elif view.skips[seat]:
+                line += f" · misses {view.skips[seat]} turns"
             lines.append(line)
         core = f"Core: {plural(view.core_count, 'tile')}"
         if view.kind == "appleturnover":

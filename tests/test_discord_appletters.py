@@ -1035,6 +1035,25 @@ async def test_hands_a_crash_kept_from_their_players_are_sent_at_the_restart(
     assert [len(fake.dms(user)) for user in USERS.values()] == [1, 1]
 
 
+async def test_a_player_owing_two_turns_is_shown_so(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Two failed challenges each cost a turn: the board says how many are owed, and the
+    end box of the word form reads "last" as it reads "first"."""
+    from cogs.appletters import parse_end
+
+    server(fake_discord)
+    async with appletters_bot(fake_discord, database) as bot:
+        await new_game(fake_discord, "appletters", ALICE, [BOB])
+        live = await game_of(bot)
+        for owed, said in ((1, "misses a turn"), (2, "misses 2 turns")):
+            owing = replace(live, state=replace(live.state, skips=(0, owed)))
+            board = bot.uis["appletters"].render(owing).board
+            text = text_of({"components": board.to_components()})
+            assert said in text, text
+    assert (parse_end("first"), parse_end("last")) == ("start", "end")
+
+
 THREE = {0: ALICE, 1: BOB, 2: CAROL}
 CHANGED = (
     "Another player has changed the game since this was shown, so nothing was played: "
