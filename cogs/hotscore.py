@@ -11,6 +11,7 @@ from bot.boards import Rendered, names, status
 from bot.components import Control, GameButton
 from bot.games.hotscore import (
     CHALLENGE_STAKE,
+    GOAL,
     SIGNS,
     HotscoreState,
     Throw,
@@ -21,6 +22,7 @@ from bot.games.hotscore import (
     describe,
     judge,
     log_lines,
+    move_towards_100,
     points_for,
     stakes,
     throw_to_beat,
@@ -129,15 +131,18 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
         gid, ver = snapshot.id, snapshot.row.version
         primary = discord.ButtonStyle.primary
         throw, beat = current_throw(state), throw_to_beat(state)
+        score = state.scores[state.turn]
         if state.phase == "choose" and throw is not None:
-            stick = f"Stick on {value(throw)} · {effect(throw, beat)}"
+            stick = f"Stick on {value(throw)} · {effect(throw, beat, score)}"
             return [
                 GameButton(gid, ver, "stick", label=stick, style=primary),
                 GameButton(gid, ver, "bonus", label="Throw the Bonus Die: add or subtract it"),
             ]
         if state.phase == "sign" and throw is not None:
             return [
-                GameButton(gid, ver, "sign", sign, label=choice(throw, sign, beat), style=primary)
+                GameButton(
+                    gid, ver, "sign", sign, label=choice(throw, sign, beat, score), style=primary
+                )
                 for sign in SIGNS
             ]
         label = {
@@ -160,25 +165,32 @@ def challenge_rule(state: HotscoreState, starter: str) -> str:
     )
 
 
-def choice(throw: Throw, sign: str, beat: Throw | None) -> str:
+def choice(throw: Throw, sign: str, beat: Throw | None, score: int) -> str:
     """A Bonus Die sign as a button: ``+4 → 6 · NEAR · 5 pts``."""
     signed = replace(throw, bonus_sign=SIGNS[sign])
     shown = "+" if sign == "+" else "−"
-    return f"{shown}{throw.dice[2]} → {value(signed)} · {effect(signed, beat)}"
+    return f"{shown}{throw.dice[2]} → {value(signed)} · {effect(signed, beat, score)}"
 
 
-def effect(throw: Throw, beat: Throw | None) -> str:
-    """What a finished throw brings: the starter's is worth its bracket's points if it wins;
-    the answer's settles the round against the throw to beat, so it says how."""
+def effect(throw: Throw, beat: Throw | None, score: int) -> str:
+    """What a finished throw brings to a player on ``score``: the starter's is worth its
+    bracket's points if it wins; the answer's settles the round against the throw to beat,
+    so it says how. Points that would pass 100 say where they bounce back to."""
     kind = bracket(throw)
     if beat is None:
-        return f"{kind} · {points_for(throw)} pts"
+        return f"{kind} · {gain(points_for(throw), score)}"
     verdict = judge(beat, throw)
     if verdict.winner == 1:
-        return f"{kind} · you win {verdict.points} pts"
+        return f"{kind} · you win {gain(verdict.points, score)}"
     if verdict.winner == 0:
         return f"{kind} · you lose the round"
     return f"{kind} · {challenge_name(verdict.challenge)} (±{CHALLENGE_STAKE * verdict.challenge})"
+
+
+def gain(points: int, score: int) -> str:
+    """``15 pts``; ``15 pts → 90`` where they pass 100 and bounce back; ``→ 100`` wins."""
+    after = move_towards_100(score, points)
+    return f"{points} pts" if after == score + points < GOAL else f"{points} pts → {after}"
 
 
 async def setup(bot: OrchardBot) -> None:

@@ -227,6 +227,16 @@ async def test_every_board_is_v2_names_the_turn_and_labels_every_button(
         no_errors(fake_discord)
 
 
+def test_hot_score_points_that_would_pass_100_say_where_they_bounce() -> None:
+    """On 95, a 15-point win leaves 90 (the rules' bounce) and a 5-point one wins: the
+    buttons say so, so nobody sticks on a win that costs them the game."""
+    from cogs.hotscore import gain
+
+    assert gain(15, 50) == "15 pts"
+    assert gain(15, 95) == "15 pts → 90"
+    assert gain(5, 95) == "5 pts → 100"
+
+
 async def test_hot_score_choices_show_bracket_and_points_and_results_say_why(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
