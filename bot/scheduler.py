@@ -41,6 +41,7 @@ BATCH = 50  # due games written in one transaction: a click committed beside the
 BATCHES_AT_ONCE = 2  # one being written while the next is read and planned
 CLAIMING_AT_ONCE = 16  # shared stores: claims fired side by side, each its own transaction
 SHOWING_AT_ONCE = 8  # display workers: more only queue on Discord's limit (bot.pacing)
+SHOWING_AT_STOP = 2.0  # seconds a stop waits for the boards being shown (of SIGTERM's 10)
 
 
 def no_lag() -> float:
@@ -78,11 +79,18 @@ class Scheduler:
             self.runner.stoppers.append(self.stop)
 
     async def stop(self) -> None:
-        """Stop firing; boards not yet shown stay as they were (their next click redraws)."""
-        tasks = [t for t in (self._task, *self._workers) if t is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        """Stop firing, and give the boards being shown :data:`SHOWING_AT_STOP` s to finish
+        (a ping waits for its board); any not shown by then stay as they were (their next
+        click redraws them)."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(SHOWING_AT_STOP):
+                await self._to_show.join()
+        for worker in self._workers:
+            worker.cancel()
+        await asyncio.gather(*self._workers, return_exceptions=True)
         self._task, self._workers = None, []
         if self.stop in self.runner.stoppers:
             self.runner.stoppers.remove(self.stop)

@@ -391,6 +391,24 @@ async def test_a_second_quick_tap_on_another_die_is_not_lost(
         no_errors(fake_discord)
 
 
+async def test_a_board_the_clock_moved_is_drawn_before_a_stop_if_it_can_be(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """The bot is stopped while the board of a turn the clock ended waits a moment on
+    Discord (a 429 of 1 s): the stop gives it time to be drawn, rather than leave Alice's
+    turn up until someone clicks after the restart."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        edit = rf"/channels/{CHANNEL}/messages/{board}$"
+        fake_discord.fail("PATCH", edit, 429, times=1, retry_after=1.0)
+        bot.orchard.runner.clock = lambda: time.time() + 301
+        bot.orchard.scheduler.wake()
+        await fake_discord.wait_for(lambda: fake_discord.pending_faults == 0, what="the 429")
+        await bot.close()
+    assert "Alice scored" in text_of(fake_discord.message(board))
+
+
 async def test_commands_are_synced_only_when_they_change(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
