@@ -878,7 +878,7 @@ class Runner:
         daily_closes = closes(row.options)
         if deserted:
             status = GameStatus.ABANDONED
-        elif engine.is_over(state):
+        elif engine.is_over(state) or self._orchard_alone(row, state, moves):
             ranked = engine.results(state)
             status = GameStatus.FINISHED if any(r.won for r in ranked) else GameStatus.ABANDONED
             if status is GameStatus.FINISHED and daily_closes is None:
@@ -908,6 +908,16 @@ class Runner:
             revise=True,
         )
         return change
+
+    def _orchard_alone(self, row: GameRow, state: Any, moves: list[Move]) -> bool:
+        """Whether a seat just left and only Orchard's are still in: they would play on
+        against each other, seen by nobody, a move a second, as often as someone seats them
+        and leaves. The game ends as it stands instead, the leavers last."""
+        if not any(m.verb == FORFEIT_VERB for m in moves) or not any(p.is_bot for p in row.players):
+            return False
+        engine = self.engine(row.kind)
+        people = [p.seat for p in row.players if not p.is_bot]
+        return not any(engine.forfeit(state, seat) != state for seat in people)
 
     def _same_decision(self, snapshot: Snapshot, state: Any) -> bool:
         """Whether ``state`` awaits the decision the game's turn clock was already timing

@@ -172,6 +172,29 @@ async def test_after_downtime_the_clock_throws_for_a_person_but_not_for_orchard(
     await o.close()
 
 
+@pytest.mark.parametrize("kind", ["cheerio", "applejack"])
+async def test_a_game_everyone_left_but_orchard_ends_as_it_stands(
+    database: Target, kind: str
+) -> None:
+    """A person seats Orchard five times, starts, and gives up: Orchard would play its seats
+    against each other to the end, seen by nobody, a move a second for minutes (and again in
+    every channel). The game ends at once, as it stands, with the leaver last."""
+    o = await orchard(database)
+    Opponents(o.runner, delay=0)
+    live = await o.lobby.open(kind, GUILD, CHANNEL, player(1))
+    for n in range(5):
+        await o.lobby.add_seat(live.id, 1, Player(0, BOT_USER, f"Orchard {n}", is_bot=True))
+    live = await o.lobby.start(live.id, 1)
+    left = await o.runner.forfeit(live.id, 1)
+    await asyncio.sleep(0.3)
+    assert left.row.status == "finished"
+    person = left.row.seat_of(1)
+    ranked = o.runner.engine(kind).results(left.state)
+    assert person is not None and not ranked[person].won
+    assert (await o.runner.load(live.id)).row.version == left.row.version, "Orchard played on"
+    await o.close()
+
+
 async def test_a_failed_move_is_tried_again_and_none_starts_once_stopped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
