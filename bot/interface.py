@@ -22,7 +22,7 @@ from bot.boards import LOBBY_VERBS, Boards, GameUI
 from bot.components import CUSTOM_ARG, MAX_BUTTONS, DrawnRows, GameButton, data_of, shown_as
 from bot.daily import is_daily
 from bot.lobby import SeatShown
-from bot.model import NOBODY, GameStatus, Player
+from bot.model import FORFEIT_VERB, NOBODY, GameStatus, Player
 from bot.orchard import Orchard
 from bot.posting import check_playable
 from bot.reviews import REVIEW_VERB, answer_review
@@ -342,17 +342,23 @@ async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     own one game of a kind here are checked for them. The others are seated without being
     asked, so each only if they could have opened it too: one who already has another open
     game of this kind here (a lobby they sit in, or a game they have not left) is left out
-    rather than the rematch refused, and the presser is told. They may still press Join, as
-    anyone may join a lobby by their own choice (:meth:`Lobby.opened`). It plays the
-    rules and the server's settings of now, as a new game would.
+    rather than the rematch refused, and the presser is told. One who left the game (gave up,
+    timed out too often) is not seated by another's press: a rematch is no way to drag them
+    back, DMs and pings included, round after round. They may still press Join, as anyone
+    may join a lobby by their own choice (:meth:`Lobby.opened`). It plays the rules and the
+    server's settings of now, as a new game would.
     """
     row = snapshot.row
     if row.status not in (GameStatus.FINISHED, GameStatus.ABANDONED):
         raise Refusal("This game is still being played.")
     if row.seat_of(interaction.user.id) is None:
         raise Refusal("Only the players of this game can start a rematch.")
+    moves = await host(interaction).orchard.store.moves(row.id)
+    left = {m.seat for m in moves if m.verb == FORFEIT_VERB}
     others = tuple(
-        p for p in row.players if p.user_id not in (interaction.user.id, NOBODY) or p.is_bot
+        p
+        for p in row.players
+        if p.is_bot or (p.user_id not in (interaction.user.id, NOBODY) and p.seat not in left)
     )
     kept = {k: v for k, v in row.options.items() if k != "edition"}  # today's rules
     settings = await host(interaction).uis[row.kind].options_for(row.guild_id)  # today's too

@@ -203,6 +203,33 @@ async def test_hot_score_lobby_takes_exactly_two(
         assert full.ephemeral and "full" in full.content
 
 
+async def ended_by_a_moderator(bot: OrchardBot) -> None:
+    """The one open game here ends as /end ends it (nobody left it, nobody lost)."""
+    (game,) = await bot.orchard.store.open_games(GUILD)
+    await bot.orchard.runner.abandon(game.id)
+
+
+async def test_a_rematch_seats_no_one_who_left_the_game(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Bob gave up. Alice's Rematch opens a lobby without him: pressed round after round,
+    it would seat him each time, and DM and ping him, though he left. Bob's own press
+    seats them both."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, database) as bot:
+        board = await new_game(fake, "hotscore", ALICE, [BOB])
+        await (await fake.slash(BOB, GUILD, CHANNEL, "forfeit")).wait()
+        await press(fake, ALICE, board, "Rematch (same players)")
+        (rematch,) = await bot.orchard.store.open_games(GUILD)
+        assert [p.user_id for p in rematch.players] == [ALICE]
+        await bot.orchard.runner.abandon(rematch.id)
+        await press(fake, BOB, board, "Rematch (same players)")
+        (again,) = await bot.orchard.store.open_games(GUILD)
+        assert {p.user_id for p in again.players} == {ALICE, BOB}
+        no_errors(fake)
+
+
 async def test_two_players_pressing_rematch_together_get_one_lobby_message(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
@@ -261,7 +288,7 @@ async def test_two_players_pressing_rematch_at_once_end_in_one_lobby(
     async with orchard_bot(fake, database) as bot:
         await bot.orchard.settings.update(GUILD, open_games_per_channel=limit)
         board = await new_game(fake, "hotscore", ALICE, [BOB])
-        await (await fake.slash(BOB, GUILD, CHANNEL, "forfeit")).wait()
+        await ended_by_a_moderator(bot)  # both still in: a Rematch seats both
         load = bot.orchard.runner.load
 
         async def slow_load(game_id: int) -> Any:
@@ -286,16 +313,17 @@ async def test_two_players_pressing_rematch_at_once_end_in_one_lobby(
 async def test_a_rematch_leaves_out_a_player_with_another_game_of_its_kind_here(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
-    """Two Hot Score games allowed per channel. Alice beats Bob (he gives up), and Bob then
-    joins Carol's new lobby. Alice's Rematch opens a lobby without him: seating him would put
-    him in a second open game of this kind here, which only he may choose, by pressing Join
-    (as joining any lobby is). Alice is told privately who was left out, and why."""
+    """Two Hot Score games allowed per channel. A moderator ends Alice's game with Bob, and
+    Bob then joins Carol's new lobby. Alice's Rematch opens a lobby without him: seating him
+    would put him in a second open game of this kind here, which only he may choose, by
+    pressing Join (as joining any lobby is). Alice is told privately who was left out, and
+    why."""
     fake = fake_discord
     server(fake)
     async with orchard_bot(fake, database) as bot:
         await bot.orchard.settings.update(GUILD, open_games_per_channel=2)
         board = await new_game(fake, "hotscore", ALICE, [BOB])
-        await (await fake.slash(BOB, GUILD, CHANNEL, "forfeit")).wait()
+        await ended_by_a_moderator(bot)
         carols = await (await fake.slash(CAROL, GUILD, CHANNEL, "hotscore new")).wait()
         assert (await press(fake, BOB, carols.original_id, "Join")).type == 7
         again = await press(fake, ALICE, board, "Rematch (same players)")
