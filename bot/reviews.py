@@ -5,12 +5,16 @@ replays the move log from the seed and weighs the asker's own decisions, from wh
 could see, so no review shows another player's hidden tiles. The button is on the finished
 board; anyone may press it, and each gets their own review, privately (a spectator is told
 they did not play). Reviews take up to a second of CPU (Appletters' word searches), so they
-are computed in a thread; a slow one is deferred in time by :mod:`bot.answers`.
+are computed in a thread; a slow one is deferred in time by :mod:`bot.answers`. A finished
+game never changes, so each seat's review is computed once and kept (:data:`REVIEWS_KEPT` a
+store): pressed over and over, it would fill the threads that draw boards and decide
+Orchard's moves for every server.
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from typing import Any
 
 import discord
@@ -18,11 +22,16 @@ import discord
 from bot.answers import MESSAGE_LIMIT, send
 from bot.components import GameButton
 from bot.model import GameStatus
+from bot.recent import Recent
 from bot.runner import Refusal, Snapshot
 from bot.specs import SPEC_OF
 from db.store import Store
 
 REVIEW_VERB = "review"
+REVIEWS_KEPT = 256  # per store: the reviews of the games finished lately, by (game, seat)
+_kept: weakref.WeakKeyDictionary[Store, Recent[tuple[int, int], asyncio.Future[str]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 HELP = """\
 **Review** (the button on a finished game, only you see it): your decisions weighed against \
@@ -57,9 +66,25 @@ async def review_text(store: Store, snapshot: Snapshot, user_id: int) -> str:
     seat = row.seat_of(user_id)
     if seat is None:
         raise Refusal("Only the players of this game have a review of it.")
+    kept = _kept.setdefault(store, Recent(REVIEWS_KEPT))
+    key = (row.id, seat)
+    if key not in kept:  # the first press computes it; presses meanwhile wait for it
+        kept.keep(key, asyncio.ensure_future(_reviewed(store, snapshot, seat)))
+    review = kept.get(key)
+    try:
+        return await asyncio.shield(review)
+    except Exception:
+        kept.take(key)  # a review that failed is computed again at the next press
+        raise
+
+
+async def _reviewed(store: Store, snapshot: Snapshot, seat: int) -> str:
+    row = snapshot.row
+    review = SPEC_OF[row.kind].review
+    assert review is not None, "checked by review_text"
     moves = await store.moves(row.id)
     return await asyncio.to_thread(
-        spec.review, row.kind, row.seed, len(row.players), row.options, moves, seat
+        review, row.kind, row.seed, len(row.players), row.options, moves, seat
     )
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from string import ascii_lowercase
+from typing import Any
 
 import pytest
 
@@ -177,6 +179,38 @@ async def test_a_hotscore_review_leaves_out_the_moves_the_clock_made(database: T
     assert (
         text.splitlines()[1] == "Not reviewed: 1 move Orchard made for you when your time ran out."
     )
+    await o.close()
+
+
+async def test_a_review_pressed_over_and_over_is_computed_once(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished game never changes: its players' reviews are computed once each, however
+    often Review is pressed (at once, or later), so nobody can fill the threads every server's
+    boards and Orchard's moves are made in."""
+    from bot.specs import SPEC_OF
+
+    o = await orchard(database)
+    live = await started(o, "hotscore", [1, 2])
+    users = {0: 1, 1: 2}
+    while live.row.status == "active":
+        seat = min(hotscore.ENGINE.to_act(live.state))
+        action = hotscore_choose(live.state, seat, "easy", 0)
+        live = await o.runner.act(live.id, users[seat], *hotscore.ENGINE.format(action))
+    spec = SPEC_OF["hotscore"]
+    assert spec.review is not None
+    computed: list[int] = []
+    review = spec.review
+
+    def counted(*args: Any) -> str:
+        computed.append(args[-1])
+        return review(*args)
+
+    monkeypatch.setitem(SPEC_OF, "hotscore", replace(spec, review=counted))
+    first = await asyncio.gather(*(review_text(o.store, live, 1) for _ in range(8)))
+    assert len(set(first)) == 1 and await review_text(o.store, live, 1) == first[0]
+    await review_text(o.store, live, 2)
+    assert sorted(computed) == [0, 1]
     await o.close()
 
 
