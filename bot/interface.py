@@ -9,6 +9,7 @@ too late) still has its game shown, through the channel.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -235,7 +236,9 @@ async def _lobby_action(
 
 
 async def _repost(interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:
-    """Post a game's board again (its message was deleted or lost) and point there."""
+    """Post a game's board again (its message was deleted, lost or scrolled far up) and point
+    there; the board before it goes, so pressing it over and over leaves one board, not a
+    channel of copies."""
     if snapshot.row.seat_of(interaction.user.id) is None:
         raise Refusal("Only this game's players can post it again.")
     if not snapshot.row.status.is_open:
@@ -244,7 +247,13 @@ async def _repost(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     if snapshot.row.status is GameStatus.ACTIVE and not runner.plays(snapshot, interaction.user.id):
         raise Refusal("You have left this game.")
     async with runner.showing(snapshot.id):  # between two displays
-        message = await host(interaction).boards.post(await runner.load(snapshot.id))
+        current = await runner.load(snapshot.id)
+        message = await host(interaction).boards.post(current)
+    before = current.row.message_id
+    if before is not None and before != message.id:
+        channel = interaction.client.get_partial_messageable(current.row.channel_id)
+        with contextlib.suppress(discord.HTTPException):  # deleted already, say
+            await channel.get_partial_message(before).delete()
     await send(interaction, f"Posted again: {link('go to the game', message.jump_url)}")
 
 

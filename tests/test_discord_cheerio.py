@@ -232,6 +232,26 @@ async def test_games_lists_and_reposts_a_lost_board(
         assert fresh != board and "Cheerio" in text_of(fake_discord.message(fresh))
 
 
+async def test_show_again_pressed_over_and_over_leaves_one_board(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """ "Show #N again" posts the board anew at the channel's foot: the copy before it goes,
+    so six presses leave one board, not seven copies in the channel."""
+    unpaced(fake_discord)
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        listed = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "games"))
+        live = await game_of(bot)
+        for _ in range(6):
+            shown = int(listed.original["id"])
+            await press(fake_discord, BOB, shown, f"Show #{live.id} again")
+        boards = [m for m in fake_discord.channel_messages(CHANNEL) if "### Cheerio" in text_of(m)]
+        assert [int(m["id"]) for m in boards] == [(await game_of(bot)).row.message_id]
+        assert board not in {int(m["id"]) for m in boards}
+        no_errors(fake_discord)
+
+
 async def test_games_on_a_busy_server_lists_what_fits_and_counts_the_rest(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
