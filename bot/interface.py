@@ -198,6 +198,8 @@ async def _not_a_move(
     if verb in ("rematch", "repost") and is_daily(snapshot.row.options):
         raise Refusal("A daily game is played privately, once a day: use /daily.")
     if verb in LOBBY_VERBS:
+        if interaction.channel_id != snapshot.row.channel_id:  # a forged press, from elsewhere
+            raise Refusal("Use the buttons on the lobby's own message.")
         await _lobby_action(interaction, game_id, verb, arg)
     elif verb == "rematch":
         await rematch(interaction, snapshot)

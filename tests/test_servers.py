@@ -2060,6 +2060,27 @@ async def test_a_server_that_removes_orchard_has_its_games_ended_with_no_result(
         no_errors(fake_discord)
 
 
+async def test_nobody_joins_a_lobby_from_outside_its_channel(
+    fake_discord: FakeDiscord, tmp_path: Any
+) -> None:
+    """Carol cannot see the channel of Alice's lobby. A Join press forged from a message she
+    can see (game ids are easy to guess) would seat her: its DMs, its links, its moves. A
+    lobby's buttons count only from its own channel, where its message is."""
+    hidden = CHANNEL + 1
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, hidden], [ALICE, BOB, CAROL])
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        await answered(await fake_discord.slash(ALICE, GUILD, hidden, "cheerio new"))
+        (lobby,) = await bot.orchard.store.open_games(GUILD)
+        mine = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "hotscore new"))
+        assert mine.original is not None
+        forged = f"orc:{lobby.id}:0:lobby_join:"
+        refused = await answered(await fake_discord.forge(CAROL, int(mine.original["id"]), forged))
+        assert refused.ephemeral, refused.describe()
+        assert (await bot.orchard.runner.load(lobby.id)).row.seat_of(CAROL) is None
+        no_errors(fake_discord)
+
+
 async def forget_me(fake_discord: FakeDiscord, user_id: int) -> str:
     """``user_id``'s /forget-me in the server, confirmed: the answer's text."""
     asked = await answered(await fake_discord.slash(user_id, GUILD, CHANNEL, "forget-me"))
