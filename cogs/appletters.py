@@ -82,8 +82,9 @@ the same backwards (TOOT) or spells another word (DOG/GOD), +5 for going out. Mo
 **Apple Turnover**: hands of 21 (15 with five or six players). **Turn over** someone else's \
 end word with a longer one (their tiles go back to them). Once a game, swap one tile for the \
 core's next on the **Bad Apple** pile: that is your turn. Words \
-are not checked: **Challenge** the last word before the next move; wrong challengers miss \
-a turn, and a word not in the list goes back to its player, who misses a turn."""
+are not checked (unless this server's /settings check them on entry): **Challenge** the last \
+word before the next move; wrong challengers miss a turn, and a word not in the list goes \
+back to its player, who misses a turn."""
 
 
 def modal_values(components: list[Any]) -> dict[str, str]:
