@@ -176,8 +176,13 @@ async def _send(
 ) -> int:
     if not interaction.response.is_done():
         try:
-            sent = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+            async with asyncio.timeout(max(_left_before(interaction), MIN_FIRST_TRY)):
+                sent = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
             return sent.message_id or (await interaction.original_response()).id
+        except (TimeoutError, discord.DiscordServerError) as err:  # as in _edit
+            log.info("answering %s failed (%r); deferred instead", describe(interaction), err)
+            if not await _thinking(interaction, answer, ephemeral):
+                return (await interaction.original_response()).id  # it got there after all
         except discord.HTTPException as err:
             if err.code != ALREADY_ACKNOWLEDGED:  # acknowledged elsewhere: follow up instead
                 raise
@@ -186,6 +191,19 @@ async def _send(
     answer.placeholder = False  # a follow-up now replaces it, or is a message of its own
     message = await interaction.followup.send(ephemeral=ephemeral, wait=True, **kwargs)
     return message.id
+
+
+async def _thinking(interaction: discord.Interaction[Any], answer: Answer, ephemeral: bool) -> bool:
+    """Defer a reply given up on, as private as it: its follow-up replaces the placeholder.
+    False if the reply given up on reached Discord after all (40060): nothing to follow."""
+    try:
+        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+    except discord.HTTPException as err:
+        if err.code != ALREADY_ACKNOWLEDGED:
+            raise
+        return False
+    answer.placeholder, answer.ephemeral = True, ephemeral
+    return True
 
 
 async def _resolve_placeholder(interaction: discord.Interaction[Any], ephemeral: bool) -> None:

@@ -382,6 +382,21 @@ async def test_a_click_whose_answer_discord_fails_twice_is_still_acknowledged_in
     await game.check()
 
 
+async def test_a_refusal_whose_answer_discord_fails_twice_still_reaches_its_player(
+    game: Game,
+) -> None:
+    """Bob, who does not play, presses Roll: his refusal's answer fails twice with a 500
+    (discord.py's second try comes 4 s on, too late). It is deferred in time instead, and
+    the refusal follows, privately."""
+    game.fake.fail("POST", CALLBACK, 500, times=2)
+    roll = game.fake.find_button(game.board, lambda c: ":roll:" in (c.custom_id or ""))
+    record = await game.fake.click(BOB, game.board, roll)
+    (said,) = await record.wait_followups(1, timeout=8.0)
+    assert record.type == 5 and record.ephemeral, record.describe()
+    assert "not playing" in said["content"], said
+    await game.check()
+
+
 async def test_403_on_message_edits_loses_nothing(versus: Game) -> None:
     """Orchard's moves cannot be shown; its stale board says so, and /games posts it again."""
     fake = versus.fake
