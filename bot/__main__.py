@@ -8,7 +8,7 @@ import logging
 import signal
 import sys
 import textwrap
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,7 +87,9 @@ def help_text() -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, held: Sequence[int] = ()) -> int:
+    """The ``orchard`` program's commands; ``held``: signals that came while it was starting
+    (:mod:`bot.launch`), acted on once the bot runs."""
     args = sys.argv[1:] if argv is None else argv
     command, rest = (args[0], args[1:]) if args else ("run", [])
     if command in HELP_WORDS:
@@ -117,16 +119,16 @@ def main(argv: list[str] | None = None) -> int:
     quiet_voice()
     if command == "clear-guild":
         return clear_guild_command(config, guild)
-    return run(config, force_sync=command == "sync")
+    return run(config, force_sync=command == "sync", held=held)
 
 
-def run(config: Config, *, force_sync: bool) -> int:
+def run(config: Config, *, force_sync: bool, held: Sequence[int] = ()) -> int:
     from bot.app import OrchardBot  # not for `orchard health`, run every 30 s
 
     bot = OrchardBot(config, force_sync=force_sync)
     log.info("running %s", config.shards.describe())
     try:
-        return asyncio.run(serve(bot, config.token))
+        return asyncio.run(serve(bot, config.token, held))
     except KeyboardInterrupt:  # Ctrl-C where no signal handler could be installed
         return 0
 
@@ -184,20 +186,21 @@ async def guarded(work: Awaitable[int]) -> int:
     return 1
 
 
-async def serve(bot: OrchardBot, token: str) -> int:
+async def serve(bot: OrchardBot, token: str, held: Sequence[int] = ()) -> int:
     """Run until closed, or until SIGTERM or SIGINT shut the bot down in order (exit status 0);
     a rejected token, an unreachable Discord, or a database a newer Orchard migrated (at start
     or while running: see :func:`bot.health.newer_schema`) is one clear line and exit status 1
     after the same orderly shutdown."""
     stop = asyncio.Event()
-    with on_signals(stop.set):
+    with on_signals(stop.set, held):
         return await guarded(run_until(bot, token, stop))
 
 
 @contextmanager
-def on_signals(handler: Callable[[], None]) -> Iterator[None]:
-    """SIGTERM and SIGINT call ``handler``. As PID 1 (a container's `docker stop`) the kernel
-    drops a signal the process installed no handler for, so relying on the default is not enough.
+def on_signals(handler: Callable[[], None], held: Sequence[int] = ()) -> Iterator[None]:
+    """SIGTERM and SIGINT call ``handler``, as does one ``held`` while the program started.
+    As PID 1 (a container's `docker stop`) the kernel drops a signal the process installed
+    no handler for, so relying on the default is not enough.
     """
     loop = asyncio.get_running_loop()
     installed = []
@@ -207,6 +210,9 @@ def on_signals(handler: Callable[[], None]) -> Iterator[None]:
             installed.append(sig)
         except (NotImplementedError, RuntimeError):  # Windows, or not the main thread
             log.debug("no handler for %s here", sig.name)
+    if held:
+        log.info("a signal came while starting: stopping")
+        handler()
     try:
         yield
     finally:

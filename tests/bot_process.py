@@ -45,7 +45,7 @@ def point_at(port: int) -> None:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gw/")
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], held: Sequence[int] = ()) -> int:
     if len(argv) not in (2, 4) or not argv[0].isdigit():
         print("usage: python -m tests.bot_process PORT DB [SHARDS COUNT]", file=sys.stderr)
         return 2
@@ -59,17 +59,18 @@ def main(argv: list[str]) -> int:
     database = argv[1] if is_url(argv[1]) else Path(argv[1])
     chosen = dataclasses.replace(config(database), shards=plan)
     bot = OrchardBot(chosen, guild_ready_timeout=0.05)
-    return asyncio.run(run(bot, os.environ.get(STALLS)))
+    return asyncio.run(run(bot, os.environ.get(STALLS), held))
 
 
-async def run(bot: OrchardBot, stalls: str | None) -> int:
-    """Serve, logging the bot's stalls to the file ``stalls`` names, if any."""
+async def run(bot: OrchardBot, stalls: str | None, held: Sequence[int] = ()) -> int:
+    """Serve (acting on signals ``held`` while it started), logging the bot's stalls to the
+    file ``stalls`` names, if any."""
     if not stalls:
-        return await serve(bot, "fake-token")
+        return await serve(bot, "fake-token", held)
     with open(stalls, "a", buffering=1) as out:
         log = StallLog(out, bot)
         try:
-            return await serve(bot, "fake-token")
+            return await serve(bot, "fake-token", held)
         finally:
             log.stop()
 

@@ -232,3 +232,22 @@ async def test_clear_guild_removes_the_dev_guild_copy_and_setting_it_again_copie
     await store.close()
     await run_once()
     assert fake_discord.guild_commands[GUILD], "DEV_GUILD_ID set again copies them again"
+
+
+def test_a_command_other_than_the_run_acts_on_ctrl_c_at_once(tmp_path: Path) -> None:
+    """The `orchard` program holds signals while it starts (bot.launch), for the bot's run to
+    stop in order. Any other command (`migrate-db` may copy for minutes) gives them back:
+    a Ctrl-C that came meanwhile interrupts it, as it would have."""
+    program = (
+        "import os, signal, sys\n"
+        "from bot import launch\n"
+        "launch.hold()\n"
+        "os.kill(os.getpid(), signal.SIGINT)  # held: the program is starting\n"
+        "sys.argv = ['orchard', 'help']\n"
+        "launch.main()\n"
+        "print('not interrupted')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert "KeyboardInterrupt" in done.stderr and "not interrupted" not in done.stdout, done

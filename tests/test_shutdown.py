@@ -110,6 +110,32 @@ async def test_sigterm_finishes_the_move_in_flight_closes_cleanly_and_the_game_g
             await bot.stop()
 
 
+async def test_a_sigterm_while_it_still_imports_stops_it_in_order(tmp_path: Path) -> None:
+    """`docker stop` right after `docker start`: importing discord.py and the rest takes most
+    of a second, and as PID 1 a signal with no handler is dropped (Docker then SIGKILLs). The
+    `orchard` program holds it from its first instant (bot.launch), and the bot, once
+    started, stops in order: exit 0, in time."""
+    async with FakeDiscord.running() as fake:
+        server(fake)
+        log = tmp_path / "bot.log"
+        with log.open("ab") as sink:
+            proc = await asyncio.create_subprocess_exec(
+                *(sys.executable, "-m", "tests.bot_launch", str(fake.port)),
+                str(tmp_path / "orchard.db"),
+                cwd=ROOT,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=sink,
+            )
+        assert proc.stdout is not None
+        assert (await asyncio.wait_for(proc.stdout.readline(), 10.0)).strip() == b"held"
+        began = time.monotonic()
+        proc.send_signal(signal.SIGTERM)  # while it imports discord.py
+        status, seconds = await exit_status(proc, began)
+        assert status == 0, log.read_text()[-2000:]
+        assert seconds < 10.0
+        assert "a signal came while starting" in log.read_text()
+
+
 @pytest.mark.parametrize(
     ("kind", "held_posts", "control"),
     [
