@@ -529,6 +529,19 @@ class ServersCog(commands.Cog):
         await self.bot.orchard.left_server(guild.id, time.time())
 
     @commands.Cog.listener()
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """A shard's session lists every server of the shard Orchard is in (unavailable ones
+        too): one with rows here that is not among them removed Orchard while it was down,
+        when no removal is heard. It is left now, as if heard: its 30 days start, and its
+        open games end."""
+        present = {g.id for g in self.bot.guilds if g.shard_id == shard_id}
+        count = self.bot.shard_count or 1
+        stored = await self.bot.orchard.store.servers_stored()
+        for guild_id in sorted(stored):
+            if (guild_id >> 22) % count == shard_id and guild_id not in present:
+                await self.bot.orchard.left_server(guild_id, time.time())
+
+    @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
         await self.bot.orchard.store.guild_returned(guild.id)
 

@@ -524,6 +524,14 @@ class Store:
         async with self.db.transaction() as tx:
             await settings.guild_returned(tx, guild_id)
 
+    async def servers_stored(self) -> set[int]:
+        """Every server with a game, settings or a ping choice here (a game's index each)."""
+        rows = await self.db.fetchall(
+            "SELECT guild_id FROM games UNION SELECT guild_id FROM guild_settings"
+            " UNION SELECT guild_id FROM ping_choices"
+        )
+        return {int(r[0]) for r in rows}
+
     async def guilds_present(self, guild_ids: Sequence[int]) -> None:
         """Servers Orchard is in (a shard's, at start-up): none of them is due for the purge,
         even one that invited Orchard back while it was down (no join is heard then)."""

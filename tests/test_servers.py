@@ -1725,7 +1725,8 @@ async def test_servers_arriving_at_start_up_cost_one_read_of_each_kind(
             assert settings.turn_seconds == 60 + i
             assert settings.game_channels == (() if guild_id == last else (games[guild_id],))
         if not bot.orchard.store.shared:
-            assert len([r for r in reads if "FROM guild_settings" in r]) == 1
+            settings_reads = [r for r in reads if "FROM guild_settings WHERE" in r]
+            assert len(settings_reads) == 1, settings_reads  # (not the list of servers stored)
         chosen = await query(database, "SELECT guild_id, channel_id FROM daily_channels")
         assert sorted(chosen) == [(g, daily[g]) for g in servers if g != last]
         no_errors(fake_discord)
@@ -2034,6 +2035,28 @@ async def test_a_server_that_invited_orchard_back_while_it_was_down_is_not_purge
             await asyncio.sleep(0.02)
         assert await bot.orchard.purge_departed(time.time() + 31 * 86400) == []
         assert not (await bot.orchard.settings.get(GUILD)).hints
+
+
+async def test_a_server_that_removed_orchard_while_it_was_down_is_found_at_the_restart(
+    fake_discord: FakeDiscord, tmp_path: Any
+) -> None:
+    """Orchard is removed while it is down: no removal is ever heard. At the restart its shard
+    lists the servers Orchard is in, and a server with rows here that is not among them is
+    left then: its 30 days start (else its data stayed for good), its open games end."""
+    database = tmp_path / "orchard.db"
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        await bot.orchard.settings.update(GUILD, hints=False)
+        await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        (game,) = await bot.orchard.store.open_games(GUILD)
+    fake_discord.removed.add(GUILD)  # removed while Orchard is down
+    async with orchard_bot(fake_discord, database) as bot:
+        deadline = time.monotonic() + 5
+        while await rows(database, "SELECT guild_id FROM guild_departures") != [(GUILD,)]:
+            assert time.monotonic() < deadline, "never recorded as departed"
+            await asyncio.sleep(0.02)
+        assert (await bot.orchard.runner.load(game.id)).row.status == "abandoned"
+        assert await bot.orchard.purge_departed(time.time() + 31 * 86400) == [GUILD]
 
 
 async def test_a_server_that_removes_orchard_has_its_games_ended_with_no_result(
