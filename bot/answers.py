@@ -93,8 +93,7 @@ def watch(interaction: discord.Interaction[Any]) -> None:
     """
     if interaction.type not in _WATCHED:
         return
-    age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-    delay = min(max(ACK_AFTER - age, 0.0), ACK_AFTER)
+    delay = min(max(_left_before(interaction), 0.0), ACK_AFTER)
     loop = asyncio.get_running_loop()
     answer_of(interaction).timer = loop.call_later(delay, _start_deferral, interaction)
 
