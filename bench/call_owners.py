@@ -38,7 +38,7 @@ PARTS = (
     ("bot/pacing.py", "the click's answer"),
     ("bench/floor_bot.py:FloorBot.on_interaction", "the click's answer"),
     ("bot/app.py", LOOP),
-    ("bot/__main__.py", LOOP),
+    ("bot/cli.py", LOOP),
     ("bench/floor_bot.py:main", LOOP),
     ("bot/pings.py", "turn messages"),
     ("cogs/", "drawing the board"),

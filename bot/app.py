@@ -215,7 +215,7 @@ class OrchardBot(commands.AutoShardedBot):
 
     async def __aexit__(self, *exc_info: Any) -> None:
         """discord.py's exit waits for the close under way, or closes. A close the shutdown cut
-        short (:func:`bot.__main__.shut_down`: a gateway that never answers the close frame,
+        short (:func:`bot.cli.shut_down`: a gateway that never answers the close frame,
         or a part of Orchard's own stop that hangs) must not run again with no time limit,
         nor be waited for: cancelled, it would raise. The store it never reached would keep
         the process alive (its reader threads), so only the store is closed then."""

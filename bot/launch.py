@@ -4,7 +4,7 @@ Importing discord.py and the rest takes most of a second, and as PID 1 (a contai
 kernel drops a signal the process has no handler for: a ``docker stop`` in that moment was
 lost, and the container killed 10 s later, with no close frame. Held here, before those
 imports, such a signal stops the bot in order as soon as it can
-(:func:`bot.__main__.on_signals`); any other command gets them back (:func:`release`).
+(:func:`bot.cli.on_signals`); any other command gets them back (:func:`release`).
 Nothing is imported here but the standard library.
 """
 
@@ -40,7 +40,7 @@ def release() -> None:
 
 def main() -> int:
     hold()
-    from bot.__main__ import main as run  # discord.py and the rest: most of a second
+    from bot.cli import main as run  # discord.py and the rest: most of a second
 
     args = sys.argv[1:]
     if (args[0] if args else "run") not in RUNS:

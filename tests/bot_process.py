@@ -2,7 +2,7 @@
 
 ``python -m tests.bot_process PORT DB [SHARDS COUNT]`` (the child) points discord.py at the
 fake on 127.0.0.1:PORT exactly as ``FakeDiscord.install`` does, then runs
-``bot.__main__.serve`` unchanged, on the shards given (``0-0 2``: shard 0 of 2) or all.
+``bot.cli.serve`` unchanged, on the shards given (``0-0 2``: shard 0 of 2) or all.
 :class:`BotProcess` (the parent's side) starts, kills and restarts that child on
 the same database while the fake runs in the test's own event loop.
 """
@@ -25,8 +25,8 @@ import discord.gateway
 import discord.http
 import yarl
 
-from bot.__main__ import serve
 from bot.app import OrchardBot
+from bot.cli import serve
 from bot.shards import ShardPlan, parse_plan, ranges_text
 from db.connection import is_url
 from tests.botharness import config
@@ -54,7 +54,7 @@ def main(argv: list[str], held: Sequence[int] = ()) -> int:
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     # Its start and stop (a line each): a test can wait for a SIGTERM to have been taken.
-    logging.getLogger("bot.__main__").setLevel(logging.INFO)
+    logging.getLogger("bot.cli").setLevel(logging.INFO)
     plan = parse_plan(*argv[2:]) if len(argv) == 4 else ShardPlan()
     database = argv[1] if is_url(argv[1]) else Path(argv[1])
     chosen = dataclasses.replace(config(database), shards=plan)

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from bot.__main__ import serve
 from bot.app import OrchardBot
 from bot.boards import LOBBY_VERBS
+from bot.cli import serve
 from bot.components import OURS
 from bot.games.cheerio import CATEGORIES
 from cogs.appletters import MODAL

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # `orchard ARGS...` with discord.py's REST calls sent to the URL in argv[1].
 AT_DISCORD = (
     "import sys, discord.http; discord.http.Route.BASE = sys.argv[1]; "
-    "from bot.__main__ import main; sys.exit(main(sys.argv[2:]))"
+    "from bot.cli import main; sys.exit(main(sys.argv[2:]))"
 )
 
 
@@ -70,7 +70,7 @@ def test_debug_logging_is_orchards_own_never_the_libraries() -> None:
     query's parameters: all of them carry players' hidden tiles."""
     import logging
 
-    from bot.__main__ import OWN_LOGGERS, configure_logging
+    from bot.cli import OWN_LOGGERS, configure_logging
 
     root = logging.getLogger()
     saved = root.level, root.handlers[:]
@@ -251,3 +251,18 @@ def test_a_command_other_than_the_run_acts_on_ctrl_c_at_once(tmp_path: Path) -> 
         [sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
     assert "KeyboardInterrupt" in done.stderr and "not interrupted" not in done.stdout, done
+
+
+def test_python_m_bot_starts_as_the_orchard_program_does(tmp_path: Path) -> None:
+    """`python -m bot` (the README's first command) is the `orchard` program: its start is
+    bot.launch's, which holds SIGTERM before discord.py's slow import (a lost `docker stop`)."""
+    program = (
+        "import runpy, sys\n"
+        "from bot import launch\n"
+        "launch.main = lambda: print('launched', 'discord' in sys.modules) or 0\n"
+        "runpy.run_module('bot', run_name='__main__')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout == "launched False\n" and done.returncode == 0, done

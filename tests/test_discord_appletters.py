@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from bot.__main__ import OWN_LOGGERS, configure_logging
 from bot.app import OrchardBot
+from bot.cli import OWN_LOGGERS, configure_logging
 from bot.games.appletters import (
     AppState,
     placements_for,

@@ -330,7 +330,7 @@ async def test_a_deleted_board_is_posted_again_on_the_next_move(
 async def test_a_rejected_token_is_one_clear_line(
     fake_discord: FakeDiscord, database: Target, capsys
 ) -> None:
-    from bot.__main__ import REJECTED, serve
+    from bot.cli import REJECTED, serve
     from tests.botharness import config
 
     fake_discord.fail("GET", r"/users/@me$", 401, code=0, message="401: Unauthorized")

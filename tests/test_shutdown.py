@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from bot.__main__ import RESTARTING
+from bot.cli import RESTARTING
 from bot.shards import ShardPlan
 from db.migrate import newest
 from tests.bot_process import ROOT
@@ -31,7 +31,7 @@ from tests.test_cli import run_bot
 
 CLOSE_FRAME = 1000  # what discord.py's Client.close() sends
 CALLBACK = r"/interactions/\d+/[^/]+/callback"
-STOPPING = "stopping: finishing the moves in flight"  # bot.__main__ logs it at SIGTERM
+STOPPING = "stopping: finishing the moves in flight"  # bot.cli logs it at SIGTERM
 
 
 def roll(fake: FakeDiscord, board: int):
