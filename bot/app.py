@@ -178,7 +178,7 @@ class OrchardBot(commands.AutoShardedBot):
         self.orchard = await Orchard.open(self.config.database)
         self.boards = Boards(self, self.orchard.runner, self.uis)
         self.orchard.runner.board = self.boards.display
-        self.orchard.on_erased.append(self.unname_boards)
+        self.orchard.on_erased.append(self.draw_boards_anew)
         for extension in extensions():
             await self.load_extension(extension)
         friendly_choices(self.tree)
@@ -188,8 +188,8 @@ class OrchardBot(commands.AutoShardedBot):
             await self.sync_commands()
         await self.dice.upload(self)  # before any board is drawn: games resume with pictures
         await self.orchard.start()
-        self.orchard.leader.while_leading.append(self.unname_boards)
-        self.unname_boards()  # the boards a /forget-me queued before a restart: drawn anew
+        self.orchard.leader.while_leading.append(self.draw_boards_anew)
+        self.draw_boards_anew()  # the boards a /forget-me or the last stop queued: drawn anew
         # Everything made so far lives as long as the bot: moved out of the collector's way,
         # a full collection no longer walks it (such passes paused the loop 50-77 ms).
         gc.freeze()
@@ -243,13 +243,13 @@ class OrchardBot(commands.AutoShardedBot):
         waited = await self.orchard.store.identify_turn(bucket)
         log.info("shard %s identifies (bucket %s, waited %.1f s)", shard_id, bucket, waited)
 
-    def unname_boards(self) -> None:
-        """Draw anew the boards /forget-me queued (:meth:`Boards.unname`), in the leader only:
-        on a shared store one process works the queue, so no board is edited twice. Another
-        process's erasure, and a board whose drawing failed, wait for the leader's next check
-        (:data:`bot.leader.RETRY` s at most)."""
+    def draw_boards_anew(self) -> None:
+        """Draw anew the boards /forget-me or a stop queued (:meth:`Boards.draw_anew`), in the
+        leader only: on a shared store one process works the queue, so no board is edited
+        twice. Another process's erasure or stop, and a board whose drawing failed, wait for
+        the leader's next check (:data:`bot.leader.RETRY` s at most)."""
         if self.orchard.leader.leading:
-            self.boards.unname()
+            self.boards.draw_anew()
 
     async def sync_commands(self) -> bool:
         """Sync slash commands only when they changed since the last sync (or when forced)."""

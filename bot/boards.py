@@ -47,15 +47,15 @@ Draw = Callable[[], list[discord.File]]
 Row = Sequence[Control]
 Part = str | ui.Item[Any]  # a board's text, or a discord.py item (a picture's gallery)
 MOST_COMPONENTS = 40  # Discord's limit for one message, every nested component counted
-UNNAMING_PAUSE = 2.0
-"""Seconds between two finished games' boards drawn anew after a /forget-me: at most half of
+ANEW_PAUSE = 2.0
+"""Seconds between two boards drawn anew (after a /forget-me, or a stop): at most half of
 a channel's edits (5 in 5 s), so games played there meanwhile keep the rest; someone with 500
 finished games is gone from all their boards in 17 minutes."""
-UNNAMING_BACKOFF = 5.0
+ANEW_BACKOFF = 5.0
 """Seconds a board whose drawing anew failed waits before it is tried again, doubled at each
-failure in a row, up to :data:`UNNAMING_BACKOFF_MOST`: one Discord keeps refusing costs a
+failure in a row, up to :data:`ANEW_BACKOFF_MOST`: one Discord keeps refusing costs a
 request an hour, not one at every check of the leader's."""
-UNNAMING_BACKOFF_MOST = 3600.0
+ANEW_BACKOFF_MOST = 3600.0
 
 
 @dataclass
@@ -314,11 +314,11 @@ class Boards:
         self.redraw_delay = 2.0  # seconds before a board Discord failed to show is tried again
         self._redraws: set[asyncio.Task[None]] = set()
         self.pings = TurnPings(client, runner)  # started and drained by the servers cog
-        self.unnaming_pause = UNNAMING_PAUSE
-        self.unnaming_backoff = UNNAMING_BACKOFF
-        self._unnaming: asyncio.Task[None] | None = None  # see unname
-        self._unnaming_failed: dict[int, tuple[int, float]] = {}  # game: failures, next try
-        self._unname_again = False
+        self.anew_pause = ANEW_PAUSE
+        self.anew_backoff = ANEW_BACKOFF
+        self._drawing_anew: asyncio.Task[None] | None = None  # see draw_anew
+        self._anew_failed: dict[int, tuple[int, float]] = {}  # game: failures, next try
+        self._anew_again = False
 
     async def render(self, snapshot: Snapshot) -> Rendered:
         """A game's message; a picture is drawn in a thread so other games keep moving."""
@@ -376,58 +376,60 @@ class Boards:
     def stop(self) -> None:
         for task in list(self._redraws):
             task.cancel()
-        if self._unnaming is not None:
-            self._unnaming.cancel()
+        if self._drawing_anew is not None:
+            self._drawing_anew.cancel()
 
-    def unname(self) -> None:
-        """Draw anew, from the store, the boards of games over that named someone /forget-me
-        has since erased, which the erasure queued in the store (:meth:`Store.next_to_unname`):
-        in the background, one at a time, :data:`UNNAMING_PAUSE` apart and as the backlog of
-        the global limit, so no click and no game being played waits for them. A board
-        deleted meanwhile, or in a channel gone or closed to Orchard, is passed over (never
-        posted again). Called at start-up too, so a restart resumes those still queued, and
-        at each of the leader's checks (see :meth:`bot.app.OrchardBot.unname_boards`)."""
-        if self._unnaming is None or self._unnaming.done():
-            self._unnaming = asyncio.create_task(self._unnaming_work(), name="orchard-unname")
+    def draw_anew(self) -> None:
+        """Draw anew, from the store, the boards queued there (:meth:`Store.next_to_draw`):
+        of games over that named someone /forget-me has since erased (queued by the erasure),
+        and those a stop left older than their game (:meth:`bot.orchard.Orchard.stop`). In
+        the background, one at a time, :data:`ANEW_PAUSE` apart and as the backlog of
+        the global limit, so no click and no game being played waits for them. A finished
+        game's board deleted meanwhile, or in a channel gone or closed to Orchard, is passed
+        over (never posted again); an open game's is drawn as a move draws it. Called at
+        start-up too, so a restart resumes those still queued, and at each of the leader's
+        checks (see :meth:`bot.app.OrchardBot.draw_boards_anew`)."""
+        if self._drawing_anew is None or self._drawing_anew.done():
+            self._drawing_anew = asyncio.create_task(self._anew_work(), name="orchard-draw-anew")
         else:
-            self._unname_again = True  # its pass may have read past the rows just queued
+            self._anew_again = True  # its pass may have read past the rows just queued
 
-    async def _unnaming_work(self) -> None:
+    async def _anew_work(self) -> None:
         """Passes over the queue in game order until one ends with nothing queued since it
         began. Each board leaves the queue once drawn or passed over; one whose drawing
         failed stays for the next pass (the leader's next check), as does every board when
         the store fails."""
         BACKLOG.set(True)  # this task's own context: nothing else it sends
         try:
-            await self._unnaming_passes()
+            await self._anew_passes()
         except Exception:  # the store failed: what is queued stays queued
             log.warning("boards to draw anew wait for the next pass", exc_info=True)
 
-    async def _unnaming_passes(self) -> None:
+    async def _anew_passes(self) -> None:
         after = 0
         while True:
-            queued = await self.runner.store.next_to_unname(after)
+            queued = await self.runner.store.next_to_draw(after)
             if queued is None:
-                if not self._unname_again:
+                if not self._anew_again:
                     return
-                self._unname_again, after = False, 0
+                self._anew_again, after = False, 0
                 continue
             after, erasures = queued
-            if await self._unname_queued(after, erasures):
-                await asyncio.sleep(self.unnaming_pause)
+            if await self._draw_queued(after, erasures):
+                await asyncio.sleep(self.anew_pause)
 
-    async def _unname_queued(self, game_id: int, erasures: int) -> bool:
+    async def _draw_queued(self, game_id: int, erasures: int) -> bool:
         """Draw one queued board and take it off the queue, unless drawing failed (then it
-        waits, :data:`UNNAMING_BACKOFF`); whether Discord was asked anything (a request the
+        waits, :data:`ANEW_BACKOFF`); whether Discord was asked anything (a request the
         pace counts)."""
-        failures, next_try = self._unnaming_failed.get(game_id, (0, 0.0))
+        failures, next_try = self._anew_failed.get(game_id, (0, 0.0))
         if time.monotonic() < next_try:
             return False
         try:
-            drawn = await self._unname(game_id)
+            drawn = await self._draw_one_anew(game_id)
         except Exception:
-            wait = min(self.unnaming_backoff * 2**failures, UNNAMING_BACKOFF_MOST)
-            self._unnaming_failed[game_id] = (failures + 1, time.monotonic() + wait)
+            wait = min(self.anew_backoff * 2**failures, ANEW_BACKOFF_MOST)
+            self._anew_failed[game_id] = (failures + 1, time.monotonic() + wait)
             log.warning(
                 "game %s: could not draw its board anew; trying again in %.0f s",
                 game_id,
@@ -435,20 +437,26 @@ class Boards:
                 exc_info=True,
             )
             return True
-        self._unnaming_failed.pop(game_id, None)
-        await self.runner.store.unnamed(game_id, erasures)
+        self._anew_failed.pop(game_id, None)
+        await self.runner.store.drawn_anew(game_id, erasures)
         return drawn
 
-    async def _unname(self, game_id: int) -> bool:
-        """Edit a game over's board to its stored version; whether an edit was tried."""
+    async def _draw_one_anew(self, game_id: int) -> bool:
+        """Draw a game's board as stored; whether Discord was asked. An open game's is the
+        runner's display (posted if it never was); a game over's board is only edited."""
         async with self.runner.showing(game_id):  # after any display in flight
             try:
                 snapshot = await self.runner.load(game_id)
             except Refusal:
                 return False  # gone since (its server's purge)
             row = snapshot.row
-            if row.status.is_open or row.message_id is None or is_daily(row.options):
-                return False  # shown by the runner, or never posted in a channel
+            if is_daily(row.options):
+                return False  # never posted in a channel
+            if row.status.is_open:
+                await self.runner.display(snapshot)
+                return True
+            if row.message_id is None:
+                return False
             try:
                 await self._edit(snapshot, row.message_id, await self.render(snapshot))
             except (discord.NotFound, discord.Forbidden) as err:

@@ -50,7 +50,7 @@ class Orchard:
     warm_after: float = WARM_AFTER
     warmed: asyncio.Event = field(default_factory=asyncio.Event, init=False)
     # Told once a /forget-me is committed: the boards of games over that named the person
-    # wait in the store to be drawn anew (the Discord layer's work; see Store.next_to_unname).
+    # wait in the store to be drawn anew (the Discord layer's work; see Store.next_to_draw).
     on_erased: list[Callable[[], None]] = field(default_factory=list, init=False)
     _warming: asyncio.Task[None] | None = field(default=None, init=False)
 
@@ -180,13 +180,19 @@ class Orchard:
         self.settings.forget()
 
     async def stop(self) -> None:
-        """Stop firing deadlines and playing Orchard's seats; the store stays open."""
+        """Stop firing deadlines and playing Orchard's seats; the store stays open. Boards
+        whose drawing the stop cut off are queued in the store, for the next start to draw
+        anew (else each stayed a version behind until its next click)."""
         await self.leader.stop()
         for stop in list(self.runner.stoppers):
             await stop()
         await self.scheduler.stop()
         if self.opponents is not None:
             await self.opponents.stop()
+        try:
+            await self.store.queue_boards(self.runner.undrawn())
+        except Exception:  # stopping anyway: those boards wait for their next click
+            log.warning("could not queue the boards left undrawn", exc_info=True)
         if self._warming is not None:
             self._warming.cancel()
             with contextlib.suppress(asyncio.CancelledError):

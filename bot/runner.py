@@ -187,6 +187,9 @@ class Runner:
         self._messages: dict[int, int] = {}  # per game: the message id this process recorded
         self._drawn: dict[int, int] = {}  # per game: the last revision this process drew
         self._drawing: dict[int, asyncio.Event] = {}  # per game: set at its next draw or write
+        # Games whose last write this process committed is not drawn yet (a display to come,
+        # or one that failed): a stop queues their boards to be drawn anew (see undrawn).
+        self._undrawn: set[int] = set()
         # Per game, as this process last committed it (a store only it writes): its row and
         # decoded state, where the next move starts (see :meth:`held`). States are immutable.
         self._committed: Recent[int, tuple[GameRow, Any]] = Recent(REMEMBERED_GAMES)
@@ -274,6 +277,7 @@ class Runner:
         of it."""
         for fresh in written:
             self._writes[fresh.id] = fresh.written
+            self._undrawn.add(fresh.id)
             self._wake_drawing(fresh.id)  # an older version waited for is outdated now
         for fresh in written:
             for hook in self.on_commit:
@@ -623,6 +627,12 @@ class Runner:
                 snapshot = replace(snapshot, row=replace(snapshot.row, message_id=recorded))
             return await self.display(snapshot, display)
 
+    def undrawn(self) -> list[int]:
+        """The games whose last write here is not drawn: at a stop, the boards its time cut
+        off, or whose drawing failed (a restart draws them anew, see
+        :meth:`bot.orchard.Orchard.stop`)."""
+        return sorted(self._undrawn)
+
     def message_of(self, row: GameRow) -> int | None:
         """The game's own message: as this process last recorded it, if a display posted it
         (announced, or again) since ``row`` was written; else as ``row`` has it."""
@@ -678,6 +688,8 @@ class Runner:
         if draw is self.board and self.outdated(edit):
             return False  # the board skipped it: not drawn
         self._drawn[snapshot.id] = snapshot.row.revision
+        if not self.outdated(snapshot):
+            self._undrawn.discard(snapshot.id)
         self._wake_drawing(snapshot.id)
         return True
 

@@ -9,7 +9,8 @@ deleted. Open games (lobby, active) are left as they are: the caller ends the pe
 them first (the runner forfeits them). Engine states, options and turn pings hold seats, never
 names or ids. Used in a direct message, /forget-me does so in every server where the person
 has a seat (:data:`PERSON_SERVERS`). The boards of those games still posted wait in
-``boards_to_unname`` (game ids only) until drawn anew without them. The purge of a departed
+``boards_to_draw`` (game ids only) until drawn anew without them, as do boards a stop left a
+version behind (:func:`queue_boards`). The purge of a departed
 server (:func:`purge`) deletes its games, and with them (cascade) their seats, moves, tile-DM
 notes, turn pings and boards waiting to be drawn anew.
 """
@@ -457,21 +458,31 @@ PERSON_SERVERS: tuple[str, ...] = (
 those games), each query taking their id."""
 
 
-async def next_to_unname(db: Database, after: int) -> tuple[int, int] | None:
+async def next_to_draw(db: Database, after: int) -> tuple[int, int] | None:
     """The first game after ``after`` whose board waits to be drawn without someone
-    /forget-me erased, and how many erasures it waits for (see :func:`unnamed`)."""
+    /forget-me erased, and how many erasures it waits for (see :func:`drawn_anew`)."""
     rows = await db.fetchall(
-        "SELECT game_id, queued FROM boards_to_unname WHERE game_id > ? ORDER BY game_id LIMIT 1",
+        "SELECT game_id, queued FROM boards_to_draw WHERE game_id > ? ORDER BY game_id LIMIT 1",
         (after,),
     )
     return (int(rows[0][0]), int(rows[0][1])) if rows else None
 
 
-async def unnamed(tx: Transaction, game_id: int, queued: int) -> None:
+async def drawn_anew(tx: Transaction, game_id: int, queued: int) -> None:
     """The game's board was drawn anew (or found gone) for ``queued`` erasures; a later one,
     committed while it was drawn from a version that may still name its person, keeps it."""
     await tx.execute(
-        "DELETE FROM boards_to_unname WHERE game_id = ? AND queued = ?", (game_id, queued)
+        "DELETE FROM boards_to_draw WHERE game_id = ? AND queued = ?", (game_id, queued)
+    )
+
+
+async def queue_boards(tx: Transaction, game_ids: Sequence[int]) -> None:
+    """Queue these games' boards to be drawn anew (a stop cut their drawing off); one queued
+    already waits for one drawing more (see :func:`drawn_anew`)."""
+    await tx.executemany(
+        "INSERT INTO boards_to_draw (game_id) SELECT id FROM games WHERE id = ?"
+        " ON CONFLICT (game_id) DO UPDATE SET queued = boards_to_draw.queued + 1",
+        [(game_id,) for game_id in game_ids],
     )
 
 
@@ -480,13 +491,13 @@ async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     former player's and the notes deleted (a seat is a record of them too: someone whose only
     trace was a game with no result must not be told nothing of theirs was found). The
     boards of those games still posted are queued to be drawn anew without them, in the
-    same transaction: kept by game id only, each until drawn (:func:`unnamed`)."""
+    same transaction: kept by game id only, each until drawn (:func:`drawn_anew`)."""
     await tx.execute(
-        "INSERT INTO boards_to_unname (game_id)"
+        "INSERT INTO boards_to_draw (game_id)"
         " SELECT DISTINCT g.id FROM game_players p JOIN games g ON g.id = p.game_id"
         f" WHERE p.user_id = ? AND p.is_bot = 0 AND NOT g.{OPEN} AND g.message_id IS NOT NULL"
         " AND g.guild_id = ?"
-        " ON CONFLICT (game_id) DO UPDATE SET queued = boards_to_unname.queued + 1",
+        " ON CONFLICT (game_id) DO UPDATE SET queued = boards_to_draw.queued + 1",
         (user_id, guild_id),
     )
     over = f"SELECT id FROM games WHERE guild_id = ? AND NOT {OPEN}"

@@ -472,7 +472,7 @@ class Store:
         server's games that are over their tile-DM notes go too, and their seats, moves and
         hosting stay without their name or id (see each topic); the boards of those games
         still posted are queued, in the same transaction, to be drawn anew
-        (:meth:`next_to_unname`). Games still open are left to the caller,
+        (:meth:`next_to_draw`). Games still open are left to the caller,
         which forfeits them first. On SQLite, deleted and overwritten rows are zeroed
         (``secure_delete``) and the -wal file is emptied after, so old copies do not linger
         (see :meth:`SqliteDatabase.checkpoint` for the one limit); PostgreSQL keeps dead rows
@@ -496,15 +496,22 @@ class Store:
         await self._erased()
         return len(servers), removed
 
-    async def next_to_unname(self, after: int = 0) -> tuple[int, int] | None:
+    async def next_to_draw(self, after: int = 0) -> tuple[int, int] | None:
         """The next game (by id, after ``after``) whose posted board /forget-me queued to be
-        drawn anew, with its count of erasures for :meth:`unnamed`."""
-        return await games.next_to_unname(self.db, after)
+        drawn anew, with its count of erasures for :meth:`drawn_anew`."""
+        return await games.next_to_draw(self.db, after)
 
-    async def unnamed(self, game_id: int, queued: int) -> None:
+    async def queue_boards(self, game_ids: Sequence[int]) -> None:
+        """Queue these games' boards to be drawn anew (:meth:`next_to_draw`): a stop cut off
+        their drawing. A game gone meanwhile (a purge) is passed over."""
+        if game_ids:
+            async with self.db.transaction() as tx:
+                await games.queue_boards(tx, game_ids)
+
+    async def drawn_anew(self, game_id: int, queued: int) -> None:
         """The game's board was drawn anew for its ``queued`` erasures: off the queue."""
         async with self.db.transaction() as tx:
-            await games.unnamed(tx, game_id, queued)
+            await games.drawn_anew(tx, game_id, queued)
 
     async def servers_of(self, user_id: int) -> list[int]:
         """The servers where the person has rows /forget-me erases (by each topic's word)."""

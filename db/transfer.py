@@ -24,7 +24,7 @@ TABLES = (
     "rating_history",
     "tile_dms",
     "turn_pings",
-    "boards_to_unname",
+    "boards_to_draw",
     "guild_settings",
     "ping_choices",
     "guild_departures",

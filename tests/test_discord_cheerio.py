@@ -26,6 +26,7 @@ from tests.botharness import (
     server,
     unpaced,
 )
+from tests.databases import query
 from tests.fakediscord import (
     COMPONENTS_V2,
     SEND_MESSAGES,
@@ -427,6 +428,31 @@ async def test_a_board_the_clock_moved_is_drawn_before_a_stop_if_it_can_be(
         await fake_discord.wait_for(lambda: fake_discord.pending_faults == 0, what="the 429")
         await bot.close()
     assert "Alice scored" in text_of(fake_discord.message(board))
+
+
+async def test_a_board_a_stop_cut_off_is_drawn_at_the_restart(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """The board of a turn the clock ended waits longer on Discord (a 429 of 5 s) than the
+    stop's 2 s: the stop queues it in the store, and the restart draws it anew, rather than
+    leave Alice's turn up until someone clicks."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        edit = rf"/channels/{CHANNEL}/messages/{board}$"
+        fake_discord.fail("PATCH", edit, 429, times=1, retry_after=5.0)
+        bot.orchard.runner.clock = lambda: time.time() + 301
+        bot.orchard.scheduler.wake()
+        await fake_discord.wait_for(lambda: fake_discord.pending_faults == 0, what="the 429")
+        await bot.close()
+    assert "Alice scored" not in text_of(fake_discord.message(board))
+    async with orchard_bot(fake_discord, database) as bot:
+        await fake_discord.wait_for(
+            lambda: "Alice scored" in text_of(fake_discord.message(board)), what="drawn anew"
+        )
+        assert bot.orchard.runner.undrawn() == []
+    assert await query(database, "SELECT COUNT(*) FROM boards_to_draw") == [(0,)]
+    no_errors(fake_discord)
 
 
 async def test_commands_are_synced_only_when_they_change(

@@ -54,7 +54,7 @@ async def games_of_every_kind(o: Table) -> int:
     await o.store.guild_left(GUILD + 1, 5.0)
     await o.store.set_meta("k", "v")
     async with o.store.db.transaction() as tx:  # its board, as a /forget-me queues it
-        await tx.execute("INSERT INTO boards_to_unname (game_id) VALUES (?)", (done.id,))
+        await tx.execute("INSERT INTO boards_to_draw (game_id) VALUES (?)", (done.id,))
     daily = DailyStore(o.store.db)
     play = DailyPlay(327, "cheerio", 1, GUILD, NO_GAME, "user1")
     added = await daily.add_game_and_play(play, Player(0, 1, "user1"), 5, {"daily": 327}, 5.0)

@@ -3,7 +3,8 @@
 The store's statements are recorded (SQLite's trace callback, on the writer and the readers)
 while Orchard does all it does: lobbies, moves, a finished rated game, Orchard's seats, every
 board, /stats, /history, deadlines, /forget-me (in a server and in a DM, and the boards it
-queues to draw anew) and the purge of a departed server. Then each statement is explained.
+queues to draw anew, as a stop does) and the purge of a departed server. Then each statement
+is explained.
 Without ANALYZE statistics SQLite plans the same for ten rows as for ten million, so these
 plans are the ones a busy server gets.
 """
@@ -51,9 +52,10 @@ async def workload(o: Table) -> None:
     await store.purge_departed(10)
     await o.orchard.forget(GUILD, 2)
     await o.orchard.forget_everywhere(1)  # /forget-me in a DM: finds their servers first
-    await store.next_to_unname()  # the boards they queued, drawn anew one at a time
-    await store.next_to_unname(1)
-    await store.unnamed(1, 1)
+    await store.next_to_draw()  # the boards they queued, drawn anew one at a time
+    await store.next_to_draw(1)
+    await store.drawn_anew(1, 1)
+    await store.queue_boards([live.id, lobby.id])  # a stop's boards left undrawn
 
 
 def plans(path: Path, statements: list[str]) -> dict[str, list[str]]:

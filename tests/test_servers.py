@@ -2145,7 +2145,7 @@ async def test_forget_me_redraws_the_posted_boards_of_finished_games_without_the
     server(fake_discord)
     unpaced(fake_discord)  # the game is played to its end by calling the runner
     async with orchard_bot(fake_discord, database) as bot:
-        bot.boards.unnaming_pause = 0.0
+        bot.boards.anew_pause = 0.0
         board = await new_game(fake_discord, "cheerio", ALICE, [CAROL])
         (played,) = await bot.orchard.store.open_games(GUILD)
         await finish_cheerio(bot.orchard, played.id, {0: ALICE, 1: CAROL})
@@ -2193,7 +2193,7 @@ async def test_forget_me_redraws_the_rest_of_the_boards_after_a_restart(
     (game ids only, emptied as they are drawn)."""
     server(fake_discord)
     unpaced(fake_discord)  # the games are played to their end by calling the runner
-    monkeypatch.setattr("bot.boards.UNNAMING_PAUSE", 3600.0)  # stopped in the first pause
+    monkeypatch.setattr("bot.boards.ANEW_PAUSE", 3600.0)  # stopped in the first pause
     boards: list[int] = []
 
     def naming_carol() -> list[int]:
@@ -2209,17 +2209,17 @@ async def test_forget_me_redraws_the_rest_of_the_boards_after_a_restart(
         done = await press(fake_discord, CAROL, int(asked.original["id"]), "Forget me everywhere")
         assert done.content.startswith("Done"), done.content
         await fake_discord.wait_for(lambda: len(naming_carol()) == 2, what="one board drawn")
-    queued = await rows(database, "SELECT * FROM boards_to_unname")
+    queued = await rows(database, "SELECT * FROM boards_to_draw")
     assert 2 <= len(queued) <= 3 and all(count == 1 for _, count in queued), queued
     assert len(naming_carol()) == 2, "the stop cut the redraws short"
-    monkeypatch.setattr("bot.boards.UNNAMING_PAUSE", 0.0)
+    monkeypatch.setattr("bot.boards.ANEW_PAUSE", 0.0)
     async with orchard_bot(fake_discord, database) as bot:
         await fake_discord.wait_for(lambda: naming_carol() == [], what="every board drawn anew")
         assert all("Former player" in text_of(fake_discord.message(b)) for b in boards)
-        assert bot.boards._unnaming is not None
-        await asyncio.wait_for(bot.boards._unnaming, 5.0)  # ends once the queue is empty
+        assert bot.boards._drawing_anew is not None
+        await asyncio.wait_for(bot.boards._drawing_anew, 5.0)  # ends once the queue is empty
         no_errors(fake_discord)
-    assert await rows(database, "SELECT COUNT(*) FROM boards_to_unname") == [(0,)]
+    assert await rows(database, "SELECT COUNT(*) FROM boards_to_draw") == [(0,)]
 
 
 async def test_a_board_discord_keeps_refusing_to_draw_anew_is_tried_less_and_less_often(
@@ -2231,8 +2231,8 @@ async def test_a_board_discord_keeps_refusing_to_draw_anew_is_tried_less_and_les
     server(fake_discord)
     unpaced(fake_discord)  # the game is played to its end by calling the runner
     monkeypatch.setattr("bot.leader.RETRY", 0.05)
-    monkeypatch.setattr("bot.boards.UNNAMING_PAUSE", 0.0)
-    monkeypatch.setattr("bot.boards.UNNAMING_BACKOFF", 0.4)
+    monkeypatch.setattr("bot.boards.ANEW_PAUSE", 0.0)
+    monkeypatch.setattr("bot.boards.ANEW_BACKOFF", 0.4)
     async with orchard_bot(fake_discord, database) as bot:
         board = await new_game(fake_discord, "cheerio", ALICE, [CAROL])
         (played,) = await bot.orchard.store.open_games(GUILD)
@@ -2253,7 +2253,7 @@ async def test_a_board_discord_keeps_refusing_to_draw_anew_is_tried_less_and_les
         waits = [b - a for a, b in itertools.pairwise(tries)]
         assert len(tries) == 4, waits
         assert waits[0] >= 0.4 and waits[1] >= 0.8 and waits[2] >= 1.6, waits
-        assert await rows(database, "SELECT COUNT(*) FROM boards_to_unname") == [(0,)]
+        assert await rows(database, "SELECT COUNT(*) FROM boards_to_draw") == [(0,)]
 
 
 @pytest.mark.postgres
@@ -2268,8 +2268,8 @@ async def test_only_the_leading_process_draws_the_boards_forget_me_queued(
     server(fake_discord)
     unpaced(fake_discord)  # the games are played to their end by calling the runner
     monkeypatch.setattr("bot.leader.RETRY", 0.2)
-    monkeypatch.setattr("bot.boards.UNNAMING_PAUSE", 0.0)
-    monkeypatch.setattr("bot.boards.UNNAMING_BACKOFF", 0.2)
+    monkeypatch.setattr("bot.boards.ANEW_PAUSE", 0.0)
+    monkeypatch.setattr("bot.boards.ANEW_BACKOFF", 0.2)
     async with fresh_schema() as url:
         leader = await orchard(url)  # type: ignore[arg-type]
         assert await leader.store.try_lead()
@@ -2288,7 +2288,7 @@ async def test_only_the_leading_process_draws_the_boards_forget_me_queued(
             assert done.content.startswith("Done"), done.content
             await asyncio.sleep(1.0)  # five of this process's checks
             assert [len(fake_discord.versions[b]) for b in boards] == drawn, "left to the leader"
-            assert await rows(url, "SELECT COUNT(*) FROM boards_to_unname") == [(2,)]
+            assert await rows(url, "SELECT COUNT(*) FROM boards_to_draw") == [(2,)]
 
             fake_discord.fail("PATCH", rf"/channels/{CHANNEL}/messages/{boards[0]}", 400)
             await leader.close()  # its session, and the leader's lock with it, ends
@@ -2298,4 +2298,4 @@ async def test_only_the_leading_process_draws_the_boards_forget_me_queued(
             )
             assert bot.orchard.leader.leading
             assert [len(fake_discord.versions[b]) for b in boards] == [n + 1 for n in drawn]
-            assert await rows(url, "SELECT COUNT(*) FROM boards_to_unname") == [(0,)]
+            assert await rows(url, "SELECT COUNT(*) FROM boards_to_draw") == [(0,)]

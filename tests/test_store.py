@@ -545,7 +545,7 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
 
 
 def drop_later_indexes(conn: sqlite3.Connection) -> None:
-    """Undo migrations 020, 021, 024, 026, 027, 028, 029 and 031, for a test that runs the
+    """Undo migrations 020, 021, 024, 026, 027, 028 (032), 029 and 031, for a test that runs the
     migrations after an older one again."""
     for index in (
         "results_person",
@@ -557,7 +557,7 @@ def drop_later_indexes(conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP INDEX {index}")
     conn.execute("ALTER TABLE games DROP COLUMN expired")
     conn.execute("ALTER TABLE games DROP COLUMN host_left")
-    conn.execute("DROP TABLE boards_to_unname")
+    conn.execute("DROP TABLE boards_to_draw")  # 028, named by 032
     conn.execute("DROP TABLE daily_boards")  # 029's columns it moved there are gone with it
 
 
@@ -637,7 +637,7 @@ async def test_migration_30_keeps_word_games_stored_before_it_on_edition_3(
     ]
 
 
-async def test_migration_28_queues_boards_to_unname_by_game_id_only(database: Target) -> None:
+async def test_migration_28_queues_boards_to_draw_by_game_id_only(database: Target) -> None:
     """A store an older Orchard left, with a finished game posted in a channel: migration 28
     adds the queue of boards /forget-me draws anew, empty, holding game ids and never a
     person's; a queued board goes with its game when its server is purged."""
@@ -651,14 +651,14 @@ async def test_migration_28_queues_boards_to_unname_by_game_id_only(database: Ta
     )
     store = await Store.open(database)
     try:
-        assert (await table_columns(database))["boards_to_unname"] == ["game_id", "queued"]
-        assert await query(database, "SELECT * FROM boards_to_unname") == []
+        assert (await table_columns(database))["boards_to_draw"] == ["game_id", "queued"]
+        assert await query(database, "SELECT * FROM boards_to_draw") == []
         async with written(database) as tx:
             for game_id in (1, 2):
-                await tx.execute("INSERT INTO boards_to_unname (game_id) VALUES (?)", (game_id,))
+                await tx.execute("INSERT INTO boards_to_draw (game_id) VALUES (?)", (game_id,))
         await store.guild_left(GUILD, 0)
         assert await store.purge_departed(10) == [GUILD]
-        assert await query(database, "SELECT * FROM boards_to_unname") == [(2, 1)]
+        assert await query(database, "SELECT * FROM boards_to_draw") == [(2, 1)]
     finally:
         await store.close()
 
@@ -742,16 +742,16 @@ async def test_forget_me_queues_its_boards_in_its_own_transaction(database: Targ
     store = await Store.open(database)
     try:
         await store.forget_user(GUILD, ann)
-        assert await query(database, "SELECT * FROM boards_to_unname ORDER BY game_id") == [
+        assert await query(database, "SELECT * FROM boards_to_draw ORDER BY game_id") == [
             (1, 1),
             (5, 1),
         ]
-        assert await store.next_to_unname() == (1, 1)
+        assert await store.next_to_draw() == (1, 1)
         await store.forget_user(GUILD, bo)  # while game 1's board is drawn for Ann
-        await store.unnamed(1, 1)
-        assert await store.next_to_unname() == (1, 2), "still to be drawn for Bo"
-        await store.unnamed(1, 2)
-        assert await store.next_to_unname() == (5, 1)
-        assert await store.next_to_unname(5) is None
+        await store.drawn_anew(1, 1)
+        assert await store.next_to_draw() == (1, 2), "still to be drawn for Bo"
+        await store.drawn_anew(1, 2)
+        assert await store.next_to_draw() == (5, 1)
+        assert await store.next_to_draw(5) is None
     finally:
         await store.close()
