@@ -40,7 +40,7 @@ FAILED_PASS_MAX = 10.0  # this: a broken database is retried without a spin of t
 BATCH = 50  # due games written in one transaction: a click committed beside them waits little
 BATCHES_AT_ONCE = 2  # one being written while the next is read and planned
 CLAIMING_AT_ONCE = 16  # shared stores: claims fired side by side, each its own transaction
-SHOWING_AT_ONCE = 8  # display workers: more only queue on Discord's limit (bot.pacing)
+SHOWING_AT_ONCE = 8  # display workers, one channel each: more only queue on Discord's limit
 SHOWING_AT_STOP = 2.0  # seconds a stop waits for the boards being shown (of SIGTERM's 10)
 
 
@@ -68,7 +68,7 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self._next: float | None = None  # when the loop wakes by itself (None: not known)
         self._failed = False  # the pass failed, or left a due game it could not put off either
-        self._to_show: asyncio.Queue[Snapshot] = asyncio.Queue()
+        self._to_show = ChannelQueue()
         self._workers: list[asyncio.Task[None]] = []
         if due is Due.DEADLINE:
             runner.on_commit.append(self._changed)
@@ -215,19 +215,19 @@ class Scheduler:
                 asyncio.create_task(self._show(), name=f"orchard-due-display-{i}")
                 for i in range(SHOWING_AT_ONCE)
             ]
-        self._to_show.put_nowait(snapshot)
+        self._to_show.put(snapshot)
 
     async def _show(self) -> None:
         """A display worker: its requests wait for everything being played now."""
         BACKLOG.set(True)
         while True:
-            snapshot = await self._to_show.get()
+            channel, snapshot = await self._to_show.get()
             try:
                 await self.runner.shown(snapshot)  # skips a version a later write overtook
             except Exception:
                 log.exception("game %s: could not show it", snapshot.id)
             finally:
-                self._to_show.task_done()
+                self._to_show.done(channel)
 
     async def _loop(self) -> None:
         """Pass after pass until stopped. A pass that fails (a read error: disk I/O, a locked
@@ -269,3 +269,47 @@ class Scheduler:
         # skips it, seen or not): look again soon, not at once, pass after pass.
         soonest = BUSY_RETRY if self.runner.store.shared else 0.0
         return min(max(delay, soonest), longest)
+
+
+class ChannelQueue:
+    """The displays to show, taken a channel at a time, channels in turn. Discord edits and
+    posts in a channel at most 5 per 5 s: with one queue, every worker could wait on one busy
+    channel (24 games there due at once after downtime) while another server's board waited
+    behind them. Here a channel is shown by one worker at a time, and goes to the back of the
+    line after each display."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[int, deque[Snapshot]] = {}  # per channel in line or being shown
+        self._channels: asyncio.Queue[int] = asyncio.Queue()  # in line, none being shown
+        self._left = 0
+        self._empty = asyncio.Event()
+        self._empty.set()
+
+    def put(self, snapshot: Snapshot) -> None:
+        channel = snapshot.row.channel_id
+        waiting = self._waiting.get(channel)
+        if waiting is None:
+            waiting = self._waiting[channel] = deque()
+            self._channels.put_nowait(channel)
+        waiting.append(snapshot)
+        self._left += 1
+        self._empty.clear()
+
+    async def get(self) -> tuple[int, Snapshot]:
+        """The next channel in line and its oldest display; :meth:`done` when shown."""
+        channel = await self._channels.get()
+        return channel, self._waiting[channel].popleft()
+
+    def done(self, channel: int) -> None:
+        """That channel's display is shown: its next goes to the back of the line."""
+        if self._waiting[channel]:
+            self._channels.put_nowait(channel)
+        else:
+            del self._waiting[channel]
+        self._left -= 1
+        if not self._left:
+            self._empty.set()
+
+    async def join(self) -> None:
+        """Until every display put is shown."""
+        await self._empty.wait()

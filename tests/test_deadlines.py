@@ -22,6 +22,9 @@ import pytest
 
 import bot.ai.dice_optimal as dice_optimal
 import bot.games.appletters as appletters
+from bot.model import Player
+from bot.orchard import Orchard
+from bot.runner import no_display
 from tests.botharness import (
     ALICE,
     BOB,
@@ -452,3 +455,47 @@ async def test_a_lobby_shown_again_holds_up_none_of_its_game_while_discord_takes
             lambda: "lobby closed" in str(text_of(fake.message(board))), what="the lobby closed"
         )
         no_errors(fake)
+
+
+async def overdue_solo_games(path: Path, games: list[tuple[int, int, int]]) -> None:
+    """Solo Cheerio games (server, channel, player) whose turn ran out about an hour ago,
+    their deadlines in this order; turn pings off."""
+    moment = [time.time() - 3600]
+    o = await Orchard.open(path, clock=lambda: moment[0])
+    try:
+        for guild, channel, user in games:
+            moment[0] += 1
+            host = Player(0, user, f"player{user}")
+            lobby = await o.runner.create(
+                "cheerio", guild, channel, host, seed=1, options=None, variant="", deadline=None
+            )
+            await o.lobby.start(lobby.id, user, no_display)
+            await o.store.set_guild_settings(guild, {"turn_pings": "off"})
+    finally:
+        await o.close()
+
+
+async def test_a_busy_channels_overdue_boards_hold_up_no_other_servers(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """After downtime 24 games in one channel fall due, then one in another server. Discord
+    takes 5 posts in 5 s a channel: were the display workers all to wait on the first
+    channel, the other server's board would come some 30 s later (its ping too)."""
+    busy, other = CHANNEL, CHANNEL + 100
+    crowd = list(range(7001, 7025))
+    for user in [*crowd, 8001]:
+        fake_discord.add_user(user, f"player{user}")
+    fake_discord.add_guild(GUILD, [busy], crowd)
+    fake_discord.add_guild(GUILD + 1, [other], [8001])
+    database = tmp_path / "orchard.db"
+    await overdue_solo_games(
+        database, [(GUILD, busy, user) for user in crowd] + [(GUILD + 1, other, 8001)]
+    )
+    posted = f"/channels/{other}/messages"
+    async with orchard_bot(fake_discord, database):
+        await fake_discord.wait_for(
+            lambda: any(r.status == 200 and r.path == posted for r in fake_discord.requests),
+            timeout=4.0,
+            what="the other server's board",
+        )
+        assert sum(r.path == f"/channels/{busy}/messages" for r in fake_discord.requests) < 24

@@ -933,7 +933,7 @@ async def test_a_game_stuck_showing_its_board_holds_up_no_other_deadline(databas
     clock = Clock()
     o = await orchard(database, clock)
     stuck = await started(o, "cheerio", [1, 2])
-    other = await o.lobby.open("cheerio", GUILD + 1, CHANNEL, player(3))
+    other = await o.lobby.open("cheerio", GUILD + 1, CHANNEL + 1, player(3))  # its own channel
     other = await o.lobby.start(other.id, 3)
     release = asyncio.Event()
     shown: list[int] = []
