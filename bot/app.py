@@ -127,7 +127,7 @@ class OrchardBot(commands.AutoShardedBot):
         if config.shards.ids is not None:
             options.setdefault("shard_ids", list(config.shards.ids))
         # never over Discord's global limit, which would hold clicks; see also until_answered
-        options.setdefault("http_trace", traced(Pacer()))
+        options.setdefault("http_trace", traced(Pacer.shared(config.shards.share)))
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents(),

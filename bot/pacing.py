@@ -5,7 +5,8 @@ a bot goes over, discord.py holds *every* request, its answers to clicks include
 limit resets; after downtime, thousands of overdue boards would keep it over for minutes.
 So every request discord.py's HTTP client sends, its own retries included (see
 :func:`traced`), first takes a slot here: at most :data:`BURST` at once and :data:`PER_SECOND`
-a second after that (together never more than 50 in any second), and a request made for the
+a second after that (together never more than 50 in any second; a process running some of
+the shards takes its share of both), and a request made for the
 backlog (:data:`BACKLOG`, set by the deadline scheduler's display workers, the redraws
 /forget-me asks for and the midnight daily boards) goes only when no other request is waiting:
 a game being played now is shown before a board that has been stale for an hour.
@@ -58,6 +59,13 @@ class Pacer:
         self._now: deque[asyncio.Future[None]] = deque()
         self._backlog: deque[asyncio.Future[None]] = deque()
         self._granting: asyncio.Task[None] | None = None
+
+    @classmethod
+    def shared(cls, share: float) -> Pacer:
+        """The pace of a process that sends ``share`` of the bot's requests (its part of the
+        shards): the 50 a second are the bot's, not each process's, so two processes paced
+        alone at 45 sent up to 90 and were held by Discord together."""
+        return cls(PER_SECOND * share, max(1.0, BURST * share))
 
     async def slot(self, backlog: bool = False) -> None:
         """Wait until one more request fits under the limit."""

@@ -29,6 +29,14 @@ class ShardPlan:
         """Other processes must run the remaining shards."""
         return self.ids is not None and self.count is not None and len(self.ids) < self.count
 
+    @property
+    def share(self) -> float:
+        """This process's part of the whole bot: its shards over all. Discord's global limit
+        is the bot's, whichever process sends (see :func:`bot.pacing.Pacer.shared`)."""
+        if self.ids is None or self.count is None:
+            return 1.0
+        return len(self.ids) / self.count
+
     def describe(self) -> str:
         if self.count is None:
             return "every shard Discord advises"

@@ -7,14 +7,19 @@ answers a 51st request in a second with a global 429 just as Discord does.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from dataclasses import replace
 from pathlib import Path
 
 import aiohttp
 import discord
 import pytest
 
+from bot.app import OrchardBot
+from bot.config import Config
 from bot.pacing import BACKLOG, Pacer, traced
-from tests.botharness import CHANNEL, GUILD, orchard_bot, server, unpaced
+from bot.shards import ShardPlan
+from tests.botharness import CHANNEL, GUILD, config, orchard_bot, server, unpaced
 from tests.fakediscord import FakeDiscord, run_bot
 
 
@@ -64,6 +69,30 @@ async def test_orchard_stays_under_the_global_limit(
         await _sends(bot, 80)
     assert _global_refusals(fake_discord) == 0
     assert len([r for r in fake_discord.requests if r.method == "POST" and r.status == 200]) >= 80
+
+
+async def test_two_processes_stay_under_the_bots_one_global_limit(tmp_path: Path) -> None:
+    """The 50 a second are the bot's (its token's), not each process's: two processes, each
+    running one of the two shards, share them (alone, each would take 45 and draw global
+    429s together)."""
+    async with contextlib.AsyncExitStack() as stack:
+        fake = await stack.enter_async_context(FakeDiscord.running(shard_count=2))
+        server(fake)
+        unpaced(fake)
+        bots = [
+            await stack.enter_async_context(
+                run_bot(OrchardBot(sharded(tmp_path / f"{shard}.db", shard)), fake)
+            )
+            for shard in (0, 1)
+        ]
+        await asyncio.gather(*(_sends(bot, 80) for bot in bots))
+        assert _global_refusals(fake) == 0
+        assert len([r for r in fake.requests if r.method == "POST" and r.status == 200]) >= 160
+
+
+def sharded(database: Path, shard: int) -> Config:
+    """A process of Orchard's that runs shard ``shard`` of two."""
+    return replace(config(database), shards=ShardPlan((shard,), 2))
 
 
 async def test_a_plain_bot_goes_over_it_in_the_same_case(fake_discord: FakeDiscord) -> None:
