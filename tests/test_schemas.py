@@ -106,3 +106,14 @@ def test_later_migrations_carry_the_same_number_on_both_backends() -> None:
     pg = [number for number, _, _ in available(Dialect.POSTGRES)]
     assert pg[0] == 12 and lite[: lite.index(12) + 1] == list(range(1, 13))
     assert pg == lite[lite.index(12) :]
+
+
+def test_each_migration_has_a_number_of_its_own() -> None:
+    """A database records the numbers it applied, not the files: a second file under a number
+    already applied would be passed over for good. So numbers run 1, 2, 3... with no two the
+    same, and from 013 on each number names one change on both backends."""
+    lite = available(Dialect.SQLITE)
+    pg = available(Dialect.POSTGRES)
+    assert [number for number, _, _ in lite] == list(range(1, len(lite) + 1))
+    assert [number for number, _, _ in pg] == list(range(12, 12 + len(pg)))
+    assert [name for number, name, _ in lite if number > 12] == [name for _, name, _ in pg[1:]]
