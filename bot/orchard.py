@@ -31,6 +31,7 @@ from db.store import Store
 log = logging.getLogger(__name__)
 WARM_AFTER = 30.0  # s after start-up: the catch-up of deadlines and Orchard's seats go first
 WARM_SLICE = 0.002
+SWEEP_EVERY = 600.0  # s between two looks for games other processes ended (shared stores)
 """Seconds of warming at a time before the loop runs whatever else is ready. A piece is
 0.05-1 ms (a dice card) or 3-8 ms (a Hot Score throw to beat), so a click waits for one
 slice or one piece at most, and the whole warming (about 1.5 s of work) is over within
@@ -53,6 +54,7 @@ class Orchard:
     # wait in the store to be drawn anew (the Discord layer's work; see Store.next_to_draw).
     on_erased: list[Callable[[], None]] = field(default_factory=list, init=False)
     _warming: asyncio.Task[None] | None = field(default=None, init=False)
+    _sweeping: asyncio.Task[None] | None = field(default=None, init=False)
 
     @classmethod
     async def open(
@@ -83,6 +85,18 @@ class Orchard:
         await self.opponents.resume()
         self.scheduler.start()
         self._warming = asyncio.create_task(self._warm_tables(), name="orchard-warm-tables")
+        if self.store.shared:
+            self._sweeping = asyncio.create_task(self._sweep(), name="orchard-forget-ended")
+
+    async def _sweep(self) -> None:
+        """A shared store: every :data:`SWEEP_EVERY` s, forget the games another process
+        ended (:meth:`Runner.forget_ended`), or each process's memory grew with them."""
+        while True:
+            await asyncio.sleep(SWEEP_EVERY)
+            try:
+                await self.runner.forget_ended()
+            except Exception:  # the store failed: the next sweep forgets them
+                log.warning("could not look for games ended elsewhere", exc_info=True)
 
     async def _warm_tables(self) -> None:
         """The exact players' values, a slice at a time, a while after start-up, so no review
@@ -164,6 +178,7 @@ class Orchard:
             if not is_daily(row.options):
                 with contextlib.suppress(Refusal):  # over meanwhile
                     await self.runner.abandon(row.id, no_display)
+                self.runner.forget(row.id)  # never shown: no display forgets it
 
     async def purge_departed(self, before: float) -> list[int]:
         """Servers the bot left before ``before``: every row of theirs goes (games are over
@@ -193,10 +208,11 @@ class Orchard:
             await self.store.queue_boards(self.runner.undrawn())
         except Exception:  # stopping anyway: those boards wait for their next click
             log.warning("could not queue the boards left undrawn", exc_info=True)
-        if self._warming is not None:
-            self._warming.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._warming
+        for task in (self._warming, self._sweeping):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
 
     async def close(self) -> None:
         await self.stop()

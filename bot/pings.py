@@ -141,6 +141,7 @@ class TurnPings:
     def start(self) -> None:
         """Ping after every commit from now on, and catch up on games a restart interrupted."""
         self.runner.on_commit.append(self._on_commit)
+        self.runner.on_forget.append(self._forget)
         self._spawn(self._resume())
 
     async def stop(self) -> None:
@@ -149,9 +150,14 @@ class TurnPings:
         the next move, as any failed ping is; a delete cut short leaves its message)."""
         if self._on_commit in self.runner.on_commit:
             self.runner.on_commit.remove(self._on_commit)
+            self.runner.on_forget.remove(self._forget)
         for worker in self._workers:  # the backlog's pings left are caught up at the restart
             worker.cancel()
         await drain(self._tasks)
+
+    def _forget(self, game_id: int) -> None:
+        """Runner hook: the game is over and shown, here or by another process."""
+        self._pings.pop(game_id, None)
 
     def _on_commit(self, snapshot: Snapshot) -> None:
         """Runner hook (sync): ping in the background, after the board is shown. A daily

@@ -173,6 +173,8 @@ class Runner:
         # A deadline that passed before this is one Orchard was down for (see _expiry).
         self.started = clock()
         self.on_commit: list[Callable[[Snapshot], None]] = []
+        # Told of a game over whose displays are done: what others keep of it goes too.
+        self.on_forget: list[Callable[[int], None]] = []
         # Loops started on this runner (the schedulers), stopped before its store closes.
         self.stoppers: list[Callable[[], Awaitable[None]]] = []
         # Weak: a game's lock lives while someone holds or awaits it, so 10,000 games touched
@@ -654,9 +656,31 @@ class Runner:
         (:meth:`outdated`); a click on an old board reads the store, and is told it is over."""
         if snapshot.row.status.is_open or self.outdated(snapshot):
             return
+        self._forget(snapshot.id)
+
+    def _forget(self, game_id: int) -> None:
         for kept in (self._writes, self._messages, self._drawn):
-            kept.pop(snapshot.id, None)
-        self._committed.take(snapshot.id)
+            kept.pop(game_id, None)
+        self._committed.take(game_id)
+        for hook in self.on_forget:
+            hook(game_id)
+
+    def forget(self, game_id: int) -> None:
+        """A game over that nobody here will show (its server removed Orchard): what this
+        process keeps for its displays goes, as for one over and shown."""
+        self._undrawn.discard(game_id)
+        self._forget(game_id)
+
+    async def forget_ended(self) -> int:
+        """Forget the games another process ended (a shared store: the clock or Orchard's
+        seats of another process often end a game this one moved, and this one never hears
+        of it, so what it kept for the game stayed until a restart). A game whose last write
+        here waits to be drawn is left for its display. Returns how many were forgotten."""
+        kept = set(self._writes) | set(self._drawn) | set(self._messages)
+        ended = kept - await self.store.open_among(sorted(kept)) - self._undrawn
+        for game_id in ended:
+            self._forget(game_id)
+        return len(ended)
 
     async def _display(self, snapshot: Snapshot, display: Display | None) -> Snapshot:
         private = is_daily(snapshot.row.options)  # shown only in its player's own replies

@@ -57,13 +57,19 @@ class TileDMs:
     def start(self) -> None:
         """DM every change of hand from now on, and the ones a restart interrupted."""
         self.orchard.runner.on_commit.append(self._on_commit)
+        self.orchard.runner.on_forget.append(self._forget)
         self._spawn(self._resume())
 
     async def stop(self) -> None:
         """Let DMs in flight finish and be recorded while the store is still open
         (:func:`bot.background.drain`)."""
         self.orchard.runner.on_commit.remove(self._on_commit)
+        self.orchard.runner.on_forget.remove(self._forget)
         await drain(self._tasks)
+
+    def _forget(self, game_id: int) -> None:
+        """Runner hook: the game is over and shown, here or by another process."""
+        self._versions.pop(game_id, None)
 
     def _on_commit(self, snapshot: Snapshot) -> None:
         """Runner hook (sync): DM the tiles of anyone whose hand changed, in the background."""

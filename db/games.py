@@ -90,6 +90,17 @@ async def revision(db: Reader, game_id: int) -> int | None:
     return int(rows[0][0]) if rows else None
 
 
+async def open_among(db: Database, game_ids: Sequence[int]) -> set[int]:
+    """Which of these games are open (lobby or active), by key."""
+    if not game_ids:
+        return set()
+    marks = ", ".join("?" * len(game_ids))
+    rows = await db.fetchall(
+        f"SELECT id FROM games WHERE id IN ({marks}) AND {OPEN}", tuple(game_ids)
+    )
+    return {int(row[0]) for row in rows}
+
+
 async def get_games(db: Database, game_ids: Sequence[int]) -> list[GameRow]:
     """Many games and their seats in one query (those that exist), in id order."""
     if not game_ids:

@@ -268,6 +268,13 @@ class Store:
             rows += await games.get_games(self.db, game_ids[start : start + CHUNK])
         return rows
 
+    async def open_among(self, game_ids: Sequence[int]) -> set[int]:
+        """Which of these games are still open (in chunks, as :meth:`get_games`)."""
+        found: set[int] = set()
+        for start in range(0, len(game_ids), CHUNK):
+            found |= await games.open_among(self.db, game_ids[start : start + CHUNK])
+        return found
+
     async def open_games(
         self, guild_id: int | None = None, channel_id: int | None = None, kind: str | None = None
     ) -> list[GameSummary]:

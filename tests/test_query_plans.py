@@ -46,6 +46,7 @@ async def workload(o: Table) -> None:
     await store.rating_history(GUILD, 1, "cheerio")
     await store.tile_dms(live.id)
     await store.revision(live.id)  # a shared store's check before and after a board edit
+    await store.open_among([live.id, lobby.id])  # a shared store's look for games ended elsewhere
     await store.guilds_settings([GUILD, GUILD + 1])  # a shard's servers at start-up
     await store.daily_channels([GUILD, GUILD + 1])
     await store.guild_left(GUILD + 1, 0)

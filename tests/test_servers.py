@@ -2078,6 +2078,10 @@ async def test_a_server_that_removes_orchard_has_its_games_ended_with_no_result(
             assert time.monotonic() < deadline, "the game is still open"
             await asyncio.sleep(0.02)
         assert (await bot.orchard.runner.load(game.id)).row.status == "abandoned"
+        while game.id in bot.orchard.runner._writes:  # shown nowhere, so forgotten at once
+            assert time.monotonic() < deadline, "kept in memory for good"
+            await asyncio.sleep(0.02)
+        assert game.id not in bot.orchard.runner.undrawn(), "nor queued to be drawn anew"
         (daily,) = await bot.orchard.store.open_games(GUILD)
         assert daily.status == "active" and daily.id != game.id
         assert await rows(database, "SELECT COUNT(*) FROM results") == [(0,)]

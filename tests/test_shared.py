@@ -535,3 +535,31 @@ async def test_two_games_ending_at_once_rate_a_newcomer_one_after_the_other(
     assert {r[0]: r[3] for r in stored} == dict.fromkeys(expected, 2)
     await a.close()
     await b.close()
+
+
+async def test_games_another_process_ended_are_forgotten_here(url: str) -> None:
+    """A moves each game once, B plays them to their end (its clock, its clicks): A never hears
+    of the ends, so what it kept for their displays stayed until a restart, a month's games
+    of memory. Its sweep forgets them, and keeps a game still open, and one whose last write
+    here is still to be drawn."""
+    clock = Clock()
+    a, b = await two(url, clock)
+    try:
+        ended = []
+        for channel in range(CHANNEL, CHANNEL + 3):
+            live = await solo(a, channel)
+            await a.runner.act(live.id, channel, "roll", version=live.row.version)
+            await finish_cheerio(b, live.id, {0: channel})
+            ended.append(live.id)
+        still = await solo(a, CHANNEL + 3)
+        pending = await solo(a, CHANNEL + 4)
+        await a.runner.act(pending.id, CHANNEL + 4, "roll", version=pending.row.version)
+        a.runner._undrawn.add(pending.id)  # its display still to come
+        await finish_cheerio(b, pending.id, {0: CHANNEL + 4})
+        assert set(ended) <= set(a.runner._writes)
+        assert await a.runner.forget_ended() == 3
+        assert set(a.runner._writes) == {still.id, pending.id}
+        assert not set(ended) & (set(a.runner._drawn) | set(a.runner._messages))
+    finally:
+        await a.close()
+        await b.close()
