@@ -181,6 +181,28 @@ async def test_a_slow_hint_is_deferred_in_time_then_given(
         no_errors(fake)
 
 
+async def test_an_interaction_that_came_late_is_deferred_by_its_own_3_s(
+    fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 3 s run from the moment the player acted, not from when the bot heard of it: a
+    hint that reaches the bot 1.5 s late (a gateway backlog) is deferred within the 1.5 s
+    left, not 2 s after its arrival."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, tmp_path / "o.db"):
+        await new_game(fake, "cheerio", ALICE, [BOB])
+        monkeypatch.setattr(dice_optimal, "load", slowly(dice_optimal.load, [True]))
+        dice_optimal.install("cheerio", None)
+        fake.interaction_age = 1.5
+        hint = await fake.slash(ALICE, GUILD, CHANNEL, "cheerio hint")
+        await hint.wait(timeout=SLOW + 3)
+        fake.interaction_age = 0.0
+        in_time(fake, hint)
+        assert hint.type == 5 and hint.ephemeral, hint.describe()
+        assert hint.content.count("expected final score") == 3, hint.content
+        no_errors(fake)
+
+
 async def test_a_word_play_is_acknowledged_first_even_if_its_check_takes_4_s(
     fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -81,7 +81,8 @@ async def test_orchard_resumes_its_turn_after_a_restart(database: Target) -> Non
     await o.close()  # no Opponents were running: Orchard's turn is pending
 
     o = await orchard(database)
-    await Opponents(o.runner, delay=0).resume()
+    o.orchard.orchard_delay = 0
+    await o.orchard.start()  # as the app starts: Orchard's seats pick up where they were
 
     async def back_to_human() -> bool:
         return (await o.runner.load(game_id)).state.turn == 0

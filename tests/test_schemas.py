@@ -1,5 +1,7 @@
 """The two backends' migrations end at the same schema: tables, columns (nullability and a
-type family each), and indexes by name with their table, columns, uniqueness and partiality.
+type family each), and indexes by name with their table, columns, uniqueness and the rows a
+partial one covers (its condition, written alike: a partial index of the wrong rows would
+still give right answers, slowly, on one backend only).
 
 SQLite's files and PostgreSQL's are written apart (their types differ); this is what keeps a
 change made to one from being forgotten in the other.
@@ -7,6 +9,7 @@ change made to one from being forgotten in the other.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import asyncpg
@@ -22,8 +25,8 @@ pytestmark = pytest.mark.postgres
 
 Columns = dict[str, dict[str, tuple[str, bool]]]  # table: column: (family, nullable)
 Indexes = dict[
-    str, tuple[str, tuple[str, ...], bool, bool]
-]  # name: table, columns, unique, partial
+    str, tuple[str, tuple[str, ...], bool, tuple[str, ...]]
+]  # name: table, columns, unique, condition (see predicate)
 
 FAMILY = {
     "INTEGER": "integer",
@@ -33,6 +36,16 @@ FAMILY = {
     "REAL": "float",
     "DOUBLE PRECISION": "float",
 }
+
+
+def predicate(condition: str | None) -> tuple[str, ...]:
+    """A partial index's condition as words and values, either backend's spelling: ``status
+    IN ('lobby', 'active')`` and PostgreSQL's ``(status = ANY (ARRAY['lobby'::text,
+    'active'::text]))`` both read ``status 'lobby' 'active'``. Empty: not partial."""
+    if condition is None:
+        return ()
+    words = re.findall(r"'[^']*'|\w+|<>|[<>]=?|!=", re.sub(r"::[a-z ]+", "", condition.lower()))
+    return tuple(word for word in words if word not in ("in", "any", "array"))
 
 
 async def sqlite_schema(path: Path) -> tuple[Columns, Indexes]:
@@ -56,10 +69,19 @@ async def sqlite_schema(path: Path) -> tuple[Columns, Indexes]:
             ):
                 if origin == "c":  # created by CREATE INDEX, not a primary key's
                     cols = tuple(r[2] for r in await db.fetchall(f"PRAGMA index_info({name})"))
-                    indexes[name] = (table, cols, bool(unique), bool(partial))
+                    where = await condition(db, name)
+                    assert bool(where) == bool(partial), f"{name}'s condition was read"
+                    indexes[name] = (table, cols, bool(unique), where)
         return columns, indexes
     finally:
         await db.close()
+
+
+async def condition(db: SqliteDatabase, index: str) -> tuple[str, ...]:
+    """A SQLite index's condition (see predicate), from the statement that made it."""
+    (sql,) = await db.fetchall("SELECT sql FROM sqlite_master WHERE name = ?", (index,))
+    _, where, rest = sql[0].partition(" WHERE ")
+    return predicate(rest if where else None)
 
 
 async def postgres_schema(url: str) -> tuple[Columns, Indexes]:
@@ -75,16 +97,16 @@ async def postgres_schema(url: str) -> tuple[Columns, Indexes]:
         indexes: Indexes = {}
         for name, table, cols, unique, partial in await conn.fetch(
             "SELECT ic.relname, tc.relname, array_agg(a.attname ORDER BY k.ord),"
-            " i.indisunique, i.indpred IS NOT NULL"
+            " i.indisunique, pg_get_expr(i.indpred, i.indrelid)"
             " FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid"
             " JOIN pg_class tc ON tc.oid = i.indrelid"
             " JOIN pg_namespace n ON n.oid = ic.relnamespace"
             " CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)"
             " JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum"
             " WHERE n.nspname = current_schema() AND NOT i.indisprimary"
-            " GROUP BY ic.relname, tc.relname, i.indisunique, i.indpred IS NOT NULL"
+            " GROUP BY ic.relname, tc.relname, i.indisunique, i.indpred, i.indrelid"
         ):
-            indexes[name] = (table, tuple(cols), unique, partial)
+            indexes[name] = (table, tuple(cols), unique, predicate(partial))
         return columns, indexes
     finally:
         await conn.close()
