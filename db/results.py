@@ -9,6 +9,7 @@ departed server (:func:`purge`) deletes all three for the server.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -170,6 +171,9 @@ async def rating_history(
 
 
 HISTORY_SCAN = 100
+# Pages of HISTORY_SCAN a history of someone else reads at most: a person with 100,000 games
+# in channels hidden from the asker was read through to the end, a read slot held meanwhile.
+HISTORY_PAGES = 10
 """Finished games read at a time for a /history with a viewer, of which those they may not
 see are left out: a player's latest ten in channels the viewer sees are nearly always among
 the first hundred, and the next hundred are read only if not."""
@@ -211,18 +215,20 @@ async def _seen_by(
     db: Database, sql: str, params: list[Any], limit: int, viewer: Viewer
 ) -> list[Sequence[Any]]:
     """The first ``limit`` rows of ``sql`` the viewer played in or may see, read
-    :data:`HISTORY_SCAN` at a time, each page from the oldest game of the last."""
+    :data:`HISTORY_SCAN` at a time, each page from the oldest game of the last, through
+    :data:`HISTORY_PAGES` pages at most."""
     seen: list[Sequence[Any]] = []
     older = " AND (r.finished_at < ? OR (r.finished_at = ? AND g.id < ?))"
     page = await db.fetchall(sql + _NEWEST_FIRST, [*params, HISTORY_SCAN])
-    while True:
+    for pages in itertools.count(1):
         seen += [r for r in page if r[6] or viewer.sees(r[2])]
-        if len(seen) >= limit or len(page) < HISTORY_SCAN:
-            return seen[:limit]
+        if len(seen) >= limit or len(page) < HISTORY_SCAN or pages == HISTORY_PAGES:
+            break
         at, game_id = page[-1][4], page[-1][0]
         page = await db.fetchall(
             sql + older + _NEWEST_FIRST, [*params, at, at, game_id, HISTORY_SCAN]
         )
+    return seen[:limit]
 
 
 async def _past_game(

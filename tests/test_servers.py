@@ -14,6 +14,7 @@ import pytest
 from bot.app import OrchardBot
 from bot.daily import DailyChannel, date_of
 from bot.games.cheerio import open_categories
+from bot.model import Viewer
 from bot.ratings import MODEL, rate, shown
 from bot.settings import GuildSettings
 from bot.specs import SPECS
@@ -1306,6 +1307,28 @@ async def test_history_reads_on_past_a_hundred_games_the_asker_cannot_see(
         shown = answer.embeds[0]["description"]
         assert "111" in shown and "200" not in shown, shown
         no_errors(fake_discord)
+
+
+async def test_history_of_someone_else_reads_a_bounded_number_of_pages(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past a bound, Carol's /history of Alice stops reading through games hidden from her
+    (a person may have 100,000, each page a read): within it, the game she can see is found."""
+    monkeypatch.setattr(results, "HISTORY_SCAN", 2)
+    monkeypatch.setattr(results, "HISTORY_PAGES", 3)
+    secret = CHANNEL + 1
+    await migrated(database)
+    await finished_game(database, [Seat(ALICE, 111)], 500)
+    for n in range(5):  # two pages and a half: the visible one is on the third
+        await finished_game(database, [Seat(ALICE, 200)], 600 + n, secret)
+    carol = Viewer(CAROL, lambda channel: channel != secret)
+    store = await Store.open(database)
+    try:
+        assert [game.kind for game in await store.history(GUILD, ALICE, viewer=carol)]
+        await finished_game(database, [Seat(ALICE, 200)], 700, secret)  # now on the fourth
+        assert await store.history(GUILD, ALICE, viewer=carol) == []
+    finally:
+        await store.close()
 
 
 async def test_stats_answers_its_asker_alone_and_charts_only_games_they_can_see(
