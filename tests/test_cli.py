@@ -247,9 +247,7 @@ def test_a_command_other_than_the_run_acts_on_ctrl_c_at_once(tmp_path: Path) -> 
         "launch.main()\n"
         "print('not interrupted')\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, timeout=60
-    )
+    done = run_python(tmp_path, "-c", program)
     assert "KeyboardInterrupt" in done.stderr and "not interrupted" not in done.stdout, done
 
 
@@ -262,7 +260,5 @@ def test_python_m_bot_starts_as_the_orchard_program_does(tmp_path: Path) -> None
         "launch.main = lambda: print('launched', 'discord' in sys.modules) or 0\n"
         "runpy.run_module('bot', run_name='__main__')\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
+    done = run_python(tmp_path, "-c", program)
     assert done.stdout == "launched False\n" and done.returncode == 0, done

@@ -412,39 +412,37 @@ async def test_a_second_quick_tap_on_another_die_is_not_lost(
         no_errors(fake_discord)
 
 
+async def stopped_while_a_board_waits(
+    fake: FakeDiscord, database: Target, retry_after: float
+) -> int:
+    """Stop the bot while the board of a turn the clock ended (Alice's) waits ``retry_after``
+    s on Discord (a 429); returns the board."""
+    server(fake)
+    async with orchard_bot(fake, database) as bot:
+        board = await new_game(fake, "cheerio", ALICE, [BOB])
+        fake.fail("PATCH", rf"/channels/{CHANNEL}/messages/{board}$", 429, retry_after=retry_after)
+        bot.orchard.runner.clock = lambda: time.time() + 301
+        bot.orchard.scheduler.wake()
+        await fake.wait_for(lambda: fake.pending_faults == 0, what="the 429")
+        await bot.close()
+    return board
+
+
 async def test_a_board_the_clock_moved_is_drawn_before_a_stop_if_it_can_be(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
-    """The bot is stopped while the board of a turn the clock ended waits a moment on
-    Discord (a 429 of 1 s): the stop gives it time to be drawn, rather than leave Alice's
+    """A 429 of 1 s: the stop gives the board time to be drawn, rather than leave Alice's
     turn up until someone clicks after the restart."""
-    server(fake_discord)
-    async with orchard_bot(fake_discord, database) as bot:
-        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        edit = rf"/channels/{CHANNEL}/messages/{board}$"
-        fake_discord.fail("PATCH", edit, 429, times=1, retry_after=1.0)
-        bot.orchard.runner.clock = lambda: time.time() + 301
-        bot.orchard.scheduler.wake()
-        await fake_discord.wait_for(lambda: fake_discord.pending_faults == 0, what="the 429")
-        await bot.close()
+    board = await stopped_while_a_board_waits(fake_discord, database, 1.0)
     assert "Alice scored" in text_of(fake_discord.message(board))
 
 
 async def test_a_board_a_stop_cut_off_is_drawn_at_the_restart(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
-    """The board of a turn the clock ended waits longer on Discord (a 429 of 5 s) than the
-    stop's 2 s: the stop queues it in the store, and the restart draws it anew, rather than
-    leave Alice's turn up until someone clicks."""
-    server(fake_discord)
-    async with orchard_bot(fake_discord, database) as bot:
-        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        edit = rf"/channels/{CHANNEL}/messages/{board}$"
-        fake_discord.fail("PATCH", edit, 429, times=1, retry_after=5.0)
-        bot.orchard.runner.clock = lambda: time.time() + 301
-        bot.orchard.scheduler.wake()
-        await fake_discord.wait_for(lambda: fake_discord.pending_faults == 0, what="the 429")
-        await bot.close()
+    """A 429 of 5 s, longer than the stop's 2 s: the stop queues the board in the store, and
+    the restart draws it anew, rather than leave Alice's turn up until someone clicks."""
+    board = await stopped_while_a_board_waits(fake_discord, database, 5.0)
     assert "Alice scored" not in text_of(fake_discord.message(board))
     async with orchard_bot(fake_discord, database) as bot:
         await fake_discord.wait_for(
