@@ -204,7 +204,7 @@ def test_the_naming_check_sees_strings_and_imports(tmp_path: Path) -> None:
 
 ANSWERED_DIRECTLY = {
     ROOT / "bot" / "answers.py": "the helpers themselves",
-    ROOT / "bot" / "__main__.py": "interactions turned away while closing: never dispatched, so "
+    ROOT / "bot" / "cli.py": "interactions turned away while closing: never dispatched, so "
     "never watched or deferred",
 }
 
