@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection
+from collections.abc import Collection, Coroutine
 from typing import Any
 
 DRAIN_SECONDS = 5.0  # how long closing waits for such work in flight
+
+
+def spawn(
+    tasks: set[asyncio.Task[Any]], work: Coroutine[Any, Any, Any], name: str | None = None
+) -> asyncio.Task[Any]:
+    """Start ``work`` as a task kept in ``tasks`` until it ends (:func:`drain` waits for it)."""
+    task = asyncio.create_task(work, name=name)
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)
+    return task
 
 
 async def drain(tasks: Collection[asyncio.Task[Any]], seconds: float | None = None) -> None:

@@ -274,6 +274,7 @@ async def open_lobby(
     players: tuple[Player, ...] = (),
     *,
     start: bool = False,
+    rematch_of: int | None = None,
 ) -> Snapshot:
     """Post a new lobby for ``kind`` in the interaction's channel (the caller hosts), with
     ``players`` seated: Orchard's seats, and people only if they have no other open game of
@@ -295,7 +296,9 @@ async def open_lobby(
     host_seat = Player(0, user.id, user.display_name)
     thread = interaction.channel if isinstance(interaction.channel, discord.Thread) else None
     place = (*here, thread.parent_id if thread else None)
-    async with lobby.opened(kind, place, host_seat, options, variant, players) as opened:
+    async with lobby.opened(
+        kind, place, host_seat, options, variant, players, rematch_of
+    ) as opened:
         snapshot, left_out = opened.snapshot, opened.left_out  # seated before its message
         announce = _announcer(interaction)
         if start:  # announced inside the start's lock: Orchard may move first, onto this message
@@ -373,4 +376,6 @@ async def rematch(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     )
     kept = {k: v for k, v in row.options.items() if k != "edition"}  # today's rules
     settings = await host(interaction).uis[row.kind].options_for(row.guild_id)  # today's too
-    await open_lobby(interaction, row.kind, {**kept, **settings}, row.variant, others)
+    await open_lobby(
+        interaction, row.kind, {**kept, **settings}, row.variant, others, rematch_of=row.id
+    )

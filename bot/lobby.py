@@ -9,6 +9,7 @@ closes when its deadline fires (:meth:`Runner.fire_deadline`).
 
 from __future__ import annotations
 
+import asyncio
 import re
 import secrets
 from collections.abc import AsyncIterator
@@ -18,7 +19,7 @@ from typing import Any
 
 from bot.locks import KeyedLocks
 from bot.model import GameChange, GameRow, GameStatus, GameSummary, Player
-from bot.runner import Display, Refusal, Runner, Snapshot, Stale, no_display
+from bot.runner import Display, Plan, Refusal, Runner, Snapshot, Stale, no_display
 from bot.wording import lines_within
 
 LOBBY_SECONDS = 15 * 60
@@ -59,6 +60,8 @@ class Lobby:
         self.runner = runner
         self.store = runner.store
         self._opening: KeyedLocks[tuple[int, int, str]] = KeyedLocks()
+        # Per person: held by /forget-me while it erases them, and by a rematch seating them.
+        self._people: KeyedLocks[int] = KeyedLocks()
         # Lobbies being seated and announced by the command that opened them: their first
         # message is on its way, not lost (see :func:`bot.interface.open_lobby`).
         self.announcing: set[int] = set()
@@ -94,9 +97,12 @@ class Lobby:
         seats: tuple[Player, ...],
         *,
         announcing: bool = False,
+        rematch_of: int | None = None,
     ) -> Opened:
         """:meth:`open`, with ``seats`` seated in order under the same lock (see
-        :meth:`_seat`), and marked :attr:`announcing` before that lock is let go."""
+        :meth:`_seat`), and marked :attr:`announcing` before that lock is let go. A rematch's
+        player /forget-me erased from ``rematch_of`` since its seats were read is left out,
+        unnamed."""
         guild_id, channel_id, parent_id = place
         async with self._opening[(guild_id, channel_id, kind)]:
             here = await self._check_room(kind, guild_id, (channel_id, parent_id), host)
@@ -112,7 +118,10 @@ class Lobby:
             )
             left_out: list[Player] = []
             for seat in seats:
-                seated = await self._seat(snapshot, seat, here)
+                async with self.person(seat.user_id):  # never while /forget-me erases them
+                    if await self._erased(rematch_of, seat):
+                        continue
+                    seated = await self._seat(snapshot, seat, here)
                 if seated is None:
                     left_out.append(seat)
                 else:
@@ -120,6 +129,19 @@ class Lobby:
             if announcing:
                 self.announcing.add(snapshot.id)
             return Opened(snapshot, tuple(left_out))
+
+    def person(self, user_id: int) -> asyncio.Lock:
+        """Held by /forget-me while it erases the person, and by a rematch seating them: a
+        rematch pressed on a game of theirs before the erasure, seating them after it, would
+        put their name and id back with /forget-me done (:meth:`_erased`)."""
+        return self._people[user_id]
+
+    async def _erased(self, rematch_of: int | None, seat: Player) -> bool:
+        """Whether /forget-me took ``seat``'s person out of the game rematched since its seats
+        were read (its seat there is a former player's now)."""
+        if rematch_of is None or seat.is_bot:
+            return False
+        return (await self.runner.load(rematch_of)).row.seat_of(seat.user_id) is None
 
     async def _seat(
         self, snapshot: Snapshot, seat: Player, here: list[GameSummary]
@@ -140,7 +162,7 @@ class Lobby:
             return await self.add_seat(snapshot.id, snapshot.row.host_id, seat, no_display)
         if self._has_one(here, seat.user_id):
             return None
-        return await self.join(snapshot.id, seat, no_display)
+        return await self.runner.change(snapshot.id, self._joining(seat), no_display)
 
     @asynccontextmanager
     async def opened(
@@ -151,12 +173,16 @@ class Lobby:
         options: dict[str, Any] | None = None,
         variant: str = "",
         seats: tuple[Player, ...] = (),
+        rematch_of: int | None = None,
     ) -> AsyncIterator[Opened]:
         """:meth:`open` for a command that seats ``seats`` (Orchard's, a rematch's players)
         and posts the lobby: marked :attr:`announcing` meanwhile, inside the opening lock,
         so :meth:`unshown` (under the same lock) never takes it for a lobby whose message was
-        lost. ``place``: the server, the channel, and the channel a thread is in (or None)."""
-        opened = await self._open(kind, place, host, options, variant, seats, announcing=True)
+        lost. ``place``: the server, the channel, and the channel a thread is in (or None);
+        ``rematch_of``: the game whose seats ``seats`` are (see :meth:`_open`)."""
+        opened = await self._open(
+            kind, place, host, options, variant, seats, announcing=True, rematch_of=rematch_of
+        )
         try:
             yield opened
         finally:
@@ -203,6 +229,17 @@ class Lobby:
         return any(row.plays(user_id) for row in here)
 
     async def join(self, game_id: int, player: Player, display: Display | None = None) -> Snapshot:
+        """A player's own Join, written under its channel's opening lock (a rematch being
+        opened there seats only those with no other open game of its kind here, and must see
+        this one), and shown after it: a slow channel holds up no other Join or lobby."""
+        row = (await self.runner.load(game_id)).row
+        async with self._opening[(row.guild_id, row.channel_id, row.kind)]:
+            joined = await self.runner.changed(game_id, self._joining(player))
+        return await self.runner.shown(joined, display)
+
+    def _joining(self, player: Player) -> Plan:
+        """The change that seats ``player`` in a lobby (its 15 minutes start again)."""
+
         async def plan(snapshot: Snapshot) -> GameChange:
             row = _open_lobby(snapshot)
             engine = self.runner.engine(row.kind)
@@ -214,7 +251,7 @@ class Lobby:
             deadline = self.runner.clock() + LOBBY_SECONDS
             return _seats(snapshot, (*row.players, player), deadline=deadline)
 
-        return await self.runner.change(game_id, plan, display)
+        return plan
 
     async def leave(self, game_id: int, user_id: int, display: Display | None = None) -> Snapshot:
         async def plan(snapshot: Snapshot) -> GameChange:

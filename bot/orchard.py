@@ -13,10 +13,12 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.ai.applejack_players import exact_tables as applejack_tables
 from bot.ai.cheerio_players import exact_tables as cheerio_tables
 from bot.ai.hotscore_players import warming as hotscore_warming
+from bot.background import spawn
 from bot.daily import is_daily
 from bot.leader import Leader
 from bot.lobby import Lobby
@@ -31,6 +33,7 @@ from db.store import Store
 log = logging.getLogger(__name__)
 WARM_AFTER = 30.0  # s after start-up: the catch-up of deadlines and Orchard's seats go first
 WARM_SLICE = 0.002
+LEFT_AGAIN = 10.0  # s after a server's departure: a game its last interactions opened ends too
 SWEEP_EVERY = 600.0  # s between two looks for games other processes ended (shared stores)
 """Seconds of warming at a time before the loop runs whatever else is ready. A piece is
 0.05-1 ms (a dice card) or 3-8 ms (a Hot Score throw to beat), so a click waits for one
@@ -55,6 +58,7 @@ class Orchard:
     on_erased: list[Callable[[], None]] = field(default_factory=list, init=False)
     _warming: asyncio.Task[None] | None = field(default=None, init=False)
     _sweeping: asyncio.Task[None] | None = field(default=None, init=False)
+    _leaving: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
 
     @classmethod
     async def open(
@@ -121,11 +125,13 @@ class Orchard:
         """/forget-me: take the person out of their open games here (through the runner),
         then erase them from this server's rows; returns the rows erased, a seat in each open
         game they left among them. A lobby that seated them meanwhile (a Rematch pressed on a
-        game of theirs not yet erased) is found after the erasure, and left in turn."""
-        left = await self._leave_open_games(guild_id, user_id)
-        removed = left + await self.store.forget_user(guild_id, user_id)
-        while again := await self._leave_open_games(guild_id, user_id):  # seated meanwhile
-            removed += again + await self.store.forget_user(guild_id, user_id)
+        game of theirs not yet erased) is found after the erasure, and left in turn; one that
+        would seat them after it waits, then leaves them out (:meth:`Lobby.person`)."""
+        async with self.lobby.person(user_id):
+            left = await self._leave_open_games(guild_id, user_id)
+            removed = left + await self.store.forget_user(guild_id, user_id)
+            while again := await self._leave_open_games(guild_id, user_id):  # seated meanwhile
+                removed += again + await self.store.forget_user(guild_id, user_id)
         self._erased()
         return removed
 
@@ -134,11 +140,12 @@ class Orchard:
         holding their rows, as :meth:`forget` does, then the store erases them in all of those
         servers at once (:meth:`Store.forget_everywhere`); returns the servers and rows
         erased, as :meth:`forget` counts them."""
-        left = await self._leave_everywhere(user_id)
-        servers, removed = await self.store.forget_everywhere(user_id)
-        while again := await self._leave_everywhere(user_id):  # seated meanwhile
-            more = await self.store.forget_everywhere(user_id)
-            servers, removed = max(servers, more[0]), removed + again + more[1]
+        async with self.lobby.person(user_id):
+            left = await self._leave_everywhere(user_id)
+            servers, removed = await self.store.forget_everywhere(user_id)
+            while again := await self._leave_everywhere(user_id):  # seated meanwhile
+                more = await self.store.forget_everywhere(user_id)
+                servers, removed = max(servers, more[0]), removed + again + more[1]
         self._erased()
         return servers, left + removed
 
@@ -171,8 +178,23 @@ class Orchard:
         """Orchard was removed from a server: the 30 days before its purge start, and its open
         games end as a moderator's /end ends them, nobody losing (nobody there can click them
         any more: the clock would play them out, handing the last one left a win). Nothing is
-        shown there. Daily games, played in private from any server, go on."""
+        shown there. Daily games, played in private from any server, go on. An interaction
+        from the server still being handled may open or start a game after this read: the
+        games are looked for again :data:`LEFT_AGAIN` s later, unless the server is back."""
         await self.store.guild_left(guild_id, when)
+        await self._end_games(guild_id)
+        spawn(self._leaving, self._end_games_again(guild_id))
+
+    async def _end_games_again(self, guild_id: int) -> None:
+        await asyncio.sleep(LEFT_AGAIN)
+        try:
+            if await self.store.has_left(guild_id):
+                await self._end_games(guild_id)
+        except Exception:  # the store failed: such a game is played out as any other
+            log.warning("could not look again for games of server %s", guild_id, exc_info=True)
+
+    async def _end_games(self, guild_id: int) -> None:
+        """End a departed server's open games, daily ones aside, showing nothing."""
         summaries = await self.store.open_games(guild_id)
         for row in await self.store.get_games([game.id for game in summaries]):
             if not is_daily(row.options):
@@ -208,7 +230,7 @@ class Orchard:
             await self.store.queue_boards(self.runner.undrawn())
         except Exception:  # stopping anyway: those boards wait for their next click
             log.warning("could not queue the boards left undrawn", exc_info=True)
-        for task in (self._warming, self._sweeping):
+        for task in (self._warming, self._sweeping, *self._leaving):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

@@ -360,14 +360,18 @@ class Runner:
     async def change(self, game_id: int, plan: Plan, display: Display | None = None) -> Snapshot:
         """A change that is not a move (a lobby's seats, its start, closing a game), planned
         by the caller on the game as it is inside the lock."""
+        return await self.shown(await self.changed(game_id, plan), display)
+
+    async def changed(self, game_id: int, plan: Plan) -> Snapshot:
+        """:meth:`change`, written but not yet shown (the caller shows it with :meth:`shown`,
+        after any lock of its own: a slow channel's board would hold it meanwhile)."""
         async with self.held(game_id) as held:
             snapshot = held.snapshot
             change = await plan(snapshot)
             state = snapshot.state
             if change.state is not None:
                 state = self.engine(snapshot.row.kind).load(change.state)
-            fresh = await self._write(held, change, state)
-        return await self.shown(fresh, display)
+            return await self._write(held, change, state)
 
     async def abandon(self, game_id: int, display: Display | None = None) -> Snapshot:
         """End an open game or lobby without results (a moderator's /end): nobody loses."""

@@ -534,6 +534,10 @@ class Store:
         async with self.db.transaction() as tx:
             await settings.guild_left(tx, guild_id, when)
 
+    async def has_left(self, guild_id: int) -> bool:
+        """Whether Orchard left the server (and it has not invited Orchard back since)."""
+        return guild_id in await settings.departed(self.db)
+
     async def guild_returned(self, guild_id: int) -> None:
         async with self.db.transaction() as tx:
             await settings.guild_returned(tx, guild_id)

@@ -3,6 +3,7 @@ the files themselves, while their open games and their rows in other servers sta
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -259,24 +260,30 @@ async def test_forget_me_takes_the_person_out_of_open_games_first(tmp_path: Path
 
 
 @pytest.mark.parametrize("everywhere", [False, True], ids=["here", "in-a-dm"])
-async def test_a_lobby_that_seats_the_person_during_their_forget_me_loses_them(
+async def test_a_rematch_pressed_during_their_forget_me_never_seats_the_person(
     tmp_path: Path, everywhere: bool
 ) -> None:
-    """A Rematch pressed while /forget-me runs (after it took the person out of their open
-    games, before the erasure) seats them in a new lobby: the erasure then finds it and
-    takes them out of it too, so nothing of them is left."""
+    """Bo presses Rematch on a game of theirs while /forget-me runs (its seats read before
+    the erasure): its lobby seats them only once the erasure is over, and then not at all,
+    since their seat in that game is a former player's now. Before, a rematch seating them
+    after /forget-me's last look put their name and id back."""
     path = tmp_path / "o.db"
     o = await orchard(path)
-    await lobby(o, 4, start=True)  # a server holding their rows
+    played = await lobby(o, 4, start=True)  # a server holding their rows, and a game of theirs
     name = "forget_everywhere" if everywhere else "forget_user"
     erase = getattr(o.store, name)
-    rematched: list[int] = []
+    rematches: list[asyncio.Task[int]] = []
+
+    async def rematch() -> int:
+        place = (HERE, 8, None)
+        seats = (me(), other(CY))
+        async with o.lobby.opened("cheerio", place, other(BO), {}, "", seats, played) as opened:
+            return opened.snapshot.id
 
     async def rematch_meanwhile(*args: int) -> object:
-        if not rematched:
-            place = (HERE, 8, None)
-            async with o.lobby.opened("cheerio", place, other(BO), {}, "", (me(),)) as opened:
-                rematched.append(opened.snapshot.id)
+        if not rematches:
+            rematches.append(asyncio.create_task(rematch()))
+            await asyncio.sleep(0.05)  # it waits for the erasure, under the person's lock
         return await erase(*args)
 
     setattr(o.store, name, rematch_meanwhile)
@@ -284,9 +291,8 @@ async def test_a_lobby_that_seats_the_person_during_their_forget_me_loses_them(
         await o.orchard.forget_everywhere(PERSON)
     else:
         await o.orchard.forget(HERE, PERSON)
-    (game_id,) = rematched
-    rematch = await o.store.get_game(game_id)
-    assert rematch is not None and [p.user_id for p in rematch.players] == [BO]
+    rematched = await o.store.get_game(await rematches[0])
+    assert rematched is not None and [p.user_id for p in rematched.players] == [BO, CY]
     await o.close()
     assert copies(path, NAME) == 0 and copies(path, PERSON) == 0
 

@@ -644,6 +644,37 @@ async def test_a_rematch_seats_a_player_whose_only_other_game_here_they_left(
     await o.close()
 
 
+async def test_a_rematch_never_seats_someone_whose_join_elsewhere_came_first(
+    database: Target,
+) -> None:
+    """User 2 presses Join on another lobby of the channel while a rematch that seats them is
+    being opened there. A Join waits for the channel's opening lock, so either the rematch
+    seats them first (and their Join after is their own choice), or it sees them seated and
+    leaves them out; never seated by the rematch after their Join, in two lobbies unasked."""
+    o = await orchard(database)
+    await o.runner.settings.update(GUILD, open_games_per_channel=3)
+    other = await o.lobby.open("cheerio", GUILD, CHANNEL, player(5))
+    seated: list[int] = []
+    o.runner.on_commit.append(
+        lambda snap: seated.append(snap.id) if snap.row.seat_of(2) is not None else None
+    )
+    create = o.runner.create
+    joins: list[asyncio.Task[Snapshot]] = []
+
+    async def create_while_joining(*args: Any, **kwargs: Any) -> Snapshot:
+        joins.append(asyncio.create_task(o.lobby.join(other.id, player(2))))
+        await asyncio.sleep(0.05)  # the Join is pressed after the rematch read the channel
+        return await create(*args, **kwargs)
+
+    o.runner.create = create_while_joining  # type: ignore[method-assign]
+    place = (GUILD, CHANNEL, None)
+    async with o.lobby.opened("cheerio", place, player(3), seats=(player(2),)) as made:
+        pass
+    await joins[0]
+    assert list(dict.fromkeys(seated)) == [made.snapshot.id, other.id], "the rematch first"
+    await o.close()
+
+
 def _first_open(live) -> str:
     return open_categories(live.state.cards[live.state.turn])[0]
 

@@ -14,7 +14,7 @@ import pytest
 from bot.app import OrchardBot
 from bot.daily import DailyChannel, date_of
 from bot.games.cheerio import open_categories
-from bot.model import Viewer
+from bot.model import Player, Viewer
 from bot.ratings import MODEL, rate, shown
 from bot.settings import GuildSettings
 from bot.specs import SPECS
@@ -323,6 +323,28 @@ async def test_departed_servers_are_purged_after_30_days_only(database: Target) 
     assert await o.store.purge_departed(before=2000.0) == [100]
     for table in ("games", "results", "ratings", "moves", "game_players"):
         assert await rows(database, f"SELECT COUNT(*) FROM {table}") == [(0,)], table
+    await o.close()
+
+
+async def test_a_game_a_departed_servers_last_interaction_started_ends_too(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server removes Orchard while a `/cheerio new opponent:orchard` of its is still
+    being handled: the game starts after the departure ended the server's open games. Left
+    open where nobody can click, the clock would time its player out and hand Orchard the
+    win; it is ended with the rest a moment later. A server back by then keeps its game."""
+    monkeypatch.setattr("bot.orchard.LEFT_AGAIN", 0.05)
+    o = await orchard(database)
+    for back in (False, True):
+        await o.orchard.left_server(GUILD, o.clock())
+        lobby = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))  # in flight
+        await o.lobby.add_seat(lobby.id, 1, Player(0, 99, "Orchard", is_bot=True, level="easy"))
+        game = await o.lobby.start(lobby.id, 1)
+        if back:
+            await o.store.guild_returned(GUILD)
+        await asyncio.sleep(0.3)
+        status = (await o.runner.load(game.id)).row.status
+        assert status == ("active" if back else "abandoned"), (back, status)
     await o.close()
 
 
