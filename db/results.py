@@ -87,7 +87,8 @@ async def rated(db: Database, guild_id: int, kind: str) -> list[tuple[int, float
 def ranked(
     found: dict[int, Record], by: str, lower_is_better: bool
 ) -> list[tuple[int, float, int]]:
-    """Best value first, then more games, then the older account.
+    """Best value first, then more games (by wins, fewer: the same wins in fewer games are
+    the better record), then the older account.
 
     The board by wins holds only people with a game between people, and counts those games:
     a win is only ever had there (solo games and Orchard's never count, as on /stats), so a
@@ -97,9 +98,10 @@ def ranked(
     column = {"wins": 0, "best": 2, "average": 3}[by]
     sign = 1 if lower_is_better and by in ("best", "average") else -1
     counted = {user: record[4] if by == "wins" else record[1] for user, record in found.items()}
+    fewer = 1 if by == "wins" else -1  # games counted: which come first among equals
     order = sorted(
         (user for user in found if counted[user]),
-        key=lambda user: (sign * found[user][column], -counted[user], user),
+        key=lambda user: (sign * found[user][column], fewer * counted[user], user),
     )
     return [(user, float(found[user][column]), counted[user]) for user in order]
 

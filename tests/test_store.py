@@ -25,6 +25,7 @@ from bot.model import (
 from bot.ratings import rate
 from bot.runner import _written
 from bot.settings import from_json
+from db import results
 from db.connection import Target
 from db.daily import DailyStore
 from db.migrate import NewerSchema, available, migrate
@@ -755,3 +756,11 @@ async def test_forget_me_queues_its_boards_in_its_own_transaction(database: Targ
         assert await store.next_to_draw(5) is None
     finally:
         await store.close()
+
+
+def test_equal_wins_list_the_fewer_games_first() -> None:
+    """One win in one game is a better record than one in three: listed first (their rank is
+    shared, the figure reading the same). By best score, more games come first."""
+    found = {1: (1, 1, 50.0, 50.0, 1), 2: (1, 3, 60.0, 40.0, 3), 3: (2, 2, 50.0, 45.0, 2)}
+    assert [user for user, _, _ in results.ranked(found, "wins", False)] == [3, 1, 2]
+    assert [user for user, _, _ in results.ranked(found, "best", False)] == [2, 3, 1]
