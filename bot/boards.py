@@ -25,10 +25,10 @@ from bot.daily import is_daily
 from bot.lobby import SeatShown
 from bot.model import NOBODY, GameRow, GameStatus, MoveSource, Player
 from bot.pacing import BACKLOG, until_answered
-from bot.pings import TurnPings, joined
+from bot.pings import TurnPings
 from bot.runner import TIMEOUTS_TO_FORFEIT, Gone, Refusal, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_plays, title
-from bot.wording import literal
+from bot.wording import joined, literal
 from bot.words import plural
 
 log = logging.getLogger(__name__)

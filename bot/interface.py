@@ -29,7 +29,7 @@ from bot.posting import check_playable
 from bot.reviews import REVIEW_VERB, answer_review
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, check_server
 from bot.specs import SPEC_OF
-from bot.wording import joined, link, literal
+from bot.wording import joined, link, literal, shortened
 
 log = logging.getLogger(__name__)
 
@@ -89,9 +89,7 @@ async def refuse(interaction: discord.Interaction[Any], why: str | Refusal) -> N
     Clamped to Discord's 2,000 characters: a longer reply is refused outright (400), and
     the user would see no answer at all.
     """
-    message = str(why)
-    if len(message) > MESSAGE_LIMIT:
-        message = message[: MESSAGE_LIMIT - 1] + "…"
+    message = shortened(str(why), MESSAGE_LIMIT)
     logged = why.logged if isinstance(why, Refusal) else message
     log.debug("refused %s for user %s: %s", describe(interaction), interaction.user.id, logged)
     await send(interaction, message)

@@ -27,9 +27,6 @@ class GameStatus(StrEnum):
         return self in (GameStatus.LOBBY, GameStatus.ACTIVE)
 
 
-OPEN_STATUSES = (GameStatus.LOBBY, GameStatus.ACTIVE)
-
-
 class Due(StrEnum):
     """What a game can be due for, as the ``games`` column holding when: its deadline (a turn
     or a lobby running out), or Orchard's move (the time the game began awaiting an Orchard

@@ -34,21 +34,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Coroutine, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
 
 import aiohttp
 import discord
 
-from bot.background import drain
+from bot.background import drain, spawn
 from bot.daily import is_daily
 from bot.model import NOBODY, GameRow, GameStatus, Player, TurnPing
 from bot.pacing import BACKLOG
 from bot.runner import Refusal, Runner, Snapshot
 from bot.specs import title
-from bot.wording import joined as joined  # bot.boards imports it from here
-from bot.wording import link, literal
+from bot.wording import joined, link, literal
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +140,7 @@ class TurnPings:
         """Ping after every commit from now on, and catch up on games a restart interrupted."""
         self.runner.on_commit.append(self._on_commit)
         self.runner.on_forget.append(self._forget)
-        self._spawn(self._resume())
+        spawn(self._tasks, self._resume())
 
     async def stop(self) -> None:
         """Let pings in flight finish and be recorded while the store is still open, and the
@@ -186,10 +184,10 @@ class TurnPings:
             return
         if not BACKLOG.get():
             self._busy.add(game_id)  # at once: a second commit before the task starts joins it
-            self._spawn(self._catch_up(game_id))
+            spawn(self._tasks, self._catch_up(game_id))
         elif waiting is None:  # else a worker will come to it already
             if not self._workers:
-                self._workers = [self._spawn(self._work()) for _ in range(BACKLOG_WORKERS)]
+                self._workers = [spawn(self._tasks, self._work()) for _ in range(BACKLOG_WORKERS)]
             self._backlog.put_nowait(game_id)
 
     def _passing_over(self, waiting: Pending, latest: Pending) -> Pending:
@@ -243,12 +241,6 @@ class TurnPings:
             if game_id in self._latest and game_id not in self._busy:
                 self._busy.add(game_id)
                 await self._catch_up(game_id)
-
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        task = asyncio.create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
 
     async def _resume(self) -> None:
         """Games whose pings fell behind while Orchard was down: moved on, or over, or never
@@ -434,7 +426,7 @@ class TurnPings:
         self._untidy.append((row.id, row.guild_id, row.channel_id, message_id))
         # A tidier done has left its loop, though its callback has not yet left the set.
         if sum(not tidier.done() for tidier in self._tidiers) < TIDIERS:
-            tidier = self._spawn(self._tidying())
+            tidier = spawn(self._tasks, self._tidying())
             self._tidiers.add(tidier)
             tidier.add_done_callback(self._tidiers.discard)
 

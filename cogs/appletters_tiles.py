@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
-from typing import Any
 
 import discord
 
-from bot.background import drain
+from bot.background import drain, spawn
 from bot.games.appletters import AppState
 from bot.locks import KeyedLocks
 from bot.model import GameStatus
@@ -58,7 +56,7 @@ class TileDMs:
         """DM every change of hand from now on, and the ones a restart interrupted."""
         self.orchard.runner.on_commit.append(self._on_commit)
         self.orchard.runner.on_forget.append(self._forget)
-        self._spawn(self._resume())
+        spawn(self._tasks, self._resume())
 
     async def stop(self) -> None:
         """Let DMs in flight finish and be recorded while the store is still open
@@ -75,12 +73,7 @@ class TileDMs:
         """Runner hook (sync): DM the tiles of anyone whose hand changed, in the background."""
         if snapshot.row.kind not in self.kinds or snapshot.state is None:
             return
-        self._spawn(self._send_tiles(snapshot))
-
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        spawn(self._tasks, self._send_tiles(snapshot))
 
     async def _resume(self) -> None:
         """After a restart: the hands a crash or a shutdown kept from their players (the store

@@ -13,7 +13,6 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -21,6 +20,7 @@ from discord import app_commands, ui
 from discord.ext import commands, tasks
 
 from bot.answers import MESSAGE_LIMIT, answer_publicly, send, update
+from bot.boards import when
 from bot.daily import DailyChannel, date_of, is_daily
 from bot.interface import answering
 from bot.model import FORMER_PLAYER, NOBODY, GameSummary, KindStats, PastGame, Viewer
@@ -755,7 +755,7 @@ def stats_text(s: KindStats) -> str:
     text = (
         f"{played}\n"
         f"best {best} · average {s.average:.1f}{tiles_left(s.kind)}\n"
-        f"{rating} · last played {ago(s.last_played)}"
+        f"{rating} · last played {when(s.last_played)}"
     )
     if s.orchard_games or s.orchard_rating:
         versus = f"rating {display(shown(s.orchard_rating))}" if s.orchard_rating else "unrated"
@@ -798,12 +798,7 @@ def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
     ) + tiles_left(past.kind)
     link = message_link("Final board", guild_id, past.channel_id, past.message_id)
     hinted = " · 💡 hinted" if past.hinted else ""
-    return f"**{title(past.kind)}** {ago(past.finished_at)} · {scores}{hinted} · {link}"
-
-
-def ago(timestamp: float) -> str:
-    """A time as Discord shows it to each reader: "3 hours ago", in their own time zone."""
-    return discord.utils.format_dt(datetime.fromtimestamp(timestamp, UTC), "R")
+    return f"**{title(past.kind)}** {when(past.finished_at)} · {scores}{hinted} · {link}"
 
 
 def seat_name(user_id: int, is_bot: bool) -> str:

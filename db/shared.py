@@ -31,6 +31,7 @@ from typing import Any
 
 from bot.model import Due
 from db.connection import Transaction
+from db.games import OPEN
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,6 @@ LEADER = 1  # second integer of the leader's key
 LEADER_SILENCE = 30.0
 IDENTIFY = 16  # IDENTIFY bucket n's second integer is IDENTIFY + n
 IDENTIFY_EVERY = 5.5  # Discord's 5 s per bucket, and a margin: the turn is taken before sending
-OPEN = "status IN ('lobby', 'active')"
 
 
 def _signed(value: int, bits: int) -> int:

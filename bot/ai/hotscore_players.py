@@ -48,7 +48,6 @@ from bot.games.hotscore import (
 from bot.games.hotscore import HotscoreState as State
 
 Objective = Literal["points", "win"]
-Decision = Literal["stick", "bonus"]
 DEFAULT_OBJECTIVE: Objective = "win"
 FACES = range(1, 7)
 # Two dice as the 21 sorted pairs, each with its chance (1/36 or 2/36): order never matters.
