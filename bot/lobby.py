@@ -4,7 +4,7 @@ start or cancel.
 This module holds the rules; every write is a plan run by :meth:`Runner.change`, so lobby
 clicks are serialised with each other and with the game's start by the runner's lock. Seats
 live in the store from the first click, so a restart keeps every lobby. An unstarted lobby
-closes when its deadline fires (:meth:`Runner.fire_deadline`).
+closes when its deadline fires (the scheduler's :meth:`Runner.expire_many`).
 """
 
 from __future__ import annotations

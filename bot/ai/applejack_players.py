@@ -149,7 +149,7 @@ def easy(state: ApplejackState, seat: int) -> ApplejackAction:
 
 
 def choose(state: ApplejackState, seat: int, level: str, seed: int) -> ApplejackAction:
-    """The registry's entry point (``bot.ai.registry.Strategy``); ``seed`` is unused."""
+    """Orchard's strategy for this game (a :data:`bot.specs.Strategy`); ``seed`` is unused."""
     if level == "hard":
         return hard(state, seat)
     if level == "normal":

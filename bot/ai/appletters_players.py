@@ -314,7 +314,7 @@ def decision_rng(view: View, seat: int, level: str, seed: int) -> random.Random:
 
 
 def choose(seen: View | AppState, seat: int, level: str, seed: int) -> AppLettersAction:
-    """The registry's entry point (``bot.ai.registry.Strategy``)."""
+    """Orchard's strategy for this game (a :data:`bot.specs.Strategy`)."""
     if level not in ("easy", "normal", "hard"):
         raise ValueError(f"unknown level {level!r}")
     view, name = as_view(seen, seat)

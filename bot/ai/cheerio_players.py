@@ -147,7 +147,7 @@ def greedy(state: CheerioState, seat: int, rng_seed: int = 0) -> CheerioAction:
 
 
 def choose(state: CheerioState, seat: int, level: str, seed: int) -> CheerioAction:
-    """The registry's entry point (``bot.ai.registry.Strategy``)."""
+    """Orchard's strategy for this game (a :data:`bot.specs.Strategy`)."""
     if level == "hard":
         return hard(state, seat, seed)
     if level == "normal":

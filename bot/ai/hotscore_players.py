@@ -229,7 +229,7 @@ def _act(state: State, seat: int, level: str) -> HotscoreAction:
 
 
 def choose(state: State, seat: int, level: str, seed: int) -> HotscoreAction:
-    """The registry's entry point (``bot.ai.registry.Strategy``); ``seed`` is unused."""
+    """Orchard's strategy for this game (a :data:`bot.specs.Strategy`); ``seed`` is unused."""
     if level not in ("easy", "normal", "hard"):
         raise ValueError(f"unknown level {level!r}")
     return _act(state, seat, level)
