@@ -27,7 +27,7 @@ from bot.model import NOBODY, GameRow, GameStatus, MoveSource, Player
 from bot.pacing import BACKLOG, until_answered
 from bot.pings import TurnPings
 from bot.runner import TIMEOUTS_TO_FORFEIT, Gone, Refusal, Runner, Snapshot
-from bot.specs import SPEC_OF, VARIANTS, orchard_plays, title
+from bot.specs import SPEC_OF, VARIANTS, orchard_name, orchard_plays, title
 from bot.wording import joined, literal
 from bot.words import plural
 
@@ -152,7 +152,7 @@ def footer_of(snapshot: Snapshot) -> str:
 def seat_name(player: Player) -> str:
     """A seat's name for people: Orchard's seats by their level ("Orchard (Hard)")."""
     if player.is_bot and player.level:
-        return f"Orchard ({player.level.capitalize()})"
+        return orchard_name(player.level)
     return player.name
 
 
@@ -255,7 +255,7 @@ def orchard_rows(row: GameRow, shown: list[str]) -> list[Row]:
     rows: list[Row] = []
     if len(row.players) < VARIANTS[row.kind].engine.max_players:
         levels = [
-            discord.SelectOption(label=f"Orchard ({level.capitalize()})", value=level)
+            discord.SelectOption(label=orchard_name(level), value=level)
             for level in SPEC_OF[row.kind].levels
         ]
         rows.append([GameSelect(row.id, 0, "lobby_addbot", levels, placeholder="Add Orchard…")])

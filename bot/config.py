@@ -13,7 +13,7 @@ from bot.shards import ShardError, ShardPlan, parse_plan, single_process_refusal
 from db.connection import Target, is_url
 
 DEFAULT_DB = Path("data") / "orchard.db"
-LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 # Every setting Orchard reads, for ``orchard --help``: add a line here when you read a new one.
 SETTINGS = (
@@ -24,7 +24,7 @@ SETTINGS = (
         "PostgreSQL server's postgresql://user:password@host:port/database URL (needs the "
         "postgres extra: pip install -e '.[postgres]' in Orchard's folder)",
     ),
-    ("LOG_LEVEL", f"{', '.join(LEVELS)} (default INFO); libraries never log below INFO"),
+    ("LOG_LEVEL", f"{', '.join(LOG_LEVELS)} (default INFO); libraries never log below INFO"),
     (
         "DEV_GUILD_ID",
         "a server id: the slash commands are copied into that one server, where they appear at "
@@ -145,6 +145,8 @@ def log_level(raw: str) -> str:
     """LOG_LEVEL as logging knows it (INFO if unset); a typo is a clear ConfigError here,
     not a traceback from logging.basicConfig later."""
     level = raw.strip().upper() or "INFO"
-    if level not in LEVELS:
-        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LEVELS)} (got {raw.strip()!r}).")
+    if level not in LOG_LEVELS:
+        raise ConfigError(
+            f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)} (got {raw.strip()!r})."
+        )
     return level

@@ -28,7 +28,7 @@ from bot.orchard import Orchard
 from bot.posting import check_playable
 from bot.reviews import REVIEW_VERB, answer_review
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, check_server
-from bot.specs import SPEC_OF
+from bot.specs import SPEC_OF, orchard_name
 from bot.wording import joined, link, literal, shortened
 
 log = logging.getLogger(__name__)
@@ -260,8 +260,7 @@ async def _repost(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
 def orchard_seat(interaction: discord.Interaction[Any], level: str) -> Player:
     """A seat for Orchard itself at ``level`` (easy, normal or hard)."""
     me = host(interaction).user
-    name = f"Orchard ({level.capitalize()})"
-    return Player(0, me.id if me else 0, name, is_bot=True, level=level)
+    return Player(0, me.id if me else 0, orchard_name(level), is_bot=True, level=level)
 
 
 async def open_lobby(

@@ -35,6 +35,12 @@ LEVELS = ("easy", "normal", "hard")
 DEFAULT_LEVEL = "normal"
 """Orchard's level when none is chosen (and for seats stored before levels were)."""
 
+
+def orchard_name(level: str) -> str:
+    """Orchard's seat as people read it, in the lobby's menu, its seat list and its games."""
+    return f"Orchard ({level.capitalize()})"
+
+
 GameAction = CheerioAction | ApplejackAction | HotscoreAction | AppLettersAction
 """Any game's typed action: what Orchard's strategies return."""
 

@@ -20,6 +20,7 @@ from bot.games.applejack import (
     totals,
 )
 from bot.games.cheerio import DICE
+from bot.model import GameStatus
 from bot.runner import Snapshot
 from bot.specs import APPLEJACK, title
 from bot.wording import joined, shortened
@@ -73,7 +74,9 @@ class ApplejackCog(
         heading = f"{title(snapshot.row.kind)} · round {state.round + 1} of {rounds}"
         happened = self._last_call(state, players)
         card = f"**Round {state.round + 1} card**\n" + self._round_card(state, snapshot)
-        if snapshot.row.status != "active":  # the leavers' lines are gone: say who left
+        if (
+            snapshot.row.status is not GameStatus.ACTIVE
+        ):  # the leavers' lines are gone: say who left
             gone = left_note(players, state.active)
             return Rendered(self.finished(snapshot, happened, [card, *gone]))
         waiting = sorted(self.bot.orchard.runner.engine(self.kind).to_act(state))

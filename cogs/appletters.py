@@ -41,6 +41,7 @@ from bot.games.appletters import (
 )
 from bot.games.base import BadInput, MoveError
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
+from bot.model import GameStatus
 from bot.runner import Display, Refusal, Snapshot, check_server
 from bot.specs import APPLETTERS, title
 from bot.wording import joined, message_link, not_your_turn
@@ -281,7 +282,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
             for row in await self.bot.orchard.store.open_games(
                 interaction.guild_id, interaction.channel_id, kind
             )
-            if row.status == "active" and row.seat_of(user) is not None
+            if row.status is GameStatus.ACTIVE and row.seat_of(user) is not None
         ]
         runner = self.bot.orchard.runner
         games = [g for g in await runner.load_many([r.id for r in rows]) if runner.plays(g, user)]
@@ -370,7 +371,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     def _check_turn(self, snapshot: Snapshot, user_id: int) -> int:
         """The caller's seat, or a refusal a child understands."""
         seat = snapshot.row.seat_of(user_id)
-        if snapshot.row.status != "active":
+        if snapshot.row.status is not GameStatus.ACTIVE:
             raise Refusal("This game is not being played right now.")
         if seat is None:
             raise Refusal("You are not playing in this game.")
@@ -459,7 +460,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         body: list[Part] = [self._describe(view, players)]
         draw = self._picture(view, body)
         body += [self._table(view, players)] + ([earlier] if earlier else [])
-        if snapshot.row.status != "active":
+        if snapshot.row.status is not GameStatus.ACTIVE:
             return self._finished(snapshot, happened, body, draw)
         turn = snapshot.row.players[view.turn]
         layout = self.layout(

@@ -22,6 +22,7 @@ from bot.games.cheerio import (
     score,
     total,
 )
+from bot.model import GameStatus
 from bot.runner import Refusal, Snapshot
 from bot.specs import CHEERIO, title
 from bot.words import plural
@@ -99,7 +100,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         games = await self.bot.orchard.store.open_games(
             interaction.guild_id, interaction.channel_id, self.kind
         )
-        mine = [g for g in games if g.status == "active" and g.plays(interaction.user.id)]
+        mine = [g for g in games if g.status is GameStatus.ACTIVE and g.plays(interaction.user.id)]
         if not mine:
             raise Refusal(await self._no_game_to_hint(interaction.user.id))
         # A server may allow several games a channel: the hint is for the one on your turn.
@@ -127,7 +128,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
         card = scorecard(state, plain_names(snapshot))
         happened = last_move(state, players)
         gone = left_note(players, state.active)
-        if snapshot.row.status != "active":
+        if snapshot.row.status is not GameStatus.ACTIVE:
             return Rendered(self.finished(snapshot, happened, [card, *gone]))
         turn = snapshot.row.players[state.turn]
         left = ROLLS_PER_TURN - state.rolls

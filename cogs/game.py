@@ -18,7 +18,7 @@ from bot.answers import answer_publicly, send
 from bot.boards import Board, Part, Rendered, Row, footer_of, names
 from bot.components import Control, GameButton
 from bot.interface import open_lobby, orchard_seat, refuse
-from bot.model import Player
+from bot.model import GameStatus, Player
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import GameSpec, title
@@ -76,12 +76,12 @@ def left_note(players: Sequence[str], active: Sequence[bool]) -> list[str]:
 def trophies(snapshot: Snapshot, seats: int) -> bool:
     """A trophy means a win: only a finished game of two or more seats has one (an abandoned
     game is nobody's loss, and a solo game is played for a high score)."""
-    return snapshot.row.status == "finished" and seats > 1
+    return snapshot.row.status is GameStatus.FINISHED and seats > 1
 
 
 def ending(snapshot: Snapshot) -> str:
     """The standings' heading, marked when someone asked for a hint during the game."""
-    word = "Game over" if snapshot.row.status == "finished" else "Game abandoned"
+    word = "Game over" if snapshot.row.status is GameStatus.FINISHED else "Game abandoned"
     return word + (" · 💡 hinted" if snapshot.row.hinted else "")
 
 

@@ -28,6 +28,7 @@ from bot.games.hotscore import (
     throw_to_beat,
     value,
 )
+from bot.model import GameStatus
 from bot.runner import Snapshot
 from bot.specs import HOTSCORE, title
 from cogs.game import GameCog
@@ -78,11 +79,11 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
         scores = "\n".join(
             f"`{bar(score)}` **{name}**" for name, score in zip(players, state.scores, strict=True)
         )
-        live = snapshot.row.status == "active"
+        live = snapshot.row.status is GameStatus.ACTIVE
         body = [scores, *self._play(state, players, live)]
         if len(log) > 1:
             body.append("\n".join(f"-# {line}" for line in log[-3:-1]))
-        if snapshot.row.status != "active":
+        if snapshot.row.status is not GameStatus.ACTIVE:
             return Rendered(self.finished(snapshot, happened, body, unit="point"))
         waiting = sorted(self.bot.orchard.runner.engine(self.kind).to_act(state))
         who = [snapshot.row.players[s] for s in waiting]

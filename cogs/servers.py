@@ -23,7 +23,7 @@ from bot.answers import MESSAGE_LIMIT, answer_publicly, send, update
 from bot.boards import when
 from bot.daily import DailyChannel, date_of, is_daily
 from bot.interface import answering
-from bot.model import FORMER_PLAYER, NOBODY, GameSummary, KindStats, PastGame, Viewer
+from bot.model import FORMER_PLAYER, NOBODY, GameStatus, GameSummary, KindStats, PastGame, Viewer
 from bot.posting import GAME_CHANNEL, POSTING, check_postable, missing_permissions
 from bot.ratings import display, shown
 from bot.runner import Refusal
@@ -478,7 +478,7 @@ class ServersCog(commands.Cog):
         ]
         seated = [g for g in here if kind in (None, g.kind) and (number is None or g.id == number)]
         # not a lobby, nor a game they left already
-        rows = [g for g in seated if g.status == "active" and g.plays(user_id)]
+        rows = [g for g in seated if g.status is GameStatus.ACTIVE and g.plays(user_id)]
         if not rows:
             other = next((g for g in here if kind and g.id == number), None)
             raise Refusal(nothing_to_forfeit(seated, user_id, number, kind, other))
@@ -662,7 +662,7 @@ def nothing_to_forfeit(
     if other is not None:
         head += f": game {other.id} here is {title(other.kind)}"
     said = [head + "."]
-    for lobby in (g for g in seated if g.status == "lobby"):
+    for lobby in (g for g in seated if g.status is GameStatus.LOBBY):
         text = f"{title(lobby.kind)} game {lobby.id}"
         named = message_link(text, lobby.guild_id, lobby.channel_id, lobby.message_id)
         if lobby.host_id == user_id:
