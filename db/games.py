@@ -44,6 +44,22 @@ from db.connection import Database, Dialect, Reader, Transaction
 
 STATE_FORMAT = 1
 OPEN = "status IN ('lobby', 'active')"
+ID_FLOOR = "games_id_floor"
+"""The meta key of the largest game id a purge deleted. A new game's id is past it: an old
+board's Review or Rematch button, still in a channel of a server that came back after its
+purge, must never name a new game (SQLite hands out one past the largest id left; PostgreSQL's
+sequence never goes back, and :mod:`db.transfer` starts it past this too)."""
+_FLOOR_VALUE = f"(SELECT CAST(value AS BIGINT) FROM meta WHERE key = '{ID_FLOOR}')"
+_NEXT_ID = {
+    Dialect.SQLITE: (
+        f"MAX(COALESCE((SELECT MAX(id) FROM games), 0), COALESCE({_FLOOR_VALUE}, 0)) + 1"
+    ),
+    Dialect.POSTGRES: "DEFAULT",
+}
+_GREATEST = {  # the floor kept and the one just met, the larger
+    Dialect.SQLITE: "MAX(CAST(meta.value AS INTEGER), CAST(excluded.value AS INTEGER))",
+    Dialect.POSTGRES: "GREATEST(CAST(meta.value AS BIGINT), CAST(excluded.value AS BIGINT))",
+}
 OPEN_GAME = f"SELECT 1 FROM games WHERE id = ? AND {OPEN}"
 
 _COLUMNS = (
@@ -230,11 +246,12 @@ async def create_game(
     deadline: float | None,
     now: float,
 ) -> int:
-    """A new lobby with its host in seat 0; returns its id."""
+    """A new lobby with its host in seat 0; returns its id: never one a purged game had
+    (SQLite's own choice, one past the largest id left, would be: see :data:`ID_FLOOR`)."""
     game_id = await tx.insert(
-        "INSERT INTO games (kind, variant, guild_id, channel_id, host_id, status, seed,"
+        "INSERT INTO games (id, kind, variant, guild_id, channel_id, host_id, status, seed,"
         " options, deadline, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, 'lobby', ?, ?, ?, ?, ?) RETURNING id",
+        f" VALUES ({_NEXT_ID[tx.dialect]}, ?, ?, ?, ?, ?, 'lobby', ?, ?, ?, ?, ?) RETURNING id",
         (
             kind,
             variant,
@@ -539,7 +556,14 @@ async def _forget_in(tx: Transaction, games: str, params: tuple[Any, ...], user_
 
 
 async def purge(tx: Transaction, guild_id: int) -> None:
-    """A departed server's games; seats, moves and tile-DM notes follow by cascade."""
+    """A departed server's games; seats, moves and tile-DM notes follow by cascade. Their
+    largest id is kept as :data:`ID_FLOOR` first."""
+    await tx.execute(
+        "INSERT INTO meta (key, value) SELECT ?, CAST(MAX(id) AS TEXT) FROM games"
+        " WHERE guild_id = ? HAVING MAX(id) IS NOT NULL"
+        f" ON CONFLICT (key) DO UPDATE SET value = CAST({_GREATEST[tx.dialect]} AS TEXT)",
+        (ID_FLOOR, guild_id),
+    )
     await tx.execute("DELETE FROM games WHERE guild_id = ?", (guild_id,))
 
 

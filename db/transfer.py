@@ -3,7 +3,8 @@
 Every table, games in play included, ids kept (a game's buttons carry its id), in one
 transaction on the target: it is refused if the target holds any row, and rolled back unless
 every table's row count then equals the source's. The identity behind ``games.id`` is moved
-past the largest id copied, so the next game gets a new one.
+past the largest id copied and any a purge deleted (:data:`db.games.ID_FLOOR`), so the next
+game gets an id no game ever had.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from db.games import ID_FLOOR
 from db.postgres import PostgresDatabase
 from db.sqlite import SqliteDatabase
 
@@ -34,7 +36,6 @@ TABLES = (
     "daily_channels",
     "daily_boards",
 )
-IDENTITIES = (("games", "id"),)
 BATCH = 10_000  # rows read from SQLite and sent by COPY at a time
 
 
@@ -73,11 +74,13 @@ async def _copy(lite: SqliteDatabase, server: PostgresDatabase) -> dict[str, int
             if arrived != copied:
                 raise TransferError(f"{table}: {copied} rows in the source, {arrived} copied")
             counts[table] = int(copied)
-        for table, column in IDENTITIES:
-            await conn.execute(
-                f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'),"
-                f" COALESCE(MAX({column}), 1), MAX({column}) IS NOT NULL) FROM {table}"
-            )
+        # Games' ids go on past the largest copied, and past any a purge deleted.
+        await conn.execute(
+            "SELECT setval(pg_get_serial_sequence('games', 'id'), GREATEST(last, 1), last > 0)"
+            " FROM (SELECT GREATEST(COALESCE(MAX(id), 0), COALESCE((SELECT CAST(value AS BIGINT)"
+            " FROM meta WHERE key = $1), 0)) AS last FROM games) AS copied",
+            ID_FLOOR,
+        )
     return counts
 
 

@@ -12,6 +12,7 @@ import pytest
 from bot.daily import NO_GAME, DailyPlay, PostedBoard
 from bot.model import Player, TurnPing
 from db.daily import DailyStore
+from db.games import ID_FLOOR
 from db.transfer import TABLES
 from tests.databases import fresh_schema, query
 from tests.support import GUILD, Table, finish_cheerio, orchard, started
@@ -88,6 +89,8 @@ async def test_a_database_with_games_in_play_moves_to_postgres_and_plays_on(
     source = tmp_path / "o.db"
     o = await orchard(source)
     game_id = await games_of_every_kind(o)
+    purged_up_to = game_id + 100  # a departed server's games purged: never given out again
+    await o.store.set_meta(ID_FLOOR, str(purged_up_to))
     await o.close()
     async with fresh_schema() as url:
         status, out, err = await migrate_db(source, url)
@@ -108,7 +111,7 @@ async def test_a_database_with_games_in_play_moves_to_postgres_and_plays_on(
         assert await o.runner.replay(game_id) == after.state
         assert (await o.runner.load(game_id)).state == after.state
         newer = await o.lobby.open("cheerio", GUILD, 301, Player(0, 4, "user4"))
-        assert newer.id > game_id, "new games get new ids"
+        assert newer.id > purged_up_to, "new games get new ids, none a purged game had"
         await o.close()
 
         status, _, err = await migrate_db(source, url)

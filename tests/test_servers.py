@@ -326,6 +326,20 @@ async def test_departed_servers_are_purged_after_30_days_only(database: Target) 
     await o.close()
 
 
+async def test_a_purged_servers_game_ids_are_never_given_out_again(database: Target) -> None:
+    """A server that removed Orchard is purged 30 days on, its games with it; SQLite would then
+    give the next game the largest id deleted, and an old board's Review or Rematch button,
+    still in a channel of that server once it is back, would name the new game."""
+    o = await orchard(database)
+    kept = await o.lobby.open("cheerio", GUILD + 1, CHANNEL + 9, player(1))  # another server
+    purged = [(await o.lobby.open("cheerio", GUILD, CHANNEL + n, player(n))).id for n in (3, 4)]
+    await o.store.guild_left(GUILD, when=1000.0)
+    assert await o.store.purge_departed(before=2000.0) == [GUILD]
+    fresh = await o.lobby.open("cheerio", GUILD, CHANNEL, player(5))
+    assert fresh.id > max(purged) > kept.id
+    await o.close()
+
+
 async def test_a_game_a_departed_servers_last_interaction_started_ends_too(
     database: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
