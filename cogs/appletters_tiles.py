@@ -19,7 +19,7 @@ from bot.locks import KeyedLocks
 from bot.model import GameStatus
 from bot.orchard import Orchard
 from bot.pings import send_dm
-from bot.runner import Snapshot
+from bot.runner import Refusal, Snapshot
 from bot.specs import title
 from bot.wording import message_link
 
@@ -89,6 +89,8 @@ class TileDMs:
         order; a finished game's notes go."""
         store = self.orchard.store
         async with self._locks[snapshot.id]:
+            if snapshot.id not in self._versions:  # its first here: maybe read before its end
+                snapshot = await self._latest(snapshot)
             if snapshot.row.version < self._versions.get(snapshot.id, -1):
                 return  # a newer version was handled already
             self._versions[snapshot.id] = snapshot.row.version
@@ -110,6 +112,16 @@ class TileDMs:
                 await store.note_tile_dm(snapshot.id, player.user_id, hand, closed=closed)
                 if closed:  # recorded first: a crash now loses the note, never repeats it
                     await self._tell_dms_closed(snapshot, player.user_id)
+
+    async def _latest(self, snapshot: Snapshot) -> Snapshot:
+        """``snapshot``, or the game as stored if it changed since: a restart reads its games
+        before it listens, and one that ended meanwhile, its notes gone with its end, would
+        have every hand it had DMed again."""
+        try:
+            stored = await self.orchard.runner.load(snapshot.id)
+        except Refusal:  # gone (its server's purge): as it was
+            return snapshot
+        return stored if stored.row.revision > snapshot.row.revision else snapshot
 
     async def _dm(self, snapshot: Snapshot, user_id: int, hand: str) -> str:
         """Send ``hand``: "sent", "closed" (the player allows no DMs) or "failed"."""

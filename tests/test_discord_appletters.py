@@ -36,7 +36,7 @@ from bot.games.appletters import (
     word_set,
 )
 from bot.model import GameChange
-from bot.runner import Snapshot
+from bot.runner import Snapshot, no_display
 from cogs.appletters_tiles import tiles_text
 from db.connection import Target
 from tests.botharness import (
@@ -1313,3 +1313,25 @@ async def test_a_refused_which_way_click_logs_no_word_at_debug(
     assert leaked == [], leaked
     refused = [line for line in ours if line.startswith("refused ")]
     assert any(f"refused {custom.rsplit(':', 1)[0]} " in line for line in refused), refused
+
+
+async def test_a_restart_never_dms_the_hands_of_a_game_that_ended_meanwhile(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """A restart reads the games in play, then sends the hands a stop kept from their players.
+    One that ended between that read and its turn (its notes of hands sent gone with its end)
+    must not have every hand it had DMed again: the game is read afresh first."""
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, tmp_path / "o.db") as bot:
+        await new_game(fake, "appletters", ALICE, [BOB])
+        tiles = bot.get_cog("AppLettersCog").tiles
+        read_before = await game_of(bot)  # as the restart's read has it
+        await bot.orchard.runner.abandon(read_before.id, no_display)  # ends meanwhile
+        await asyncio.gather(*tiles._tasks)
+        tiles._versions.clear()  # this process, restarted, has handled nothing of it
+        sent = len(fake.dms(ALICE)) + len(fake.dms(BOB))
+        await tiles._send_tiles(read_before)
+        assert len(fake.dms(ALICE)) + len(fake.dms(BOB)) == sent
+        assert read_before.id not in tiles._versions
+        no_errors(fake)
