@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import asyncpg
+
 from db.games import ID_FLOOR
 from db.postgres import PostgresDatabase
 from db.sqlite import SqliteDatabase
@@ -46,6 +48,7 @@ class TransferError(Exception):
 async def copy_database(source: Path, target: str) -> dict[str, int]:
     """Copy ``source`` (migrated first to the newest schema) into ``target``; returns each
     table's row count, verified equal on both sides."""
+    await _only_orchards(target)
     lite = await SqliteDatabase.open(source)
     try:
         # No idle limit: the copy holds no game's lock, runs with every bot stopped, and
@@ -57,6 +60,24 @@ async def copy_database(source: Path, target: str) -> dict[str, int]:
             await server.close()
     finally:
         await lite.close()
+
+
+async def _only_orchards(target: str) -> None:
+    """Refuse a target holding tables that are not Orchard's (a URL naming another program's
+    database), before Orchard's own are made there."""
+    conn = await asyncpg.connect(target)
+    try:
+        rows = await conn.fetch(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        )
+    finally:
+        await conn.close()
+    others = sorted({str(r[0]) for r in rows} - {*TABLES, "schema_migrations"})
+    if others:
+        raise TransferError(
+            f"the target database is not empty (it has tables that are not Orchard's: "
+            f"{', '.join(others[:5])}); give an empty one"
+        )
 
 
 async def _copy(lite: SqliteDatabase, server: PostgresDatabase) -> dict[str, int]:

@@ -7,6 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.daily import NO_GAME, DailyPlay, PostedBoard
@@ -116,3 +117,26 @@ async def test_a_database_with_games_in_play_moves_to_postgres_and_plays_on(
 
         status, _, err = await migrate_db(source, url)
         assert status == 1 and "not empty" in err, "a second copy is refused"
+
+
+@pytest.mark.postgres
+async def test_a_database_of_another_program_is_refused_before_anything_is_made(
+    tmp_path: Path,
+) -> None:
+    """A URL naming another program's database: refused, and no table of Orchard's is made
+    there (its migrations ran first, before the check for rows)."""
+    source = tmp_path / "o.db"
+    await (await orchard(source)).close()
+    async with fresh_schema() as url:
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute("CREATE TABLE invoices (id INTEGER)")
+            status, _, err = await migrate_db(source, url)
+            assert status == 1 and "invoices" in err, err
+            tables = await conn.fetch(
+                "SELECT table_name FROM information_schema.tables"
+                " WHERE table_schema = current_schema()"
+            )
+            assert [r[0] for r in tables] == ["invoices"]
+        finally:
+            await conn.close()
