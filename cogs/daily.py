@@ -489,7 +489,7 @@ class DailyCog(commands.Cog):
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """The daily board's channel deleted is no longer chosen: /settings says so at once,
         not only after the next board fails to post there."""
-        await self._forget_deleted(channel.guild.id, lambda c: c == channel.id)
+        await self._forget_deleted(channel.guild.id, channel.id)
 
     @commands.Cog.listener()
     async def on_servers_available(self, guilds: list[discord.Guild]) -> None:
@@ -507,10 +507,10 @@ class DailyCog(commands.Cog):
                 except Exception:  # one server's failed write must not leave the rest unchecked
                     log.exception("could not forget server %s's deleted daily channel", guild.id)
 
-    async def _forget_deleted(self, guild_id: int, deleted: Callable[[int], bool]) -> None:
+    async def _forget_deleted(self, guild_id: int, channel_id: int) -> None:
         chosen = await self.bot.orchard.store.daily_channel(guild_id)
-        if chosen is not None and deleted(chosen.channel_id):
-            await self.channel_gone(guild_id, chosen.channel_id)
+        if chosen is not None and chosen.channel_id == channel_id:
+            await self.channel_gone(guild_id, channel_id)
 
     async def channel_gone(self, guild_id: int, channel_id: int) -> None:
         if await self.dailies.channel_gone(guild_id, channel_id):

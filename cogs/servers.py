@@ -791,7 +791,7 @@ def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
     never reads as one played alone."""
     scores = ", ".join(
         [
-            seat_name(uid, is_bot) + f" {score}" + (" 🏆" if won else "")
+            past_seat_name(uid, is_bot) + f" {score}" + (" 🏆" if won else "")
             for uid, is_bot, score, _, won in past.seats
         ]
         + [FORMER_PLAYER] * past.erased
@@ -801,7 +801,7 @@ def history_line(bot: OrchardBot, guild_id: int, past: PastGame) -> str:
     return f"**{title(past.kind)}** {when(past.finished_at)} · {scores}{hinted} · {link}"
 
 
-def seat_name(user_id: int, is_bot: bool) -> str:
+def past_seat_name(user_id: int, is_bot: bool) -> str:
     """How a past seat is named: Orchard, a mention, or a person who asked to be forgotten."""
     if is_bot:
         return "Orchard"
