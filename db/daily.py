@@ -25,8 +25,8 @@ from bot.daily import (
     DailyChannel,
     DailyPlay,
     PostedBoard,
+    closes,
     day_of,
-    end_of,
 )
 from bot.model import Player
 from db import games
@@ -90,9 +90,10 @@ class DailyStore:
         next /daily would make another. None, and nothing written, if the person has a play
         of that day already (once a day).
 
-        The lobby's deadline is the end of its day (its start clears it): a crash before the
-        start leaves a lobby that only a /daily that day starts, so the clock closes it once
-        the day is over, as any lobby nobody started."""
+        The lobby's deadline is its game's closing (:func:`~bot.daily.closes`, the next
+        day's end), not its own day's end: a /daily just before midnight is started after
+        it. A crash before the start leaves a lobby only a /daily that day starts; the clock
+        closes it then, as any lobby nobody started."""
         try:
             async with self.db.transaction() as tx:
                 game_id = await games.create_game(
@@ -104,7 +105,7 @@ class DailyStore:
                     host,
                     seed,
                     options,
-                    end_of(play.day),
+                    closes(options),
                     now,
                 )
                 play = replace(play, game_id=game_id)

@@ -7,6 +7,7 @@ import asyncio
 import datetime as dt
 import time
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 import asyncpg
@@ -389,9 +390,10 @@ async def test_a_lobby_a_crash_left_before_its_start_is_closed_once_its_day_is_o
     database: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Killed between making the day's game and starting it, the process leaves a lobby that
-    only a /daily that day would start. With none, the clock closes it once the day is over
-    (at the first pass after a restart): no result, no streak, nothing shown, and the next
-    day's /daily makes that day's game. Before, it had no deadline and stayed open for good."""
+    only a /daily that day would start. With none, the clock closes it when its game would
+    have closed, at the next day's end (at the first pass after a restart): no result, no
+    streak, nothing shown, and the next day's /daily makes that day's game meanwhile.
+    Before, it had no deadline and stayed open for good."""
     clock = Clock(NOON)
     table = await orchard(database, clock)
     kill_at(monkeypatch, table.store.db, "UPDATE games")
@@ -402,12 +404,16 @@ async def test_a_lobby_a_crash_left_before_its_start_is_closed_once_its_day_is_o
     table = await orchard(database, clock)  # restarted the same day: it waits for /daily
     try:
         assert await table.scheduler.run_due() == 0
-        clock.now = end_of(42) - 1
+        clock.now = end_of(43) - 1
         assert await table.scheduler.run_due() == 0
+        dailies = Dailies(table.runner, clock)
+        today, play = await dailies.game_of_the_day("cheerio", GUILD, player(1))
+        assert play.day == 43 and today.id != game_id
+        assert today.row.status is GameStatus.ACTIVE and today.row.deadline == end_of(44)
     finally:
         await table.close()
-    clock.now = NOON + 86400
-    table = await orchard(database, clock)  # restarted the next day
+    clock.now = end_of(43) + 1
+    table = await orchard(database, clock)  # restarted once the next day is over
     try:
         assert await table.scheduler.run_due() == 1
         left = await table.runner.load(game_id)
@@ -416,9 +422,33 @@ async def test_a_lobby_a_crash_left_before_its_start_is_closed_once_its_day_is_o
         dailies = Dailies(table.runner, clock)
         assert await dailies.board(42, "cheerio", GUILD) == []
         assert await dailies.streak("cheerio", 1) == 0
-        today, play = await dailies.game_of_the_day("cheerio", GUILD, player(1))
-        assert play.day == 43 and today.id != game_id
-        assert today.row.status is GameStatus.ACTIVE and today.row.deadline == end_of(44)
+    finally:
+        await table.close()
+
+
+async def test_a_daily_asked_for_just_before_midnight_is_started_not_closed(
+    database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A /daily a moment before midnight makes the day's lobby and starts it a moment later.
+    Should the clock pass midnight in between and look for due games, the lobby is not due:
+    it closes when its game would, at the end of the next day. Before, its deadline was the
+    end of its own day, and the clock closed it before the start: the person's play of the
+    day was a game over before its first roll."""
+    clock = Clock(end_of(42) - 0.001)
+    table = await orchard(database, clock)
+    try:
+        dailies = Dailies(table.runner, clock)
+        start = dailies._started
+
+        async def after_midnight(game_id: int) -> Any:
+            clock.now = end_of(42) + 1
+            assert await table.scheduler.run_due() == 0
+            return await start(game_id)
+
+        monkeypatch.setattr(dailies, "_started", after_midnight)
+        snapshot, play = await dailies.game_of_the_day("cheerio", GUILD, player(1))
+        assert play.day == 42 and snapshot.row.status is GameStatus.ACTIVE
+        assert snapshot.row.deadline == end_of(43)
     finally:
         await table.close()
 
