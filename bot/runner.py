@@ -588,10 +588,9 @@ class Runner:
         lobby nobody started closes; a daily game unfinished the day after its own closes
         without a result; in a game, the awaited seats' timeout moves are played.
 
-        Not Orchard's, though, for a deadline that passed while Orchard was down: its seats
-        play their own move now (:class:`bot.opponents.Opponents`), with a fresh deadline
-        should that fail. The clock's move would be weaker than their level, and announced
-        and counted as a timeout."""
+        Not for a deadline that passed while Orchard was down, though: nobody could click
+        meanwhile, so the turn starts afresh, with a fresh deadline. Orchard's seats play
+        their own move now (:class:`bot.opponents.Opponents`)."""
         row = snapshot.row
         if row.deadline is None or row.deadline > self.clock() or not row.status.is_open:
             return None
@@ -599,16 +598,20 @@ class Runner:
             return _closing(snapshot, GameStatus.CANCELLED, expired=True), None
         if is_daily(row.options):
             return _closing(snapshot, GameStatus.ABANDONED, expired=True), snapshot.state
-        down = row.deadline < self.started
-        spared = {p.seat for p in row.players if p.is_bot} if down else set()
-        state, moves, counts, deserted = self._timeout_moves(snapshot, spared)
-        if not moves:  # only Orchard's seats were late
-            deadline = self.clock() + await self.settings.turn_seconds(row.guild_id)
-            return GameChange(row.id, expected_version=row.version, deadline=deadline), state
+        if row.deadline < self.started:  # Orchard was down: nobody was late
+            return await self._afresh(row), snapshot.state
+        state, moves, counts, deserted = self._timeout_moves(snapshot)
+        if not moves:
+            return await self._afresh(row), state
         change = await self._played(
             snapshot, state, moves, counts, deserted=deserted, timed_out=True
         )
         return change, state
+
+    async def _afresh(self, row: GameRow) -> GameChange:
+        """The turn's clock started again, nothing played."""
+        deadline = self.clock() + await self.settings.turn_seconds(row.guild_id)
+        return GameChange(row.id, expected_version=row.version, deadline=deadline)
 
     async def replay(self, game_id: int) -> Any:
         """The state rebuilt from the seed and the move log: it must equal the stored one."""
@@ -834,10 +837,8 @@ class Runner:
         if len(awaited) < 2 and not engine.same_moves(before, snapshot.state, seat):
             raise Stale(CHANGED)
 
-    def _timeout_moves(
-        self, snapshot: Snapshot, spared: set[int]
-    ) -> tuple[Any, list[Move], dict[int, int], bool]:
-        """The clock's moves for every awaited seat but the ``spared``, their timeout counts,
+    def _timeout_moves(self, snapshot: Snapshot) -> tuple[Any, list[Move], dict[int, int], bool]:
+        """The clock's moves for every awaited seat, their timeout counts,
         and whether the game is :meth:`_deserted` (then nobody is removed: it ends with no
         winner).
 
@@ -848,7 +849,7 @@ class Runner:
         engine = self.engine(snapshot.row.kind)
         state = snapshot.state
         players = snapshot.row.players
-        late = [a for a in engine.timeout_actions(state) if a.seat not in spared]
+        late = engine.timeout_actions(state)
         out = self._timed_out(players, {a.seat for a in late})
         deserted = self._deserted(snapshot, out)
         if deserted:

@@ -122,12 +122,41 @@ async def test_a_turn_of_orchard_s_that_ran_out_while_it_was_down_is_its_own_to_
     await o.close()
 
 
-async def test_after_downtime_the_clock_throws_for_a_person_but_not_for_orchard(
+async def test_a_persons_turn_that_ran_out_while_orchard_was_down_starts_afresh(
+    database: Target,
+) -> None:
+    """Orchard was down when a person's turn ran out: nobody could click meanwhile, so at
+    start-up the clock plays nothing for them and counts no timeout. Their turn gets a fresh
+    deadline, and only if that runs out too is it played for them. Before, the clock played
+    it at once: a person with 10 s of their 5 minutes used when Orchard went down was timed
+    out on its return, a step towards being removed."""
+    clock = Clock()
+    o = await orchard(database, clock)
+    live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    await o.lobby.join(live.id, player(2))
+    live = await o.lobby.start(live.id, 1)
+    await o.close()  # down, with the first person's turn pending
+    clock.now += 3600
+
+    o = await orchard(database, clock)
+    assert await o.scheduler.run_due() == 1
+    waiting = await o.runner.load(live.id)
+    assert waiting.state == live.state and await o.store.moves(live.id) == []
+    assert [p.timeouts for p in waiting.row.players] == [0, 0]
+    assert waiting.row.deadline == clock.now + 300, "a fresh turn clock"
+    clock.now += 300
+    assert await o.scheduler.run_due() == 1
+    timed_out = await o.runner.load(live.id)
+    assert timed_out.state.turn == 1 and timed_out.row.players[0].timeouts == 1
+    await o.close()
+
+
+async def test_after_downtime_neither_a_person_nor_orchard_is_thrown_for(
     database: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Hot Score's challenge throw awaits both seats at once. Its deadline passed while
-    Orchard was down: at start-up the clock throws for the person, as for any late
-    player, but Orchard's seat throws its own dice."""
+    Orchard was down: at start-up the clock throws for nobody. The person gets a fresh
+    deadline, and Orchard's seat throws its own dice."""
     from tests.test_runner import _challenged_in_round_one
 
     seed = next(s for s in range(1, 10_000) if _challenged_in_round_one(s))
@@ -159,9 +188,9 @@ async def test_after_downtime_the_clock_throws_for_a_person_but_not_for_orchard(
     o = await orchard(database, clock)
     await o.scheduler.run_due()
     live = await o.runner.load(live.id)
-    assert engine.to_act(live.state) == {orchard_seat}, "the person's dice thrown for them"
-    assert [p.timeouts for p in live.row.players if not p.is_bot] == [1]
-    assert live.row.players[orchard_seat].timeouts == 0
+    assert len(engine.to_act(live.state)) == 2, "dice thrown by the clock"
+    assert [p.timeouts for p in live.row.players] == [0, 0]
+    assert live.row.deadline == clock.now + 300, "a fresh turn clock"
     await Opponents(o.runner, delay=0).resume()
 
     async def thrown() -> bool:

@@ -556,7 +556,7 @@ async def test_a_turn_the_clock_ends_pings_the_next_player_and_no_one_else(
 ) -> None:
     pings = Pings(fake_discord)
     _, live = await started(bot, pings, "cheerio", [ALICE, BOB])
-    await bot.orchard.runner.postpone(live.id, 0.0)  # Alice's deadline has passed
+    await bot.orchard.runner.postpone(live.id, time.time())  # Alice's deadline has passed
     runner = bot.orchard.runner
     # Fired here, or by the scheduler if it woke first: either way the clock played.
     timed_out = await runner.fire_deadline(live.id) or await runner.load(live.id)
@@ -579,7 +579,7 @@ async def test_a_turn_the_clock_ends_is_pinged_once_its_board_shows_it(
     live = await the_game(bot)
     editing = fake.hold("PATCH", rf"^/channels/{CHANNEL}/messages/{board}$")
     try:
-        await bot.orchard.runner.postpone(live.id, 0.0)  # Alice's deadline has passed
+        await bot.orchard.runner.postpone(live.id, time.time())  # Alice's deadline has passed
         bot.orchard.scheduler.wake()
         await fake.wait_for(
             lambda: any(not r.status for r in fake.requests_matching("PATCH", f"/{board}")),
@@ -818,7 +818,7 @@ async def test_turns_the_scheduler_ends_are_told_by_the_backlogs_workers(
     games = await games_in_six_channels(fake, bot)
     await fake.wait_for(lambda: len(pinged(fake)) == len(games), what="Alice told in each")
     for game_id in games:
-        await bot.orchard.runner.postpone(game_id, 0.0)  # her deadline has passed
+        await bot.orchard.runner.postpone(game_id, time.time())  # her deadline has passed
     bot.orchard.scheduler.wake()
     await fake.wait_for(lambda: len(pinged(fake)) == 2 * len(games), what="Bob told in each")
     assert Counter(pinged(fake)) == {ALICE: len(games), BOB: len(games)}
