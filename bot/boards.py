@@ -34,6 +34,7 @@ from bot.words import plural
 log = logging.getLogger(__name__)
 
 UNKNOWN_CHANNEL = 10003  # Discord's error code for a deleted (or never seen) channel
+THREAD_ARCHIVED = 50083  # an edit in a thread Discord archived (only a post reopens one)
 LOBBY_VERBS = (
     "lobby_join",
     "lobby_leave",
@@ -493,10 +494,28 @@ class Boards:
             previous_allowed_mentions=self.client.allowed_mentions, **payload.edit_kwargs()
         ) as params:
             http = self.client.http
-            await until_answered(
-                lambda: http.edit_message(channel_id, message_id, params=params),
-                lambda: not self.runner.outdated(snapshot),
-            )
+
+            async def edit() -> None:
+                await until_answered(
+                    lambda: http.edit_message(channel_id, message_id, params=params),
+                    lambda: not self.runner.outdated(snapshot),
+                )
+
+            try:
+                await edit()
+            except discord.HTTPException as err:
+                if err.code != THREAD_ARCHIVED:
+                    raise
+                await self._reopen(snapshot.id, channel_id)
+                for file in params.files or ():
+                    file.reset()  # read by the refused edit
+                await edit()
+
+    async def _reopen(self, game_id: int, thread_id: int) -> None:
+        """Unarchive the thread Discord archived after a quiet spell (a game over there, or
+        a turn of a day): Send Messages in Threads will do, unless a moderator locked it."""
+        log.info("game %s: reopening thread %s, archived, to edit its board", game_id, thread_id)
+        await self.client.http.edit_channel(thread_id, archived=False)
 
     async def _redraw(self, game_id: int) -> None:
         await asyncio.sleep(self.redraw_delay)

@@ -2319,6 +2319,43 @@ async def test_a_board_discord_keeps_refusing_to_draw_anew_is_tried_less_and_les
         assert await rows(database, "SELECT COUNT(*) FROM boards_to_draw") == [(0,)]
 
 
+async def test_a_board_in_a_thread_discord_archived_is_drawn_anew_all_the_same(
+    fake_discord: FakeDiscord, database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game over in a thread: Discord archives the thread after a quiet spell, and
+    refuses any edit there (50083) until it is reopened (only a post reopens one by
+    itself). Carol's /forget-me redraws the board: Orchard reopens the thread (Send Messages
+    in Threads will do) and edits it. Before, the edit failed at every try, an hour apart
+    at most, for good, and the board kept her name."""
+    thread = CHANNEL + 100
+    server(fake_discord)
+    fake_discord.add_thread(thread, CHANNEL)
+    unpaced(fake_discord)  # the game is played to its end by calling the runner
+    monkeypatch.setattr("bot.boards.ANEW_PAUSE", 0.0)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [CAROL], channel=thread)
+        (played,) = await bot.orchard.store.open_games(GUILD)
+        await finish_cheerio(bot.orchard, played.id, {0: ALICE, 1: CAROL})
+        await fake_discord.wait_for(
+            lambda: (
+                [str(board) in text_of(m) for m in fake_discord.channel_messages(thread)]
+                == [False, True]
+            ),
+            what="the final board, its end announced, the last turn message gone",
+        )
+        await fake_discord.archive_thread(thread)
+        asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
+        done = await press(fake_discord, CAROL, int(asked.original["id"]), "Forget me everywhere")
+        assert done.content.startswith("Done"), done.content
+        await fake_discord.wait_for(
+            lambda: "Carol" not in text_of(fake_discord.message(board)),
+            what="the board drawn anew",
+        )
+        assert not fake_discord.channels[thread]["thread_metadata"]["archived"]
+        assert await rows(database, "SELECT COUNT(*) FROM boards_to_draw") == [(0,)]
+        no_errors(fake_discord)
+
+
 @pytest.mark.postgres
 async def test_only_the_leading_process_draws_the_boards_forget_me_queued(
     fake_discord: FakeDiscord, monkeypatch: pytest.MonkeyPatch

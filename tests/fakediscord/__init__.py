@@ -15,13 +15,17 @@ Typical use (see ``tests/conftest.py`` for the ``fake_discord`` fixture)::
 Every message the bot posts or edits is kept in ``fake.messages`` (by message id) with all its
 versions in ``fake.versions``; who each created message notified in ``fake.notifications``
 (edits notify nobody, as on Discord; read it with ``notified_since``); every HTTP request in
-``fake.requests``; routes the fake does not know answer 404 and are listed in
-``fake.unhandled`` so missing coverage is visible.
+``fake.requests``; routes the fake does not know answer 404 (code 0, none of Discord's) and
+are listed in ``fake.unhandled``; a test that used one fails at the fixture's end.
 
-It is as unkind as Discord: a post in a channel where the bot's permissions (the @everyone
-role's, then the channel's overwrites; a thread's are its parent's) lack View Channel is refused
-(403, 50001), one lacking Send Messages (in a thread, Send Messages in Threads), or Embed Links
-for embeds alone, too (403, 50013); an interaction answered more
+It is as unkind as Discord: any request on a channel where the bot's permissions (the
+@everyone role's, then the channel's overwrites; a thread's are its parent's) lack View
+Channel is refused (403, 50001); a post lacking Send Messages (in a thread, Send Messages in
+Threads), or Embed Links for embeds alone, or a post or edit with a file lacking Attach
+Files, too (403, 50013); every route of a deleted channel, and of its threads, answers 404,
+10003; an edit, deletion or reaction in an archived thread is refused (400, 50083) until
+a post (or unarchiving it) reopens it, and a locked one stays shut to a bot that may not
+manage threads (403); an interaction answered more
 than 3 s after its creation is unknown (404, 10062) and one answered twice is refused (400,
 40060); a deferred one's token works for 15 minutes (then 401, 50027); message posts and edits
 are limited per channel and every request but interaction callbacks to 50 a second (429 with

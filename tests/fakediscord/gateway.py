@@ -161,10 +161,24 @@ class Gateway(World, Waiting):
         Nor does one reach it while the server is in an outage: it sees the channel gone only
         in the channels the server's GUILD_CREATE brings when the outage ends."""
         channel = self.channels.pop(channel_id)
+        for thread_id in [
+            t for t, c in self.channels.items() if c.get("parent_id") == str(channel_id)
+        ]:
+            del self.channels[thread_id]  # a channel's threads go with it
         guild_id = int(channel["guild_id"])
         self.guilds[guild_id]["channel_ids"].remove(channel_id)
         if heard and guild_id not in self.outages and guild_id not in self.removed:
             await self.dispatch("CHANNEL_DELETE", channel, guild_id=guild_id)
+
+    async def archive_thread(
+        self, thread_id: int, *, archived: bool = True, locked: bool = False
+    ) -> None:
+        """Archive a thread (or reopen it) as Discord does after a quiet spell, or a
+        moderator's "Close" (``locked``: "Lock"), and tell the bot (THREAD_UPDATE). An edit
+        in an archived thread is refused until someone posts there (see ``_reopened``)."""
+        thread = self.channels[thread_id]
+        thread["thread_metadata"].update(archived=archived, locked=locked and archived)
+        await self.dispatch("THREAD_UPDATE", thread, guild_id=int(thread["guild_id"]))
 
     async def remove_bot(self, guild_id: int) -> None:
         """The server's admins remove the bot while it runs: Discord sends GUILD_DELETE with

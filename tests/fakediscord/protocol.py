@@ -36,7 +36,8 @@ DEFAULT_MEMBER_PERMISSIONS = (
     | (1 << 38)  # send messages in threads
 )
 ADMINISTRATOR = 1 << 3
-VIEW_CHANNEL, SEND_MESSAGES, EMBED_LINKS = 1 << 10, 1 << 11, 1 << 14
+VIEW_CHANNEL, SEND_MESSAGES, EMBED_LINKS, ATTACH_FILES = 1 << 10, 1 << 11, 1 << 14, 1 << 15
+MANAGE_THREADS = 1 << 34  # unarchives a locked thread, and posts in one
 SEND_MESSAGES_IN_THREADS = 1 << 38  # a post in a thread needs this, not Send Messages
 THREAD_TYPES = (10, 11, 12)  # announcement, public and private threads
 
@@ -55,6 +56,7 @@ INVALID_WEBHOOK_TOKEN = 50027  # 401: an interaction token past its 15 minutes
 MISSING_ACCESS = 50001  # 403: the bot may not see the channel
 CANNOT_DM_USER = 50007
 MISSING_PERMISSIONS = 50013
+THREAD_ARCHIVED = 50083  # 400 for an edit, a deletion or a reaction in an archived thread
 INVALID_FORM_BODY = 50035
 ALREADY_ACKNOWLEDGED = 40060
 

@@ -24,7 +24,7 @@ from tests.fakediscord.faults import Faults
 from tests.fakediscord.forms import Forms
 from tests.fakediscord.limits import Refused, form_errors
 from tests.fakediscord.models import Request, Upload
-from tests.fakediscord.protocol import INVALID_FORM_BODY, UNKNOWN_MESSAGE, error, json_response
+from tests.fakediscord.protocol import INVALID_FORM_BODY, error, json_response
 from tests.fakediscord.ratelimits import RateLimits
 from tests.fakediscord.rest_app import AppRoutes
 from tests.fakediscord.rest_channels import ChannelRoutes
@@ -127,6 +127,10 @@ class FakeDiscord(
             yield fake
             doubled = [r.describe() for r in fake.double_answers]
             assert not doubled, f"answered twice: {doubled}"
+            unknown = [f"{r.method} {r.path}" for r in fake.unhandled]
+            assert not unknown, (
+                f"routes the fake lacks (add them, or the test passes blind): {unknown}"
+            )
         finally:
             fake.uninstall()
             await fake.close()
@@ -207,9 +211,7 @@ class FakeDiscord(
                     400,
                 )
         self.unhandled.append(record)
-        return error(
-            404, UNKNOWN_MESSAGE, f"fake Discord has no route {record.method} {record.path}"
-        )
+        return error(404, 0, f"fake Discord has no route {record.method} {record.path}")
 
     def _register_routes(self) -> None:
         """Discord's routes, each topic's listed beside its handlers."""
