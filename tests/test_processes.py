@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from bot.model import Due, MoveSource, Player
+from bot.model import MoveSource, Player
 from bot.orchard import Orchard
 from bot.runner import Runner, no_display
 from bot.settings import Settings
@@ -242,9 +242,10 @@ async def until(predicate: Any, timeout: float) -> None:
 DEADLINES = 2000
 
 
-async def overdue_games(url: str, guild: int, count: int) -> list[int]:
-    """``count`` solo Cheerio games in play in ``guild``, one a channel, whose turn ran out an
-    hour ago: one made by Orchard, the rest copied from it in SQL (fast, and the same)."""
+async def games_in_play(url: str, guild: int, count: int) -> list[int]:
+    """``count`` solo Cheerio games in play in ``guild``, one a channel, started an hour ago
+    and not due for a day (the test makes them due): one made by Orchard, the rest copied
+    from it in SQL (fast, and the same)."""
     hour_ago = time.time() - 3600
     o = await Orchard.open(url, clock=lambda: hour_ago)
     try:
@@ -269,8 +270,9 @@ async def overdue_games(url: str, guild: int, count: int) -> list[int]:
                 " FROM games g JOIN game_players p ON p.game_id = ? WHERE g.id <> ?",
                 (first.id, first.id),
             )
+        async with o.store.db.transaction() as tx:
+            await tx.execute("UPDATE games SET deadline = ?", (time.time() + 86400,))
         rows = await o.store.db.fetchall("SELECT id FROM games ORDER BY id")
-        assert await o.store.next_due(Due.DEADLINE) == first.row.deadline
         return [int(r[0]) for r in rows]
     finally:
         await o.close()
@@ -279,10 +281,11 @@ async def overdue_games(url: str, guild: int, count: int) -> list[int]:
 async def test_deadlines_over_two_processes_fire_once_when_one_is_killed(
     url: str, tmp_path: Path
 ) -> None:
-    """2,000 games overdue when two processes start: they share the firing, one is SIGKILLed
-    mid-way (its claims in flight roll back and return), and every game's timeout was played
-    exactly once: one timeout move each, never two, none left due."""
-    games = await overdue_games(url, ON_SHARD_0, DEADLINES)
+    """2,000 games come due at once while two processes run (not while they were down: then
+    each turn would start afresh): they share the firing, one is SIGKILLed mid-way (its
+    claims in flight roll back and return), and every game's timeout was played exactly
+    once: one timeout move each, never two, none left due."""
+    games = await games_in_play(url, ON_SHARD_0, DEADLINES)
     async with discord(shard_count=2, max_concurrency=2) as fake:
         unpaced(fake)
         fake.global_limit = (100_000, 1.0)  # 4,000 messages; Discord's 50/s would take 80 s
@@ -291,6 +294,8 @@ async def test_deadlines_over_two_processes_fire_once_when_one_is_killed(
         store = await Store.open(url)
         try:
             async with running(processes(fake, url, tmp_path, 2)) as (zero, _):
+                async with store.db.transaction() as tx:  # come due
+                    await tx.execute("UPDATE games SET deadline = ?", (time.time(),))
 
                 async def fired(at_least: int) -> Any:
                     async def check() -> bool:
