@@ -25,7 +25,7 @@ from discord.ext import commands
 from bot.answers import release, watch
 from bot.boards import Boards, GameUI
 from bot.components import OURS, component_arg, data_of, read_click, shown_as
-from bot.config import Config
+from bot.config import Config, opening_database
 from bot.dice_emojis import DiceEmojis
 from bot.interface import dispatch, refuse
 from bot.orchard import Orchard
@@ -174,8 +174,16 @@ class OrchardBot(commands.AutoShardedBot):
         super().add_dynamic_items(*items)
         self.templates += [item.__discord_ui_compiled_template__ for item in items]
 
+    async def open_store(self) -> None:
+        """Open (and migrate) the database, once. ``orchard run`` calls it before logging in
+        to Discord, so a database that cannot be opened stops the start in one line
+        (:class:`bot.config.DatabaseUnavailable`), with no Discord session made for nothing."""
+        if not hasattr(self, "orchard"):
+            with opening_database(self.config.database):
+                self.orchard = await Orchard.open(self.config.database)
+
     async def setup_hook(self) -> None:
-        self.orchard = await Orchard.open(self.config.database)
+        await self.open_store()
         self.boards = Boards(self, self.orchard.runner, self.uis)
         self.orchard.runner.board = self.boards.display
         self.orchard.on_erased.append(self.draw_boards_anew)

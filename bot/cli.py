@@ -23,8 +23,10 @@ from bot.config import (
     SETTINGS,
     Config,
     ConfigError,
+    DatabaseUnavailable,
     database,
     load_env,
+    opening_database,
     server_id,
     shard_plan,
 )
@@ -174,24 +176,24 @@ def unreachable(err: aiohttp.ClientConnectorError) -> str:
 
 
 async def guarded(work: Awaitable[int]) -> int:
-    """``work``'s exit status; a rejected token, an unreachable Discord or a database a newer
-    Orchard migrated is one line and 1."""
+    """``work``'s exit status; a rejected token, an unreachable Discord, a database that
+    cannot be opened or one a newer Orchard migrated is one line and 1."""
     try:
         return await work
     except discord.LoginFailure:
         print(REJECTED, file=sys.stderr)
     except aiohttp.ClientConnectorError as err:  # refused, DNS, TLS: not an 80-line traceback
         print(unreachable(err), file=sys.stderr)
-    except NewerSchema as err:
+    except (NewerSchema, DatabaseUnavailable) as err:
         print(err, file=sys.stderr)
     return 1
 
 
 async def serve(bot: OrchardBot, token: str, held: Sequence[int] = ()) -> int:
     """Run until closed, or until SIGTERM or SIGINT shut the bot down in order (exit status 0);
-    a rejected token, an unreachable Discord, or a database a newer Orchard migrated (at start
-    or while running: see :func:`bot.health.newer_schema`) is one clear line and exit status 1
-    after the same orderly shutdown."""
+    a rejected token, an unreachable Discord, a database that cannot be opened, or one a newer
+    Orchard migrated (at start or while running: see :func:`bot.health.newer_schema`) is one
+    clear line and exit status 1 after the same orderly shutdown."""
     stop = asyncio.Event()
     with on_signals(stop.set, held):
         return await guarded(run_until(bot, token, stop))
@@ -224,7 +226,7 @@ def on_signals(handler: Callable[[], None], held: Sequence[int] = ()) -> Iterato
 async def run_until(bot: OrchardBot, token: str, stop: asyncio.Event) -> int:
     async with bot:
         gate = Gate(bot)
-        running = asyncio.create_task(bot.start(token), name="orchard")
+        running = asyncio.create_task(start(bot, token), name="orchard")
         beating = asyncio.create_task(health.record_heartbeats(bot), name="orchard heartbeat")
         newer = asyncio.create_task(health.newer_schema(bot), name="orchard schema")
         told = asyncio.create_task(stop.wait(), name="orchard stop")
@@ -240,6 +242,13 @@ async def run_until(bot: OrchardBot, token: str, stop: asyncio.Event) -> int:
         if newer.done() and not newer.cancelled():
             raise newer.result()  # a newer Orchard migrated the store: this one must not run
     return 0
+
+
+async def start(bot: OrchardBot, token: str) -> None:
+    """The database first, then Discord: a database that cannot be opened is told before any
+    login, and a signal meanwhile stops either step (:func:`shut_down` cancels this task)."""
+    await bot.open_store()
+    await bot.start(token)
 
 
 async def shut_down(bot: OrchardBot, gate: Gate, running: asyncio.Task[None]) -> None:
@@ -351,7 +360,8 @@ async def clear_guild(config: Config, guild_id: int) -> int:
             print(f"Discord refused to change server {guild_id}'s commands: {err}", file=sys.stderr)
             return 1
     if is_url(config.database) or Path(config.database).is_file():
-        store = await Store.open(config.database)
+        with opening_database(config.database):
+            store = await Store.open(config.database)
         try:
             await store.set_meta(command_hash_key(guild), "")
         finally:

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dotenv import load_dotenv
 
 from bot.shards import ShardError, ShardPlan, parse_plan, single_process_refusal
-from db.connection import Target, is_url
+from db.connection import Target, is_url, shown
+from db.migrate import NewerSchema
+
+log = logging.getLogger(__name__)
 
 DEFAULT_DB = Path("data") / "orchard.db"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -75,6 +81,35 @@ NO_ASYNCPG = (
 
 class ConfigError(Exception):
     """A setting is missing or malformed; the message says which and how to fix it."""
+
+
+class DatabaseUnavailable(Exception):
+    """The database ORCHARD_DB names cannot be opened; the message says which (no password)
+    and why, in one line."""
+
+
+@contextmanager
+def opening_database(target: Target) -> Iterator[None]:
+    """Turn whatever opening ``target`` raises (a missing folder, a file that is not SQLite, a
+    refused connection, a wrong password, a malformed URL: each library its own exception)
+    into :class:`DatabaseUnavailable`, for the operator a line rather than a traceback; the
+    traceback is logged at DEBUG. A newer schema keeps its own message."""
+    try:
+        yield
+    except NewerSchema:
+        raise
+    except Exception as err:
+        log.debug("opening the database failed", exc_info=True)
+        raise DatabaseUnavailable(database_problem(target, err)) from err
+
+
+def database_problem(target: Target, err: Exception) -> str:
+    """One line: ORCHARD_DB's value, its password hidden, and what went wrong."""
+    if isinstance(err, OSError) and err.strerror:
+        reason = err.strerror + (f": {err.filename}" if err.filename else "")
+    else:
+        reason = str(err) or type(err).__name__
+    return f"Cannot open the database ORCHARD_DB={shown(target)}: {reason}"
 
 
 @dataclass(frozen=True)

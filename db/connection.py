@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 Row = Sequence[Any]
 Params = Sequence[Any]
@@ -90,3 +91,17 @@ class Database(Protocol):
 def is_url(target: Target) -> bool:
     """True when ``target`` names a PostgreSQL server rather than a SQLite file."""
     return isinstance(target, str) and target.startswith(URL_SCHEMES)
+
+
+def shown(target: Target) -> str:
+    """``target`` as it may be printed or logged: a URL without its password (in the user
+    part or a ``password=`` parameter)."""
+    if not is_url(target):
+        return str(target)
+    parts = urlsplit(str(target))
+    user, at, host = parts.netloc.rpartition("@")
+    netloc = f"{user.partition(':')[0]}{at}{host}"
+    query = "&".join(
+        pair for pair in parts.query.split("&") if pair.partition("=")[0].lower() != "password"
+    )
+    return urlunsplit(parts._replace(netloc=netloc, query=query))

@@ -149,6 +149,7 @@ class SqliteDatabase:
         """Open (creating folders and schema as needed) the database file at ``path``, its
         writer and its read connections."""
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(_openable, path)
         await _prepared(path)
         thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         writer = await asyncio.get_running_loop().run_in_executor(thread, _writer, str(path))
@@ -342,6 +343,13 @@ class SqliteDatabase:
 
 
 OPEN_TRIES = 5  # a fresh file's set-up, tried again if another opener's lock refuses it
+
+
+def _openable(path: str | Path) -> None:
+    """Raise what opening ``path`` raises (a folder, a folder not writable), before aiosqlite
+    tries: its failed connect leaves its thread to stop later, and when the caller's loop has
+    closed by then (a start-up that ends on the error) that thread prints a traceback."""
+    sqlite3.connect(str(path)).close()
 
 
 async def _prepared(path: str | Path) -> None:

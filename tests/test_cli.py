@@ -14,6 +14,7 @@ import pytest
 
 from bot.config import SETTINGS, Config
 from bot.health import HEARTBEAT, STALE_AFTER
+from db.connection import shown
 from db.store import Store
 from tests.botharness import GUILD
 from tests.fakediscord import FakeDiscord
@@ -168,6 +169,40 @@ def test_an_unreachable_discord_is_one_line_and_a_failure(tmp_path: Path, base: 
     assert done.returncode == 1
     assert done.stderr.startswith("Cannot reach Discord"), done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # no voice warnings either
+
+
+UNOPENABLE = {
+    "a folder": lambda tmp: str(tmp),
+    "under a file": lambda tmp: str(tmp / "notes.txt" / "orchard.db"),
+    "not sqlite": lambda tmp: str(tmp / "notes.txt"),
+    "bad port": lambda tmp: "postgresql://orchard:hunter22@localhost:notaport/orchard",
+    "refused": lambda tmp: "postgresql://orchard:hunter22@127.0.0.1:9/orchard",
+}
+
+
+@pytest.mark.parametrize("case", UNOPENABLE)
+def test_a_database_that_cannot_be_opened_is_one_line_before_any_login(
+    tmp_path: Path, case: str
+) -> None:
+    """Each library fails in its own way (OSError, sqlite3, ValueError, asyncpg): a line
+    naming ORCHARD_DB without its password, and exit 1. Discord here is unreachable: were the
+    database opened after the login (as it was), that would be the line instead."""
+    (tmp_path / "notes.txt").write_text("not a database\n")
+    db = UNOPENABLE[case](tmp_path)
+    base = "http://127.0.0.1:9/api/v10"
+    env = {"DISCORD_TOKEN": "abc", "LOG_LEVEL": "WARNING", "ORCHARD_DB": db}
+    done = run_python(tmp_path, "-c", AT_DISCORD, base, **env)
+    assert done.returncode == 1, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    line = done.stderr.strip()
+    assert line.startswith(f"Cannot open the database ORCHARD_DB={db.replace(':hunter22', '')}: ")
+    assert "hunter22" not in line
+
+
+def test_a_database_url_is_shown_without_its_password() -> None:
+    url = "postgresql://orchard:pw@db:5432/orchard?sslmode=require&password=pw"
+    assert shown(url) == "postgresql://orchard@db:5432/orchard?sslmode=require"
+    assert shown(Path("data/orchard.db")) == "data/orchard.db"
 
 
 def heartbeat(db: Path, at: float | None) -> None:
