@@ -13,7 +13,7 @@ from pathlib import Path
 from dotenv import load_dotenv
 
 from bot.shards import ShardError, ShardPlan, parse_plan, single_process_refusal
-from db.connection import Target, is_url, shown
+from db.connection import Target, is_url, looks_like_url, shown
 from db.migrate import NewerSchema
 
 log = logging.getLogger(__name__)
@@ -147,10 +147,23 @@ def load_env(env_file: str | None = ".env") -> None:
 
 
 def database() -> Target:
-    """ORCHARD_DB (a ``postgresql://`` URL or a file's path), or the default file:
-    ``orchard health`` reads it too, without a token."""
+    """ORCHARD_DB (a ``postgresql://`` URL or a file's path, ``~`` expanded), or the default
+    file: ``orchard health`` reads it too, without a token. Any other URL is a ConfigError."""
     raw = os.environ.get("ORCHARD_DB", "").strip()
-    return raw if is_url(raw) else Path(raw or DEFAULT_DB)
+    if is_url(raw):
+        return raw
+    if looks_like_url(raw):
+        raise ConfigError(not_a_database_url(raw))
+    return Path(raw or DEFAULT_DB).expanduser()
+
+
+def not_a_database_url(raw: str) -> str:
+    """One line for a URL Orchard cannot use, which it once took for a SQLite file's name."""
+    return (
+        f"ORCHARD_DB={shown(raw)} is not a URL Orchard can use: write "
+        "postgresql://USER:PASSWORD@HOST:PORT/DATABASE (or postgres://), or a SQLite file's "
+        "path (with ./ before a file name that has a colon)."
+    )
 
 
 def shard_plan() -> ShardPlan:

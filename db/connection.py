@@ -10,6 +10,7 @@ by ``db.dialect`` (or ``tx.dialect``). Parameterised SQL only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from enum import StrEnum
@@ -23,6 +24,9 @@ Target = str | Path
 """Where the database is: a SQLite file's path, or a ``postgresql://`` URL."""
 
 URL_SCHEMES = ("postgresql://", "postgres://")
+"""The URLs that name a PostgreSQL server (in any case, as libpq reads them)."""
+SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
+"""How any URL starts: a scheme of two characters or more (one would be a drive letter)."""
 
 
 class Dialect(StrEnum):
@@ -90,13 +94,19 @@ class Database(Protocol):
 
 def is_url(target: Target) -> bool:
     """True when ``target`` names a PostgreSQL server rather than a SQLite file."""
-    return isinstance(target, str) and target.startswith(URL_SCHEMES)
+    return isinstance(target, str) and target.lower().startswith(URL_SCHEMES)
+
+
+def looks_like_url(text: str) -> bool:
+    """True when ``text`` starts as a URL does (``mysql://``, ``postgres:/host``,
+    ``postgresql+asyncpg://``): as a file's path it would be a mistake made silently."""
+    return SCHEME.match(text) is not None
 
 
 def shown(target: Target) -> str:
-    """``target`` as it may be printed or logged: a URL without its password (in the user
-    part or a ``password=`` parameter)."""
-    if not is_url(target):
+    """``target`` as it may be printed or logged: a URL (even one Orchard does not take)
+    without its password, in the user part or a ``password=`` parameter."""
+    if "://" not in str(target):
         return str(target)
     parts = urlsplit(str(target))
     user, at, host = parts.netloc.rpartition("@")

@@ -12,7 +12,7 @@ from pathlib import Path
 import discord
 import pytest
 
-from bot.config import SETTINGS, Config
+from bot.config import SETTINGS, Config, database
 from bot.health import HEARTBEAT, STALE_AFTER
 from db.connection import shown
 from db.store import Store
@@ -203,6 +203,39 @@ def test_a_database_url_is_shown_without_its_password() -> None:
     url = "postgresql://orchard:pw@db:5432/orchard?sslmode=require&password=pw"
     assert shown(url) == "postgresql://orchard@db:5432/orchard?sslmode=require"
     assert shown(Path("data/orchard.db")) == "data/orchard.db"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgres:/localhost/orchard",
+        "postgresql+asyncpg://orchard:hunter22@db/orchard",
+        "mysql://orchard:hunter22@db/orchard",
+        "sqlite:///orchard.db",
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "health"])
+def test_a_url_orchard_cannot_use_is_refused_not_taken_for_a_file(
+    tmp_path: Path, url: str, command: str
+) -> None:
+    """Such a value became a SQLite file of that name, and the bot ran on an empty database."""
+    done = run_bot(tmp_path, command, DISCORD_TOKEN="abc", ORCHARD_DB=url)
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert "is not a URL Orchard can use" in done.stderr and "hunter22" not in done.stderr
+    assert list(tmp_path.iterdir()) == [], "no file was made"
+
+
+def test_a_database_url_scheme_is_read_in_any_case_and_a_home_path_expanded(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ORCHARD_DB", "PostgreSQL://orchard@db/orchard")
+    assert database() == "PostgreSQL://orchard@db/orchard"
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("ORCHARD_DB", "~/orchard.db")
+    assert database() == tmp_path / "orchard.db"
+    monkeypatch.setenv("ORCHARD_DB", "C:orchard.db")  # a drive letter, not a scheme
+    assert database() == Path("C:orchard.db")
 
 
 def heartbeat(db: Path, at: float | None) -> None:
