@@ -30,6 +30,7 @@ from bot.dice_emojis import DiceEmojis
 from bot.interface import dispatch, refuse
 from bot.orchard import Orchard
 from bot.pacing import Pacer, traced
+from bot.posting import INVITE
 from bot.specs import SPECS
 from bot.wording import command_mention
 
@@ -202,6 +203,26 @@ class OrchardBot(commands.AutoShardedBot):
         # a full collection no longer walks it (such passes paused the loop 50-77 ms).
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
+
+    async def on_ready(self) -> None:
+        """Tell the operator, at INFO, that the bot serves, and how to invite it (each time
+        discord.py is ready again after a new session too)."""
+        log.info(
+            "Orchard is ready as %s in %d servers; invite it with %s",
+            self.user,
+            len(self.guilds),
+            self.invite_url(),
+        )
+
+    def invite_url(self) -> str:
+        """The link that adds the bot to a server with the permissions it needs."""
+        if self.application_id is None:
+            return "the Developer Portal's URL Generator"
+        return discord.utils.oauth_url(
+            self.application_id,
+            permissions=discord.Permissions(**dict.fromkeys(INVITE, True)),
+            scopes=("bot", "applications.commands"),
+        )
 
     async def close(self) -> None:
         """Stop Orchard's loops, close the gateway, then the store. Once only: a close called

@@ -174,16 +174,18 @@ class Orchard:
                 left += await self.runner.forget_player(row.id, user_id) is not None
         return left
 
-    async def left_server(self, guild_id: int, when: float) -> None:
+    async def left_server(self, guild_id: int, when: float) -> int:
         """Orchard was removed from a server: the 30 days before its purge start, and its open
         games end as a moderator's /end ends them, nobody losing (nobody there can click them
         any more: the clock would play them out, handing the last one left a win). Nothing is
         shown there. Daily games, played in private from any server, go on. An interaction
         from the server still being handled may open or start a game after this read: the
-        games are looked for again :data:`LEFT_AGAIN` s later, unless the server is back."""
+        games are looked for again :data:`LEFT_AGAIN` s later, unless the server is back.
+        Returns how many games it ended (those found again later aside)."""
         await self.store.guild_left(guild_id, when)
-        await self._end_games(guild_id)
+        ended = await self._end_games(guild_id)
         spawn(self._leaving, self._end_games_again(guild_id))
+        return ended
 
     async def _end_games_again(self, guild_id: int) -> None:
         await asyncio.sleep(LEFT_AGAIN)
@@ -193,14 +195,18 @@ class Orchard:
         except Exception:  # the store failed: such a game is played out as any other
             log.warning("could not look again for games of server %s", guild_id, exc_info=True)
 
-    async def _end_games(self, guild_id: int) -> None:
-        """End a departed server's open games, daily ones aside, showing nothing."""
+    async def _end_games(self, guild_id: int) -> int:
+        """End a departed server's open games, daily ones aside, showing nothing; returns
+        how many it ended."""
+        ended = 0
         summaries = await self.store.open_games(guild_id)
         for row in await self.store.get_games([game.id for game in summaries]):
             if not is_daily(row.options):
                 with contextlib.suppress(Refusal):  # over meanwhile
                     await self.runner.abandon(row.id, no_display)
+                    ended += 1
                 self.runner.forget(row.id)  # never shown: no display forgets it
+        return ended
 
     async def purge_departed(self, before: float) -> list[int]:
         """Servers the bot left before ``before``: every row of theirs goes (games are over

@@ -32,6 +32,10 @@ GAME_THREAD = {
 """What a game in a thread needs: a post there needs Send Messages in Threads, not the
 channel's Send Messages."""
 
+INVITE = {**GAME_CHANNEL, **GAME_THREAD, "read_message_history": "Read Message History"}
+"""What the invite link the bot logs when ready asks for: what its channels and threads need,
+and Read Message History, as the set-up help (:data:`bot.config.NO_TOKEN_HELP`) lists."""
+
 
 def check_postable(
     interaction: discord.Interaction[Any], channel_id: int, needs: Mapping[str, str]

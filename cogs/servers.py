@@ -526,7 +526,14 @@ class ServersCog(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
-        await self.bot.orchard.left_server(guild.id, time.time())
+        ended = await self.bot.orchard.left_server(guild.id, time.time())
+        log.info(
+            "left server %s (%s); ended %d open game(s); its data goes in %d days",
+            guild.id,
+            guild.name,
+            ended,
+            KEEP_DEPARTED_DAYS,
+        )
 
     @commands.Cog.listener()
     async def on_shard_ready(self, shard_id: int) -> None:
@@ -539,11 +546,19 @@ class ServersCog(commands.Cog):
         stored = await self.bot.orchard.store.servers_stored()
         for guild_id in sorted(stored):
             if (guild_id >> 22) % count == shard_id and guild_id not in present:
-                await self.bot.orchard.left_server(guild_id, time.time())
+                ended = await self.bot.orchard.left_server(guild_id, time.time())
+                log.info(
+                    "server %s removed Orchard while it was down; ended %d open game(s); "
+                    "its data goes in %d days",
+                    guild_id,
+                    ended,
+                    KEEP_DEPARTED_DAYS,
+                )
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
         await self.bot.orchard.store.guild_returned(guild.id)
+        log.info("joined server %s (%s)", guild.id, guild.name)
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
@@ -593,7 +608,14 @@ class ServersCog(commands.Cog):
             log.exception("could not purge departed servers; trying again later")
 
     async def _purge(self) -> None:
-        await self.bot.orchard.purge_departed(time.time() - KEEP_DEPARTED_DAYS * 86400)
+        gone = await self.bot.orchard.purge_departed(time.time() - KEEP_DEPARTED_DAYS * 86400)
+        if gone:
+            log.info(
+                "removed every row of %d server(s) Orchard left over %d days ago: %s",
+                len(gone),
+                KEEP_DEPARTED_DAYS,
+                ", ".join(map(str, gone)),
+            )
 
     def _guild(self, interaction: discord.Interaction[Any]) -> int:
         if interaction.guild_id is None:

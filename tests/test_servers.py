@@ -3,6 +3,7 @@
 import asyncio
 import itertools
 import json
+import logging
 import re
 import sqlite3
 import time
@@ -2145,6 +2146,50 @@ async def test_a_server_that_removes_orchard_has_its_games_ended_with_no_result(
         assert daily.status == "active" and daily.id != game.id
         assert await rows(database, "SELECT COUNT(*) FROM results") == [(0,)]
         no_errors(fake_discord)
+
+
+def logged(caplog: pytest.LogCaptureFixture, words: str) -> list[str]:
+    """The INFO lines logged so far that contain ``words``."""
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.INFO and words in r.getMessage()
+    ]
+
+
+async def until_logged(caplog: pytest.LogCaptureFixture, words: str) -> str:
+    deadline = time.monotonic() + 5
+    while not logged(caplog, words):
+        assert time.monotonic() < deadline, f"never logged: {words}"
+        await asyncio.sleep(0.02)
+    (line,) = logged(caplog, words)
+    return line
+
+
+async def test_the_operator_reads_at_info_when_orchard_is_ready_joins_leaves_and_purges(
+    fake_discord: FakeDiscord, tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """At INFO an operator never learned that the bot served, nor which servers it joined,
+    left or forgot: one line each, by server id (no person's name, no message)."""
+    caplog.set_level(logging.INFO)
+    server(fake_discord)
+    fake_discord.add_guild(GUILD + 1, [CHANNEL + 1], [ALICE])
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        ready = await until_logged(caplog, "Orchard is ready as")
+        assert "in 2 servers" in ready and f"client_id={fake_discord.application_id}" in ready
+        await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        await fake_discord.remove_bot(GUILD)
+        left = await until_logged(caplog, f"left server {GUILD}")
+        assert "ended 1 open game(s)" in left
+        await fake_discord.add_bot(GUILD)
+        await until_logged(caplog, f"joined server {GUILD}")
+        await bot.orchard.store.guild_left(GUILD + 1, time.time() - 31 * 86400)
+        cog: Any = bot.get_cog("ServersCog")
+        await cog._purge()
+        purged = await until_logged(caplog, "removed every row of 1 server(s)")
+        assert purged.endswith(str(GUILD + 1))
+    names = [str(ALICE), str(BOB)]  # the fake names each person user<id>
+    assert not [r for r in caplog.records for n in names if n in r.getMessage()]
 
 
 async def test_nobody_joins_a_lobby_from_outside_its_channel(
