@@ -4,6 +4,7 @@ health check each answer in a line or a page, never with a traceback."""
 import asyncio
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -30,6 +31,11 @@ AT_DISCORD = (
 
 def run_bot(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return run_python(cwd, "-m", "bot", *args, **env)
+
+
+def first_command() -> str:
+    """The README's first shell command: setting up and running the bot."""
+    return (ROOT / "README.md").read_text().split("```sh\n", 1)[1].split("\n```", 1)[0]
 
 
 def run_python(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -330,3 +336,29 @@ def test_python_m_bot_starts_as_the_orchard_program_does(tmp_path: Path) -> None
     )
     done = run_python(tmp_path, "-c", program)
     assert done.stdout == "launched False\n" and done.returncode == 0, done
+
+
+def test_the_readmes_first_command_keeps_an_existing_env_and_goes_on(tmp_path: Path) -> None:
+    """Run a second time, its copy of .env.example stopped the `&&` chain: `cp -n` exits 1
+    where .env exists on newer coreutils (as the `cp` put first on PATH here does)."""
+    (copy,) = [step for step in first_command().split(" && ") if ".env.example" in step]
+    (tmp_path / ".env.example").write_text("DISCORD_TOKEN=\n")
+    strict = tmp_path / "bin" / "cp"
+    strict.parent.mkdir()
+    strict.write_text(
+        f'#!/bin/sh\n[ "$1" = -n ] && [ -e "$3" ] && exit 1\nexec {shutil.which("cp")} "$@"\n'
+    )
+    strict.chmod(0o755)
+    env = {**os.environ, "PATH": f"{strict.parent}{os.pathsep}{os.environ['PATH']}"}
+    for token in ("", "abc"):
+        done = subprocess.run(
+            ["sh", "-c", f"{copy} && echo went on"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (done.returncode, done.stdout) == (0, "went on\n"), done.stderr
+        assert (tmp_path / ".env").read_text() == f"DISCORD_TOKEN={token}\n"
+        (tmp_path / ".env").write_text("DISCORD_TOKEN=abc\n")  # the operator fills it in
