@@ -1,5 +1,6 @@
 """The container set-up, read as text (CI has no Docker daemon): what `docker run` relies on."""
 
+import re
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -18,6 +19,15 @@ def test_env_file_does_not_move_the_database_off_the_volume() -> None:
     example = settings((ROOT / ".env.example").read_text())
     assert "DISCORD_TOKEN" in example
     assert "ORCHARD_DB" not in example, "--env-file would override the image's /data path"
+
+
+def test_every_variable_compose_reads_from_env_is_in_the_example() -> None:
+    """compose.yaml takes ${VARIABLE} from .env: one missing from .env.example is a setting
+    (the database's password) nobody finds until after its volume is made."""
+    wanted = set(re.findall(r"\$\{([A-Z_]+)", (ROOT / "compose.yaml").read_text()))
+    assert "POSTGRES_PASSWORD" in wanted
+    example = (ROOT / ".env.example").read_text()
+    assert [name for name in sorted(wanted) if f"{name}=" not in example] == []
 
 
 def test_the_container_runs_as_a_user_who_owns_the_volume() -> None:
