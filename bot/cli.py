@@ -42,6 +42,11 @@ USAGE = (
     "usage: orchard [run | sync | health | clear-guild [SERVER_ID]"
     " | migrate-db --from FILE --to URL | help]"
 )
+MIGRATE_DB = (
+    "copy a SQLite database (stop the bot first), games in play included, into an empty "
+    "PostgreSQL database in one transaction, verify each table's row count and print them; "
+    "then set ORCHARD_DB to the URL"
+)
 COMMANDS = (
     (
         "run",
@@ -60,15 +65,28 @@ COMMANDS = (
         "remove the copy of the slash commands that DEV_GUILD_ID put into a server (SERVER_ID, "
         "default DEV_GUILD_ID), so that it does not list every command twice",
     ),
-    (
-        "migrate-db",
-        "--from FILE --to postgresql://…: copy a SQLite database (stop the bot first), games in "
-        "play included, into an empty PostgreSQL database in one transaction, verify each "
-        "table's row count and print them; then set ORCHARD_DB to the URL",
-    ),
+    ("migrate-db", f"--from FILE --to postgresql://…: {MIGRATE_DB}"),
     ("help", "this text (also -h and --help)"),
 )
 HELP_WORDS = ("help", "-h", "--help")
+OPTION_HELP = ("-h", "--help")
+USAGES = {
+    "run": "orchard [run]",
+    "sync": "orchard sync",
+    "health": "orchard health",
+    "clear-guild": "orchard clear-guild [SERVER_ID]",
+}
+"""Each command's usage for its own --help; migrate-db's is argparse's, help's the whole text."""
+
+
+def command_help(command: str) -> str:
+    """``orchard COMMAND --help``: that command's usage and what it does; the settings are
+    in ``orchard --help``."""
+    does = dict(COMMANDS)[command]
+    return (
+        f"usage: {USAGES[command]}\n\n{textwrap.fill(does, 96)}\n\n"
+        "`orchard --help` lists every setting."
+    )
 
 
 def help_text() -> str:
@@ -101,6 +119,9 @@ def main(argv: list[str] | None = None, held: Sequence[int] = ()) -> int:
     known = {name for name, _ in COMMANDS}
     if command == "migrate-db":
         return migrate_db_command(rest)
+    if command in known and any(arg in OPTION_HELP for arg in rest):
+        print(command_help(command))
+        return 0
     if command not in known or len(rest) > (1 if command == "clear-guild" else 0):
         print(f"{USAGE}\n(`orchard --help` says what each does)", file=sys.stderr)
         return 2
@@ -373,9 +394,22 @@ async def clear_guild(config: Config, guild_id: int) -> int:
 def migrate_db_command(args: list[str]) -> int:
     """``orchard migrate-db --from FILE --to URL``: 0 when copied and verified, else 1 (2 for
     bad arguments), with one line saying why."""
-    parser = argparse.ArgumentParser(prog="orchard migrate-db")
-    parser.add_argument("--from", dest="source", required=True, type=Path, metavar="FILE")
-    parser.add_argument("--to", dest="target", required=True, metavar="URL")
+    parser = argparse.ArgumentParser(prog="orchard migrate-db", description=MIGRATE_DB)
+    parser.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        type=Path,
+        metavar="FILE",
+        help="the SQLite database file to copy (the bot using it stopped)",
+    )
+    parser.add_argument(
+        "--to",
+        dest="target",
+        required=True,
+        metavar="URL",
+        help="the empty PostgreSQL database: postgresql://user:password@host:port/database",
+    )
     try:
         options = parser.parse_args(args)
     except SystemExit as exit_:

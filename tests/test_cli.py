@@ -13,6 +13,7 @@ from pathlib import Path
 import discord
 import pytest
 
+from bot.cli import COMMANDS
 from bot.config import SETTINGS, Config, database
 from bot.health import HEARTBEAT, STALE_AFTER
 from db.connection import shown
@@ -134,6 +135,24 @@ def test_help_says_what_each_command_does_and_names_every_setting(tmp_path: Path
         "ORCHARD_CACHE",
     }
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("command", ["run", "sync", "health", "clear-guild", "migrate-db"])
+def test_each_command_has_its_own_help_needing_no_token_nor_database(
+    tmp_path: Path, command: str
+) -> None:
+    """`orchard run --help` was a usage error (exit 2), `clear-guild --help` asked for a token."""
+    for asked in ("--help", "-h"):
+        done = run_bot(tmp_path, command, asked)
+        assert (done.returncode, done.stderr) == (0, ""), done.stderr
+        usage = done.stdout.splitlines()[0]
+        assert usage.startswith("usage: orchard") and command in usage, usage
+        assert "DISCORD_TOKEN" not in done.stdout or command == "clear-guild"
+    if command == "migrate-db":
+        assert "the SQLite database file to copy" in done.stdout and "postgresql://" in done.stdout
+    else:
+        assert dict(COMMANDS)[command].split(";")[0] in " ".join(done.stdout.split())
+    assert list(tmp_path.iterdir()) == [], "nothing is created"
 
 
 def test_help_keeps_a_space_between_each_name_and_what_it_does(tmp_path: Path) -> None:
