@@ -14,7 +14,7 @@ import discord
 import pytest
 
 from bot.cli import COMMANDS
-from bot.config import SETTINGS, Config, database
+from bot.config import LOG_LEVELS, SETTINGS, Config, database
 from bot.health import HEARTBEAT, STALE_AFTER
 from db.connection import shown
 from db.store import Store
@@ -106,6 +106,11 @@ def test_bad_log_level_is_one_clear_line(tmp_path: Path) -> None:
         "LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL (got 'LOUD')."
     )
     assert not (tmp_path / "data").exists()
+
+
+def test_the_example_env_names_every_log_level_orchard_takes() -> None:
+    (line,) = [line for line in (ROOT / ".env.example").read_text().splitlines() if "DEBUG" in line]
+    assert [level for level in LOG_LEVELS if level not in line] == [], line
 
 
 def test_log_level_is_read_in_any_case_and_defaults_to_info(
