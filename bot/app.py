@@ -285,6 +285,12 @@ class OrchardBot(commands.AutoShardedBot):
         guild = discord.Object(self.config.dev_guild_id) if self.config.dev_guild_id else None
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
+            if await self.orchard.store.get_meta(command_hash_key(None)):
+                log.warning(
+                    "a run without DEV_GUILD_ID gave every server the slash commands, so "
+                    "server %s lists each twice: `orchard clear-global` removes those",
+                    guild.id,
+                )
         payload = [c.to_dict(self.tree) for c in self.tree.get_commands(guild=guild)]
         digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
         key = command_hash_key(guild)

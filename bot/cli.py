@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 USAGE = (
-    "usage: orchard [run | sync | health | clear-guild [SERVER_ID]"
+    "usage: orchard [run | sync | health | clear-guild [SERVER_ID] | clear-global"
     " | migrate-db --from FILE --to URL | help]"
 )
 MIGRATE_DB = (
@@ -65,6 +65,11 @@ COMMANDS = (
         "remove the copy of the slash commands that DEV_GUILD_ID put into a server (SERVER_ID, "
         "default DEV_GUILD_ID), so that it does not list every command twice",
     ),
+    (
+        "clear-global",
+        "remove the slash commands a run without DEV_GUILD_ID gave every server, so that "
+        "DEV_GUILD_ID's server does not list every command twice",
+    ),
     ("migrate-db", f"--from FILE --to postgresql://…: {MIGRATE_DB}"),
     ("help", "this text (also -h and --help)"),
 )
@@ -75,6 +80,7 @@ USAGES = {
     "sync": "orchard sync",
     "health": "orchard health",
     "clear-guild": "orchard clear-guild [SERVER_ID]",
+    "clear-global": "orchard clear-global",
 }
 """Each command's usage for its own --help; migrate-db's is argparse's, help's the whole text."""
 
@@ -143,6 +149,8 @@ def main(argv: list[str] | None = None, held: Sequence[int] = ()) -> int:
     quiet_voice()
     if command == "clear-guild":
         return clear_guild_command(config, guild)
+    if command == "clear-global":
+        return asyncio.run(guarded(clear_commands(config, None)))
     return run(config, force_sync=command == "sync", held=held)
 
 
@@ -362,23 +370,24 @@ def clear_guild_command(config: Config, guild: int | None) -> int:
     if guild is None:
         print("clear-guild needs a server id: orchard clear-guild SERVER_ID", file=sys.stderr)
         return 2
-    return asyncio.run(guarded(clear_guild(config, guild)))
+    return asyncio.run(guarded(clear_commands(config, guild)))
 
 
-async def clear_guild(config: Config, guild_id: int) -> int:
-    """Empty the server's list of Orchard's slash commands, and forget the hash of the copy,
-    so that setting DEV_GUILD_ID to that server again copies them afresh."""
+async def clear_commands(config: Config, guild_id: int | None) -> int:
+    """Empty the server's list of Orchard's slash commands (None: the list every server
+    has), and forget the hash of what was synced there, so that a later run syncs afresh."""
     from bot.app import command_hash_key, intents
     from db.store import Store
 
     client = discord.Client(intents=intents())
-    guild = discord.Object(guild_id)
+    guild = None if guild_id is None else discord.Object(guild_id)
+    where = "every server" if guild_id is None else f"server {guild_id}"
     async with client:
         await client.login(config.token)
         try:
             await discord.app_commands.CommandTree(client).sync(guild=guild)  # an empty tree
         except discord.HTTPException as err:
-            print(f"Discord refused to change server {guild_id}'s commands: {err}", file=sys.stderr)
+            print(f"Discord refused to change {where}'s commands: {err}", file=sys.stderr)
             return 1
     if is_url(config.database) or Path(config.database).is_file():
         with opening_database(config.database):
@@ -387,7 +396,7 @@ async def clear_guild(config: Config, guild_id: int) -> int:
             await store.set_meta(command_hash_key(guild), "")
         finally:
             await store.close()
-    print(f"Removed Orchard's slash commands from server {guild_id}.")
+    print(f"Removed Orchard's slash commands from {where}.")
     return 0
 
 

@@ -142,7 +142,9 @@ def test_help_says_what_each_command_does_and_names_every_setting(tmp_path: Path
     assert not (tmp_path / "data").exists()
 
 
-@pytest.mark.parametrize("command", ["run", "sync", "health", "clear-guild", "migrate-db"])
+@pytest.mark.parametrize(
+    "command", ["run", "sync", "health", "clear-guild", "clear-global", "migrate-db"]
+)
 def test_each_command_has_its_own_help_needing_no_token_nor_database(
     tmp_path: Path, command: str
 ) -> None:
@@ -152,7 +154,7 @@ def test_each_command_has_its_own_help_needing_no_token_nor_database(
         assert (done.returncode, done.stderr) == (0, ""), done.stderr
         usage = done.stdout.splitlines()[0]
         assert usage.startswith("usage: orchard") and command in usage, usage
-        assert "DISCORD_TOKEN" not in done.stdout or command == "clear-guild"
+        assert "DISCORD_TOKEN" not in done.stdout or command.startswith("clear-")
     if command == "migrate-db":
         assert "the SQLite database file to copy" in done.stdout and "postgresql://" in done.stdout
     else:
@@ -330,6 +332,41 @@ async def test_clear_guild_removes_the_dev_guild_copy_and_setting_it_again_copie
     await store.close()
     await run_once()
     assert fake_discord.guild_commands[GUILD], "DEV_GUILD_ID set again copies them again"
+
+
+async def test_clear_global_removes_the_commands_a_run_without_dev_guild_id_gave_everyone(
+    fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A first run without DEV_GUILD_ID gives every server the commands; a run with it then
+    copies them into its server, which lists each twice. That run says so, and how to mend
+    it: `orchard clear-global` empties the global list, and the next run says nothing."""
+    from bot.app import OrchardBot, command_hash_key
+
+    fake_discord.add_guild(GUILD, [6001], [7001])
+    everyone = Config("fake-token", tmp_path / "orchard.db", "INFO", dev_guild_id=None)
+    dev = Config("fake-token", everyone.database, "INFO", dev_guild_id=GUILD)
+
+    async def run_once(config: Config) -> list[str]:
+        caplog.clear()
+        async with connected(OrchardBot(config, guild_ready_timeout=0.05), fake_discord):
+            pass
+        return [r.getMessage() for r in caplog.records if "clear-global" in r.getMessage()]
+
+    assert await run_once(everyone) == [] and fake_discord.commands
+    (warned,) = await run_once(dev)
+    assert f"server {GUILD} lists each twice" in warned, warned
+    env = {"DISCORD_TOKEN": "fake-token", "ORCHARD_DB": str(everyone.database)}
+    base = f"{fake_discord.base_url}/api/v10"
+    done = await asyncio.to_thread(
+        run_python, tmp_path, "-c", AT_DISCORD, base, "clear-global", **env
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "every server" in done.stdout and fake_discord.commands == []
+    store = await Store.open(everyone.database)
+    assert await store.get_meta(command_hash_key(None)) == ""
+    await store.close()
+    assert await run_once(dev) == []
+    assert fake_discord.guild_commands[GUILD], "the server's copy stays"
 
 
 def test_a_command_other_than_the_run_acts_on_ctrl_c_at_once(tmp_path: Path) -> None:
