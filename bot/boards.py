@@ -28,8 +28,7 @@ from bot.pacing import BACKLOG, until_answered
 from bot.pings import TurnPings
 from bot.runner import TIMEOUTS_TO_FORFEIT, Gone, Refusal, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_name, orchard_plays, title
-from bot.wording import joined, literal
-from bot.words import plural
+from bot.wording import joined, literal, plural
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """How Orchard words things for people, the same in every game: names shown as typed, lists
-of names, the one "not your turn", links, and how wide a name is in a table. Pure text (no
-discord), so the runner and the cogs say it alike; plurals are in :mod:`bot.words`, times are
+of names, plurals, the one "not your turn", links, and how wide a name is in a table. Pure
+text (no discord), so the runner and the cogs say it alike; times are
 ``discord.utils.format_dt``'s.
 """
 
@@ -12,14 +12,18 @@ from functools import lru_cache
 
 from wcwidth import iter_graphemes, width
 
-from bot.words import plural
-
 MARKS = re.compile(r"[\\*_~|`\[<]|^\s*[#>-]")
 """What Discord's Markdown reads in a name: the marks of bold, italics, underline, strike,
 spoilers and code, a masked link's ``[``, the ``<`` of a mention, channel, timestamp or
 custom emoji, and a heading, quote, subtext or list at the start of a line."""
 LOOKALIKE_BACKTICK = "\u02cb"  # ˋ: one character, as wide in a table as the ` it stands for
 ELLIPSIS = "…"
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``plural(1, "point")`` is "1 point"; ``plural(3, "point")`` is "3 points": no message
+    says "1 points" or "3 games in 1 kinds"."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def literal(name: str) -> str:

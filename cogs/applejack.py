@@ -23,8 +23,7 @@ from bot.games.cheerio import DICE
 from bot.model import GameStatus
 from bot.runner import Snapshot
 from bot.specs import APPLEJACK, title
-from bot.wording import joined, shortened
-from bot.words import plural
+from bot.wording import joined, plural, shortened
 from cogs.game import GameCog, left_note, score_table
 
 if TYPE_CHECKING:

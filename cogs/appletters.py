@@ -44,8 +44,7 @@ from bot.interface import answering, open_lobby, orchard_seat, reply_display
 from bot.model import GameStatus
 from bot.runner import Display, Refusal, Snapshot, check_server
 from bot.specs import APPLETTERS, title
-from bot.wording import joined, message_link, not_your_turn
-from bot.words import plural
+from bot.wording import joined, message_link, not_your_turn, plural
 from cogs.appletters_picture import draw_snake, last_word
 from cogs.appletters_tiles import TileDMs, tiles_message
 from cogs.game import GameCog

@@ -25,7 +25,7 @@ from bot.games.cheerio import (
 from bot.model import GameStatus
 from bot.runner import Refusal, Snapshot
 from bot.specs import CHEERIO, title
-from bot.words import plural
+from bot.wording import plural
 from cogs.game import GameCog, left_note, score_table
 
 if TYPE_CHECKING:

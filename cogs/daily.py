@@ -45,8 +45,7 @@ from bot.posting import POSTING, check_postable
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import SPEC_OF, SPECS, title
-from bot.wording import literal
-from bot.words import plural
+from bot.wording import literal, plural
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot

@@ -22,8 +22,7 @@ from bot.model import GameStatus, Player
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import GameSpec, title
-from bot.wording import clipped, in_code, joined, shown_width
-from bot.words import plural
+from bot.wording import clipped, in_code, joined, plural, shown_width
 from cogs.servers import DEFAULT_ORDER, By, send_board
 
 if TYPE_CHECKING:

@@ -29,8 +29,7 @@ from bot.ratings import display, shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
-from bot.wording import duration, joined, lines_within, literal, message_link
-from bot.words import plural
+from bot.wording import duration, joined, lines_within, literal, message_link, plural
 from cogs.core import may_view, sees
 from cogs.stats_chart import chart_of, describe
 

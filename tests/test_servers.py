@@ -2221,6 +2221,13 @@ async def forget_me(fake_discord: FakeDiscord, user_id: int) -> str:
     return str((await answered(await fake_discord.click(user_id, confirm, button))).content)
 
 
+async def forget_me_everywhere(fake_discord: FakeDiscord, user_id: int) -> None:
+    """``user_id``'s /forget-me in a DM with Orchard, confirmed for every server."""
+    asked = await answered(await fake_discord.slash(user_id, None, None, "forget-me"))
+    done = await press(fake_discord, user_id, int(asked.original["id"]), "Forget me everywhere")
+    assert done.content.startswith("Done"), done.content
+
+
 async def test_a_lobby_its_host_left_by_forget_me_says_so_not_that_they_cancelled_it(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
@@ -2313,9 +2320,7 @@ async def test_forget_me_redraws_the_rest_of_the_boards_after_a_restart(
             (played,) = await bot.orchard.store.open_games(GUILD)
             await finish_cheerio(bot.orchard, played.id, {0: ALICE, 1: CAROL})
         assert naming_carol() == boards
-        asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
-        done = await press(fake_discord, CAROL, int(asked.original["id"]), "Forget me everywhere")
-        assert done.content.startswith("Done"), done.content
+        await forget_me_everywhere(fake_discord, CAROL)
         await fake_discord.wait_for(lambda: len(naming_carol()) == 2, what="one board drawn")
     queued = await rows(database, "SELECT * FROM boards_to_draw")
     assert 2 <= len(queued) <= 3 and all(count == 1 for _, count in queued), queued
@@ -2349,9 +2354,7 @@ async def test_a_board_discord_keeps_refusing_to_draw_anew_is_tried_less_and_les
         path = rf"^/channels/{CHANNEL}/messages/{board}$"
         before = len(fake_discord.requests_matching("PATCH", path))
         fake_discord.fail("PATCH", path, 400, times=3)
-        asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
-        done = await press(fake_discord, CAROL, int(asked.original["id"]), "Forget me everywhere")
-        assert done.content.startswith("Done"), done.content
+        await forget_me_everywhere(fake_discord, CAROL)
         await fake_discord.wait_for(
             lambda: "Carol" not in text_of(fake_discord.message(board)),
             what="the board drawn anew",
@@ -2389,9 +2392,7 @@ async def test_a_board_in_a_thread_discord_archived_is_drawn_anew_all_the_same(
             what="the final board, its end announced, the last turn message gone",
         )
         await fake_discord.archive_thread(thread)
-        asked = await answered(await fake_discord.slash(CAROL, None, None, "forget-me"))
-        done = await press(fake_discord, CAROL, int(asked.original["id"]), "Forget me everywhere")
-        assert done.content.startswith("Done"), done.content
+        await forget_me_everywhere(fake_discord, CAROL)
         await fake_discord.wait_for(
             lambda: "Carol" not in text_of(fake_discord.message(board)),
             what="the board drawn anew",

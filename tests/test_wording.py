@@ -21,10 +21,10 @@ from bot.wording import (
     literal,
     message_link,
     not_your_turn,
+    plural,
     shortened,
     shown_width,
 )
-from bot.words import plural
 from tests.botharness import (
     ALICE,
     BOB,
