@@ -8,6 +8,8 @@ over 50 servers of 200 channels, each with a board message in the fake. ``--over
 were started an hour ago, so their turn deadline (5 minutes) passed long before the bot
 starts; ``--orchard`` of them wait for Orchard's seat (the person has scored, it is Orchard's
 turn). Beside them, ``--clickers`` people each have a game of their own, in play and not due.
+Every game's turn is recorded as pinged, as by the bot that ran before the downtime: a
+start-up pings only the first turns a crash cut off, a few games, not 10,000.
 
 Then the real bot runs in its own process (``python -m tests.bot_process``) against a fake
 in this one. Measured from the moment the process is started: time until it is connected,
@@ -138,6 +140,11 @@ async def fill(
             tables.append(
                 Table("cheerio", where.guild(n), where.channel(n), (host.user_id,), board=None)
             )
+    async with o.store.db.transaction() as tx:  # pinged, as by the bot that ran before the downtime
+        await tx.execute(
+            "INSERT INTO turn_pings (game_id, version) SELECT id, version FROM games"
+            " WHERE status = 'active'"
+        )
     await o.close()
     for table in tables:  # the board each clicker sees: the last message in their channel
         message = fake.last_message(table.channel)
