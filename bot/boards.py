@@ -14,7 +14,7 @@ import datetime
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import discord
@@ -33,6 +33,7 @@ from bot.wording import joined, literal, plural
 log = logging.getLogger(__name__)
 
 UNKNOWN_CHANNEL = 10003  # Discord's error code for a deleted (or never seen) channel
+MISSING_PERMISSIONS = 50013  # here: a file uploaded where the bot lacks Attach Files
 THREAD_ARCHIVED = 50083  # an edit in a thread Discord archived (only a post reopens one)
 LOBBY_VERBS = (
     "lobby_join",
@@ -122,6 +123,16 @@ class Rendered:
             "attachments": self.files,
             "allowed_mentions": discord.AllowedMentions.none(),
         }
+
+    def without_pictures(self) -> Rendered:
+        """The board with a line saying why in place of each picture: Discord refuses a
+        message uploading one once Attach Files is taken away, and a game goes on without
+        it (its texts say what the picture shows). The edit drops the old picture too."""
+        body: list[Part] = [p if isinstance(p, str) else NO_PICTURE for p in self.board.body]
+        return Rendered(replace(self.board, body=body))
+
+
+NO_PICTURE = "-# No picture: Orchard needs Attach Files in this channel to show it."
 
 
 class GameUI(Protocol):
@@ -304,6 +315,14 @@ def deserted(snapshot: Snapshot) -> bool:
     return timeouts and snapshot.row.expired and snapshot.row.status is GameStatus.ABANDONED
 
 
+def _picture_refused(err: discord.Forbidden, payload: Rendered, game_id: int) -> bool:
+    """Whether Discord refused a board for its picture (Attach Files taken away)."""
+    if err.code != MISSING_PERMISSIONS or not payload.files:
+        return False
+    log.info("game %s: board drawn without its picture, Discord refused it: %s", game_id, err)
+    return True
+
+
 class Boards:
     """Each game's public message, kept showing the game's latest version."""
 
@@ -369,7 +388,12 @@ class Boards:
         payload = payload or await self.render(snapshot)
         row = snapshot.row
         channel = self.client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
-        message = await channel.send(**payload.send_kwargs())
+        try:
+            message = await channel.send(**payload.send_kwargs())
+        except discord.Forbidden as err:
+            if not _picture_refused(err, payload, snapshot.id):
+                raise
+            message = await channel.send(**payload.without_pictures().send_kwargs())
         await self.runner.record_message(snapshot.id, message.id)
         return message
 
@@ -482,6 +506,15 @@ class Boards:
             raise
 
     async def _edit(self, snapshot: Snapshot, message_id: int, payload: Rendered) -> None:
+        """Edit the board, without its picture if Discord refuses the upload."""
+        try:
+            await self._edit_as(snapshot, message_id, payload)
+        except discord.Forbidden as err:
+            if not _picture_refused(err, payload, snapshot.id):
+                raise
+            await self._edit_as(snapshot, message_id, payload.without_pictures())
+
+    async def _edit_as(self, snapshot: Snapshot, message_id: int, payload: Rendered) -> None:
         """``PartialMessage.edit`` without making a Message of the edited board Discord sends
         back: nothing reads it. Done once Discord has answered: an edit that used up the
         channel's limit would otherwise hold the game's next display (a click's answer)

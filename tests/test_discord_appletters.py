@@ -938,6 +938,49 @@ async def test_a_turn_deadline_picks_and_passes_and_says_so(
     assert_nothing_leaked(fake, hands)
 
 
+ATTACH_FILES = 1 << 15
+
+
+async def test_a_board_whose_picture_discord_refuses_is_drawn_without_it(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A moderator takes Attach Files away mid-game. An edit that uploads the snake's
+    picture is then refused (403), so a timed-out turn's board is drawn without the
+    picture, saying why, rather than left showing a turn long gone. Given back, the next
+    board has its picture again."""
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB])
+        state = await state_of(bot)
+        a, b = shared_pair(state.hands[state.turn], state.hands[1 - state.turn])
+        word = add_word(a + b)
+        assert (await modal_word(fake, USERS[state.turn], board, word)).updated
+        assert fake.message(board)["attachments"], "the snake's picture"
+        fake.channels[CHANNEL]["permission_overwrites"] = [
+            {"id": str(fake.bot_id), "type": 1, "allow": "0", "deny": str(ATTACH_FILES)}
+        ]
+        bot.orchard.runner.clock = lambda: time.time() + 301
+        bot.orchard.scheduler.wake()
+        await fake.wait_for(
+            lambda: "PICK AND PASS!" in text_of(fake.message(board)), what="the timed-out turn"
+        )
+        shown = fake.message(board)
+        assert not shown["attachments"] and word in text_of(shown)
+        assert "Attach Files" in text_of(shown), "the reason the picture is missing"
+        fake._delete_message(board)  # by a moderator: the next turn's board is posted anew
+        bot.orchard.runner.clock = lambda: time.time() + 602
+        bot.orchard.scheduler.wake()
+        again = await fake.wait_for_message(CHANNEL, lambda m: bool(m.get("components")))
+        assert not again["attachments"] and "Attach Files" in text_of(again)
+        fake.channels[CHANNEL]["permission_overwrites"] = []
+        state = await state_of(bot)
+        mover = USERS[state.turn]
+        assert (await press(fake, mover, int(again["id"]), "Pick 3 tiles and pass")).updated
+        assert fake.message(int(again["id"]))["attachments"], "the picture back"
+        assert "Attach Files" not in text_of(fake.message(int(again["id"])))
+
+
 async def test_the_leak_check_catches_a_hand_shown_to_another_player(
     fake_discord: FakeDiscord, database: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
