@@ -50,8 +50,8 @@ SETTINGS = (
         "ORCHARD_CACHE",
         "a folder for Orchard's dice tables, used only when the tables shipped with it do not "
         "fit the rules in force (a few seconds to build, then kept); default a cache folder "
-        "beside the SQLite file ORCHARD_DB names, else $XDG_CACHE_HOME/orchard "
-        "(~/.cache/orchard)",
+        "beside the SQLite file ORCHARD_DB names, if it names one, else "
+        "$XDG_CACHE_HOME/orchard (~/.cache/orchard)",
     ),
 )
 

@@ -298,7 +298,7 @@ async def open_lobby(
     ) as opened:
         snapshot, left_out = opened.snapshot, opened.left_out  # seated before its message
         announce = _announcer(interaction)
-        if start:  # announced inside the start's lock: Orchard may move first, onto this message
+        if start:  # announced as the start's display: Orchard's first move edits this message
             snapshot = await lobby.start(snapshot.id, user.id, announce)
         else:
             await announce(snapshot)

@@ -192,7 +192,7 @@ class Lobby:
         """The player's open game of ``kind`` in this channel that has no message, if any: not
         one whose first message is still on its way (a rematch another player pressed, or
         their own ``/new`` sent a moment before), which would be posted twice. Read under the
-        channel's opening lock: a lobby just committed is marked by then (:meth:`open`)."""
+        channel's opening lock: a lobby just committed is marked by then (:meth:`opened`)."""
         async with self._opening[(guild_id, channel_id, kind)]:
             rows = await self.store.open_games(guild_id, channel_id, kind)
         lost = (r for r in rows if r.message_id is None and r.id not in self.announcing)

@@ -37,7 +37,8 @@ HELP = """\
 **Review** (the button on a finished game, only you see it): your decisions weighed against \
 the best play. For the dice games, the game splits exactly into *optimum* (the best possible \
 expected score) + *luck* (how far each roll moved your expected final score) − *choices* \
-(what each decision gave up against the best option, in expected points): your three \
+(what each decision gave up against the best option, in expected points), and in Apple \
+Jack + *others' calls* (what the other players' choices did to yours): your three \
 costliest choices with the better move, then every choice that gave something up. \
 **Accuracy** is the share of the optimum your choices kept: 100 × (1 − choices ÷ optimum), \
 rounded down; 100% means every choice was a best one. A move made for you when your time ran \

@@ -1,7 +1,8 @@
 """The one path every change to a game takes: lock, load, check, apply, commit, then display.
 
-Moves, timeouts, forfeits, a lobby's seats and start, closing, abandoning and marking a game
-all end in :meth:`Runner._write`: one guarded store write, then the display, then the hooks.
+Moves, timeouts, forfeits, a lobby's seats and start, closing and abandoning a game all end
+in :meth:`Runner._write`: one guarded store write, then its hooks once it is committed (still
+inside the game's lock), then, after the lock, the display. A hint's mark is written directly.
 The runner knows engines and the store, never ``discord``: displaying a game is a callback,
 so the Discord layer decides how a message is drawn and the benchmarks can record instead.
 """
@@ -389,8 +390,8 @@ class Runner:
             await held.session.write(GameChange(game_id, hinted=True))
 
     async def record_message(self, game_id: int, message_id: int) -> None:
-        """The game's message now has this id (posted anew). Written without the lock: a
-        display that posts runs inside it, and the message id is nobody else's to change."""
+        """The game's message now has this id (posted anew). Written without the game's lock:
+        displays hold only :meth:`showing`, and the message id is nobody else's to change."""
         await self.store.write(GameChange(game_id, message_id=message_id))
         self._messages[game_id] = message_id
 

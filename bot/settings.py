@@ -158,7 +158,7 @@ class Settings:
 
     async def ping_choice(self, guild_id: int, user_id: int) -> bool | None:
         """A person's own choice of turn pings by DM here (None: the server's way): read once
-        per person, not on every turn change."""
+        per person, not on every turn change, on a store only this process writes."""
         key = (guild_id, user_id)
         if key in self._choices:
             return self._choices.get(key)

@@ -45,11 +45,11 @@ GameAction = CheerioAction | ApplejackAction | HotscoreAction | AppLettersAction
 """Any game's typed action: what Orchard's strategies return."""
 
 Strategy = Callable[[Any, int, str, int], GameAction]
+"""``choose(view, seat, level, seed)``: a seat's typed action from what that seat may see."""
 
 DiceRules = tuple[Sequence[str], Callable[[str, Sequence[int]], int]]
 """A dice game's categories and scoring: all its exact tables depend on (tools/build_tables.py
 builds them into the package under the game's command name)."""
-"""``choose(view, seat, level, seed)``: a seat's typed action from what that seat may see."""
 
 Reviewer = Callable[[str, int, int, Mapping[str, Any], Sequence[Move], int], str]
 """``review(kind, seed, players, options, moves, seat)``: one seat's review of a finished game,

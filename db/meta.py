@@ -1,5 +1,6 @@
 """Orchard's own bookkeeping (``meta``, key and value): the digest of the slash commands last
-synced with Discord, globally or to the development server.
+synced with Discord, globally or to the development server; each process's gateway heartbeat
+(:mod:`bot.health`); on PostgreSQL, the turns of the shared IDENTIFY bucket (:mod:`db.shared`).
 
 /forget-me (:func:`forget`) and the purge of a departed server (:func:`purge`) delete nothing
 here: no value is a person's or a server's data.

@@ -1,9 +1,9 @@
 """Orchard's store: the one object the bot holds, composing the storage topics.
 
-Each topic module (``db.games``, ``db.results``, ``db.settings``, ``db.meta``) owns its tables,
-their SQL, and what /forget-me and the purge of a departed server delete of them; the Store
-opens the database (``db.connection``: SQLite or PostgreSQL) and runs the topics' writes in
-transactions.
+Each topic module (``db.games``, ``db.results``, ``db.settings``, ``db.daily``, ``db.meta``) owns
+its tables, their SQL, and what /forget-me and the purge of a departed server delete of them;
+the Store opens the database (``db.connection``: SQLite or PostgreSQL) and runs the topics'
+writes in transactions.
 """
 
 from __future__ import annotations
