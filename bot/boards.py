@@ -242,7 +242,7 @@ def lobby_render(snapshot: Snapshot, accent: int) -> Rendered:
         variant.blurb + closes,
         body,
         rows,
-        "The host presses Start when everyone is in; each join gives 15 more minutes.",
+        "The host presses Start when everyone is in; each join restarts its 15 minutes.",
     )
     return Rendered(lobby)
 

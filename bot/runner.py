@@ -57,7 +57,7 @@ TIMED_OUT = (
     "Choose again from the game's board."
 )
 """Said for a click from before the clock played the clicker's turn (its deadline passed)."""
-REMOVED = "Your time ran out three turns in a row, so you have left this game: nothing was played."
+REMOVED = "Your time ran out three times in a row, so you have left this game: nothing was played."
 """Said for a click from before the clock removed the clicker (:data:`TIMEOUTS_TO_FORFEIT`)."""
 LEFT = "You have left this game: nothing was played."
 """Said for a click from before the clicker gave up their seat."""

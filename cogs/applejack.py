@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 RULES = """\
 **Apple Jack** (2 to 6 players): Cheerio played together, with a **caller**.
 • Everyone rolls five dice at once; all dice are public. In each of up to two reroll steps \
-the caller decides first (pick dice to reroll, or "I'll hold"), then everyone else in seat \
-order. If all hold, the turn ends.
+the caller decides first (pick dice to reroll, or **Hold: keep all five**), then everyone \
+else in seat order. If all hold, the turn ends.
 • Then the caller picks a category still open this round, and **everyone** scores their own \
 dice in it. The caller role passes on each turn.
 • Eight categories: ones to sixes (ones wild, no five-of-a-kind bonus), Cheerio (20 honest, \

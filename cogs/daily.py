@@ -345,7 +345,10 @@ class DailyCog(commands.Cog):
     async def daily_world(self, interaction: discord.Interaction[Any], join: bool) -> None:
         await self.dailies.join_world(interaction.user.id, join)
         if join:
-            text = "You are on the Daily Orchard's board across servers (/daily-world to leave)."
+            text = (
+                "You are on the Daily Orchard's board across servers"
+                " (`/daily-world join:False` to leave)."
+            )
         else:
             text = "You are off the board across servers; your results show only where you play."
         await send(interaction, text)

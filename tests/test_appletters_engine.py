@@ -768,8 +768,10 @@ def test_going_out_on_an_unchecked_word_waits_for_a_challenge() -> None:
     state = play(table(TURNOVER_ENGINE, ["APPLE", "ZZ", "QQ"]), "APPLE")
     assert state.phase == "claim" and TURNOVER_ENGINE.to_act(state) == frozenset({1})
     assert TURNOVER_ENGINE.timeout_actions(state) == [Accept(1)]
-    with pytest.raises(IllegalMove, match="challenge the last word or accept"):
+    with pytest.raises(IllegalMove, match=r"^APPLE used every tile: accept it or challenge it"):
         act(state, 1, "pick")
+    with pytest.raises(IllegalMove, match=r"^APPLE used every tile: challenge it, or let the pl"):
+        act(state, 2, "pick")  # not to accept it: it is seat 1's turn
     with pytest.raises(IllegalMove, match=r"^You have used every tile: the others may now"):
         act(state, 0, "play", "EZ")  # not "someone" to the one who did
     done = act(state, 1, "accept")

@@ -695,8 +695,7 @@ def _view(state: AppState, seat: int | None) -> View:
     pending = state.pending
     challengeable = None
     if pending is not None:
-        word = state.snake[0] if pending.end == "start" else state.snake[-1]
-        challengeable = (pending.seat, word.text)
+        challengeable = (pending.seat, _pending_word(state).text)
     letters = board(state.snake)
     return View(
         kind=state.variant,
@@ -957,7 +956,7 @@ class AppLettersEngine(Written[AppLettersAction]):
             raise IllegalMove("There is no word to challenge right now.")
         if pending.seat == seat:
             raise IllegalMove("You can't challenge your own word.")
-        word = state.snake[0] if pending.end == "start" else state.snake[-1]
+        word = _pending_word(state)
         claim = state.phase == "claim"
         state = replace(state, pending=None)
         if _listed(state, word.text):
@@ -1200,7 +1199,17 @@ def claim_pending(state: AppState, seat: int) -> str:
     challenged: its own player, that the others decide on it; anyone else, what to do."""
     if seat == state.out_seat:
         return "You have used every tile: the others may now accept or challenge your word."
-    return "Someone has used every tile: challenge the last word or accept it."
+    word = _pending_word(state).text
+    if seat == state.turn:
+        return f"{word} used every tile: accept it or challenge it."
+    return f"{word} used every tile: challenge it, or let the player whose turn it is accept it."
+
+
+def _pending_word(state: AppState) -> Word:
+    """The word laid last, which may still be challenged (or, after a claim, accepted)."""
+    pending = state.pending
+    assert pending is not None
+    return state.snake[0] if pending.end == "start" else state.snake[-1]
 
 
 def _challenge_instead(state: AppState, seat: int) -> str:
@@ -1209,8 +1218,7 @@ def _challenge_instead(state: AppState, seat: int) -> str:
     pending = state.pending
     if pending is None or pending.seat == seat or state.check_words:
         return ""
-    word = state.snake[0] if pending.end == "start" else state.snake[-1]
-    return f"You may challenge {word.text} instead."
+    return f"You may challenge {_pending_word(state).text} instead."
 
 
 def _take_back(state: AppState, challenger: int, pending: Pending, word: Word) -> AppState:
