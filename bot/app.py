@@ -32,7 +32,7 @@ from bot.orchard import Orchard
 from bot.pacing import Pacer, traced
 from bot.posting import INVITE
 from bot.specs import SPECS
-from bot.wording import command_mention
+from bot.wording import choice_name, command_mention
 
 log = logging.getLogger(__name__)
 
@@ -64,23 +64,6 @@ def extensions() -> tuple[str, ...]:
     return SHARED_EXTENSIONS + tuple(spec.ui for spec in SPECS) + LATE_EXTENSIONS
 
 
-CHOICE_NAMES = {
-    "orchard": "Orchard (the bot)",
-    "best": "Best score",
-    "average": "Average score",
-    "start": "Start of the snake",
-    "end": "End of the snake",
-    "challenge": "Unchecked: players challenge",
-    "checked": "Checked when played",
-    "full": "Full list",
-    "family": "Family list (common words)",
-    "channel": "In the game's channel",
-    "dm": "By DM",
-}
-"""How a choice reads in Discord's menus where its stored value (kept as the choice's
-value) would not read well; any other is capitalised ("easy" reads "Easy")."""
-
-
 def friendly_choices(tree: app_commands.CommandTree[Any]) -> None:
     """Name every command choice for people: games and variants already carry their titles
     (bot/specs.py); a choice named by its raw value is given a readable name."""
@@ -89,7 +72,7 @@ def friendly_choices(tree: app_commands.CommandTree[Any]) -> None:
             for parameter in command.parameters:
                 for choice in parameter.choices:
                     if choice.name == str(choice.value):
-                        choice.name = CHOICE_NAMES.get(choice.name, choice.name.capitalize())
+                        choice.name = choice_name(choice.name)
 
 
 def intents() -> discord.Intents:

@@ -146,3 +146,26 @@ def lines_within(lines: Sequence[str], limit: int, noun: str, sep: str = "\n") -
         used += len(sep) + len(line)
         kept.append(line)
     return sep.join([*kept, rest(len(lines) - len(kept))])
+
+
+CHOICE_NAMES = {
+    "orchard": "Orchard (the bot)",
+    "best": "Best score",
+    "average": "Average score",
+    "start": "Start of the snake",
+    "end": "End of the snake",
+    "challenge": "Unchecked: players challenge",
+    "checked": "Checked when played",
+    "full": "Full list",
+    "family": "Family list (common words)",
+    "channel": "In the game's channel",
+    "dm": "By DM",
+}
+"""How a stored choice reads in Discord's menus and in /settings, where its value would not
+read well (:func:`choice_name`)."""
+
+
+def choice_name(value: str) -> str:
+    """A stored choice as people read it: named in :data:`CHOICE_NAMES`, else capitalised
+    ("easy" reads "Easy")."""
+    return CHOICE_NAMES.get(value, value.capitalize())

@@ -29,7 +29,15 @@ from bot.ratings import display, shown
 from bot.runner import Refusal
 from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
-from bot.wording import duration, joined, lines_within, literal, message_link, plural
+from bot.wording import (
+    choice_name,
+    duration,
+    joined,
+    lines_within,
+    literal,
+    message_link,
+    plural,
+)
 from cogs.core import may_view, sees
 from cogs.stats_chart import chart_of, describe
 
@@ -856,11 +864,14 @@ def settings_text(s: GuildSettings, posted: str = "none", room: int = MESSAGE_LI
     head = f"**Settings**\n• Turn deadline: {duration(s.turn_seconds)}\n• Games allowed in: "
     tail = (
         f"\n• Open games of one kind per channel: {s.open_games_per_channel}\n"
-        f"• Hints: {'on' if s.hints else 'off'}\n• Apple Turnover words: {s.turnover_words}\n"
-        f"• Easy letters: {'on' if s.easy_letters else 'off'}\n• Word list: {s.word_list}\n"
+        f"• Hints: {'on' if s.hints else 'off'}\n"
+        f"• Apple Turnover words: {choice_name(s.turnover_words)}\n"
+        f"• Easy letters: {'on' if s.easy_letters else 'off'}\n"
+        f"• Word list: {choice_name(s.word_list)}\n"
         f"• Hot Score floor at 0: {'on' if s.hotscore_floor else 'off'}\n"
         f"• Yesterday's daily board posted in: {posted} (/daily-channel)\n"
-        f"• Turn pings: {s.turn_pings} (a player's own /pings choice wins over channel or dm)"
+        f"• Turn pings: {choice_name(s.turn_pings)} (a player's own /pings choice wins over"
+        " the channel or a DM)"
     )
     mentions = [f"<#{c}>" for c in s.game_channels]
     channels = "every channel"

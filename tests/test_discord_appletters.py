@@ -806,7 +806,9 @@ async def test_server_settings_reach_a_new_game(
         fake.permissions[ALICE] = MANAGE_GUILD
         saved = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "settings", chosen))
         assert saved.ephemeral and "Saved." in saved.content, saved.content
-        assert "Easy letters: on" in saved.content and "Word list: family" in saved.content
+        assert "Easy letters: on" in saved.content
+        assert "Word list: Family list (common words)" in saved.content, "as its menu names it"
+        assert "Apple Turnover words: Checked when played" in saved.content
         board = await new_game(fake, "appletters", ALICE, [BOB], variant="turnover")
         state = await state_of(bot)
         tiles = Counter("".join(state.hands) + state.core)

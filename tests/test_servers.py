@@ -780,7 +780,7 @@ async def test_settings_with_many_game_channels_list_what_fits_and_count_the_res
     """Game channels have no limit in number: a hundred of them would make /settings about
     2,600 characters, over the 2,000 Discord allows. The reply lists what fits, then how many
     more. With 17-digit ids (a server from Discord's first years) and these settings the list
-    fills the reply to within 7 characters, so the "Saved. " before it must be counted too."""
+    fills the reply to within 4 characters, so the "Saved. " before it must be counted too."""
     channels = [10**16 + n for n in range(100)]
     server(fake_discord)
     fake_discord.add_guild(GUILD, [CHANNEL, *channels], [ALICE, BOB, CAROL])
@@ -797,7 +797,7 @@ async def test_settings_with_many_game_channels_list_what_fits_and_count_the_res
             shown = re.findall(r"<#(\d+)>", text)
             assert shown == [str(c) for c in channels[: len(shown)]] and len(shown) > 70
             assert f", … and {100 - len(shown)} more channels\n• Open games" in text
-            assert text.endswith("wins over channel or dm)")
+            assert text.endswith("wins over the channel or a DM)")
         assert (await bot.orchard.settings.get(GUILD)).game_channels == tuple(channels)
 
 

@@ -279,7 +279,7 @@ async def test_dm_mode_tells_each_player_by_dm_naming_the_game_with_its_link(
     saved = await answered(
         await fake_discord.slash(ALICE, GUILD, CHANNEL, "settings", {"turn_pings": "dm"})
     )
-    assert saved.ephemeral and "Turn pings: dm" in saved.content
+    assert saved.ephemeral and "Turn pings: By DM" in saved.content
     pings = Pings(fake_discord, by_dm={ALICE, BOB})
     await play_cheerio(bot, pings)
     assert pings.posted == [], "no turn message in the channel"
