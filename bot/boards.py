@@ -25,7 +25,7 @@ from bot.daily import is_daily
 from bot.lobby import SeatShown
 from bot.model import NOBODY, GameRow, GameStatus, MoveSource, Player
 from bot.pacing import BACKLOG, until_answered
-from bot.pings import TurnPings
+from bot.pings import TurnPings, game_name
 from bot.runner import TIMEOUTS_TO_FORFEIT, Gone, Refusal, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_name, orchard_plays, title
 from bot.wording import joined, literal, plural
@@ -286,23 +286,25 @@ def timeout_notice(snapshot: Snapshot) -> str:
     :data:`TIMEOUTS_TO_FORFEIT`-th timeout removes it in that write, with nothing played for
     it (:meth:`Runner._timeout_moves`); a seat that leaves by /forget-me (also logged with no
     user) has fewer timeouts, and is not said to have timed out. When everyone still in timed
-    out a third time at once, nobody is removed: the game ends."""
+    out a third time at once, nobody is removed: the game ends. Each line names the game:
+    a channel may have several going."""
     lines = []
     timed_out: set[int] = set()
     players = snapshot.row.players
+    game = game_name(snapshot.row)
     for move in snapshot.moves:
         name = literal(seat_name(players[move.seat]))
         if move.source is MoveSource.TIMEOUT:
             timed_out.add(move.seat)
-            lines.append(f"⏰ {name} ran out of time, so Orchard played for them.")
+            lines.append(f"⏰ {name} ran out of time in {game}, so the clock played for them.")
         elif (
             move.source is MoveSource.FORFEIT and players[move.seat].timeouts >= TIMEOUTS_TO_FORFEIT
         ):
-            lines.append(f"👋 {name} timed out three times in a row and has left the game.")
+            lines.append(f"👋 {name} timed out three times in a row and has left {game}.")
     if deserted(snapshot):
         late = joined([literal(seat_name(players[s])) for s in sorted(timed_out)])
         lines.append(
-            f"👋 {late} each timed out three times in a row, so the game ends with no winner."
+            f"👋 {late} each timed out three times in a row, so {game} ends with no winner."
         )
     return "\n".join(dict.fromkeys(lines))
 

@@ -403,8 +403,9 @@ async def test_three_timeouts_in_one_apple_jack_turn_are_not_called_three_turns(
         assert done.row.status == "finished" and done.state.round == 0
         assert done.state.called == (), "all three in the game's first turn"
         texts = [str(m.get("content") or "") for m in fake_discord.channel_messages(CHANNEL)]
-        left = [text for text in texts if "has left the game" in text]
-        assert left == ["👋 Alice timed out three times in a row and has left the game."], left
+        left = [text for text in texts if "has left" in text]
+        game = f"**Apple Jack · game {live.id}**"
+        assert left == [f"👋 Alice timed out three times in a row and has left {game}."], left
         no_errors(fake_discord)
 
 

@@ -737,10 +737,11 @@ async def test_everyone_timing_out_a_third_time_at_once_ends_applejack_with_no_w
     clock.now += 301
     assert await o.scheduler.run_due() == 1
     await _won_nothing(database, o, await o.runner.load(live.id), live.row.version)
+    game = f"**Apple Jack · game {live.id}**"
     assert timeout_notice(o.shown.shown[-1]).split("\n") == [
-        "⏰ user1 ran out of time, so Orchard played for them.",
-        "⏰ user2 ran out of time, so Orchard played for them.",
-        "👋 user1 and user2 each timed out three times in a row, so the game ends with no winner.",
+        f"⏰ user1 ran out of time in {game}, so the clock played for them.",
+        f"⏰ user2 ran out of time in {game}, so the clock played for them.",
+        f"👋 user1 and user2 each timed out three times in a row, so {game} ends with no winner.",
     ]
     await o.close()
 
@@ -777,8 +778,8 @@ async def test_two_seats_out_at_one_deadline_leave_before_the_turn_is_scored(
     assert [p.timeouts for p in live.row.players] == [3, 0, 3, 0]
     assert await o.runner.replay(live.id) == live.state
     assert timeout_notice(o.shown.shown[-1]).splitlines() == [
-        "👋 user1 timed out three times in a row and has left the game.",
-        "👋 user3 timed out three times in a row and has left the game.",
+        f"👋 user1 timed out three times in a row and has left **Apple Jack · game {live.id}**.",
+        f"👋 user3 timed out three times in a row and has left **Apple Jack · game {live.id}**.",
     ]
     await o.close()
 

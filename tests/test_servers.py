@@ -611,9 +611,10 @@ async def test_leaving_by_forget_me_is_not_announced_as_three_timeouts(
                 )
                 category = open_categories(live.state.cards[2])[0]
                 await choose(fake_discord, CAROL, board, "score", [category])
-        assert len(said("Alice ran out of time, so Orchard played for them.")) == 2
+        game = f"**Cheerio · game {row.id}**"
+        assert len(said(f"Alice ran out of time in {game}, so the clock played for them.")) == 2
         (third,) = said("timed out three times")
-        assert third == "👋 Alice timed out three times in a row and has left the game."
+        assert third == f"👋 Alice timed out three times in a row and has left {game}."
 
 
 async def test_forget_me_in_a_dm_erases_the_person_in_every_server(
