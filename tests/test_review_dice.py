@@ -12,7 +12,7 @@ from bot.ai.applejack_players import choose as applejack_choose
 from bot.ai.cheerio_players import easy as cheerio_easy
 from bot.ai.cheerio_players import exact_tables
 from bot.ai.cheerio_players import hard as cheerio_hard
-from bot.ai.dice_review import DiceReview, dice_text
+from bot.ai.dice_review import DiceReview, best_share, dice_text
 from bot.games import applejack, cheerio
 from bot.games.base import daily_dice
 from bot.model import FORFEIT_VERB, Move, MoveSource
@@ -240,3 +240,20 @@ def test_a_review_with_few_costly_choices_lists_them_once() -> None:
     text = dice_text(cheerio_review.review(1, 1, {"daily": 1}, hard_then_ones_at_once(), 0))
     assert "Every choice" not in text and text.count("\n• ") == 1
     assert text.endswith("better: reroll all five (−1.5)")
+
+
+@pytest.mark.parametrize(
+    ("best", "total", "said"),
+    [
+        (1, 1, "your one choice was the best there was"),
+        (0, 1, "your one choice was not the best there was"),
+        (9, 9, "all 9 of your choices were the best there was"),
+        (1, 9, "1 of 9 choices was the best there was"),
+        (0, 9, "0 of 9 choices were the best there was"),
+        (0, 0, "no choice of yours to weigh"),
+    ],
+)
+def test_the_share_of_best_choices_reads_right_for_one_none_or_all(
+    best: int, total: int, said: str
+) -> None:
+    assert best_share(best, total) == said

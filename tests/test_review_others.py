@@ -276,3 +276,18 @@ def test_a_long_appletters_review_keeps_every_turn() -> None:
     assert engine.is_over(state) and turns == 68 and len(text) > MESSAGE_LIMIT
     assert [line.split(":")[0][2:] for line in lines[1:]] == [f"Turn {n}" for n in range(1, 69)]
     assert lines[-1].startswith("✓ Turn 68: ") and "\n".join(pages(text)) == text
+
+
+@pytest.mark.parametrize(
+    ("longest", "total", "said"),
+    [
+        (1, 1, "Your one turn laid the longest word your tiles could, or passed when none fitted."),
+        (0, 1, "Your one turn missed a longer word."),
+        (4, 4, "All 4 of your turns laid the longest word your tiles could, or passed when"),
+        (1, 4, "1 of your 4 turns laid the longest word your tiles could, or passed when"),
+    ],
+)
+def test_the_share_of_longest_words_reads_right_for_one_turn_or_all(
+    longest: int, total: int, said: str
+) -> None:
+    assert appletters_review.longest_share(longest, total).startswith(said)

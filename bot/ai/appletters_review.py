@@ -66,6 +66,17 @@ def review(
     return found
 
 
+def longest_share(longest: int, total: int) -> str:
+    """How many of ``total`` turns laid the longest word there was, or passed when no word
+    fitted (both marked ✓), worded right for one turn or all."""
+    did = "laid the longest word your tiles could, or passed when none fitted"
+    if total == 1:
+        return f"Your one turn {did}." if longest else "Your one turn missed a longer word."
+    if longest == total:
+        return f"All {total} of your turns {did}."
+    return f"{longest} of your {total} turns {did}."
+
+
 def review_text(
     kind: str, seed: int, players: int, options: Mapping[str, Any], moves: Sequence[Move], seat: int
 ) -> str:
@@ -77,7 +88,7 @@ def review_text(
     longest = sum(
         1 for t in turns if t.longest is None or (t.played and len(t.played) >= len(t.longest))
     )
-    lines = [f"**Your review** · {longest} of {len(turns)} turns laid the longest word there was."]
+    lines = [f"**Your review** · {longest_share(longest, len(turns))}"]
     for t in turns:
         did = t.played or "no word"
         best = t.longest or "nothing fitted"

@@ -179,6 +179,17 @@ def points(value: Fraction) -> str:
     return f"{float(value):+.1f}".replace("-", "−")
 
 
+def best_share(best: int, total: int) -> str:
+    """How many of ``total`` choices were best, worded right for one, none or all."""
+    if total == 0:
+        return "no choice of yours to weigh"
+    if total == 1:
+        return f"your one choice {'was' if best else 'was not'} the best there was"
+    if best == total:
+        return f"all {total} of your choices were the best there was"
+    return f"{best} of {total} choices {'was' if best == 1 else 'were'} the best there was"
+
+
 def dice_text(review: DiceReview | None) -> str:
     """A review as the player reads it: the split, the three costliest choices, then every
     choice that gave something up (the issue asks for each one's cost, not only the worst).
@@ -187,7 +198,7 @@ def dice_text(review: DiceReview | None) -> str:
         return "You left this game before its end: there is nothing to review."
     lines = [
         f"**Your review** · final score {review.final} · accuracy {review.accuracy}% "
-        f"({review.best_choices} of {len(review.decisions)} choices were the best there was)",
+        f"({best_share(review.best_choices, len(review.decisions))})",
         f"Optimum {float(review.optimum):.1f} · luck {points(review.luck)}"
         + (f" · others' calls {points(review.others)}" if review.others else "")
         + f" · your choices {points(-review.choices)}"
