@@ -6,6 +6,7 @@ text (no discord), so the runner and the cogs say it alike; times are
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -169,3 +170,9 @@ def choice_name(value: str) -> str:
     """A stored choice as people read it: named in :data:`CHOICE_NAMES`, else capitalised
     ("easy" reads "Easy")."""
     return CHOICE_NAMES.get(value, value.capitalize())
+
+
+def date_text(day: datetime.date, *, weekday: bool = True, year: bool = False) -> str:
+    """A date as people write it, "Monday 5 January" ("%d" would write "05")."""
+    text = f"{day.day} {day:%B}" + (f" {day.year}" if year else "")
+    return f"{day:%A} {text}" if weekday else text

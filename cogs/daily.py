@@ -45,7 +45,7 @@ from bot.posting import POSTING, check_postable
 from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import SPEC_OF, SPECS, title
-from bot.wording import literal, plural
+from bot.wording import date_text, literal, plural
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot
@@ -126,7 +126,7 @@ class DailyUI:
 def unfinished_note(day: int) -> str:
     """/daily's line about yesterday's game, still open (see :meth:`Dailies.unfinished`)."""
     return (
-        f"Your Orchard Daily #{day} of {date_of(day):%A %d %B} is not finished: you can "
+        f"Your Orchard Daily #{day} of {date_text(date_of(day))} is not finished: you can "
         "finish it until 24:00 UTC today, then it closes without a result."
     )
 
@@ -173,8 +173,8 @@ def finished(
     board = boards.get(day, "")  # an older day's board is not offered
     where = literal(server) if server is not None else "the server where you began it"
     payload.board.status = (
-        f"**Your daily game is over.** {date_of(day):%A %d %B %Y} (UTC). Press Share to post "
-        "your result in the channel (no dice in it), or Review to see how you played."
+        f"**Your daily game is over.** {date_text(date_of(day), year=True)} (UTC). Press Share "
+        "to post your result in the channel (no dice in it), or Review to see how you played."
         + (f"{board} in {where} shows how everyone there did." if board else "")
     )
     share = GameButton(
@@ -218,7 +218,7 @@ def board_embed(
     if open_still:
         text += f"\n{still_open(day)}"
     embed = discord.Embed(title=f"Orchard Daily #{day} · {title(kind)} · {where}", description=text)
-    embed.set_footer(text=f"{date_of(day):%A %d %B %Y} (UTC) · 🔥 days in a row · /daily")
+    embed.set_footer(text=f"{date_text(date_of(day), year=True)} (UTC) · 🔥 days in a row · /daily")
     return embed
 
 
@@ -227,7 +227,7 @@ def still_open(day: int) -> str:
     results are not final yet (said in UTC: a posted board is read on later days too)."""
     return (
         "A game of this day left unfinished can still be finished until 24:00 UTC on "
-        f"{date_of(last_day(day)):%A %d %B}."
+        f"{date_text(date_of(last_day(day)))}."
     )
 
 

@@ -31,6 +31,7 @@ from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
 from bot.wording import (
     choice_name,
+    date_text,
     duration,
     joined,
     lines_within,
@@ -888,7 +889,8 @@ def daily_channel_text(daily: DailyChannel | None, missing: list[str] | None = N
     shown = f"<#{daily.channel_id}>"
     if daily.refused_day is None:
         return shown
-    refused = f"{shown} ⚠️ the board of {date_of(daily.refused_day):%d %B} was not posted"
+    day = date_text(date_of(daily.refused_day), weekday=False)
+    refused = f"{shown} ⚠️ the board of {day} was not posted"
     if missing == []:
         return f"{refused}; Orchard may post there now, so the next board goes there"
     needs = joined(list(POSTING.values()) if missing is None else missing)

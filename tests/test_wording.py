@@ -3,6 +3,7 @@ the one "not your turn", over a scripted game and the commands people run after 
 
 from __future__ import annotations
 
+import datetime
 import re
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ from bot.ratings import display, shown
 from bot.specs import VARIANTS
 from bot.wording import (
     clipped,
+    date_text,
     duration,
     in_code,
     joined,
@@ -275,3 +277,10 @@ def roll_button(fake: FakeDiscord, board: int) -> Any:
         c for c in components_of(fake.message(board)) if (c.custom_id or "").split(":")[3] == "roll"
     ]
     return button
+
+
+def test_a_date_is_written_without_a_leading_zero() -> None:
+    day = datetime.date(2026, 1, 5)
+    assert date_text(day) == "Monday 5 January"
+    assert date_text(day, year=True) == "Monday 5 January 2026"
+    assert date_text(day, weekday=False) == "5 January"
