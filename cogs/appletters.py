@@ -47,7 +47,7 @@ from bot.specs import APPLETTERS, title
 from bot.wording import joined, message_link, not_your_turn, plural
 from cogs.appletters_picture import draw_snake, last_word
 from cogs.appletters_tiles import TileDMs, tiles_message
-from cogs.game import GameCog
+from cogs.game import LEVEL_HELP, OPPONENT_HELP, GameCog
 from cogs.servers import DEFAULT_ORDER, By, send_board
 
 if TYPE_CHECKING:
@@ -183,8 +183,8 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
     @app_commands.command(name="new", description="Open a lobby for a new word game here")
     @app_commands.describe(
         variant="Appletters, Apple Turnover (steal words) or Applescore",
-        opponent="Play Orchard at once instead of opening a lobby",
-        level="How well Orchard plays (default normal)",
+        opponent=OPPONENT_HELP,
+        level=LEVEL_HELP,
     )
     @app_commands.choices(variant=VARIANT_CHOICES)
     async def new(  # type: ignore[override]
@@ -192,10 +192,13 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         interaction: discord.Interaction[Any],
         variant: str = APPLETTERS.main.option,
         opponent: Literal["orchard"] | None = None,
-        level: Level = "normal",
+        level: Level | None = None,
     ) -> None:
         """The shared ``new`` (cogs/game.py) plus a variant, which picks the engine's kind."""
         levels = self.spec.levels
+        if level is not None:  # chosen: Orchard is wanted
+            opponent = "orchard"
+        level = level or "normal"
         if variant not in KINDS or opponent not in (None, "orchard") or level not in levels:
             raise Refusal("Choose a variant, and Orchard at easy, normal or hard.")
         if interaction.guild_id is None:

@@ -92,6 +92,10 @@ def rematch(snapshot: Snapshot) -> list[Control]:
     return [again, *review_buttons(snapshot)]
 
 
+OPPONENT_HELP = "Play Orchard at once instead of opening a lobby (choosing a level does too)"
+LEVEL_HELP = "How well Orchard plays (default normal); choosing one plays Orchard at once"
+
+
 class GameCog(commands.GroupCog):
     """A game's UI: it draws every kind (variant) its spec declares."""
 
@@ -116,16 +120,18 @@ class GameCog(commands.GroupCog):
 
     @app_commands.command(name="new", description="Open a lobby for a new game in this channel")
     @app_commands.describe(
-        opponent="Play Orchard at once instead of opening a lobby",
-        level="How well Orchard plays (default normal)",
+        opponent=OPPONENT_HELP,
+        level=LEVEL_HELP,
     )
     async def new(
         self,
         interaction: discord.Interaction[Any],
         opponent: Literal["orchard"] | None = None,
-        level: Literal["easy", "normal", "hard"] = "normal",
+        level: Literal["easy", "normal", "hard"] | None = None,
     ) -> None:
-        await self.open(interaction, opponent=opponent, level=level)
+        if level is not None:  # chosen: Orchard is wanted
+            opponent = "orchard"
+        await self.open(interaction, opponent=opponent, level=level or "normal")
 
     @app_commands.command(name="rules", description="The rules in brief (only you see them)")
     async def rules(self, interaction: discord.Interaction[Any]) -> None:

@@ -71,6 +71,25 @@ async def test_opponent_orchard_plays_its_turns(
         assert "Orchard (Hard)" in text_of(fake_discord.message(board))
 
 
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [("hotscore new", {"level": "easy"}), ("appletters new", {"level": "hard"})],
+)
+async def test_a_level_alone_plays_orchard_at_once(
+    fake_discord: FakeDiscord, database: Target, command: str, options: dict[str, str]
+) -> None:
+    """``level`` is how well Orchard plays: someone who chose one wants to play Orchard, so
+    it seats Orchard at that level and starts, as ``opponent:orchard`` does. It used to be
+    dropped without a word, and a plain lobby opened."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, command, options))
+        assert not opened.ephemeral, opened.describe()
+        (row,) = await bot.orchard.store.open_games(GUILD)
+        assert row.status == "active"
+        assert [(p.is_bot, p.level) for p in row.players][1] == (True, options["level"])
+
+
 async def test_add_orchard_from_the_lobby(fake_discord: FakeDiscord, database: Target) -> None:
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
