@@ -28,7 +28,7 @@ from bot.pacing import BACKLOG, until_answered
 from bot.pings import TurnPings, game_name
 from bot.runner import TIMEOUTS_TO_FORFEIT, Gone, Refusal, Runner, Snapshot
 from bot.specs import SPEC_OF, VARIANTS, orchard_name, orchard_plays, title
-from bot.wording import joined, literal, plural
+from bot.wording import joined, link, literal, plural
 
 log = logging.getLogger(__name__)
 
@@ -195,6 +195,16 @@ def when(moment: float) -> str:
     """A moment as Discord shows it in each reader's own time ("in 5 minutes")."""
     at = datetime.datetime.fromtimestamp(moment, tz=datetime.UTC)
     return discord.utils.format_dt(at, "R")
+
+
+def message_link(text: str, guild_id: int, channel_id: int, message_id: int | None) -> str:
+    """A masked link to a message, or the channel's mention when the message is unknown."""
+    if message_id is None:
+        return f"<#{channel_id}>"
+    where = discord.MessageReference(
+        message_id=message_id, channel_id=channel_id, guild_id=guild_id
+    )
+    return link(text, where.jump_url)
 
 
 def until(deadline: float | None) -> str:

@@ -1,7 +1,7 @@
 """How Orchard words things for people, the same in every game: names shown as typed, lists
 of names, plurals, the one "not your turn", links, and how wide a name is in a table. Pure
-text (no discord), so the runner and the cogs say it alike; times are
-``discord.utils.format_dt``'s.
+text (no discord), so the runner and the cogs say it alike; times and links to messages are
+discord.py's (:func:`bot.boards.when`, :func:`bot.boards.message_link`).
 """
 
 from __future__ import annotations
@@ -107,17 +107,6 @@ def duration(seconds: int) -> str:
 def link(text: str, url: str) -> str:
     """A masked link, ``[text](url)``: Discord shows the words, not the address."""
     return f"[{text}]({url})"
-
-
-def message_url(guild_id: int, channel_id: int, message_id: int) -> str:
-    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
-
-
-def message_link(text: str, guild_id: int, channel_id: int, message_id: int | None) -> str:
-    """A masked link to a message, or the channel's mention when the message is unknown."""
-    if message_id is None:
-        return f"<#{channel_id}>"
-    return link(text, message_url(guild_id, channel_id, message_id))
 
 
 def command_mention(command: str, ids: dict[str, int]) -> str:

@@ -18,7 +18,7 @@ import discord
 from discord import app_commands, ui
 
 from bot.answers import acknowledge, answer_publicly, answered, send, send_form
-from bot.boards import Draw, Part, Rendered, Row, names, status
+from bot.boards import Draw, Part, Rendered, Row, message_link, names, status
 from bot.components import (
     MAX_OPTIONS,
     OURS,
@@ -44,7 +44,7 @@ from bot.interface import answering, open_lobby, orchard_seat, reply_display
 from bot.model import GameStatus
 from bot.runner import Display, Refusal, Snapshot, check_server
 from bot.specs import APPLETTERS, title
-from bot.wording import joined, message_link, not_your_turn, plural
+from bot.wording import joined, not_your_turn, plural
 from cogs.appletters_picture import draw_snake, last_word
 from cogs.appletters_tiles import TileDMs, tiles_message
 from cogs.game import LEVEL_HELP, OPPONENT_HELP, GameCog

@@ -14,6 +14,7 @@ import logging
 import discord
 
 from bot.background import drain, spawn
+from bot.boards import message_link
 from bot.games.appletters import AppState
 from bot.locks import KeyedLocks
 from bot.model import GameStatus
@@ -21,7 +22,6 @@ from bot.orchard import Orchard
 from bot.pings import send_dm
 from bot.runner import Refusal, Snapshot
 from bot.specs import title
-from bot.wording import message_link
 
 log = logging.getLogger(__name__)
 

@@ -12,6 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.answers import EMBED_TEXT_LIMIT, send
+from bot.boards import message_link
 from bot.components import DrawnRows, GameButton
 from bot.daily import HELP as DAILY_HELP
 from bot.daily import NO_CHANNEL
@@ -21,7 +22,7 @@ from bot.ratings import RATING_START
 from bot.reviews import HELP as REVIEW_HELP
 from bot.runner import Refusal
 from bot.specs import SPECS, title
-from bot.wording import lines_within, literal, message_link
+from bot.wording import lines_within, literal
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot

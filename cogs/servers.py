@@ -20,7 +20,7 @@ from discord import app_commands, ui
 from discord.ext import commands, tasks
 
 from bot.answers import MESSAGE_LIMIT, answer_publicly, send, update
-from bot.boards import when
+from bot.boards import message_link, when
 from bot.daily import DailyChannel, date_of, is_daily
 from bot.interface import answering
 from bot.model import FORMER_PLAYER, NOBODY, GameStatus, GameSummary, KindStats, PastGame, Viewer
@@ -36,7 +36,6 @@ from bot.wording import (
     joined,
     lines_within,
     literal,
-    message_link,
     plural,
 )
 from cogs.core import may_view, sees

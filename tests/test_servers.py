@@ -19,7 +19,6 @@ from bot.model import Player, Viewer
 from bot.ratings import MODEL, rate, shown
 from bot.settings import GuildSettings
 from bot.specs import SPECS
-from bot.wording import message_url
 from cogs.servers import HISTORY_OF_OTHERS
 from db import results
 from db.connection import Target
@@ -907,7 +906,7 @@ async def test_forfeit_in_a_lobby_points_to_its_leave_or_cancel_button(
         lobby = int(opened.original["id"])
         await press(fake_discord, BOB, lobby, "Join")
         (row,) = await bot.orchard.store.open_games(GUILD)
-        linked = f"[Cheerio game {row.id}]({message_url(GUILD, CHANNEL, lobby)})"
+        linked = f"[Cheerio game {row.id}](https://discord.com/channels/{GUILD}/{CHANNEL}/{lobby})"
         none = "You have no game in play in this channel."
         bob = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "forfeit"))
         assert bob.ephemeral and bob.content == (

@@ -11,6 +11,7 @@ from typing import Any
 
 from discord.utils import escape_markdown
 
+from bot.boards import message_link
 from bot.ratings import display, shown
 from bot.specs import VARIANTS
 from bot.wording import (
@@ -21,7 +22,6 @@ from bot.wording import (
     joined,
     lines_within,
     literal,
-    message_link,
     not_your_turn,
     plural,
     shortened,
