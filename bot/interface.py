@@ -22,13 +22,13 @@ from bot.answers import MESSAGE_LIMIT, answer_publicly, describe, send, update
 from bot.boards import LOBBY_VERBS, Boards, GameUI
 from bot.components import CUSTOM_ARG, MAX_BUTTONS, DrawnRows, GameButton, data_of, shown_as
 from bot.daily import is_daily
-from bot.lobby import SeatShown
+from bot.lobby import SeatShown, already_yours
 from bot.model import FORFEIT_VERB, NOBODY, GameStatus, Player
 from bot.orchard import Orchard
 from bot.posting import check_playable
 from bot.reviews import REVIEW_VERB, answer_review
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, check_server
-from bot.specs import SPEC_OF, orchard_name
+from bot.specs import SPEC_OF, orchard_name, title
 from bot.wording import joined, link, literal, shortened
 
 log = logging.getLogger(__name__)
@@ -303,17 +303,17 @@ async def open_lobby(
         else:
             await announce(snapshot)
     if left_out:
-        await send(interaction, not_seated(left_out))
+        await send(interaction, not_seated(left_out, kind))
     return snapshot
 
 
-def not_seated(players: Sequence[Player]) -> str:
+def not_seated(players: Sequence[Player], kind: str) -> str:
     """Why people a rematch would have seated are not in its lobby, and what they can do."""
     names = joined([literal(p.name) for p in players])
     were = "was" if len(players) == 1 else "were"
     return (
-        f"{names} {were} not seated: they already have a game of this kind open in this"
-        " channel. They can still press Join."
+        f"{names} {were} not seated: they already have an open {title(kind)} game here."
+        " They can still press Join."
     )
 
 
@@ -340,8 +340,9 @@ async def _show_again(interaction: discord.Interaction[Any], game_id: int) -> Sn
     runner = host(interaction).orchard.runner
     async with runner.showing(game_id):
         snapshot = await runner.load(game_id)
-        if snapshot.row.message_id is not None or not snapshot.row.status.is_open:
-            raise Refusal("You already have a game of this kind open in this channel.")
+        row = snapshot.row
+        if row.message_id is not None or not row.status.is_open:
+            raise Refusal(already_yours(row.kind, row.id, row.status))
         await _announcer(interaction)(snapshot)
         return snapshot
 

@@ -20,7 +20,8 @@ from typing import Any
 from bot.locks import KeyedLocks
 from bot.model import GameChange, GameRow, GameStatus, GameSummary, Player
 from bot.runner import Display, Plan, Refusal, Runner, Snapshot, Stale, no_display
-from bot.wording import lines_within
+from bot.specs import orchard_plays, title
+from bot.wording import lines_within, plural
 
 LOBBY_SECONDS = 15 * 60
 _SEAT_SHOWN = re.compile(r"([0-9]{1,2})-([0-9]{1,9})")
@@ -214,11 +215,10 @@ class Lobby:
             raise Refusal(f"Games can only be started in {channels} on this server.")
         here = await self.store.open_games(guild_id, channel_id, kind)
         if self._has_one(here, host.user_id):
-            raise Refusal("You already have a game of this kind open in this channel.")
+            mine = next(g for g in here if g.plays(host.user_id))
+            raise Refusal(already_yours(kind, mine.id, mine.status))
         if len(here) >= settings.open_games_per_channel:
-            raise Refusal(
-                "This channel already has an open game of this kind: finish it, or use /games."
-            )
+            raise Refusal(channel_full(here))
         return here
 
     @staticmethod
@@ -306,7 +306,7 @@ class Lobby:
             engine = self.runner.engine(row.kind)
             count = len(row.players)
             if count < engine.min_players:
-                raise Refusal(f"This game needs at least {engine.min_players} players.")
+                raise Refusal(too_few(row.kind, engine.min_players))
             state = engine.new(row.seed, count, row.options)
             deadline = None
             if engine.to_act(state):
@@ -354,3 +354,28 @@ def _seats(
     """The lobby's seats anew (and, for a join, its closing time pushed back)."""
     change = GameChange(snapshot.id, from_status=GameStatus.LOBBY, players=players)
     return change if deadline is None else replace(change, deadline=deadline)
+
+
+def already_yours(kind: str, game_id: int, status: GameStatus) -> str:
+    """A new game refused because the person has one of this kind here already."""
+    leave = "Leave on its lobby" if status is GameStatus.LOBBY else "/forfeit"
+    return (
+        f"You already have an open {title(kind)} game here, game {game_id}: finish it, "
+        f"or leave it ({leave}), to start another. /games lists the games here."
+    )
+
+
+def channel_full(here: list[GameSummary]) -> str:
+    """A new game refused because the channel has as many of this kind as its server allows."""
+    games = plural(len(here), f"open {title(here[0].kind)} game")
+    head = f"This channel already has {games}, as many as this server allows here."
+    lobbies = [g.id for g in here if g.status is GameStatus.LOBBY]
+    if lobbies:
+        return f"{head} Join game {lobbies[0]} (still in its lobby), or play in another channel."
+    return f"{head} Play in another channel, or wait for one to end: /games lists them."
+
+
+def too_few(kind: str, least: int) -> str:
+    """A start refused for want of players, and how to get them."""
+    orchard = ", or add Orchard from the menu" if orchard_plays(kind) else ""
+    return f"This game needs at least {least} players: wait for someone to press Join{orchard}."

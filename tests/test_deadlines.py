@@ -323,7 +323,7 @@ async def test_a_slow_refusal_of_a_public_command_stays_private(
         await again.wait(timeout=8.0)
         in_time(fake, again)
         assert again.type == 5 and again.ephemeral, again.describe()
-        assert "already have a game" in again.content
+        assert "You already have an open" in again.content
         public = [m for m in fake.channel_messages(CHANNEL) if "already" in m["content"]]
         assert public == []
         no_errors(fake)
@@ -399,7 +399,7 @@ async def test_new_after_a_lost_first_message_shows_the_lobby_again(
         joined = await press(fake, ALICE, int(shown.original["id"]), "Join")
         assert joined.type == 7 and "Alice" in str(joined.data)
         again = await answered(await fake.slash(BOB, GUILD, CHANNEL, "hotscore new"))
-        assert again.ephemeral and "already have a game" in again.content
+        assert again.ephemeral and "You already have an open" in again.content
         no_errors(fake)
     no_task_errors(task_errors)
 
@@ -433,7 +433,7 @@ async def test_the_same_new_sent_twice_at_once_posts_one_lobby(
         go_on.set()
         await first.wait()
         await second.wait()
-        assert second.ephemeral and "already have a game" in second.content, second.describe()
+        assert second.ephemeral and "You already have an open" in second.content, second.describe()
         lobbies = [m for m in fake.channel_messages(CHANNEL) if "who is playing" in text_of(m)]
         assert [int(m["id"]) for m in lobbies] == [first.original_id]
         no_errors(fake)

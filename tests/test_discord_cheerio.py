@@ -144,7 +144,10 @@ async def test_lobby_host_rules_and_dm_commands(
         not_host = await press(fake_discord, BOB, lobby, "Start")
         assert not_host.ephemeral and "Only the host" in not_host.content
         second = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "cheerio new"))
-        assert second.ephemeral and "already has an open game" in second.content
+        assert second.ephemeral and second.content == (
+            "This channel already has 1 open Cheerio game, as many as this server allows here."
+            " Join game 1 (still in its lobby), or play in another channel."
+        ), second.content
         in_dm = await answered(
             await fake_discord.slash(ALICE, None, None, "cheerio new", unoffered=True)
         )

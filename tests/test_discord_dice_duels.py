@@ -249,7 +249,7 @@ async def test_two_players_pressing_rematch_together_get_one_lobby_message(
         alice = await press(fake, ALICE, board, "Rematch (same players)")
         released.set()
         await bob.wait()
-        assert alice.ephemeral and "already have a game" in alice.content, alice.describe()
+        assert alice.ephemeral and "You already have an open" in alice.content, alice.describe()
         lobbies = [m for m in fake.channel_messages(CHANNEL) if "who is playing" in text_of(m)]
         assert [int(m["id"]) for m in lobbies] == [bob.original_id]
         (lobby,) = await bot.orchard.store.open_games(GUILD)
@@ -302,7 +302,7 @@ async def test_two_players_pressing_rematch_at_once_end_in_one_lobby(
             await pressed.wait()
         refused = [p for p in presses if p.ephemeral]
         assert len(refused) == 1, [p.describe() for p in presses]
-        assert "You already have a game of this kind" in refused[0].content
+        assert "You already have an open Hot Score game here" in refused[0].content
         (lobby,) = await bot.orchard.store.open_games(GUILD)
         assert {p.user_id for p in lobby.players} == {ALICE, BOB}
         await asyncio.sleep(0.2)  # a note of someone left out would be on its way
@@ -332,7 +332,7 @@ async def test_a_rematch_leaves_out_a_player_with_another_game_of_its_kind_here(
         await fake.wait_for(lambda: bool(again.followups), what="the note to Alice")
         (note,) = again.followups
         assert note["flags"] & EPHEMERAL and note["content"] == (
-            "Bob was not seated: they already have a game of this kind open in this channel."
+            "Bob was not seated: they already have an open Hot Score game here."
             " They can still press Join."
         ), note
         assert (await press(fake, BOB, again.original_id, "Join")).type == 7

@@ -511,7 +511,9 @@ async def test_lobby_rules(database: Target) -> None:
     clock = Clock()
     o = await orchard(database, clock)
     live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
-    with pytest.raises(Refusal, match="already has an open game"):
+    with pytest.raises(Refusal, match=r"^You already have an open Cheerio game here, game 1: fi"):
+        await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    with pytest.raises(Refusal, match=r"^This channel already has 1 open Cheerio game, as many"):
         await o.lobby.open("cheerio", GUILD, CHANNEL, player(2))
     await o.lobby.join(live.id, player(2))
     with pytest.raises(Refusal, match="already in"):
@@ -534,6 +536,9 @@ async def test_lobby_rules(database: Target) -> None:
     assert closed.row.status == "cancelled"
     with pytest.raises(Refusal, match="closed"):
         await o.lobby.join(live.id, player(8))
+    duel = await o.lobby.open("hotscore", GUILD, CHANNEL, player(1))
+    with pytest.raises(Refusal, match=r"^This game needs at least 2 players: wait for someone"):
+        await o.lobby.start(duel.id, 1)
     await o.close()
 
 
@@ -617,7 +622,7 @@ async def test_a_player_who_left_a_game_may_open_another_of_its_kind(database: T
     o = await orchard(database)
     await o.runner.settings.update(GUILD, open_games_per_channel=2)
     live = await started(o, "cheerio", [1, 2, 3])
-    with pytest.raises(Refusal, match="already have a game"):
+    with pytest.raises(Refusal, match="You already have an open"):
         await o.lobby.open("cheerio", GUILD, CHANNEL, player(3))
     await o.runner.forfeit(live.id, 3)
     with pytest.raises(Refusal, match="already left"):
@@ -625,7 +630,7 @@ async def test_a_player_who_left_a_game_may_open_another_of_its_kind(database: T
     lobby = await o.lobby.open("cheerio", GUILD, CHANNEL, player(3))
     await o.lobby.cancel(lobby.id, 3)
     await o.lobby.join((await o.lobby.open("hotscore", GUILD, CHANNEL, player(1))).id, player(3))
-    with pytest.raises(Refusal, match="already have a game"):
+    with pytest.raises(Refusal, match="You already have an open"):
         await o.lobby.open("hotscore", GUILD, CHANNEL, player(3))
     await o.close()
 
