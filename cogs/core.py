@@ -52,7 +52,12 @@ def help_text(mention: Callable[[str], str], in_server: bool = True) -> str:
         f"**Around the games**: {mention('games')} lists {listed}; {mention('stats')},"
         f" {mention('history')} and {mention('leaderboard')} show records;"
         f" {mention('pings')} chooses where you are told it is your turn;"
-        f" {mention('forfeit')} leaves a game.",
+        f" {mention('forfeit')} leaves a game; {mention('forget-me')} erases you from a"
+        " server's games (from a DM, from every server).",
+        "",
+        f"**Admins** (Manage Server): {mention('settings')} sets turn deadlines, game channels,"
+        f" hints, word lists and turn pings; {mention('end')} ends a stuck game;"
+        f" {mention('daily-channel')} posts each day's Daily Orchard board.",
         "",
         f"**Ratings** start at {RATING_START} and move after every game between people, more"
         " for beating someone rated above you, like a chess rating. Games against Orchard"
@@ -126,7 +131,8 @@ class CoreCog(commands.Cog):
             if r.channel_id != NO_CHANNEL and (r.plays(user) or sees(interaction, r.channel_id))
         ]
         if not rows:
-            await refuse(interaction, "No games are open here. Start one with /cheerio new.")
+            starts = ", ".join(self.bot.mention(spec.command + " new") for spec in SPECS)
+            await refuse(interaction, f"No games are open here. Start one: {starts}.")
             return
         lines: list[str] = []
         buttons: list[GameButton] = []

@@ -224,6 +224,9 @@ async def test_games_lists_and_reposts_a_lost_board(
 ) -> None:
     server(fake_discord)
     async with orchard_bot(fake_discord, database) as bot:
+        none = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "games"))
+        assert none.ephemeral and none.content.startswith("No games are open here. Start one:")
+        assert none.content.count(" new:") == 4, "every game's /new, clickable"
         board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
         listed = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "games"))
         assert listed.ephemeral and str(board) in listed.embeds[0]["description"]

@@ -38,7 +38,8 @@ async def test_help_overviews_every_game_with_clickable_commands(
         assert f"</{spec.command} rules:{ids[spec.command]}>" in text
     for variant in VARIANTS.values():
         assert f"**{variant.title}**: {variant.blurb}" in text
-    for name in ("games", "stats", "history", "leaderboard", "pings", "forfeit"):
+    names = ("games", "stats", "history", "leaderboard", "pings", "forfeit", "forget-me")
+    for name in (*names, "settings", "end", "daily-channel"):
         assert f"</{name}:{ids[name]}>" in text
     assert text.startswith("Orchard hosts dice and word games in this server.")
     assert "lists open games here" in text
