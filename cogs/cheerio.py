@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 RULES = """\
 **Cheerio** (1 to 6 players): score in each of seven categories once; highest total wins.
-• Your turn starts with five dice rolled. Hold the dice you like and roll the rest, up to two \
+• Your turn starts with five dice rolled. Keep the dice you like and roll the rest, up to two \
 more times, then score. You may score after any roll.
 • **Ones to sixes**: the face times how many dice show it. Ones are wild for a face that shows \
 at least once (1,1,1,2,3 is 8 in twos). Five of one face without wild ones scores double \
@@ -42,8 +42,9 @@ at least once (1,1,1,2,3 is 8 in twos). Five of one face without wild ones score
 • A category that does not fit scores 0, and you may have to take one."""
 
 
-HEADS = ("1", "2", "3", "4", "5", "6", "Ch", "Sum")
-"""The scorecard's columns: the faces, Cheerio, and the total."""
+HEADS = ("1", "2", "3", "4", "5", "6", "Ch", "Tot")
+"""The scorecard's columns: the faces, Cheerio, and the total (not "Sum", which is a category
+of Apple Jack's)."""
 
 
 def scorecard(state: CheerioState, players: list[str]) -> str:

@@ -778,3 +778,16 @@ def test_hot_scores_score_bars_are_ten_cells_whatever_the_score() -> None:
         cells, shown = bar(score).split(" ")
         assert len(cells) == 10 and shown == f"{score}/100", bar(score)
         assert cells.count("█") == max(0, score) // 10, bar(score)
+
+
+def test_cheerios_total_is_not_named_as_apple_jacks_sum_category() -> None:
+    """Apple Jack has a category called Sum; Cheerio's last column is a total, so a player of
+    both must not read one as the other."""
+    from bot.games.cheerio import ENGINE
+    from cogs.applejack import HEADS as APPLEJACK_HEADS
+    from cogs.cheerio import scorecard
+
+    state = ENGINE.new(1, 1, {})
+    head = scorecard(state, ["Alice"]).split("\n")[1]
+    assert head.split() == ["1", "2", "3", "4", "5", "6", "Ch", "Tot"]
+    assert "Sum" in APPLEJACK_HEADS

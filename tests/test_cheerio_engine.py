@@ -111,7 +111,7 @@ def test_refusals_are_readable() -> None:
     with pytest.raises(BadInput, match="not one of your five dice"):
         ENGINE.parse(0, "hold", "5")
     all_held = replace(state, held=(True,) * 5)
-    with pytest.raises(IllegalMove, match="Every die is held"):
+    with pytest.raises(IllegalMove, match="Every die is kept"):
         ENGINE.apply(all_held, Roll(0))
     scored = ENGINE.apply(state, Score(0, "fives"))
     scored = ENGINE.apply(scored, Score(1, "ones"))

@@ -264,7 +264,7 @@ class CheerioEngine(Written[CheerioAction]):
         if state.rolls >= ROLLS_PER_TURN:
             raise IllegalMove("No rolls are left: choose a category to score in.")
         if all(state.held):
-            raise IllegalMove("Every die is held: release one to roll, or score now.")
+            raise IllegalMove("Every die is kept: release one to roll, or score now.")
         count = state.held.count(False)
         fresh = iter(self._dice(state, state.turn, count))
         dice = tuple(d if h else next(fresh) for d, h in zip(state.dice, state.held, strict=True))
