@@ -82,7 +82,8 @@ def hint_text(state: CheerioState, tables: DiceTables) -> str:
         else:
             what = "roll all five dice again"
         lines.append(f"{i}. {what}: expected final score {choice.expected:.1f}")
-    return "**Best moves now** (this game is marked as hinted)\n" + "\n".join(lines)
+    marked = "(only you see these; the board and /history now show 💡 hinted for this game)"
+    return f"**Best moves now** {marked}\n" + "\n".join(lines)
 
 
 class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five dice, ones wild"):
@@ -91,7 +92,8 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
     accent = 0xF9A825  # sunny yellow
 
     @app_commands.command(
-        name="hint", description="The best move for your dice now (only you see it)"
+        name="hint",
+        description="The best move for your dice now (only you see it; the game is marked hinted)",
     )
     async def hint(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id is None or interaction.channel_id is None:

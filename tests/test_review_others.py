@@ -177,7 +177,8 @@ async def test_a_hotscore_review_leaves_out_the_moves_the_clock_made(database: T
     forms = (f" of {reviewed} decisions w", f"All {reviewed} of your decisions were")
     assert any(form in first for form in forms) or (reviewed == 1 and "one decision" in first)
     assert (
-        text.splitlines()[1] == "Not reviewed: 1 move Orchard made for you when your time ran out."
+        text.splitlines()[1]
+        == "Not reviewed: 1 move the clock made for you when your time ran out."
     )
     await o.close()
 
@@ -251,7 +252,7 @@ def test_the_hotscore_review_lists_every_decision_that_gave_something_up() -> No
     assert [line.split(" · ")[:2] for line in lines[5:]] == [
         [f"Round {d.round}", " ".join(map(str, d.dice))] for d in costly
     ]
-    assert lines[5] == "Round 1 · 4 5 · stick 0% → throw the Bonus Die 8% · −8 points"
+    assert lines[5] == "Round 1 · 4 5 · stick 0% → throw the Bonus Die 8% · −8 percentage points"
     assert costly[0].cost == pytest.approx(1 / 12, abs=1e-12)
 
 

@@ -118,7 +118,7 @@ def clock_note(late: int) -> list[str]:
     if not late:
         return []
     moves = "move" if late == 1 else "moves"
-    return [f"Not reviewed: {late} {moves} Orchard made for you when your time ran out."]
+    return [f"Not reviewed: {late} {moves} the clock made for you when your time ran out."]
 
 
 def costliest_line(d: RoundDecision) -> str:
@@ -130,11 +130,12 @@ def costliest_line(d: RoundDecision) -> str:
 
 
 def listed_line(d: RoundDecision) -> str:
-    """One costly decision, compact: chances of winning the round, chosen → best."""
+    """One costly decision, compact: chances of winning the round, chosen → best, and the
+    gap in percentage points (plain "points" would read as the game's)."""
     dice = " ".join(map(str, d.dice))
     return (
         f"Round {d.round} · {dice} · {WORDS[d.chose]} {d.chance:.0%} → "
-        f"{WORDS[d.best]} {d.chance + d.cost:.0%} · −{points_text(d.cost)}"
+        f"{WORDS[d.best]} {d.chance + d.cost:.0%} · −{points_text(d.cost, 'percentage ')}"
     )
 
 
