@@ -174,10 +174,11 @@ class ApplejackCog(
         return [picks, [reroll, hold]]
 
     def _solo_controls(self, snapshot: Snapshot) -> list[Row]:
-        """Everyone acts at once, so each choice is one whole action: no shared toggles."""
+        """Everyone acts at once, so each choice is one whole action: no shared toggles. One
+        menu serves everyone, so its options name dice by place ("from the left"), not face."""
         ordinal = ("first", "second", "third", "fourth", "fifth")
         options = [
-            discord.SelectOption(label=f"Reroll your {ordinal[i]} die", value=str(i))
+            discord.SelectOption(label=f"Reroll your {ordinal[i]} die from the left", value=str(i))
             for i in range(5)
         ]
         select = GameSelect(
