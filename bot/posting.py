@@ -12,6 +12,7 @@ from typing import Any
 import discord
 
 from bot.runner import Refusal
+from bot.wording import joined
 
 POSTING = {
     "view_channel": "View Channel",
@@ -45,10 +46,10 @@ def check_postable(
     if missing is None:
         raise Refusal(
             f"I cannot see <#{channel_id}>, so I cannot tell whether I may post there: "
-            f"give me {', '.join(needs.values())} there first."
+            f"give me {joined(list(needs.values()))} there first."
         )
     if missing:
-        raise Refusal(f"I cannot post in <#{channel_id}>: give me {', '.join(missing)} there.")
+        raise Refusal(f"I cannot post in <#{channel_id}>: give me {joined(missing)} there.")
 
 
 def check_playable(interaction: discord.Interaction[Any]) -> None:
@@ -62,7 +63,7 @@ def check_playable(interaction: discord.Interaction[Any]) -> None:
     if missing:
         raise Refusal(
             f"I cannot post in <#{channel_id}>, so a game here could not go on: ask someone who"
-            f" can to give me {', '.join(missing)} there, or play in another channel."
+            f" can to give me {joined(missing)} there, or play in another channel."
         )
 
 

@@ -105,12 +105,14 @@ class DailyUI:
         if verb == RESUME_VERB:
             await self.resume(interaction, snapshot)
             return
-        if snapshot.row.seat_of(interaction.user.id) is None:
+        seat = snapshot.row.seat_of(interaction.user.id)
+        if seat is None:
             raise Refusal("Only the player of this daily game can share it.")
         play = await self.dailies.result(snapshot)
         if play is None or play.score is None:
             raise Refusal("Share your result once your daily game is over.")
-        await send(interaction, shared(play), ephemeral=False)
+        name = literal(snapshot.row.players[seat].name)  # an answer to a button names nobody
+        await send(interaction, f"{name}: {shared(play)}", ephemeral=False)
 
     async def resume(self, interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:
         """Show a game of yesterday left unfinished, in a private reply of its own (the board
@@ -173,9 +175,9 @@ def finished(
     board = boards.get(day, "")  # an older day's board is not offered
     where = literal(server) if server is not None else "the server where you began it"
     payload.board.status = (
-        f"**Your daily game is over.** {date_text(date_of(day), year=True)} (UTC). Press Share "
-        "to post your result in the channel (no dice in it), or Review to see how you played."
-        + (f"{board} in {where} shows how everyone there did." if board else "")
+        f"**Your daily game is over.** {date_text(date_of(day), year=True)} (UTC). Press "
+        "**Share my result** to post it in the channel (no dice in it), or **Review** to see"
+        " how you played." + (f"{board} in {where} shows how everyone there did." if board else "")
     )
     share = GameButton(
         snapshot.id,

@@ -149,7 +149,8 @@ async def test_two_players_same_choices_same_dice_and_score_privately(
         shared = await press(fake_discord, ALICE, alice_board, "Share my result")
         assert not shared.ephemeral
         (posted,) = fake_discord.channel_messages(CHANNEL)
-        assert posted["content"].startswith(f"Orchard Daily #{day_of(time.time())} · Cheerio ")
+        day = day_of(time.time())
+        assert posted["content"].startswith(f"Alice: Orchard Daily #{day} · Cheerio "), "whose"
         assert "⚀" not in posted["content"] and "dice" not in posted["content"]
         refused = await press(fake_discord, BOB, alice_board, "Share my result")
         assert refused.ephemeral and "Only the player" in refused.content

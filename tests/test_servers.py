@@ -1583,8 +1583,13 @@ async def test_settings_refuse_a_channel_it_cannot_post_in_or_remove_one_not_lis
     server(fake_discord)
     fake_discord.add_guild(GUILD, [CHANNEL, no_files, fine], [ALICE, BOB, CAROL])
     fake_discord.channels[no_files]["permission_overwrites"] = [
-        {"id": str(fake_discord.bot_id), "type": 1, "allow": "0", "deny": str(ATTACH_FILES)}
-    ]
+        {
+            "id": str(fake_discord.bot_id),
+            "type": 1,
+            "allow": "0",
+            "deny": str(ATTACH_FILES | 1 << 14),
+        }
+    ]  # no Attach Files, no Embed Links
     fake_discord.permissions[ALICE] = MANAGE_GUILD
     async with orchard_bot(fake_discord, database) as bot:
         fake_discord.channels[unseen] = fake_discord.channels[fine] | {"id": str(unseen)}
@@ -1598,7 +1603,9 @@ async def test_settings_refuse_a_channel_it_cannot_post_in_or_remove_one_not_lis
             assert said.ephemeral
             return said.content
 
-        assert await add(no_files) == f"I cannot post in <#{no_files}>: give me Attach Files there."
+        assert await add(no_files) == (
+            f"I cannot post in <#{no_files}>: give me Embed Links and Attach Files there."
+        )
         assert await add(unseen) == "I cannot see that channel: give me View Channel there."
         fake_discord.app_permissions &= ~ATTACH_FILES  # Discord's word for this very channel
         assert await add(CHANNEL) == f"I cannot post in <#{CHANNEL}>: give me Attach Files there."
