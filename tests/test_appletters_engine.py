@@ -35,9 +35,11 @@ from bot.games.appletters import (
     mirror_bonus,
     placements_for,
     public_view,
+    tally,
     tile_bag,
     turnovers_for,
     view_for,
+    word_laid,
     word_points,
 )
 from bot.games.base import Ambiguous, BadInput, IllegalMove, Option
@@ -1040,3 +1042,19 @@ def test_random_legal_play_keeps_the_snake_one_wide_and_conserves_tiles(
     first = run()
     assert first == run()
     assert engine.load(engine.dump(first)) == first
+
+
+def test_applescores_log_says_what_each_word_scored() -> None:
+    """TOOT from the hand: 4 tiles, +5 as a palindrome; DOG: 3 tiles, +5 as GOD is listed
+    too; an unscored game says nothing of points."""
+    toot = SCORE_ENGINE.apply(table(SCORE_ENGINE, ["TOOTX", "Q"]), Play(0, "TOOT"))
+    assert toot.log[-1].text == "played TOOT (+9: 4 tiles, +5 mirror word)"
+    dog = SCORE_ENGINE.apply(table(SCORE_ENGINE, ["DOGX", "OD"], core=""), Play(0, "DOG"))
+    assert dog.log[-1].text == "played DOG (+8: 3 tiles, +5 mirror word)"
+    assert tally("APPLE", 4, WORDS) == "+4"
+    assert tally("APPLESAUCE", 9, WORDS) == "+14: 9 tiles, +5 for 8+ letters"
+    plain = ENGINE.apply(table(ENGINE, ["TOOTX", "Q"]), Play(0, "TOOT"))
+    assert plain.log[-1].text == "played TOOT"
+    assert [word_laid(s.log[-1].text) for s in (toot, dog, plain)] == ["TOOT", "DOG", "TOOT"]
+    over = "turned over EAT with EATS (+3): TURN OVER!"
+    assert word_laid(over) == "EATS" and word_laid("played TOOT (tiles)") is None

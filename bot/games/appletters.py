@@ -317,6 +317,17 @@ def word_points(text: str, from_hand: int, words: frozenset[str]) -> int:
     return from_hand + bonus
 
 
+def tally(text: str, from_hand: int, words: frozenset[str]) -> str:
+    """Applescore's points for a word as the log says them: "+8: 3 tiles, +5 mirror word"."""
+    parts = [_tiles(from_hand)]
+    if len(text) >= LONG_WORD:
+        parts.append(f"+{BONUS} for {LONG_WORD}+ letters")
+    if mirror_bonus(text, words):
+        parts.append(f"+{BONUS} mirror word")
+    total = word_points(text, from_hand, words)
+    return f"+{total}" if len(parts) == 1 else f"+{total}: {', '.join(parts)}"
+
+
 # Dealing.
 
 
@@ -1019,10 +1030,9 @@ class AppLettersEngine(Written[AppLettersAction]):
             scores=_set(state.scores, seat, state.scores[seat] + word.points),
             quiet=0,
         )
+        laid = p.word + (f" ({tally(p.word, len(needed), words)})" if state.scored else "")
         said = (
-            f"played {p.word}"
-            if old is None
-            else f"turned over {old.text} with {p.word}: TURN OVER!"
+            f"played {laid}" if old is None else f"turned over {old.text} with {laid}: TURN OVER!"
         )
         state = _log(state, seat, said)
         if not state.check_words:
@@ -1085,13 +1095,16 @@ def _tiles(n: int) -> str:
     return f"{n} tile" if n == 1 else f"{n} tiles"
 
 
-_LAID = re.compile(r"played (?P<word>[A-Z]+)|turned over [A-Z]+ with (?P<over>[A-Z]+): TURN OVER!")
+_TALLY = r"(?: \(\+\d+[^)]*\))?"  # Applescore's points, after the word
+_LAID = re.compile(
+    rf"played (?P<word>[A-Z]+){_TALLY}|turned over [A-Z]+ with (?P<over>[A-Z]+){_TALLY}: TURN OVER!"
+)
 
 
 def word_laid(text: str) -> str | None:
     """The word a log line says its player laid ("played WORD", or a turnover's one line, which
-    names the word turned over first), or None: what the log says is the one record of which
-    word is newest."""
+    names the word turned over first; either with Applescore's points), or None: what the log
+    says is the one record of which word is newest."""
     found = _LAID.fullmatch(text)
     return None if found is None else found["word"] or found["over"]
 
