@@ -75,7 +75,8 @@ every tile in your hand first to win: "HOW DO YOU LIKE THEM APPLES!"
 • The first word lies flat. Every other word hooks onto the snake's first or last letter, \
 starting or ending with it, and runs across the word it touches. It pays with your tiles, \
 except the shared letter. The snake stays one tile wide: no touching other tiles.
-• Can't (or won't) play? **Pick and pass**: take 3 tiles from the core.
+• Can't (or won't) play? **Pick and pass**: take 3 tiles from the core (the tiles nobody \
+holds yet, face down).
 • The core empty and a whole round without a word: fewest tiles left wins.
 **Applescore**: a point per tile you lay, +5 for 8 letters or more, +5 for a word that reads \
 the same backwards (TOOT) or spells another word (DOG/GOD), +5 for going out. Most points wins.

@@ -102,7 +102,7 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
         lines = []
         beat = throw_to_beat(state)
         if beat is not None:
-            lines.append(f"To beat, {players[state.starter]}: {self._throw(beat)}")
+            lines.append(f"{players[state.starter]}'s throw to beat: {self._throw(beat)}")
         throw = current_throw(state)
         if throw is not None:
             lines.append(f"**{players[state.turn]} threw** {self._throw(throw)}")
