@@ -495,7 +495,7 @@ class Boards:
                 return False
             try:
                 await self._edit(snapshot, row.message_id, await self.render(snapshot))
-            except (discord.NotFound, discord.Forbidden) as err:
+            except (discord.NotFound, discord.Forbidden, Gone) as err:
                 log.info("game %s: board not drawn anew: %s", game_id, err)
         return True
 
@@ -557,9 +557,14 @@ class Boards:
 
     async def _reopen(self, game_id: int, thread_id: int) -> None:
         """Unarchive the thread Discord archived after a quiet spell (a game over there, or
-        a turn of a day): Send Messages in Threads will do, unless a moderator locked it."""
+        a turn of a day): Send Messages in Threads will do. One a moderator locked is
+        :class:`Gone`: no board there can change again, so its game ends, as in a deleted
+        channel, rather than be played out by the clock where nobody sees it."""
         log.info("game %s: reopening thread %s, archived, to edit its board", game_id, thread_id)
-        await self.client.http.edit_channel(thread_id, archived=False)
+        try:
+            await self.client.http.edit_channel(thread_id, archived=False)
+        except discord.Forbidden as err:
+            raise Gone(f"thread {thread_id}, locked by a moderator") from err
 
     async def _redraw(self, game_id: int) -> None:
         await asyncio.sleep(self.redraw_delay)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,3 +106,14 @@ async def finish_cheerio(o: Table, game_id: int, users: dict[int, int]) -> Snaps
         category = open_categories(live.state.cards[live.state.turn])[0]
         live = await o.runner.act(game_id, user, "score", category, version=live.row.version)
     return live
+
+
+async def until(predicate: Callable[[], Awaitable[bool]], timeout: float = 20.0) -> None:
+    """Wait, ``timeout`` s at most, until ``predicate`` (read from the store, say) holds:
+    what the bot does there sends Discord nothing a test could wait on."""
+
+    async def poll() -> None:
+        while not await predicate():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)

@@ -17,7 +17,7 @@ from bot.model import GameStatus, Player
 from bot.opponents import Opponents
 from bot.runner import TIMEOUTS_TO_FORFEIT, Snapshot
 from db.connection import Target
-from tests.support import CHANNEL, GUILD, Clock, Table, orchard, player
+from tests.support import CHANNEL, GUILD, Clock, Table, orchard, player, until
 
 BOT_USER = 999
 
@@ -29,14 +29,6 @@ async def game_with_orchard(o: Table, humans: list[int], level: str = "hard") ->
     seat = Player(0, BOT_USER, f"Orchard ({level})", is_bot=True, level=level)
     await o.lobby.add_seat(live.id, humans[0], seat)
     return live.id
-
-
-async def until(predicate, timeout: float = 20.0) -> None:
-    async def poll() -> None:
-        while not await predicate():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
 
 
 async def test_orchard_plays_its_turn_and_hands_back(database: Target) -> None:

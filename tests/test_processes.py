@@ -33,6 +33,7 @@ from tests.killharness import Report
 from tests.killharness.controls import controls, is_move, named
 from tests.killharness.drivers import Driver
 from tests.killharness.drivers import Player as SoloPlayer
+from tests.support import until
 
 pytestmark = pytest.mark.postgres
 
@@ -229,14 +230,6 @@ async def until_value(produce: Any, timeout: float) -> Any:
         return value
 
     return await asyncio.wait_for(poll(), timeout)
-
-
-async def until(predicate: Any, timeout: float) -> None:
-    async def poll() -> None:
-        while not await predicate():
-            await asyncio.sleep(0.05)
-
-    await asyncio.wait_for(poll(), timeout)
 
 
 DEADLINES = 2000

@@ -43,7 +43,7 @@ from tests.botharness import (
 from tests.databases import fresh_schema, query, slowed_results, written
 from tests.fakediscord import VIEW_CHANNEL, FakeDiscord, InteractionRecord, text_of
 from tests.support import GUILD as HERE
-from tests.support import Clock, finish_cheerio, orchard, player, started
+from tests.support import Clock, finish_cheerio, orchard, player, started, until
 
 MANAGE_GUILD = 1 << 5
 MANAGE_MESSAGES = 1 << 13
@@ -2406,6 +2406,40 @@ async def test_a_board_in_a_thread_discord_archived_is_drawn_anew_all_the_same(
         )
         assert not fake_discord.channels[thread]["thread_metadata"]["archived"]
         assert await rows(database, "SELECT COUNT(*) FROM boards_to_draw") == [(0,)]
+        no_errors(fake_discord)
+
+
+async def test_a_game_in_a_thread_a_moderator_locked_ends_as_in_a_deleted_channel(
+    fake_discord: FakeDiscord, database: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A moderator closes and locks a thread with a game going on in it. Orchard may not
+    reopen it (that needs Manage Threads), so no board there can change again, and the clock
+    would play the game out unseen, a timeout at a time towards each player's removal. At
+    the first board Discord refuses, the game ends unrecorded, as one in a deleted channel
+    does; a board of a game over there, queued to be drawn anew, is passed over for good."""
+    thread = CHANNEL + 100
+    server(fake_discord)
+    fake_discord.add_thread(thread, CHANNEL)
+    monkeypatch.setattr("bot.boards.ANEW_PAUSE", 0.0)
+    async with orchard_bot(fake_discord, database) as bot:
+        await new_game(fake_discord, "cheerio", ALICE, [CAROL], channel=thread)
+        (played,) = await bot.orchard.store.open_games(GUILD)
+        await fake_discord.archive_thread(thread, locked=True)
+        bot.orchard.runner.clock = lambda: time.time() + 301
+        bot.orchard.scheduler.wake()
+
+        async def ended() -> bool:
+            return (await bot.orchard.runner.load(played.id)).row.status == "abandoned"
+
+        await until(ended, 5.0)
+        assert fake_discord.channels[thread]["thread_metadata"]["locked"]
+        assert await bot.orchard.store.open_games(GUILD) == []
+        await forget_me_everywhere(fake_discord, CAROL)  # its board queued to be drawn anew
+
+        async def passed_over() -> bool:
+            return await rows(database, "SELECT COUNT(*) FROM boards_to_draw") == [(0,)]
+
+        await until(passed_over, 5.0)
         no_errors(fake_discord)
 
 

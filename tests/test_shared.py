@@ -24,7 +24,17 @@ from db import results, shared
 from db.postgres import POOL_SIZE
 from db.shared import IDENTIFY_EVERY, LEADER
 from tests.databases import fresh_schema
-from tests.support import CHANNEL, GUILD, Clock, Table, finish_cheerio, orchard, player, started
+from tests.support import (
+    CHANNEL,
+    GUILD,
+    Clock,
+    Table,
+    finish_cheerio,
+    orchard,
+    player,
+    started,
+    until,
+)
 from tests.test_opponents import game_with_orchard
 
 pytestmark = pytest.mark.postgres
@@ -51,14 +61,6 @@ async def solo(o: Table, channel: int) -> Snapshot:
     """A solo Cheerio game started in its own channel (one open game a channel)."""
     lobby = await o.lobby.open("cheerio", GUILD, channel, player(channel))
     return await o.lobby.start(lobby.id, channel)
-
-
-async def until(predicate, timeout: float = 10.0) -> None:
-    async def poll() -> None:
-        while not await predicate():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
 
 
 async def test_a_move_waits_while_another_process_holds_the_game(url: str) -> None:
