@@ -110,13 +110,15 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
 
     def _challenge(self, state: HotscoreState, players: list[str], live: bool) -> str:
         """The challenge's stakes, how it is won while it is played (a first challenge is new
-        to most players), and each player's three dice with how many match."""
+        to most players), and each player's three dice with how many match: on a finished
+        board (a player left mid-challenge), only the dice thrown, never a "…" to wait for."""
         heading = f"**Challenge ×{state.level}** · stakes ±{stakes(state)}"
         if state.parity:
             heading += f" · **{state.parity.upper()}**"
         thrown = [
             f"{name}: {self._tally(dice, state.parity)}"
             for name, dice in zip(players, state.challenge_dice, strict=True)
+            if dice or live
         ]
         how = [challenge_rule(state, players[state.starter])] if live else []
         return "\n".join([heading, *how, *thrown])

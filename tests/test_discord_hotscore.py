@@ -122,4 +122,5 @@ async def test_a_challenge_says_how_it_is_won_and_counts_each_throw(
         shown = text_of(fake_discord.message(board))
         assert "Game over" in shown and f" {parity}, sum {sum(matching)}\n" in shown
         assert "dice win" not in shown, "no rule to follow on a finished board"
+        assert "…" not in shown, "nor dice to wait for"
         no_errors(fake_discord)
