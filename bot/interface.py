@@ -341,7 +341,9 @@ async def _show_again(interaction: discord.Interaction[Any], game_id: int) -> Sn
     async with runner.showing(game_id):
         snapshot = await runner.load(game_id)
         row = snapshot.row
-        if row.message_id is not None or not row.status.is_open:
+        if not row.status.is_open:
+            raise Refusal(f"Your {title(row.kind)} game {row.id} here has just ended: try again.")
+        if row.message_id is not None:
             raise Refusal(already_yours(row.kind, row.id, row.status))
         await _announcer(interaction)(snapshot)
         return snapshot
