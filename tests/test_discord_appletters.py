@@ -23,6 +23,7 @@ from string import ascii_uppercase
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from bot.app import OrchardBot
 from bot.cli import OWN_LOGGERS, configure_logging
@@ -981,6 +982,41 @@ async def test_a_board_whose_picture_discord_refuses_is_drawn_without_it(
         assert (await press(fake, mover, int(again["id"]), "Pick 3 tiles and pass")).updated
         assert fake.message(int(again["id"]))["attachments"], "the picture back"
         assert "Attach Files" not in text_of(fake.message(int(again["id"])))
+
+
+async def test_a_picture_board_edited_again_in_a_reopened_thread_uploads_it_whole(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Discord archived the thread of an Appletters game after a quiet spell: a word laid
+    then has its board's edit refused (50083) until Orchard reopens the thread. The edit
+    sent again uploads the snake's picture anew, and the refused edit has read its file to
+    the end, so unless it is rewound the board's picture goes up empty, a broken image.
+    (Turn pings are off: their post in the thread would reopen it first.)"""
+    fake = fake_discord
+    thread = CHANNEL + 100
+    server(fake)
+    fake.add_thread(thread, CHANNEL)
+    async with appletters_bot(fake, database) as bot:
+        await bot.orchard.settings.update(GUILD, turn_pings="off")  # a post reopens a thread
+        board = await new_game(fake, "appletters", ALICE, [BOB], channel=thread)
+        live = await game_of(bot)
+        for seat, user in USERS.items():
+            await got_tiles(fake, user, live.state.hands[seat])
+        mover = live.state.turn
+        word = add_word(live.state.hands[mover][:2])
+        way = placements_for(live.state, mover, word)[0]
+        await fake.archive_thread(thread)
+        await bot.orchard.runner.act(live.id, USERS[mover], "play", way.arg)
+        await fake.wait_for(lambda: word in text_of(fake.message(board)), what="the word shown")
+        assert not fake.channels[thread]["thread_metadata"]["archived"]
+        edits = fake.requests_matching("PATCH", rf"/channels/{thread}/messages/{board}$")
+        refused, sent = edits[-2:]
+        assert (refused.status, sent.status) == (400, 200), [e.status for e in edits]
+        (picture,) = sent.uploads
+        image = Image.open(io.BytesIO(picture.data))
+        image.load()
+        assert image.format == "PNG" and fake.message(board)["attachments"][0]["size"] > 0
+        no_errors(fake)
 
 
 async def test_the_leak_check_catches_a_hand_shown_to_another_player(
