@@ -230,6 +230,26 @@ async def test_a_rematch_seats_no_one_who_left_the_game(
         no_errors(fake)
 
 
+async def test_a_rematch_is_refused_to_someone_who_did_not_play(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Carol watched Alice and Bob's game. Its Rematch button is on the board for all to see,
+    but her press would seat both of them in a game they never asked for, and ping them:
+    it is refused privately, and no lobby opens (Apple Jack has room for all three, so
+    nothing else would refuse it)."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, database) as bot:
+        board = await new_game(fake, "applejack", ALICE, [BOB])
+        await ended_by_a_moderator(bot)
+        refused = await press(fake, CAROL, board, "Rematch (same players)")
+        assert refused.ephemeral and refused.content == (
+            "Only the players of this game can start a rematch."
+        ), refused.describe()
+        assert await bot.orchard.store.open_games(GUILD) == []
+        no_errors(fake)
+
+
 async def test_two_players_pressing_rematch_together_get_one_lobby_message(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
