@@ -250,6 +250,26 @@ async def test_a_rematch_is_refused_to_someone_who_did_not_play(
         no_errors(fake)
 
 
+async def test_apple_jacks_board_strikes_out_a_player_who_left(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Carol gives up a game of three. Alice and Bob play on, and the board keeps her line,
+    struck out and marked as left, with no dice or total: she is not still in it."""
+    fake = fake_discord
+    server(fake)
+    async with orchard_bot(fake, database) as bot:
+        board = await new_game(fake, "applejack", ALICE, [BOB, CAROL])
+        await (await fake.slash(CAROL, GUILD, CHANNEL, "forfeit")).wait()
+        live = await live_game(bot, "applejack")
+        assert live.row.status == "active" and live.state.active == (True, True, False)
+        await fake.wait_for(lambda: "(left)" in text_of(fake.message(board)), what="the board")
+        lines = text_of(fake.message(board)).splitlines()
+        assert "~~Carol~~ (left)" in lines, lines
+        assert not [line for line in lines if line.startswith("**Carol**")], lines
+        assert len([line for line in lines if line.startswith(("**Alice**", "**Bob**"))]) == 2
+        no_errors(fake)
+
+
 async def test_two_players_pressing_rematch_together_get_one_lobby_message(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
