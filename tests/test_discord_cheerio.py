@@ -159,6 +159,33 @@ async def test_lobby_host_rules_and_dm_commands(
         assert "in time" not in closed
 
 
+async def test_leave_is_refused_to_the_host_and_to_someone_not_in_the_lobby(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Leave on a lobby: the host is told to Cancel instead (a lobby without its host has
+    nobody who may start it), and Carol, not in it, is told she is not; the seats stay as
+    they were. Bob's own Leave takes him out."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
+        lobby = int(opened.original["id"])
+        await press(fake_discord, BOB, lobby, "Join")
+        (game,) = await bot.orchard.store.open_games(GUILD)
+        before = await bot.orchard.store.get_game(game.id)
+        host = await press(fake_discord, ALICE, lobby, "Leave")
+        private(host)
+        assert host.content == "You are hosting this game: use Cancel to close it."
+        outsider = await press(fake_discord, CAROL, lobby, "Leave")
+        private(outsider)
+        assert outsider.content == "You are not in this game."
+        assert await bot.orchard.store.get_game(game.id) == before, "refused: nothing changed"
+        left = await press(fake_discord, BOB, lobby, "Leave")
+        assert left.type == 7, left.describe()
+        after = await bot.orchard.store.get_game(game.id)
+        assert [p.user_id for p in after.players] == [ALICE] and after.host_id == ALICE
+        no_errors(fake_discord)
+
+
 async def test_the_rules_examples_score_as_the_game_does(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
