@@ -267,6 +267,29 @@ async def test_games_lists_and_reposts_a_lost_board(
         assert fresh != board and "Cheerio" in text_of(fake_discord.message(fresh))
 
 
+async def test_show_again_on_a_game_over_since_it_was_listed_is_refused(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Bob's /games list is older than the game's end (a moderator ended it): its "Show #N
+    again" is refused privately, and no copy of the finished board is posted at the
+    channel's foot, nor its final board deleted."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        listed = await answered(await fake_discord.slash(BOB, GUILD, CHANNEL, "games"))
+        live = await game_of(bot)
+        await bot.orchard.runner.abandon(live.id)
+        shown = int(listed.original["id"])
+        again = await press(fake_discord, BOB, shown, f"Show #{live.id} again")
+        private(again)
+        assert again.content == "This game is over.", again.describe()
+        boards = [m for m in fake_discord.channel_messages(CHANNEL) if "### Cheerio" in text_of(m)]
+        assert [int(m["id"]) for m in boards] == [board], "no copy posted, the board kept"
+        assert "Game abandoned" in text_of(fake_discord.message(board))
+        assert (await bot.orchard.store.get_game(live.id)).message_id == board
+        no_errors(fake_discord)
+
+
 async def test_show_again_pressed_over_and_over_leaves_one_board(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
