@@ -107,6 +107,32 @@ async def test_add_orchard_from_the_lobby(fake_discord: FakeDiscord, database: T
         assert row.status == "active" and row.players[1].is_bot
 
 
+async def test_orchard_chosen_from_a_lobby_filled_meanwhile_is_refused(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Alice opens the Add Orchard menu of her Hot Score lobby (two seats), and Bob joins
+    before she chooses: the lobby is full, so her choice is refused and seats nobody, and
+    Start plays Alice against Bob."""
+    server(fake_discord)
+    async with orchard_bot(fake_discord, database) as bot:
+        opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "hotscore new"))
+        lobby = int(opened.original["id"])
+        menu = select_of(fake_discord, lobby, "lobby_addbot")
+        await press(fake_discord, BOB, lobby, "Join")
+        late = await answered(
+            await fake_discord.forge(ALICE, lobby, menu.custom_id or "", values=["easy"])
+        )
+        private(late)
+        assert late.content == "This game is full.", late.describe()
+        (game,) = await bot.orchard.store.open_games(GUILD)
+        assert [p.user_id for p in game.players] == [ALICE, BOB]
+        started = await press(fake_discord, ALICE, lobby, "Start")
+        assert started.type == 7, started.describe()
+        (game,) = await bot.orchard.store.open_games(GUILD)
+        assert game.status == "active" and not any(p.is_bot for p in game.players)
+        no_errors(fake_discord)
+
+
 async def test_cheerio_hint_is_private_own_turn_only_and_marks_the_game(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
