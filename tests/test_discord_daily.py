@@ -810,6 +810,46 @@ async def test_the_world_board_shows_no_servers_nickname(
         no_errors(fake_discord)
 
 
+async def test_leaving_the_world_board_takes_ones_results_off_it(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Alice joins the board across servers, plays, then asks to leave it (`join:False`):
+    the board across servers, asked for from another server, no longer names her, while
+    her own server's board still does. What she chose to stop sharing must not stay shown."""
+    other_guild, other_channel = GUILD + 1, CHANNEL + 1
+    server(fake_discord)
+    fake_discord.add_guild(other_guild, [other_channel], [ALICE, BOB, CAROL])
+
+    async def world() -> str:
+        shown = await answered(
+            await fake_discord.slash(
+                CAROL, other_guild, other_channel, "daily-board", {"scope": "world"}
+            )
+        )
+        return str(shown.embeds[0]["description"])
+
+    async def world_join(join: bool) -> InteractionRecord:
+        said = await fake_discord.slash(ALICE, GUILD, CHANNEL, "daily-world", {"join": join})
+        return await answered(said)
+
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        await daily(fake_discord, ALICE)
+        await world_join(True)
+        game = await game_of(bot, ALICE)
+        for category in ORDER:
+            await bot.orchard.runner.act(game.id, ALICE, "score", category)
+        assert "Alice" in await world()
+        left = await world_join(False)
+        private(left)
+        assert left.content == (
+            "You are off the board across servers; your results show only where you play."
+        )
+        assert "Alice" not in await world()
+        _, here = await said_today(fake_discord)
+        assert "Alice" in here, here
+        no_errors(fake_discord)
+
+
 def files_hold(path: Path, text: str) -> int:
     """How often ``text`` is in the database and its -wal file (as UTF-8)."""
     wal = path.with_name(path.name + "-wal")
