@@ -4,6 +4,7 @@ privately, once the game is over."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,39 @@ async def test_each_player_gets_their_own_review_privately(
         outsider = await press(fake_discord, CAROL, board, "Review")
         assert outsider.ephemeral and "Only the players" in outsider.content
         no_errors(fake_discord)
+
+
+async def test_a_review_that_failed_is_computed_again_at_the_next_press(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """The store fails once while Alice's review reads the moves (a locked database, a
+    dropped connection): she is told privately that something went wrong, and her next
+    press computes the review afresh. Reviews are kept once computed, so a failure kept
+    the same way would answer every later press with the same apology."""
+    server(fake_discord)
+    unpaced(fake_discord)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
+        game_id = await game_id_of(bot, "cheerio")
+        await play_out(bot, game_id, cheerio_move)
+        expected = await expected_review(bot, game_id, 0)
+        store = bot.orchard.store
+        moves = store.moves
+        failures = [sqlite3.OperationalError("database is locked")]
+
+        async def failing_once(game: int) -> Any:
+            if failures:
+                raise failures.pop()
+            return await moves(game)
+
+        store.moves = failing_once  # type: ignore[method-assign]
+        failed = await press(fake_discord, ALICE, board, "Review")
+        private(failed)
+        assert failed.content.startswith("Sorry, something went wrong on our side")
+        assert len(fake_discord.errors) == 1, "the apology logs its traceback"
+        again = await press(fake_discord, ALICE, board, "Review")
+        private(again)
+        assert again.content == expected
 
 
 async def test_an_appletters_review_reads_only_the_askers_tiles(
