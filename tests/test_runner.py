@@ -507,6 +507,26 @@ async def test_the_show_callback_runs_after_the_commit(database: Target) -> None
     await o.close()
 
 
+async def test_a_full_channel_offers_its_lobby_or_says_to_play_elsewhere(database: Target) -> None:
+    """The channel's one Cheerio game is a lobby: whoever else asks is offered to join it.
+    Once that game is in play, there is nothing to join: play elsewhere, or wait."""
+    o = await orchard(database, Clock())
+    live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    with pytest.raises(Refusal) as waiting:
+        await o.lobby.open("cheerio", GUILD, CHANNEL, player(2))
+    assert str(waiting.value).endswith(
+        f"Join game {live.id} (still in its lobby), or play in another channel."
+    )
+    await o.lobby.start(live.id, 1)
+    with pytest.raises(Refusal) as playing:
+        await o.lobby.open("cheerio", GUILD, CHANNEL, player(2))
+    assert str(playing.value) == (
+        "This channel already has 1 open Cheerio game, as many as this server allows here."
+        " Play in another channel, or wait for one to end: /games lists them."
+    )
+    await o.close()
+
+
 async def test_lobby_rules(database: Target) -> None:
     clock = Clock()
     o = await orchard(database, clock)
