@@ -1127,6 +1127,8 @@ async def test_yesterdays_game_left_unfinished_is_offered_by_daily_until_it_clos
             scored = await choose(fake_discord, ALICE, yesterdays, "score", [category])
             assert scored.type == 7, scored.describe()
         assert "Your daily game is over" in text_of(fake_discord.message(yesterdays))
+        stale = await press(fake_discord, ALICE, board, label)  # today's board, as it was
+        assert stale.ephemeral and stale.content == "That daily game is over: /daily shows today's."
         again = text_of(fake_discord.message(await daily(fake_discord, ALICE)))
         assert "is not finished" not in again and "Finish Orchard" not in again
         cog.dailies.clock = lambda: now - 86400
