@@ -268,9 +268,10 @@ async def appletters(fake: FakeDiscord, bot: OrchardBot) -> int:
         await fake.slash(ALICE, GUILD, CHANNEL, "appletters new", {"opponent": "orchard"})
     )
     board = int(opened.original["id"])
+    game_id = (await state_of(bot, "appletters")).id  # read by id: the game may end meanwhile
     passes = 0
     for _ in range(200):
-        live = await state_of(bot, "appletters")
+        live = await bot.orchard.runner.load(game_id)
         if live.row.status != "active" or (
             passes >= 2 and live.state.snake and not live.state.turn
         ):
