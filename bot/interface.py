@@ -344,7 +344,8 @@ async def _show_again(interaction: discord.Interaction[Any], game_id: int) -> Sn
         if not row.status.is_open:
             raise Refusal(f"Your {title(row.kind)} game {row.id} here has just ended: try again.")
         if row.message_id is not None:
-            raise Refusal(already_yours(row.kind, row.id, row.status))
+            hosting = row.host_id == interaction.user.id
+            raise Refusal(already_yours(row.kind, row.id, row.status, hosting))
         await _announcer(interaction)(snapshot)
         return snapshot
 

@@ -216,9 +216,9 @@ class Lobby:
         here = await self.store.open_games(guild_id, channel_id, kind)
         if self._has_one(here, host.user_id):
             mine = next(g for g in here if g.plays(host.user_id))
-            raise Refusal(already_yours(kind, mine.id, mine.status))
+            raise Refusal(already_yours(kind, mine.id, mine.status, mine.host_id == host.user_id))
         if len(here) >= settings.open_games_per_channel:
-            raise Refusal(channel_full(here))
+            raise Refusal(channel_full(here, self.runner.engine(kind).max_players))
         return here
 
     @staticmethod
@@ -356,20 +356,25 @@ def _seats(
     return change if deadline is None else replace(change, deadline=deadline)
 
 
-def already_yours(kind: str, game_id: int, status: GameStatus) -> str:
-    """A new game refused because the person has one of this kind here already."""
-    leave = "Leave on its lobby" if status is GameStatus.LOBBY else "/forfeit"
-    return (
-        f"You already have an open {title(kind)} game here, game {game_id}: finish it, "
-        f"or leave it ({leave}), to start another. /games lists the games here."
-    )
+def already_yours(kind: str, game_id: int, status: GameStatus, hosting: bool) -> str:
+    """A new game refused because the person has one of this kind here already, and the way
+    out that is theirs: a lobby's host cancels it (Leave is not for the host)."""
+    head = f"You already have an open {title(kind)} game here, game {game_id}"
+    if status is not GameStatus.LOBBY:
+        way = "finish it, or give it up with /forfeit"
+    elif hosting:
+        way = "press Cancel on its lobby"
+    else:
+        way = "press Leave on its lobby"
+    return f"{head}: {way}, to start another. /games lists the games here."
 
 
-def channel_full(here: list[GameSummary]) -> str:
-    """A new game refused because the channel has as many of this kind as its server allows."""
+def channel_full(here: list[GameSummary], seats: int) -> str:
+    """A new game refused because the channel has as many of this kind as its server allows;
+    a lobby there with a seat free (of ``seats``) is offered instead."""
     games = plural(len(here), f"open {title(here[0].kind)} game")
     head = f"This channel already has {games}, as many as this server allows here."
-    lobbies = [g.id for g in here if g.status is GameStatus.LOBBY]
+    lobbies = [g.id for g in here if g.status is GameStatus.LOBBY and len(g.players) < seats]
     if lobbies:
         return f"{head} Join game {lobbies[0]} (still in its lobby), or play in another channel."
     return f"{head} Play in another channel, or wait for one to end: /games lists them."

@@ -111,8 +111,14 @@ class DailyUI:
         play = await self.dailies.result(snapshot)
         if play is None or play.score is None:
             raise Refusal("Share your result once your daily game is over.")
-        name = literal(snapshot.row.players[seat].name)  # an answer to a button names nobody
-        await send(interaction, f"{name}: {shared(play)}", ephemeral=False)
+        # An answer to a button says nothing of who pressed it; as shown here, and pinging nobody.
+        name = literal(interaction.user.display_name)
+        await send(
+            interaction,
+            f"{name}: {shared(play)}",
+            ephemeral=False,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
 
     async def resume(self, interaction: discord.Interaction[Any], snapshot: Snapshot) -> None:
         """Show a game of yesterday left unfinished, in a private reply of its own (the board

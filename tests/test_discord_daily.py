@@ -148,6 +148,7 @@ async def test_two_players_same_choices_same_dice_and_score_privately(
         assert "accuracy" in review.content
         shared = await press(fake_discord, ALICE, alice_board, "Share my result")
         assert not shared.ephemeral
+        assert shared.data["allowed_mentions"] == {"parse": []}, "a name pings nobody"
         (posted,) = fake_discord.channel_messages(CHANNEL)
         day = day_of(time.time())
         assert posted["content"].startswith(f"Alice: Orchard Daily #{day} · Cheerio "), "whose"

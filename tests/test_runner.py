@@ -517,13 +517,22 @@ async def test_a_full_channel_offers_its_lobby_or_says_to_play_elsewhere(databas
     assert str(waiting.value).endswith(
         f"Join game {live.id} (still in its lobby), or play in another channel."
     )
-    await o.lobby.start(live.id, 1)
-    with pytest.raises(Refusal) as playing:
+    await o.lobby.join(live.id, player(2))
+    with pytest.raises(Refusal, match=r"game 1: press Leave on its lobby, to start another"):
         await o.lobby.open("cheerio", GUILD, CHANNEL, player(2))
+    await o.lobby.start(live.id, 1)
+    with pytest.raises(Refusal, match=r"game 1: finish it, or give it up with /forfeit, to st"):
+        await o.lobby.open("cheerio", GUILD, CHANNEL, player(2))
+    with pytest.raises(Refusal) as playing:
+        await o.lobby.open("cheerio", GUILD, CHANNEL, player(3))
     assert str(playing.value) == (
         "This channel already has 1 open Cheerio game, as many as this server allows here."
         " Play in another channel, or wait for one to end: /games lists them."
     )
+    duel = await o.lobby.open("hotscore", GUILD, CHANNEL, player(1))
+    await o.lobby.join(duel.id, player(2))
+    with pytest.raises(Refusal, match="wait for one to end"):  # no seat to offer in it
+        await o.lobby.open("hotscore", GUILD, CHANNEL, player(3))
     await o.close()
 
 
@@ -531,8 +540,12 @@ async def test_lobby_rules(database: Target) -> None:
     clock = Clock()
     o = await orchard(database, clock)
     live = await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
-    with pytest.raises(Refusal, match=r"^You already have an open Cheerio game here, game 1: fi"):
+    with pytest.raises(Refusal) as hosting:
         await o.lobby.open("cheerio", GUILD, CHANNEL, player(1))
+    assert str(hosting.value) == (
+        "You already have an open Cheerio game here, game 1: press Cancel on its lobby, to start"
+        " another. /games lists the games here."
+    ), "Leave is refused to a host"
     with pytest.raises(Refusal, match=r"^This channel already has 1 open Cheerio game, as many"):
         await o.lobby.open("cheerio", GUILD, CHANNEL, player(2))
     await o.lobby.join(live.id, player(2))
