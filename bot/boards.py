@@ -57,6 +57,10 @@ ANEW_BACKOFF = 5.0
 failure in a row, up to :data:`ANEW_BACKOFF_MOST`: one Discord keeps refusing costs a
 request an hour, not one at every check of the leader's."""
 ANEW_BACKOFF_MOST = 3600.0
+PICTURE_RETRY = 600.0
+"""Seconds a channel where Discord refused a board's picture (Attach Files taken away) has
+its boards drawn without one before a picture is tried again: each refusal costs a request
+of the channel's limit, and counts towards Discord's ban of bots whose requests it refuses."""
 
 
 @dataclass
@@ -327,14 +331,6 @@ def deserted(snapshot: Snapshot) -> bool:
     return timeouts and snapshot.row.expired and snapshot.row.status is GameStatus.ABANDONED
 
 
-def _picture_refused(err: discord.Forbidden, payload: Rendered, game_id: int) -> bool:
-    """Whether Discord refused a board for its picture (Attach Files taken away)."""
-    if err.code != MISSING_PERMISSIONS or not payload.files:
-        return False
-    log.info("game %s: board drawn without its picture, Discord refused it: %s", game_id, err)
-    return True
-
-
 class Boards:
     """Each game's public message, kept showing the game's latest version."""
 
@@ -350,6 +346,7 @@ class Boards:
         self._drawing_anew: asyncio.Task[None] | None = None  # see draw_anew
         self._anew_failed: dict[int, tuple[int, float]] = {}  # game: failures, next try
         self._anew_again = False
+        self._no_pictures: dict[int, float] = {}  # channel: until when its boards go without
 
     async def render(self, snapshot: Snapshot) -> Rendered:
         """A game's message; a picture is drawn in a thread so other games keep moving."""
@@ -400,10 +397,13 @@ class Boards:
         payload = payload or await self.render(snapshot)
         row = snapshot.row
         channel = self.client.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        payload = self._pictures_allowed(row.channel_id, payload)
+        for file in payload.files:
+            file.reset()  # read already, if an edit refused for a deleted message sent it
         try:
             message = await channel.send(**payload.send_kwargs())
         except discord.Forbidden as err:
-            if not _picture_refused(err, payload, snapshot.id):
+            if not self._picture_refused(err, payload, snapshot):
                 raise
             message = await channel.send(**payload.without_pictures().send_kwargs())
         await self.runner.record_message(snapshot.id, message.id)
@@ -519,12 +519,34 @@ class Boards:
 
     async def _edit(self, snapshot: Snapshot, message_id: int, payload: Rendered) -> None:
         """Edit the board, without its picture if Discord refuses the upload."""
+        payload = self._pictures_allowed(snapshot.row.channel_id, payload)
         try:
             await self._edit_as(snapshot, message_id, payload)
         except discord.Forbidden as err:
-            if not _picture_refused(err, payload, snapshot.id):
+            if not self._picture_refused(err, payload, snapshot):
                 raise
             await self._edit_as(snapshot, message_id, payload.without_pictures())
+
+    def _pictures_allowed(self, channel_id: int, payload: Rendered) -> Rendered:
+        """``payload``, or it without pictures while its channel's last refusal of one is
+        recent (:data:`PICTURE_RETRY`)."""
+        until = self._no_pictures.get(channel_id)
+        if until is None or not payload.files:
+            return payload
+        if time.monotonic() < until:
+            return payload.without_pictures()
+        del self._no_pictures[channel_id]
+        return payload
+
+    def _picture_refused(self, err: discord.Forbidden, payload: Rendered, game: Snapshot) -> bool:
+        """Whether Discord refused a board for its picture (Attach Files taken away); if so,
+        the channel's boards go without pictures for a while."""
+        if err.code != MISSING_PERMISSIONS or not payload.files:
+            return False
+        channel_id = game.row.channel_id
+        self._no_pictures[channel_id] = time.monotonic() + PICTURE_RETRY
+        log.info("game %s: boards in %s drawn without pictures: %s", game.id, channel_id, err)
+        return True
 
     async def _edit_as(self, snapshot: Snapshot, message_id: int, payload: Rendered) -> None:
         """``PartialMessage.edit`` without making a Message of the edited board Discord sends
@@ -557,14 +579,15 @@ class Boards:
 
     async def _reopen(self, game_id: int, thread_id: int) -> None:
         """Unarchive the thread Discord archived after a quiet spell (a game over there, or
-        a turn of a day): Send Messages in Threads will do. One a moderator locked is
-        :class:`Gone`: no board there can change again, so its game ends, as in a deleted
-        channel, rather than be played out by the clock where nobody sees it."""
+        a turn of a day): Send Messages in Threads will do. One Orchard may not reopen (a
+        moderator locked it, or took that permission away) is :class:`Gone`: no board there
+        can change again, so its game ends, as in a deleted channel, rather than be played
+        out by the clock where nobody sees it."""
         log.info("game %s: reopening thread %s, archived, to edit its board", game_id, thread_id)
         try:
             await self.client.http.edit_channel(thread_id, archived=False)
         except discord.Forbidden as err:
-            raise Gone(f"thread {thread_id}, locked by a moderator") from err
+            raise Gone(f"thread {thread_id}, closed, may not be reopened: {err}") from err
 
     async def _redraw(self, game_id: int) -> None:
         await asyncio.sleep(self.redraw_delay)

@@ -112,7 +112,8 @@ class Choose(Refusal):
 
 class Gone(Exception):
     """Raised by a :data:`Display` whose game can no longer be shown anywhere (its channel
-    was deleted): nobody can see or play it, so the runner abandons it."""
+    was deleted, or its thread closed where Orchard may not reopen it): nobody can see or
+    play it, so the runner abandons it."""
 
 
 @dataclass(frozen=True)
@@ -697,8 +698,10 @@ class Runner:
                 continue
             try:
                 sent = await self._draw(draw, snapshot)
-            except Gone:
-                log.warning("game %s: its channel is gone; abandoned", snapshot.id)
+            except Gone as gone:
+                log.warning(
+                    "game %s: its board can never be shown (%s); abandoned", snapshot.id, gone
+                )
                 return await self._abandon_gone(snapshot)
             except Exception:
                 log.warning(

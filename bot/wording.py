@@ -144,7 +144,7 @@ CHOICE_NAMES = {
     "average": "Average score",
     "start": "Start of the snake",
     "end": "End of the snake",
-    "challenge": "Unchecked: players challenge",
+    "challenge": "Unchecked (players challenge)",
     "checked": "Checked when played",
     "full": "Full list",
     "family": "Family list (common words)",

@@ -82,7 +82,7 @@ def hint_text(state: CheerioState, tables: DiceTables) -> str:
         else:
             what = "roll all five dice again"
         lines.append(f"{i}. {what}: expected final score {choice.expected:.1f}")
-    marked = "(only you see these; the board and /history now show 💡 hinted for this game)"
+    marked = "(only you see these; its final board and /history will show 💡 hinted)"
     return f"**Best moves now** {marked}\n" + "\n".join(lines)
 
 

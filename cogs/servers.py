@@ -870,8 +870,8 @@ def settings_text(s: GuildSettings, posted: str = "none", room: int = MESSAGE_LI
         f"• Word list: {choice_name(s.word_list)}\n"
         f"• Hot Score floor at 0: {'on' if s.hotscore_floor else 'off'}\n"
         f"• Yesterday's daily board posted in: {posted} (/daily-channel)\n"
-        f"• Turn pings: {choice_name(s.turn_pings)} (a player's own /pings choice wins over"
-        " the channel or a DM)"
+        f"• Turn pings: {choice_name(s.turn_pings)}"
+        + (" (a player's own /pings choice wins over it)" if s.turn_pings != "off" else "")
     )
     mentions = [f"<#{c}>" for c in s.game_channels]
     channels = "every channel"

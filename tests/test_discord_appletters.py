@@ -949,8 +949,9 @@ async def test_a_board_whose_picture_discord_refuses_is_drawn_without_it(
 ) -> None:
     """A moderator takes Attach Files away mid-game. An edit that uploads the snake's
     picture is then refused (403), so a timed-out turn's board is drawn without the
-    picture, saying why, rather than left showing a turn long gone. Given back, the next
-    board has its picture again."""
+    picture, saying why, rather than left showing a turn long gone; and boards in that
+    channel go without one for a while, not each refused in turn (a refusal costs a request
+    of the channel's limit). Given back, the next click's board has its picture again."""
     fake = fake_discord
     server(fake)
     async with appletters_bot(fake, database) as bot:
@@ -976,12 +977,39 @@ async def test_a_board_whose_picture_discord_refuses_is_drawn_without_it(
         bot.orchard.scheduler.wake()
         again = await fake.wait_for_message(CHANNEL, lambda m: bool(m.get("components")))
         assert not again["attachments"] and "Attach Files" in text_of(again)
+        refused = [r for r in fake.requests if r.status == 403 and "/messages" in r.path]
+        assert len(refused) == 1, [(r.method, r.path) for r in refused]
         fake.channels[CHANNEL]["permission_overwrites"] = []
         state = await state_of(bot)
         mover = USERS[state.turn]
         assert (await press(fake, mover, int(again["id"]), "Pick 3 tiles and pass")).updated
         assert fake.message(int(again["id"]))["attachments"], "the picture back"
         assert "Attach Files" not in text_of(fake.message(int(again["id"])))
+
+
+async def test_a_picture_board_deleted_is_posted_again_with_its_picture_whole(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """A moderator deletes an Appletters board with a snake on it; the next turn's display
+    finds it gone (404) and posts the board anew. The refused edit has read the picture's
+    file to its end, so unless it is rewound the new board's picture goes up empty."""
+    fake = fake_discord
+    server(fake)
+    async with appletters_bot(fake, database) as bot:
+        board = await new_game(fake, "appletters", ALICE, [BOB])
+        state = await state_of(bot)
+        a, b = shared_pair(state.hands[state.turn], state.hands[1 - state.turn])
+        assert (await modal_word(fake, USERS[state.turn], board, add_word(a + b))).updated
+        fake._delete_message(board)
+        bot.orchard.runner.clock = lambda: time.time() + 301
+        bot.orchard.scheduler.wake()
+        again = await fake.wait_for_message(CHANNEL, lambda m: bool(m.get("components")))
+        posts = fake.requests_matching("POST", rf"/channels/{CHANNEL}/messages$")
+        (picture,) = [r for r in posts if r.uploads][-1].uploads
+        image = Image.open(io.BytesIO(picture.data))
+        image.load()
+        assert image.format == "PNG" and again["attachments"][0]["size"] > 0
+        no_errors(fake)
 
 
 async def test_a_picture_board_edited_again_in_a_reopened_thread_uploads_it_whole(

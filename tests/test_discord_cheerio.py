@@ -86,7 +86,7 @@ async def test_a_hint_names_categories_as_the_board_does(
         for _ in range(2):
             live = await bot.orchard.runner.act(live.id, ALICE, "roll", version=live.row.version)
         hint = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio hint"))
-        assert "the board and /history now show 💡 hinted" in hint.content.splitlines()[0]
+        assert "its final board and /history will show 💡 hinted" in hint.content.splitlines()[0]
         shown = hint.content.splitlines()[1:]
         menu = [o["label"] for o in select_of(fake_discord, board, "score").raw["options"]]
         assert len(shown) == 3, hint.content

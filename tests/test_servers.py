@@ -780,7 +780,7 @@ async def test_settings_with_many_game_channels_list_what_fits_and_count_the_res
     """Game channels have no limit in number: a hundred of them would make /settings about
     2,600 characters, over the 2,000 Discord allows. The reply lists what fits, then how many
     more. With 17-digit ids (a server from Discord's first years) and these settings the list
-    fills the reply to within 4 characters, so the "Saved. " before it must be counted too."""
+    fills the reply to within a few characters, so the "Saved. " before it must be counted too."""
     channels = [10**16 + n for n in range(100)]
     server(fake_discord)
     fake_discord.add_guild(GUILD, [CHANNEL, *channels], [ALICE, BOB, CAROL])
@@ -797,7 +797,7 @@ async def test_settings_with_many_game_channels_list_what_fits_and_count_the_res
             shown = re.findall(r"<#(\d+)>", text)
             assert shown == [str(c) for c in channels[: len(shown)]] and len(shown) > 70
             assert f", … and {100 - len(shown)} more channels\n• Open games" in text
-            assert text.endswith("wins over the channel or a DM)")
+            assert text.endswith("(a player's own /pings choice wins over it)")
         assert (await bot.orchard.settings.get(GUILD)).game_channels == tuple(channels)
 
 
@@ -1619,6 +1619,18 @@ async def test_settings_refuse_a_channel_it_cannot_post_in_or_remove_one_not_lis
         )
         assert unlisted.content == f"<#{CHANNEL}> is not a game channel: nothing changed."
         assert (await bot.orchard.settings.get(GUILD)).hints, "nothing, not even the rest"
+
+
+def test_settings_show_each_choice_as_its_menu_names_it() -> None:
+    """Stored values read as code ("family", "dm"); /settings names them as the menus do,
+    and says a player's own /pings choice wins only while the server's pings are on."""
+    from cogs.servers import settings_text
+
+    shown = settings_text(GuildSettings(word_list="family", turn_pings="dm"))
+    assert "• Word list: Family list (common words)\n" in shown
+    assert "• Apple Turnover words: Unchecked (players challenge)\n" in shown
+    assert shown.endswith("• Turn pings: By DM (a player's own /pings choice wins over it)")
+    assert settings_text(GuildSettings(turn_pings="off")).endswith("• Turn pings: Off")
 
 
 async def test_settings_refuse_adding_and_removing_one_channel_at_once(
