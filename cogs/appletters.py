@@ -47,7 +47,7 @@ from bot.specs import APPLETTERS, title
 from bot.wording import joined, not_your_turn, plural
 from cogs.appletters_picture import draw_snake, last_word
 from cogs.appletters_tiles import TileDMs, tiles_message
-from cogs.game import LEVEL_HELP, OPPONENT_HELP, GameCog
+from cogs.game import LEVEL_HELP, OPPONENT_HELP, GameCog, opponent_chosen
 from cogs.servers import DEFAULT_ORDER, By, send_board
 
 if TYPE_CHECKING:
@@ -196,17 +196,18 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         level: Level | None = None,
     ) -> None:
         """The shared ``new`` (cogs/game.py) plus a variant, which picks the engine's kind."""
-        levels = self.spec.levels
-        if level is not None:  # chosen: Orchard is wanted
-            opponent = "orchard"
-        level = level or "normal"
-        if variant not in KINDS or opponent not in (None, "orchard") or level not in levels:
+        against, chosen = opponent_chosen(opponent, level)
+        if (
+            variant not in KINDS
+            or against not in (None, "orchard")
+            or chosen not in self.spec.levels
+        ):
             raise Refusal("Choose a variant, and Orchard at easy, normal or hard.")
         if interaction.guild_id is None:
             raise Refusal("Games are played in a server channel, not in direct messages.")
         answer_publicly(interaction)  # before any read: a slow one is deferred in public
         options = await self.options_for(interaction.guild_id)
-        seats = (orchard_seat(interaction, level),) if opponent else ()
+        seats = (orchard_seat(interaction, chosen),) if against else ()
         await open_lobby(interaction, KINDS[variant], options, players=seats, start=bool(seats))
 
     @app_commands.command(name="leaderboard", description="This server's best players")

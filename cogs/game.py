@@ -96,6 +96,11 @@ OPPONENT_HELP = "Play Orchard at once instead of opening a lobby (choosing a lev
 LEVEL_HELP = "How well Orchard plays (default normal); choosing one plays Orchard at once"
 
 
+def opponent_chosen(opponent: str | None, level: str | None) -> tuple[str | None, str]:
+    """``/x new``'s opponent and Orchard's level: a level chosen is Orchard wanted."""
+    return ("orchard" if level is not None else opponent), level or "normal"
+
+
 class GameCog(commands.GroupCog):
     """A game's UI: it draws every kind (variant) its spec declares."""
 
@@ -129,9 +134,8 @@ class GameCog(commands.GroupCog):
         opponent: Literal["orchard"] | None = None,
         level: Literal["easy", "normal", "hard"] | None = None,
     ) -> None:
-        if level is not None:  # chosen: Orchard is wanted
-            opponent = "orchard"
-        await self.open(interaction, opponent=opponent, level=level or "normal")
+        against, chosen = opponent_chosen(opponent, level)
+        await self.open(interaction, opponent=against, level=chosen)
 
     @app_commands.command(name="rules", description="The rules in brief (only you see them)")
     async def rules(self, interaction: discord.Interaction[Any]) -> None:
