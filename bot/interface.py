@@ -75,6 +75,8 @@ def reply_display(interaction: discord.Interaction[Any]) -> Display:
             await send(interaction, "Done: the game's message is updated.")
             return
         payload = await boards.render(snapshot)
+        if payload.files and not interaction.app_permissions.attach_files:
+            payload = payload.without_pictures()  # Discord's word for this channel, now
         edited = await update(interaction, **payload.edit_kwargs())
         if not edited and not private:
             await boards.display(snapshot)

@@ -951,7 +951,9 @@ async def test_a_board_whose_picture_discord_refuses_is_drawn_without_it(
     picture is then refused (403), so a timed-out turn's board is drawn without the
     picture, saying why, rather than left showing a turn long gone; and boards in that
     channel go without one for a while, not each refused in turn (a refusal costs a request
-    of the channel's limit). Given back, the next click's board has its picture again."""
+    of the channel's limit). A click meanwhile is answered without one too, as the click's
+    own word on Orchard's permissions there says. Given back, the next click's board has its
+    picture again."""
     fake = fake_discord
     server(fake)
     async with appletters_bot(fake, database) as bot:
@@ -964,6 +966,7 @@ async def test_a_board_whose_picture_discord_refuses_is_drawn_without_it(
         fake.channels[CHANNEL]["permission_overwrites"] = [
             {"id": str(fake.bot_id), "type": 1, "allow": "0", "deny": str(ATTACH_FILES)}
         ]
+        fake.app_permissions &= ~ATTACH_FILES  # as a click's interaction now says
         bot.orchard.runner.clock = lambda: time.time() + 301
         bot.orchard.scheduler.wake()
         await fake.wait_for(
@@ -979,12 +982,16 @@ async def test_a_board_whose_picture_discord_refuses_is_drawn_without_it(
         assert not again["attachments"] and "Attach Files" in text_of(again)
         refused = [r for r in fake.requests if r.status == 403 and "/messages" in r.path]
         assert len(refused) == 1, [(r.method, r.path) for r in refused]
-        fake.channels[CHANNEL]["permission_overwrites"] = []
-        state = await state_of(bot)
-        mover = USERS[state.turn]
-        assert (await press(fake, mover, int(again["id"]), "Pick 3 tiles and pass")).updated
-        assert fake.message(int(again["id"]))["attachments"], "the picture back"
-        assert "Attach Files" not in text_of(fake.message(int(again["id"])))
+        for given_back in (False, True):
+            if given_back:
+                fake.channels[CHANNEL]["permission_overwrites"] = []
+                fake.app_permissions |= ATTACH_FILES
+            state = await state_of(bot)
+            mover = USERS[state.turn]
+            assert (await press(fake, mover, int(again["id"]), "Pick 3 tiles and pass")).updated
+            shown = fake.message(int(again["id"]))
+            assert bool(shown["attachments"]) is given_back, "the click's board too"
+            assert ("Attach Files" in text_of(shown)) is not given_back
 
 
 async def test_a_picture_board_deleted_is_posted_again_with_its_picture_whole(
