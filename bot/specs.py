@@ -138,7 +138,7 @@ HOTSCORE = GameSpec(
         Variant(
             "hotscore",
             "Hot Score",
-            "A two-player dice duel to exactly 100. Exactly 2 players.",
+            "A dice duel to exactly 100. 2 players.",
             hotscore.ENGINE,
         ),
     ),
@@ -161,7 +161,8 @@ APPLETTERS = GameSpec(
         Variant(
             "appleturnover",
             "Apple Turnover",
-            "Appletters with bigger hands, stolen words, a Bad Apple swap and challenges.",
+            "Appletters with bigger hands, stolen words, a Bad Apple swap and challenges."
+            " 2 to 6 players.",
             appletters.TURNOVER_ENGINE,
             lower_is_better=True,
             option="turnover",
@@ -169,7 +170,7 @@ APPLETTERS = GameSpec(
         Variant(
             "applescore",
             "Applescore",
-            "Appletters with points for every tile, long words and mirror words.",
+            "Appletters with points for every tile, long words and mirror words. 2 to 6 players.",
             appletters.SCORE_ENGINE,
             option="applescore",
         ),

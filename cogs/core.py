@@ -56,8 +56,8 @@ def help_text(mention: Callable[[str], str], in_server: bool = True) -> str:
         " server's games (from a DM, from every server).",
         "",
         f"**Admins**: {mention('settings')} (Manage Server) sets turn deadlines, game channels,"
-        f" hints, word lists and turn pings, and {mention('daily-channel')} where yesterday's"
-        f" Daily Orchard board is posted; {mention('end')} (Manage Messages) ends a stuck game.",
+        f" hints, word lists and turn pings; {mention('end')} (Manage Messages) ends a stuck"
+        " game.",
         "",
         f"**Ratings** start at {RATING_START} and move after every game between people, more"
         " for beating someone rated above you, like a chess rating. Games against Orchard"

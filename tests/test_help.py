@@ -39,7 +39,7 @@ async def test_help_overviews_every_game_with_clickable_commands(
     for variant in VARIANTS.values():
         assert f"**{variant.title}**: {variant.blurb}" in text
     names = ("games", "stats", "history", "leaderboard", "pings", "forfeit", "forget-me")
-    for name in (*names, "settings", "end", "daily-channel"):
+    for name in (*names, "settings", "end"):
         assert f"</{name}:{ids[name]}>" in text
     assert text.startswith("Orchard hosts dice and word games in this server.")
     assert "lists open games here" in text
