@@ -944,6 +944,17 @@ async def test_a_turn_deadline_picks_and_passes_and_says_so(
 ATTACH_FILES = 1 << 15
 
 
+async def with_a_snake(fake: FakeDiscord, bot: OrchardBot) -> tuple[int, str]:
+    """A game of Alice and Bob whose first word is laid, so its board has a picture: the
+    board's message and the word."""
+    board = await new_game(fake, "appletters", ALICE, [BOB])
+    state = await state_of(bot)
+    a, b = shared_pair(state.hands[state.turn], state.hands[1 - state.turn])
+    word = add_word(a + b)
+    assert (await modal_word(fake, USERS[state.turn], board, word)).updated
+    return board, word
+
+
 async def test_a_board_whose_picture_discord_refuses_is_drawn_without_it(
     fake_discord: FakeDiscord, database: Target
 ) -> None:
@@ -957,11 +968,7 @@ async def test_a_board_whose_picture_discord_refuses_is_drawn_without_it(
     fake = fake_discord
     server(fake)
     async with appletters_bot(fake, database) as bot:
-        board = await new_game(fake, "appletters", ALICE, [BOB])
-        state = await state_of(bot)
-        a, b = shared_pair(state.hands[state.turn], state.hands[1 - state.turn])
-        word = add_word(a + b)
-        assert (await modal_word(fake, USERS[state.turn], board, word)).updated
+        board, word = await with_a_snake(fake, bot)
         assert fake.message(board)["attachments"], "the snake's picture"
         fake.channels[CHANNEL]["permission_overwrites"] = [
             {"id": str(fake.bot_id), "type": 1, "allow": "0", "deny": str(ATTACH_FILES)}
@@ -1003,10 +1010,7 @@ async def test_a_picture_board_deleted_is_posted_again_with_its_picture_whole(
     fake = fake_discord
     server(fake)
     async with appletters_bot(fake, database) as bot:
-        board = await new_game(fake, "appletters", ALICE, [BOB])
-        state = await state_of(bot)
-        a, b = shared_pair(state.hands[state.turn], state.hands[1 - state.turn])
-        assert (await modal_word(fake, USERS[state.turn], board, add_word(a + b))).updated
+        board, _ = await with_a_snake(fake, bot)
         fake._delete_message(board)
         bot.orchard.runner.clock = lambda: time.time() + 301
         bot.orchard.scheduler.wake()
