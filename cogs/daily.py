@@ -105,8 +105,7 @@ class DailyUI:
         if verb == RESUME_VERB:
             await self.resume(interaction, snapshot)
             return
-        seat = snapshot.row.seat_of(interaction.user.id)
-        if seat is None:
+        if snapshot.row.seat_of(interaction.user.id) is None:
             raise Refusal("Only the player of this daily game can share it.")
         play = await self.dailies.result(snapshot)
         if play is None or play.score is None:
