@@ -57,6 +57,17 @@ async def play_out(
     await runner.shown(live)
 
 
+async def finished_game(
+    fake: FakeDiscord, bot: OrchardBot, kind: str, decide: Any, users: tuple[int, ...] = USERS
+) -> tuple[int, int]:
+    """A game of ``kind`` between ``users`` played to its end by ``decide``: its board's
+    message and its id."""
+    board = await new_game(fake, kind, users[0], list(users[1:]))
+    game_id = await game_id_of(bot, kind)
+    await play_out(bot, game_id, decide, users)
+    return board, game_id
+
+
 def cheerio_move(engine: Any, state: Any, seat: int) -> Any:
     return cheerio_hard(state, seat)
 
@@ -112,9 +123,7 @@ async def test_a_review_that_failed_is_computed_again_at_the_next_press(
     server(fake_discord)
     unpaced(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        board = await new_game(fake_discord, "cheerio", ALICE, [BOB])
-        game_id = await game_id_of(bot, "cheerio")
-        await play_out(bot, game_id, cheerio_move)
+        board, game_id = await finished_game(fake_discord, bot, "cheerio", cheerio_move)
         expected = await expected_review(bot, game_id, 0)
         store = bot.orchard.store
         moves = store.moves
@@ -141,9 +150,7 @@ async def test_an_appletters_review_reads_only_the_askers_tiles(
     server(fake_discord)
     unpaced(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        board = await new_game(fake_discord, "appletters", ALICE, [BOB])
-        game_id = await game_id_of(bot, "appletters")
-        await play_out(bot, game_id, appletters_move)
+        board, game_id = await finished_game(fake_discord, bot, "appletters", appletters_move)
         row = await bot.orchard.store.get_game(game_id)
         assert row is not None and row.status == "finished"
         reply = await press(fake_discord, ALICE, board, "Review")
@@ -202,9 +209,8 @@ async def test_an_applejack_review_shows_every_costly_choice_in_several_messages
     server(fake_discord)
     unpaced(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        board = await new_game(fake_discord, "applejack", ALICE, [BOB, CAROL])
-        game_id = await game_id_of(bot, "applejack")
-        await play_out(bot, game_id, applejack_easy, (ALICE, BOB, CAROL))
+        three = (ALICE, BOB, CAROL)
+        board, game_id = await finished_game(fake_discord, bot, "applejack", applejack_easy, three)
         expected = await expected_review(bot, game_id, 1)
         assert len(expected) > MESSAGE_LIMIT and "Every choice that gave something up" in expected
         shown = await whole_review(fake_discord, BOB, board, expected)
@@ -222,9 +228,7 @@ async def test_a_hotscore_review_through_the_button(
     server(fake_discord)
     unpaced(fake_discord)
     async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
-        board = await new_game(fake_discord, "hotscore", ALICE, [BOB])
-        game_id = await game_id_of(bot, "hotscore")
-        await play_out(bot, game_id, hotscore_easy_and_hard)
+        board, game_id = await finished_game(fake_discord, bot, "hotscore", hotscore_easy_and_hard)
         for seat, user in enumerate(USERS):
             expected = await expected_review(bot, game_id, seat)
             assert "\n".join(await whole_review(fake_discord, user, board, expected)) == expected
