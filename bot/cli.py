@@ -277,6 +277,7 @@ async def start(bot: OrchardBot, token: str) -> None:
     """The database first, then Discord: a database that cannot be opened is told before any
     login, and a signal meanwhile stops either step (:func:`shut_down` cancels this task)."""
     await bot.open_store()
+    await health.after_a_crash(bot)
     await bot.start(token)
 
 

@@ -6,6 +6,9 @@ Unix time), rewritten every ``BEAT_EVERY`` seconds while it is connected. The st
 than a file beside it, because one read then answers both questions (does the database
 answer, is the gateway alive), and because the write queues behind every other write on the
 store's lock: a bot whose store is stuck stops beating too.
+
+The same record tells a start whether the last run crashed (:func:`after_a_crash`): an
+orderly stop notes itself after its last beat, a crash does not.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ BEAT_EVERY = 15.0  # seconds between records
 STALE_AFTER = 60.0
 HEARTBEAT_SQL = "SELECT value FROM meta WHERE key = ?"
 SCHEMA_EVERY = 5.0  # seconds between looks at the store's schema (a read of one key)
+# How far behind its game a board's drawing may have been when the bot crashed: one held up
+# longer (Discord down for over a minute) waits for its game's next click instead.
+DRAW_LAG = 60.0
 
 
 def connected(bot: OrchardBot) -> bool:
@@ -49,6 +55,38 @@ def heartbeat_key(shards: ShardPlan) -> str:
     if shards.ids is None or shards.count is None:
         return HEARTBEAT
     return f"{HEARTBEAT}:{ranges_text(shards.ids)}/{shards.count}"
+
+
+def stop_key(heartbeat: str) -> str:
+    """Where an orderly stop of the process beating under ``heartbeat`` notes its time."""
+    return f"{heartbeat}:stopped"
+
+
+async def after_a_crash(bot: OrchardBot) -> None:
+    """Before the bot connects: if the last run of these shards beat after its last orderly
+    stop, it crashed, and boards it had not yet drawn stay a version behind their games,
+    with no stop to queue them (:meth:`bot.orchard.Orchard.stop`). The boards of every game
+    changed since :data:`DRAW_LAG` before that last beat are queued to be drawn anew. Also
+    has this run's orderly stop noted, for the next start to tell."""
+    store = bot.orchard.store
+    key = heartbeat_key(bot.config.shards)
+    bot.orchard.on_stopped.append(lambda: _note_stop(bot, key))
+    try:
+        beat, stopped = await store.get_meta(key), await store.get_meta(stop_key(key))
+        if beat is None or (stopped is not None and float(stopped) > float(beat)):
+            return
+        queued = await store.queue_changed_since(float(beat) - DRAW_LAG)
+    except Exception:  # those boards wait for their next click
+        log.warning("could not look for boards a crash left undrawn", exc_info=True)
+        return
+    log.info("the last run stopped without closing: %d boards to draw anew", queued)
+
+
+async def _note_stop(bot: OrchardBot, key: str) -> None:
+    try:
+        await bot.orchard.store.set_meta(stop_key(key), f"{time.time():.3f}")
+    except Exception:  # the next start takes it for a crash: some boards drawn twice
+        log.warning("could not note the orderly stop", exc_info=True)
 
 
 async def record_heartbeats(bot: OrchardBot, every: float = BEAT_EVERY) -> None:

@@ -11,7 +11,7 @@ import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,9 @@ class Orchard:
     # Told once a /forget-me is committed: the boards of games over that named the person
     # wait in the store to be drawn anew (the Discord layer's work; see Store.next_to_draw).
     on_erased: list[Callable[[], None]] = field(default_factory=list, init=False)
+    # Awaited at the end of an orderly stop, the boards it cut off queued: ``orchard run``
+    # notes the stop there, so that its next start can tell a crash (see bot.health).
+    on_stopped: list[Callable[[], Awaitable[None]]] = field(default_factory=list, init=False)
     _warming: asyncio.Task[None] | None = field(default=None, init=False)
     _sweeping: asyncio.Task[None] | None = field(default=None, init=False)
     _leaving: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
@@ -236,6 +239,9 @@ class Orchard:
             await self.store.queue_boards(self.runner.undrawn())
         except Exception:  # stopping anyway: those boards wait for their next click
             log.warning("could not queue the boards left undrawn", exc_info=True)
+        else:  # not a stop that lost boards, then
+            for stopped in self.on_stopped:
+                await stopped()
         for task in (self._warming, self._sweeping, *self._leaving):
             if task is not None:
                 task.cancel()

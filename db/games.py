@@ -514,6 +514,20 @@ async def queue_boards(tx: Transaction, game_ids: Sequence[int]) -> None:
     )
 
 
+async def queue_changed_since(tx: Transaction, since: float) -> int:
+    """Queue the boards of the games changed since ``since``, a crash having maybe cut their
+    drawing off; how many. Open games through games_open_status, games over through
+    games_ended: a restart reads only those two indexes' recent rows."""
+    return await tx.execute(
+        "INSERT INTO boards_to_draw (game_id)"
+        f" SELECT id FROM games WHERE {OPEN} AND updated_at >= ?"
+        " UNION ALL SELECT id FROM games WHERE status NOT IN ('lobby', 'active')"
+        " AND updated_at >= ?"
+        " ON CONFLICT (game_id) DO UPDATE SET queued = boards_to_draw.queued + 1",
+        (since, since),
+    )
+
+
 async def forget(tx: Transaction, guild_id: int, user_id: int) -> int:
     """Take the person out of the server's games that are over; returns the seats made a
     former player's and the notes deleted (a seat is a record of them too: someone whose only

@@ -515,6 +515,12 @@ class Store:
             async with self.db.transaction() as tx:
                 await games.queue_boards(tx, game_ids)
 
+    async def queue_changed_since(self, since: float) -> int:
+        """Queue the boards of every game changed since ``since`` (a Unix time) to be drawn
+        anew: what a crash may have left undrawn. How many were queued."""
+        async with self.db.transaction() as tx:
+            return await games.queue_changed_since(tx, since)
+
     async def drawn_anew(self, game_id: int, queued: int) -> None:
         """The game's board was drawn anew for its ``queued`` erasures: off the queue."""
         async with self.db.transaction() as tx:

@@ -41,10 +41,12 @@ FAMILY = {
 def predicate(condition: str | None) -> tuple[str, ...]:
     """A partial index's condition as words and values, either backend's spelling: ``status
     IN ('lobby', 'active')`` and PostgreSQL's ``(status = ANY (ARRAY['lobby'::text,
-    'active'::text]))`` both read ``status 'lobby' 'active'``. Empty: not partial."""
+    'active'::text]))`` both read ``status 'lobby' 'active'``, and ``NOT IN`` and ``<> ALL``
+    both ``not``. Empty: not partial."""
     if condition is None:
         return ()
-    words = re.findall(r"'[^']*'|\w+|<>|[<>]=?|!=", re.sub(r"::[a-z ]+", "", condition.lower()))
+    plain = re.sub(r"::[a-z ]+", "", re.sub(r"<>\s*all\b", "not", condition.lower()))
+    words = re.findall(r"'[^']*'|\w+|<>|[<>]=?|!=", plain)
     return tuple(word for word in words if word not in ("in", "any", "array"))
 
 

@@ -21,12 +21,23 @@ from typing import Any
 import pytest
 
 from bot.cli import RESTARTING
+from bot.components import OURS
 from bot.shards import ShardPlan
 from db.migrate import newest
 from tests.bot_process import ROOT
 from tests.bot_process import BotProcess as Bot
-from tests.botharness import ALICE, BOB, CHANNEL, GUILD, new_game, server
-from tests.fakediscord import FakeDiscord
+from tests.botharness import (
+    ALICE,
+    BOB,
+    CHANNEL,
+    GUILD,
+    answered,
+    choose,
+    new_game,
+    select_of,
+    server,
+)
+from tests.fakediscord import FakeDiscord, components_of
 from tests.test_cli import run_bot
 
 CLOSE_FRAME = 1000  # what discord.py's Client.close() sends
@@ -106,6 +117,61 @@ async def test_sigterm_finishes_the_move_in_flight_closes_cleanly_and_the_game_g
             again = await (await fake.click(ALICE, board, roll(fake, board))).wait()
             assert again.type == 7, "the button of the game started before SIGTERM still works"
             assert "0 rolls left" in again.text, again.data
+        finally:
+            await bot.stop()
+
+
+def stored_version(db: Path) -> tuple[int, int]:
+    """The one game's version, and how many of Orchard's seat's turns it has scored."""
+    with sqlite3.connect(db) as conn:
+        ((game, version),) = conn.execute("SELECT id, version FROM games").fetchall()
+        ((scored,),) = conn.execute(
+            "SELECT count(*) FROM moves WHERE game_id = ? AND source = 'bot' AND verb = 'score'",
+            (game,),
+        ).fetchall()
+    return version, scored
+
+
+def drawn_version(fake: FakeDiscord, board: int) -> int:
+    """The version of the game the board's controls were drawn for."""
+    ids = [c.custom_id or "" for c in components_of(fake.message(board))]
+    return max(int(i.split(":")[2]) for i in ids if OURS.match(i))
+
+
+async def test_boards_a_crash_left_a_version_behind_are_drawn_anew_a_clean_stop_left_none(
+    tmp_path: Path,
+) -> None:
+    """A crash cuts off the drawing of the moves it committed last, and no stop queues those
+    boards (as an orderly one does): the restart draws anew the boards of the games changed
+    since a minute before the last heartbeat. After an orderly stop it draws none."""
+    async with FakeDiscord.running() as fake:
+        server(fake)
+        bot = Bot(fake, tmp_path / "orchard.db", tmp_path / "bot.log")
+        await bot.start()
+        try:
+            new = {"opponent": "orchard", "level": "easy"}
+            opened = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "cheerio new", new))
+            board = int(opened.original["id"])
+            assert (await healthy(bot.db)).returncode == 0, "a heartbeat is recorded"
+
+            await bot.stop()
+            edits = rf"/channels/{CHANNEL}/messages/{board}$"
+            before = len(fake.requests_matching("PATCH", edits))
+            await bot.start()
+            await asyncio.sleep(3.0)  # a board queued would be drawn at once
+            assert len(fake.requests_matching("PATCH", edits)) == before, "nothing to draw"
+            assert (await healthy(bot.db)).returncode == 0
+
+            released = fake.hold("PATCH", edits)  # Orchard's turn is drawn by editing the board
+            menu = select_of(fake, board, "score")
+            await choose(fake, ALICE, board, "score", [menu.options[0]])
+            await fake.wait_for(lambda: stored_version(bot.db)[1] == 1, 20.0, "Orchard's turn")
+            version, _ = stored_version(bot.db)
+            assert drawn_version(fake, board) < version, "the board shows Alice's turn still"
+            await bot.kill()
+            released.set()
+            await bot.start()
+            await fake.wait_for(lambda: drawn_version(fake, board) == version, 10.0, "a redraw")
         finally:
             await bot.stop()
 

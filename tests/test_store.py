@@ -546,14 +546,15 @@ async def test_migration_13_keeps_word_games_stored_before_it_on_edition_1(
 
 
 def drop_later_indexes(conn: sqlite3.Connection) -> None:
-    """Undo migrations 020, 021, 024, 026, 027, 028 (032), 029 and 031, for a test that runs the
-    migrations after an older one again."""
+    """Undo migrations 020, 021, 024, 026, 027, 028 (032), 029, 031 and 033, for a test that
+    runs the migrations after an older one again."""
     for index in (
         "results_person",
         "ratings_person",
         "ping_choices_person",
         "daily_plays_person",
         "moves_forfeits",
+        "games_ended",
     ):
         conn.execute(f"DROP INDEX {index}")
     conn.execute("ALTER TABLE games DROP COLUMN expired")
@@ -754,6 +755,39 @@ async def test_forget_me_queues_its_boards_in_its_own_transaction(database: Targ
         await store.drawn_anew(1, 2)
         assert await store.next_to_draw() == (5, 1)
         assert await store.next_to_draw(5) is None
+    finally:
+        await store.close()
+
+
+async def test_a_restart_after_a_crash_queues_the_boards_of_games_changed_since(
+    database: Target,
+) -> None:
+    """Open games and games over alike, changed at or after the time given; one queued
+    already (a stop's, an erasure's) waits for one drawing more."""
+    game = (
+        "INSERT INTO games (id, kind, guild_id, channel_id, message_id, host_id, status, seed,"
+        " created_at, updated_at) VALUES (?, 'cheerio', ?, 2, 30, 7, ?, 4, 0, ?)"
+    )
+    async with written(database) as tx:
+        for game_id, status, changed in (
+            (1, "active", 100.0),
+            (2, "active", 99.0),  # before: drawn long since
+            (3, "lobby", 120.0),
+            (4, "finished", 100.0),
+            (5, "abandoned", 99.5),
+            (6, "cancelled", 130.0),
+        ):
+            await tx.execute(game, (game_id, GUILD, status, changed))
+        await tx.execute("INSERT INTO boards_to_draw (game_id) VALUES (6)")
+    store = await Store.open(database)
+    try:
+        assert await store.queue_changed_since(100.0) == 4
+        assert await query(database, "SELECT * FROM boards_to_draw ORDER BY game_id") == [
+            (1, 1),
+            (3, 1),
+            (4, 1),
+            (6, 2),
+        ]
     finally:
         await store.close()
 
