@@ -110,7 +110,8 @@ class CoreCog(commands.Cog):
         bot.tree.error(self.on_app_command_error)
 
     @app_commands.command(name="help", description="What Orchard plays, and how to start")
-    @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+    # Not group DMs: Discord offers commands there only to apps people install for themselves.
+    @app_commands.allowed_contexts(guilds=True, dms=True)
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         text = help_text(self.bot.mention, in_server=interaction.guild_id is not None)
         embed = discord.Embed(title="Orchard", description=text)

@@ -11,7 +11,7 @@ from bot.wording import command_mention
 from tests.botharness import ALICE, CHANNEL, GUILD, answered, orchard_bot, server
 from tests.fakediscord import FakeDiscord
 
-GUILD_ONLY, EVERYWHERE = [0], [0, 1, 2]  # Discord's contexts: guild, bot DM, private channel
+GUILD_ONLY = [0]  # Discord's contexts: 0 a server, 1 Orchard's DMs, 2 other DMs and groups
 
 
 def ids_of(fake: FakeDiscord) -> dict[str, str]:
@@ -110,8 +110,8 @@ async def test_only_help_and_forget_me_are_offered_outside_servers(
     async with orchard_bot(fake_discord, tmp_path / "o.db"):
         pass
     contexts = {c["name"]: c.get("contexts") for c in fake_discord.commands or []}
-    assert contexts.pop("help") == EVERYWHERE
-    assert contexts.pop("forget-me") == [0, 1]  # servers and Orchard's own DMs
+    assert contexts.pop("help") == [0, 1]  # servers and Orchard's own DMs
+    assert contexts.pop("forget-me") == [0, 1]
     assert {spec.command for spec in SPECS} <= set(contexts)
     assert all(found == GUILD_ONLY for found in contexts.values()), contexts
     installs = {c["name"]: c.get("integration_types") for c in fake_discord.commands or []}
