@@ -171,15 +171,17 @@ async def dispatch(
                 display=reply_display(interaction),
             )
         except Stale as err:
-            await refuse(interaction, err)
             await _heal(interaction, game_id)
+            await refuse(interaction, err)
 
 
 async def _heal(interaction: discord.Interaction[Any], game_id: int) -> None:
     """A stale control still on the game's own message means an edit never reached Discord
-    (a 503, lost permissions, a crash between commit and edit): show the game as it is. Unless
-    the edit was only on its way (queued on the channel's limit) and has drawn it since: then
-    clicking the stale board again and again redraws nothing more."""
+    (a 503, lost permissions, a crash between commit and edit): show the game as it is, as the
+    click's answer (the refusal follows privately). That answer edits the message even where
+    Discord refuses Orchard's own edits, in a channel closed to it since. Unless the edit was
+    only on its way (queued on the channel's limit) and has drawn it since: then clicking the
+    stale board again and again redraws nothing more."""
     message = interaction.message
     if message is None or shown_as(data_of(interaction)) is None:
         return  # the message was already redrawn; the player's client had an older copy
@@ -187,7 +189,7 @@ async def _heal(interaction: discord.Interaction[Any], game_id: int) -> None:
     async with runner.showing(game_id):  # after any display in flight
         snapshot = await runner.load(game_id)
         if snapshot.row.message_id == message.id and not runner.drawn(snapshot):
-            await runner.display(snapshot)
+            await runner.display(snapshot, reply_display(interaction))
 
 
 async def _not_a_move(

@@ -189,6 +189,15 @@ async def click_stale_move(g: Game) -> InteractionRecord:
     return await answered(await g.fake.select(ALICE, g.board, score, score.options[:1]))
 
 
+async def redrawn_and_told(record: InteractionRecord) -> InteractionRecord:
+    """A click on a board left stale: its answer redraws the board (whatever Discord lets
+    Orchard edit in the channel), and its refusal follows privately."""
+    assert record.updated, record.describe()
+    await record.fake.wait_for(lambda: bool(record.followup_ids), 5.0, "the refusal")
+    assert record.ephemeral, record.describe()
+    return record
+
+
 async def my_turn_again(g: Game) -> None:
     """Finish Alice's turn and wait until Orchard has played its own."""
     while (await g.live()).state.turn == 0:
@@ -398,11 +407,17 @@ async def test_a_refusal_whose_answer_discord_fails_twice_still_reaches_its_play
 
 
 async def test_403_on_message_edits_loses_nothing(versus: Game) -> None:
-    """Orchard's moves cannot be shown; its stale board says so, and /games posts it again."""
+    """Orchard's moves cannot be shown; a click on its stale board redraws it as the click's
+    answer, which Discord takes even while it refuses Orchard's own edits there, and says
+    why nothing was played. /games posts it again."""
     fake = versus.fake
-    await orchard_moves_unseen(versus, 403)  # ... until permissions are given back
-    stale = await click_stale_move(versus)
-    assert stale.ephemeral and stale.content == CHANGED  # Orchard moved since, not Alice
+    await orchard_moves_unseen(versus, 403)
+    fake.fail("PATCH", EDIT, 403, times=50)  # still closed to Orchard
+    stale = await redrawn_and_told(await click_stale_move(versus))
+    assert stale.content == CHANGED  # Orchard moved since, not Alice
+    await versus.check()
+    assert fake.pending_faults == 50, "no edit of Orchard's own was tried"
+    fake._faults.clear()  # permissions given back
     listed = await answered(await fake.slash(ALICE, GUILD, CHANNEL, "games"))
     assert listed.original is not None
     shown = int(listed.original["id"])
@@ -438,7 +453,7 @@ async def test_a_lost_edit_is_healed_by_the_next_click_on_the_stale_board(versus
     versus.bot.boards.redraw_delay = 60.0
     await orchard_moves_unseen(versus, 503)  # ... until Discord is back
     assert not versus._shows(await versus.live())
-    stale = await click_stale_move(versus)
+    stale = await redrawn_and_told(await click_stale_move(versus))
     assert stale.ephemeral and stale.content == CHANGED  # Orchard moved since, not Alice
     await versus.check()  # the board shows the current version again
     assert (await versus.act()).type == 7
@@ -486,9 +501,9 @@ async def test_a_lobby_or_game_the_clock_closed_unseen_is_redrawn_by_a_click_on_
         lobby = int(opened.original["id"])
         fake_discord.fail("PATCH", rf"/messages/{lobby}$", 403)
         await clock_passes(bot, 1, "cancelled", 901, refused=True)  # the lobby expires, unseen
-        joined = await press(fake_discord, BOB, lobby, "Join")
-        assert joined.ephemeral and joined.content == "This lobby is closed.", joined.describe()
-        await fake_discord.wait_for(lambda: not offers(lobby, "Join"), 5.0, "the lobby redrawn")
+        joined = await redrawn_and_told(await press(fake_discord, BOB, lobby, "Join"))
+        assert joined.content == "This lobby is closed.", joined.describe()
+        assert not offers(lobby, "Join")
 
         board = await new_game(fake_discord, "cheerio", BOB, [])
         await clock_passes(bot, 2, "active", 301)  # Bob times out twice...
@@ -499,8 +514,8 @@ async def test_a_lobby_or_game_the_clock_closed_unseen_is_redrawn_by_a_click_on_
         )  # ... and a third time, unseen: he is out
         roll = fake_discord.find_button(board, lambda b: (b.label or "").startswith("Roll"))
         late_click = await answered(await fake_discord.click(BOB, board, roll))
-        assert late_click.ephemeral and late_click.content == "This game is over."
-        await fake_discord.wait_for(lambda: not offers(board, "Roll"), 5.0, "the game redrawn")
+        assert (await redrawn_and_told(late_click)).content == "This game is over."
+        assert not offers(board, "Roll")
 
 
 async def test_a_deleted_channel_abandons_its_game(versus: Game) -> None:
