@@ -19,13 +19,13 @@ from typing import Any, Protocol, cast
 import discord
 
 from bot.answers import MESSAGE_LIMIT, answer_publicly, describe, send, update
-from bot.boards import LOBBY_VERBS, Boards, GameUI
+from bot.boards import LOBBY_VERBS, UNKNOWN_CHANNEL, Boards, GameUI
 from bot.components import CUSTOM_ARG, MAX_BUTTONS, DrawnRows, GameButton, data_of, shown_as
 from bot.daily import is_daily
 from bot.lobby import SeatShown, already_yours
-from bot.model import FORFEIT_VERB, NOBODY, GameStatus, Player
+from bot.model import FORFEIT_VERB, NOBODY, GameRow, GameStatus, Player
 from bot.orchard import Orchard
-from bot.posting import check_playable
+from bot.posting import GAME_CHANNEL, GAME_THREAD, check_playable, missing_permissions
 from bot.reviews import REVIEW_VERB, answer_review
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, check_server
 from bot.specs import SPEC_OF, orchard_name, title
@@ -250,15 +250,37 @@ async def _repost(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
     runner = host(interaction).orchard.runner
     if snapshot.row.status is GameStatus.ACTIVE and not runner.plays(snapshot, interaction.user.id):
         raise Refusal("You have left this game.")
-    async with runner.showing(snapshot.id):  # between two displays
-        current = await runner.load(snapshot.id)
-        message = await host(interaction).boards.post(current)
+    try:
+        async with runner.showing(snapshot.id):  # between two displays
+            current = await runner.load(snapshot.id)
+            message = await host(interaction).boards.post(current)
+    except (discord.NotFound, discord.Forbidden) as err:
+        raise await _not_posted(interaction, snapshot.row, err) from err
     before = current.row.message_id
     if before is not None and before != message.id:
         channel = interaction.client.get_partial_messageable(current.row.channel_id)
         with contextlib.suppress(discord.HTTPException):  # deleted already, say
             await channel.get_partial_message(before).delete()
     await send(interaction, f"Posted again: {link('go to the game', message.jump_url)}")
+
+
+async def _not_posted(
+    interaction: discord.Interaction[Any], row: GameRow, err: discord.HTTPException
+) -> Refusal:
+    """Why a board could not be posted again: its channel was deleted while Orchard did not
+    hear of it (the game ends, as a deletion heard ends it), or is closed to Orchard now."""
+    if isinstance(err, discord.NotFound) and err.code == UNKNOWN_CHANNEL:
+        await host(interaction).orchard.channels_deleted(row.guild_id, {row.channel_id})
+        return Refusal("This game's channel was deleted, so the game has ended, without results.")
+    if not isinstance(err, discord.Forbidden):
+        raise err  # its message, not its channel, is what is unknown: not expected of a post
+    where = interaction.guild.get_channel_or_thread(row.channel_id) if interaction.guild else None
+    needs = GAME_THREAD if isinstance(where, discord.Thread) else GAME_CHANNEL
+    missing = missing_permissions(interaction, row.channel_id, needs) or list(needs.values())
+    return Refusal(
+        f"I may not post in <#{row.channel_id}> any more, so I cannot show this game there: "
+        f"ask someone who can to give me {joined(missing)} there."
+    )
 
 
 def orchard_seat(interaction: discord.Interaction[Any], level: str) -> Player:

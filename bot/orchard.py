@@ -11,7 +11,7 @@ import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -198,12 +198,20 @@ class Orchard:
         except Exception:  # the store failed: such a game is played out as any other
             log.warning("could not look again for games of server %s", guild_id, exc_info=True)
 
-    async def _end_games(self, guild_id: int) -> int:
-        """End a departed server's open games, daily ones aside, showing nothing; returns
+    async def channels_deleted(self, guild_id: int, channel_ids: Collection[int]) -> int:
+        """Channels or threads of a server were deleted: their open games end as a departed
+        server's do, nobody losing and nothing shown, rather than stay listed in /games,
+        where nobody could /forfeit them, until the clock played them out unseen. Returns
         how many it ended."""
+        return await self._end_games(guild_id, channel_ids)
+
+    async def _end_games(self, guild_id: int, channel_ids: Collection[int] | None = None) -> int:
+        """End a departed server's open games (or those in ``channel_ids`` there), daily ones
+        aside, showing nothing; returns how many it ended."""
         ended = 0
         summaries = await self.store.open_games(guild_id)
-        for row in await self.store.get_games([game.id for game in summaries]):
+        chosen = [g.id for g in summaries if channel_ids is None or g.channel_id in channel_ids]
+        for row in await self.store.get_games(chosen):
             if not is_daily(row.options):
                 with contextlib.suppress(Refusal):  # over meanwhile
                     await self.runner.abandon(row.id, no_display)

@@ -571,8 +571,15 @@ class ServersCog(commands.Cog):
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A deleted game channel leaves the list: Discord's channel picker offers no deleted
         channel, so ``/settings remove_channel`` could never take it out, and games would stay
-        refused, pointing at it (with none left, everywhere, for good)."""
+        refused, pointing at it (with none left, everywhere, for good). Its games end."""
         await self._unlist(channel.guild.id, lambda c: c == channel.id)
+        await self.bot.orchard.channels_deleted(channel.guild.id, {channel.id})
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A deleted thread's games end, as a deleted channel's do: those of a deleted
+        channel's threads too (discord.py tells of each it knows, after the channel)."""
+        await self.bot.orchard.channels_deleted(payload.guild_id, {payload.thread_id})
 
     @commands.Cog.listener()
     async def on_servers_available(self, guilds: list[discord.Guild]) -> None:

@@ -852,12 +852,13 @@ async def test_end_refuses_a_game_in_a_channel_the_moderator_cannot_see(
     """A moderator here is not one in every channel: Carol's /end of a game in a channel
     hidden from her, or in a thread of it, is refused privately, naming neither the game's
     kind, nor its players, nor its channel, and the game stays open. Bob, who sees that
-    channel, ends both (the thread, not cached, asked of Discord); a game whose channel was
-    deleted hides nothing, and nobody can play it: Carol ends that one."""
-    secret, gone = CHANNEL + 1, CHANNEL + 2
-    thread = secret + 100
+    channel, ends both (the thread, not cached, asked of Discord); a game whose thread there
+    was deleted unheard (a deletion heard ends its games) hides nothing, and nobody can play
+    it: Carol ends that one."""
+    secret = CHANNEL + 1
+    thread, gone = secret + 100, secret + 200
     server(fake_discord)
-    fake_discord.add_guild(GUILD, [CHANNEL, secret, gone], [ALICE, BOB, CAROL])  # Alice owns it
+    fake_discord.add_guild(GUILD, [CHANNEL, secret], [ALICE, BOB, CAROL])  # Alice owns it
     seen = [  # by @everyone (the server's id), no; by Bob and Orchard, yes
         {"id": str(user), "type": 1, "allow": str(VIEW_CHANNEL), "deny": "0"}
         for user in (BOB, fake_discord.bot_id)
@@ -865,6 +866,7 @@ async def test_end_refuses_a_game_in_a_channel_the_moderator_cannot_see(
     hidden = {"id": str(GUILD), "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)}
     fake_discord.channels[secret]["permission_overwrites"] = [hidden, *seen]
     fake_discord.add_thread(thread, secret)
+    fake_discord.add_thread(gone, secret)
     async with orchard_bot(fake_discord, database) as bot:
         for channel in (secret, thread, gone):
             await answered(await fake_discord.slash(ALICE, GUILD, channel, "cheerio new"))
@@ -886,8 +888,7 @@ async def test_end_refuses_a_game_in_a_channel_the_moderator_cannot_see(
             assert row is not None and row.status.is_open
         for channel in (secret, thread):
             assert "ended by a moderator" in (await end(BOB, channel)).content
-        await fake_discord.delete_channel(gone)
-        await fake_discord.wait_for(lambda: bot.get_channel(gone) is None, what="deleted")
+        await fake_discord.delete_channel(gone, heard=False)
         assert "ended by a moderator" in (await end(CAROL, gone)).content
         assert await bot.orchard.store.open_games(GUILD) == []
         no_errors(fake_discord)
@@ -1698,6 +1699,70 @@ async def test_a_deleted_game_channel_leaves_the_list(
         opened = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "cheerio new"))
         assert "Games can only be started" not in (opened.content or ""), opened.describe()
         assert len(await bot.orchard.store.open_games(GUILD, CHANNEL)) == 1
+
+
+async def test_a_deleted_channel_or_thread_ends_its_games_at_once(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """Nobody can see or play a game in a deleted channel or thread: it ends there and then
+    (as a server's do when Orchard is removed: nobody losing, nothing shown), rather than
+    stay in /games, out of /forfeit's reach, until the clock played it out unseen."""
+    thread, doomed = CHANNEL + 10, CHANNEL + 1
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, doomed], [ALICE, BOB, CAROL])
+    fake_discord.add_thread(thread, CHANNEL)
+    async with orchard_bot(fake_discord, database) as bot:
+        for user, channel in ((ALICE, thread), (BOB, doomed), (CAROL, CHANNEL)):
+            await new_game(fake_discord, "cheerio", user, [], channel=channel)
+        store = bot.orchard.store
+
+        async def open_in() -> set[int]:
+            return {game.channel_id for game in await store.open_games(GUILD)}
+
+        async def open_only_in(*channels: int) -> bool:
+            return await open_in() == set(channels)
+
+        await fake_discord.delete_channel(thread)
+        await until(lambda: open_only_in(doomed, CHANNEL), 5.0)
+        await fake_discord.delete_channel(doomed)
+        await until(lambda: open_only_in(CHANNEL), 5.0)
+        ended = [await store.get_game(game_id) for game_id in (1, 2)]
+        assert [row.status for row in ended if row] == ["abandoned", "abandoned"]
+        listed = await answered(await fake_discord.slash(CAROL, GUILD, CHANNEL, "games"))
+        assert "#3" in listed.text and "#1" not in listed.text and "#2" not in listed.text
+
+
+async def test_show_again_says_why_a_board_cannot_be_posted_again(
+    fake_discord: FakeDiscord, database: Target
+) -> None:
+    """/games' Show again, for a game whose channel was deleted while Orchard did not hear
+    (it ends then, as one heard ends it), and for one in a channel Discord refuses Orchard's
+    posts in (it names what to grant): an answer, not "something went wrong"."""
+    gone = CHANNEL + 1
+    server(fake_discord)
+    fake_discord.add_guild(GUILD, [CHANNEL, gone], [ALICE, BOB, CAROL])
+    async with orchard_bot(fake_discord, database) as bot:
+        await new_game(fake_discord, "cheerio", ALICE, [], channel=gone)
+        await new_game(fake_discord, "cheerio", ALICE, [], channel=CHANNEL)
+        await fake_discord.delete_channel(gone, heard=False)
+
+        async def show_again(game_id: int) -> str:
+            listed = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "games"))
+            shown = int(listed.original["id"])
+            button = fake_discord.find_button(shown, f"Show #{game_id} again")
+            return (await answered(await fake_discord.click(ALICE, shown, button))).content
+
+        said = await show_again(1)
+        assert said == "This game's channel was deleted, so the game has ended, without results."
+        ended = await bot.orchard.store.get_game(1)
+        assert ended is not None and ended.status == "abandoned"
+        fake_discord.fail("POST", rf"/channels/{CHANNEL}/messages$", 403)
+        assert await show_again(2) == (
+            f"I may not post in <#{CHANNEL}> any more, so I cannot show this game there: ask "
+            "someone who can to give me View Channel, Send Messages, Embed Links and Attach "
+            "Files there."
+        )
+        no_errors(fake_discord)
 
 
 async def _listed_then_deleted_unheard(fake: FakeDiscord, database: Target) -> int:

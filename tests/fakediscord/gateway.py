@@ -159,13 +159,19 @@ class Gateway(World, Waiting):
         channels no longer list it. ``heard=False``: while the bot is down, so no event
         reaches it; it sees the channel gone only in the server's channels when it connects.
         Nor does one reach it while the server is in an outage: it sees the channel gone only
-        in the channels the server's GUILD_CREATE brings when the outage ends."""
+        in the channels the server's GUILD_CREATE brings when the outage ends. A thread
+        goes with THREAD_DELETE, whose payload is the thread's ids and type alone."""
         channel = self.channels.pop(channel_id)
+        guild_id = int(channel["guild_id"])
+        if "thread_metadata" in channel:
+            if heard and guild_id not in self.outages and guild_id not in self.removed:
+                ids = {key: channel[key] for key in ("id", "guild_id", "parent_id", "type")}
+                await self.dispatch("THREAD_DELETE", ids, guild_id=guild_id)
+            return
         for thread_id in [
             t for t, c in self.channels.items() if c.get("parent_id") == str(channel_id)
         ]:
             del self.channels[thread_id]  # a channel's threads go with it
-        guild_id = int(channel["guild_id"])
         self.guilds[guild_id]["channel_ids"].remove(channel_id)
         if heard and guild_id not in self.outages and guild_id not in self.removed:
             await self.dispatch("CHANNEL_DELETE", channel, guild_id=guild_id)
