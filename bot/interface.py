@@ -179,14 +179,18 @@ async def _heal(interaction: discord.Interaction[Any], game_id: int) -> None:
     """A stale control still on the game's own message means an edit never reached Discord
     (a 503, lost permissions, a crash between commit and edit): show the game as it is, as the
     click's answer (the refusal follows privately). That answer edits the message even where
-    Discord refuses Orchard's own edits, in a channel closed to it since. Unless the edit was
-    only on its way (queued on the channel's limit) and has drawn it since: then clicking the
-    stale board again and again redraws nothing more."""
+    Discord refuses Orchard's own edits, in a channel closed to it since. Not while an edit is
+    on its way (queued on the channel's limit, say): the refusal is not kept waiting for it,
+    and it draws the game. Nor once it has drawn it: clicking the stale board again and again
+    redraws nothing more."""
     message = interaction.message
     if message is None or shown_as(data_of(interaction)) is None:
         return  # the message was already redrawn; the player's client had an older copy
     runner = host(interaction).orchard.runner
-    async with runner.showing(game_id):  # after any display in flight
+    showing = runner.showing(game_id)
+    if showing.locked():
+        return
+    async with showing:  # a display may have begun meanwhile: after it
         snapshot = await runner.load(game_id)
         if snapshot.row.message_id == message.id and not runner.drawn(snapshot):
             await runner.display(snapshot, reply_display(interaction))

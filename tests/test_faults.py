@@ -460,6 +460,19 @@ async def test_a_lost_edit_is_healed_by_the_next_click_on_the_stale_board(versus
     await versus.check()
 
 
+async def test_a_stale_click_is_told_at_once_while_an_edit_is_on_its_way(versus: Game) -> None:
+    """Orchard's edits wait on Discord (held here): Alice's click on the board it still shows
+    is refused at once, not kept waiting for them, and is not drawn twice."""
+    released = versus.fake.hold("PATCH", EDIT)
+    await my_turn_again(versus)
+    showing = versus.bot.orchard.runner.showing(versus.id)
+    await versus.fake.wait_for(showing.locked, 5.0, "an edit on its way")
+    stale = await click_stale_move(versus)
+    assert stale.type == 4 and stale.content == CHANGED, stale.describe()
+    released.set()
+    await versus.check()
+
+
 async def test_a_lobby_or_game_the_clock_closed_unseen_is_redrawn_by_a_click_on_it(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
