@@ -13,7 +13,7 @@ from pathlib import Path
 from dotenv import load_dotenv
 
 from bot.shards import ShardError, ShardPlan, parse_plan, single_process_refusal
-from db.connection import Target, is_url, looks_like_url, shown
+from db.connection import Target, is_url, looks_like_url, redacted
 from db.migrate import NewerSchema
 
 log = logging.getLogger(__name__)
@@ -109,7 +109,7 @@ def database_problem(target: Target, err: Exception) -> str:
         reason = err.strerror + (f": {err.filename}" if err.filename else "")
     else:
         reason = str(err) or type(err).__name__
-    return f"Cannot open the database ORCHARD_DB={shown(target)}: {reason}"
+    return f"Cannot open the database ORCHARD_DB={redacted(target)}: {reason}"
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ def database() -> Target:
 def not_a_database_url(raw: str) -> str:
     """One line for a URL Orchard cannot use, which it once took for a SQLite file's name."""
     return (
-        f"ORCHARD_DB={shown(raw)} is not a URL Orchard can use: write "
+        f"ORCHARD_DB={redacted(raw)} is not a URL Orchard can use: write "
         "postgresql://USER:PASSWORD@HOST:PORT/DATABASE (or postgres://), or a SQLite file's "
         "path (with ./ before a file name that has a colon)."
     )

@@ -235,7 +235,7 @@ class Lobby:
         row = (await self.runner.load(game_id)).row
         async with self._opening[(row.guild_id, row.channel_id, row.kind)]:
             joined = await self.runner.changed(game_id, self._joining(player))
-        return await self.runner.shown(joined, display)
+        return await self.runner.display_in_order(joined, display)
 
     def _joining(self, player: Player) -> Plan:
         """The change that seats ``player`` in a lobby (its 15 minutes start again)."""

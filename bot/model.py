@@ -164,7 +164,7 @@ class Move:
 class KindStats:
     """One player's record in one game.
 
-    ``wins`` and ``rated_games`` count games between people (two or more seats, no Orchard),
+    ``wins`` and ``people_games`` count games between people (two or more seats, no Orchard),
     as the wins board does; games against Orchard are counted apart, like their ratings.
     Ratings are (mu, sigma) in the people's and the Orchard pool, if rated there.
     """
@@ -172,7 +172,7 @@ class KindStats:
     kind: str
     games: int
     wins: int
-    rated_games: int
+    people_games: int
     best: int
     lowest: int
     average: float

@@ -97,7 +97,7 @@ class Opponents:
                     log.exception("game %s: Orchard's move failed; retrying in a minute", game_id)
                     await asyncio.sleep(RETRY_SECONDS)
             if fresh is not None:
-                await self.runner.shown(fresh)
+                await self.runner.display_in_order(fresh)
         except Exception:
             log.exception("game %s: Orchard's move could not be shown", game_id)
         finally:

@@ -2,7 +2,7 @@
 
 A rating is (mu, sigma); boards rank by the conservative ``mu - 3 sigma``, which starts at 0
 and grows as the system becomes sure of a player. People see it on a display scale
-(:func:`display`): 1000 for a newcomer, like a chess rating, never negative.
+(:func:`seen_rating`): 1000 for a newcomer, like a chess rating, never negative.
 """
 
 from __future__ import annotations
@@ -23,16 +23,21 @@ winner to about 1140 and the loser to about 930; fifty wins in a row read about 
 losses about 570 (openskill's defaults), so the scale reads like a chess rating."""
 
 
-def shown(rating: Rating) -> float:
+def conservative(rating: Rating) -> float:
     """What boards rank by: mu minus three sigma."""
     mu, sigma = rating
     return mu - 3 * sigma
 
 
-def display(conservative: float) -> int:
+def display_rating(conservative: float) -> int:
     """The rating people see for a ``mu - 3 sigma``: never below 0 (that would take one under
     -25; fifty losses in a row reach about -11)."""
     return max(0, round(RATING_START + RATING_STEP * conservative))
+
+
+def seen_rating(rating: Rating) -> int:
+    """The rating people see for a player's ``(mu, sigma)``."""
+    return display_rating(conservative(rating))
 
 
 def rate(previous: Mapping[int, Rating], places: Sequence[tuple[int, int]]) -> dict[int, Rating]:

@@ -362,11 +362,12 @@ class Runner:
     async def change(self, game_id: int, plan: Plan, display: Display | None = None) -> Snapshot:
         """A change that is not a move (a lobby's seats, its start, closing a game), planned
         by the caller on the game as it is inside the lock."""
-        return await self.shown(await self.changed(game_id, plan), display)
+        return await self.display_in_order(await self.changed(game_id, plan), display)
 
     async def changed(self, game_id: int, plan: Plan) -> Snapshot:
-        """:meth:`change`, written but not yet shown (the caller shows it with :meth:`shown`,
-        after any lock of its own: a slow channel's board would hold it meanwhile)."""
+        """:meth:`change`, written but not yet shown (the caller shows it with
+        :meth:`display_in_order`, after any lock of its own: a slow channel's board would hold
+        it meanwhile)."""
         async with self.held(game_id) as held:
             snapshot = held.snapshot
             change = await plan(snapshot)
@@ -427,13 +428,13 @@ class Runner:
                 await self._check_side_by_side(held, seat, version, verb, arg)
             action, state = self._apply(snapshot, seat, verb, arg)
             fresh = await self._own_move(held, seat, action, state, user_id)
-        return await self.shown(fresh, display)
+        return await self.display_in_order(fresh, display)
 
     async def act_for_seat(
         self, game_id: int, seat: int, version: int, decide: Callable[[Snapshot], Any]
     ) -> Snapshot | None:
         """Play an Orchard seat's move, decided on the state inside the lock, written but not
-        yet shown (the caller shows it with :meth:`shown`).
+        yet shown (the caller shows it with :meth:`display_in_order`).
 
         Returns None, changing nothing, if the game moved on since the move was scheduled.
         """
@@ -502,7 +503,7 @@ class Runner:
                 raise Refusal("You have already left this game.")
             moves = [Move(seat, FORFEIT_VERB, "", user_id, MoveSource.FORFEIT)]
             fresh = await self._play(held, state, moves, {})
-        return await self.shown(fresh, display)
+        return await self.display_in_order(fresh, display)
 
     def plays(self, snapshot: Snapshot, user_id: int) -> bool:
         """Whether a person plays this game still: seated in it, and not gone from it (given
@@ -535,12 +536,12 @@ class Runner:
                 state = self.engine(row.kind).forfeit(snapshot.state, seat)
                 moves = [Move(seat, FORFEIT_VERB, "", None, MoveSource.FORFEIT)]
                 fresh = await self._play(held, state, moves, {}, forgotten=user_id)
-        return await self.shown(fresh)
+        return await self.display_in_order(fresh)
 
     async def fire_deadline(self, game_id: int) -> Snapshot | None:
         """What the clock does to a game whose deadline passed, written and then shown."""
         fresh = await self.expire(game_id)
-        return None if fresh is None else await self.shown(fresh)
+        return None if fresh is None else await self.display_in_order(fresh)
 
     async def expire(self, game_id: int) -> Snapshot | None:
         """What the clock does to a game whose deadline passed (idempotent), written but not
@@ -630,7 +631,9 @@ class Runner:
                 state = engine.apply(state, engine.parse(move.seat, move.verb, move.arg))
         return state
 
-    async def shown(self, snapshot: Snapshot, display: Display | None = None) -> Snapshot:
+    async def display_in_order(
+        self, snapshot: Snapshot, display: Display | None = None
+    ) -> Snapshot:
         """Display a written game after its lock, in write order with its other displays."""
         async with self.showing(snapshot.id):
             recorded = self.message_of(snapshot.row)
@@ -982,7 +985,7 @@ class Runner:
     async def _write(self, held: Held, change: GameChange, state: Any) -> Snapshot:
         """The one write (inside the game's lock): guarded and numbered; its number counts,
         and the hooks hear of it, once it is committed (:meth:`_announce`). Displaying it is
-        the caller's, after the lock (:meth:`shown`)."""
+        the caller's, after the lock (:meth:`display_in_order`)."""
         snapshot = held.snapshot
         change = self._stamped(snapshot.row, change, state)
         if not await held.session.write(change):

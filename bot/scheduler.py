@@ -109,7 +109,7 @@ class Scheduler:
     async def run_due(self) -> int:
         """Fire everything due now and show it; returns how many games it moved."""
         fired = await self.fire_due()
-        await self.shown()
+        await self.displays_done()
         return fired
 
     async def fire_due(self) -> int:
@@ -136,7 +136,7 @@ class Scheduler:
         await asyncio.gather(*(worker() for _ in range(min(BATCHES_AT_ONCE, len(batches)))))
         return fired
 
-    async def shown(self) -> None:
+    async def displays_done(self) -> None:
         """Wait until every queued display has been shown."""
         await self._to_show.join()
 
@@ -223,7 +223,9 @@ class Scheduler:
         while True:
             channel, snapshot = await self._to_show.get()
             try:
-                await self.runner.shown(snapshot)  # skips a version a later write overtook
+                await self.runner.display_in_order(
+                    snapshot
+                )  # skips a version a later write overtook
             except Exception:
                 log.exception("game %s: could not show it", snapshot.id)
             finally:

@@ -25,7 +25,7 @@ from bot.daily import DailyChannel, date_of, is_daily
 from bot.interface import answering
 from bot.model import FORMER_PLAYER, NOBODY, GameStatus, GameSummary, KindStats, PastGame, Viewer
 from bot.posting import GAME_CHANNEL, POSTING, check_postable, missing_permissions
-from bot.ratings import display, shown
+from bot.ratings import display_rating, seen_rating
 from bot.runner import Refusal
 from bot.settings import GuildSettings
 from bot.specs import VARIANTS, lower_is_better, title
@@ -60,7 +60,7 @@ Game = app_commands.Choice[str]
 def value_text(by: str, value: float) -> str:
     """A board's ranked figure: a rating on its display scale, a win count with its noun."""
     if by == "rating":
-        return f"rating {display(value)}"
+        return f"rating {display_rating(value)}"
     if by == "wins":
         return plural(round(value), "win")
     return f"{by} {value:.1f}" if by == "average" else f"{by} {value:.0f}"
@@ -329,7 +329,7 @@ class ServersCog(commands.Cog):
     ) -> list[discord.File]:
         """One game's line: its people's rating, else its scores (games never share a scale)."""
         history = await self.bot.orchard.store.rating_history(guild_id, user_id, kind)
-        values, what = [float(display(shown((mu, sigma)))) for mu, sigma, _ in history], "rating"
+        values, what = [float(seen_rating((mu, sigma))) for mu, sigma, _ in history], "rating"
         if len(values) < 2:
             store = self.bot.orchard.store
             past = await store.history(guild_id, user_id, kind, limit=30, viewer=viewer)
@@ -760,9 +760,9 @@ def wins_in(wins: int, people: int, games: int) -> str:
 def wins_text(s: KindStats) -> str:
     """Wins and their rate, of games between people only (nothing without one: see
     :func:`wins_in`)."""
-    if not s.rated_games:
+    if not s.people_games:
         return ""
-    return f"{wins_in(s.wins, s.rated_games, s.games)} ({100 * s.wins / s.rated_games:.0f}%)"
+    return f"{wins_in(s.wins, s.people_games, s.games)} ({100 * s.wins / s.people_games:.0f}%)"
 
 
 HISTORY_OF_OTHERS = "Only games in channels you can see, or that you played in."
@@ -786,7 +786,7 @@ def no_chart(kind: str, rows: list[KindStats]) -> str:
 def stats_text(s: KindStats) -> str:
     """One game's field in /stats; wins count games between people, Orchard is apart."""
     best = s.lowest if lower_is_better(s.kind) else s.best
-    rating = f"rating {display(shown(s.rating))}" if s.rating else "unrated"
+    rating = f"rating {seen_rating(s.rating)}" if s.rating else "unrated"
     played = " · ".join(figure for figure in (plural(s.games, "game"), wins_text(s)) if figure)
     text = (
         f"{played}\n"
@@ -794,7 +794,7 @@ def stats_text(s: KindStats) -> str:
         f"{rating} · last played {when(s.last_played)}"
     )
     if s.orchard_games or s.orchard_rating:
-        versus = f"rating {display(shown(s.orchard_rating))}" if s.orchard_rating else "unrated"
+        versus = f"rating {seen_rating(s.orchard_rating)}" if s.orchard_rating else "unrated"
         text += f"\nvs Orchard: {versus} · {s.orchard_wins} of {s.orchard_games} won"
     return text
 
@@ -808,7 +808,7 @@ def summary_text(rows: list[KindStats]) -> str:
     games, wins = sum(s.games for s in rows), sum(s.wins for s in rows)
     kinds = f" of {len(rows)} kinds" if len(rows) > 1 else ""
     text = f"{plural(games, 'game')}{kinds}"
-    if any(s.rated_games for s in rows):  # wins only count games with people (wins_in)
+    if any(s.people_games for s in rows):  # wins only count games with people (wins_in)
         text += f" · {plural(wins, 'win')}"
     if any(s.orchard_games for s in rows):
         text += f" · {plural(sum(s.orchard_wins for s in rows), 'win')} vs Orchard"

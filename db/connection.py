@@ -103,7 +103,7 @@ def looks_like_url(text: str) -> bool:
     return SCHEME.match(text) is not None
 
 
-def shown(target: Target) -> str:
+def redacted(target: Target) -> str:
     """``target`` as it may be printed or logged: a URL (even one Orchard does not take)
     without its password, in the user part or a ``password=`` parameter."""
     if "://" not in str(target):

@@ -143,7 +143,7 @@ async def user_stats(db: Database, guild_id: int, user_id: int) -> list[KindStat
             kind=r[0],
             games=r[1],
             wins=r[2],
-            rated_games=r[3],
+            people_games=r[3],
             best=r[4],
             lowest=r[5],
             average=float(r[6]),

@@ -16,7 +16,7 @@ import pytest
 from bot.cli import COMMANDS
 from bot.config import LOG_LEVELS, SETTINGS, Config, database
 from bot.health import HEARTBEAT, STALE_AFTER
-from db.connection import shown
+from db.connection import redacted
 from db.store import Store
 from tests.botharness import GUILD
 from tests.fakediscord import FakeDiscord
@@ -233,8 +233,8 @@ def test_a_database_that_cannot_be_opened_is_one_line_before_any_login(
 
 def test_a_database_url_is_shown_without_its_password() -> None:
     url = "postgresql://orchard:pw@db:5432/orchard?sslmode=require&password=pw"
-    assert shown(url) == "postgresql://orchard@db:5432/orchard?sslmode=require"
-    assert shown(Path("data/orchard.db")) == "data/orchard.db"
+    assert redacted(url) == "postgresql://orchard@db:5432/orchard?sslmode=require"
+    assert redacted(Path("data/orchard.db")) == "data/orchard.db"
 
 
 @pytest.mark.parametrize(

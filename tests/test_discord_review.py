@@ -54,7 +54,7 @@ async def play_out(
         seat = min(engine.to_act(live.state))
         verb, arg = engine.format(decide(engine, live.state, seat))
         live = await runner.act(game_id, users[seat], verb, arg, display=no_display)
-    await runner.shown(live)
+    await runner.display_in_order(live)
 
 
 async def finished_game(

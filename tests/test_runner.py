@@ -1478,7 +1478,7 @@ async def test_a_game_over_and_shown_leaves_nothing_behind_in_the_runner(
     assert [len(k) for k in kept] == [0, 0, 0, 0], f"kept for 4 games over: {kept}"
     drawn.clear()
     assert o.runner.outdated(before_end)
-    await o.runner.shown(before_end)
+    await o.runner.display_in_order(before_end)
     assert drawn == [] and [len(k) for k in kept] == [0, 0, 0, 0]
     with pytest.raises(Refusal, match="over"):
         await o.runner.act(ended, 1, "roll", version=0)

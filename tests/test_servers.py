@@ -16,7 +16,7 @@ from bot.app import OrchardBot
 from bot.daily import DailyChannel
 from bot.games.cheerio import open_categories
 from bot.model import Player, Viewer
-from bot.ratings import MODEL, rate, shown
+from bot.ratings import MODEL, conservative, rate
 from bot.settings import GuildSettings
 from bot.specs import SPECS
 from cogs.servers import HISTORY_OF_OTHERS
@@ -111,7 +111,7 @@ async def test_games_with_orchard_are_rated_in_their_own_pool(database: Target) 
     assert await o.store.board(100, "cheerio", "rating") == []
     ((won,),) = await rows(database, "SELECT won FROM results WHERE user_id = 1")
     (stats,) = await o.store.user_stats(100, 1)
-    assert (stats.orchard_games, stats.orchard_wins, stats.rated_games) == (1, won, 0)
+    assert (stats.orchard_games, stats.orchard_wins, stats.people_games) == (1, won, 0)
     assert stats.rating is None and stats.orchard_rating is not None
     await o.close()
 
@@ -1133,7 +1133,7 @@ async def test_stats_and_history_after_a_two_player_game(
         # 1000 + 40 times that: 1138 for the winner, 927 for the loser, 1032 each for a tie
         rating = 1032 if tie else (1138 if won[ALICE] else 927)
         assert f"rating {rating} ·" in field["value"]
-        assert round(1000 + 40 * shown((mu, sigma))) == rating
+        assert round(1000 + 40 * conservative((mu, sigma))) == rating
         assert f"last played <t:{await finished_at(database, row.id, ALICE)}:R>" in field["value"]
         assert stats.embeds[0]["description"] == f"1 game · {wins}", 'no "of 1 kind"'
 
@@ -1266,7 +1266,7 @@ async def test_stats_show_the_rating_against_orchard(
         stats = await answered(await fake_discord.slash(ALICE, GUILD, CHANNEL, "stats"))
         (field,) = stats.embeds[0]["fields"]
         shown_rating = 1138 if won else 927  # a first game of two newcomers, as above
-        assert round(1000 + 40 * shown((mu, sigma))) == shown_rating
+        assert round(1000 + 40 * conservative((mu, sigma))) == shown_rating
         assert f"vs Orchard: rating {shown_rating} · {won} of 1 won" in field["value"]
         assert field["value"].startswith("1 game\n") and "\nunrated ·" in field["value"]
         versus = "1 win" if won else "0 wins"  # no wins among people said beside it

@@ -12,7 +12,7 @@ from typing import Any
 from discord.utils import escape_markdown
 
 from bot.boards import message_link
-from bot.ratings import display, shown
+from bot.ratings import conservative, display_rating
 from bot.specs import VARIANTS
 from bot.wording import (
     clipped,
@@ -139,9 +139,9 @@ def test_a_long_list_is_cut_to_its_limit_and_says_how_many_are_left() -> None:
 def test_ratings_read_on_a_scale_that_never_looks_negative() -> None:
     """A newcomer reads 1000; openskill's first game between two newcomers (mu - 3 sigma
     3.44 for the winner, -1.83 for the loser) reads 1138 and 927; nothing reads below 0."""
-    assert display(shown((25.0, 25 / 3))) == 1000
-    assert (display(3.4377), display(-1.8331)) == (1138, 927)
-    assert display(-30.0) == 0 and display(-0.5) == 980
+    assert display_rating(conservative((25.0, 25 / 3))) == 1000
+    assert (display_rating(3.4377), display_rating(-1.8331)) == (1138, 927)
+    assert display_rating(-30.0) == 0 and display_rating(-0.5) == 980
 
 
 async def test_every_message_around_a_game_reads_right(
