@@ -170,6 +170,7 @@ class OrchardBot(commands.AutoShardedBot):
         await self.open_store()
         self.boards = Boards(self, self.orchard.runner, self.uis)
         self.orchard.runner.board = self.boards.display
+        self.boards.pings.start()
         self.orchard.on_erased.append(self.draw_boards_anew)
         for extension in extensions():
             await self.load_extension(extension)
@@ -220,6 +221,8 @@ class OrchardBot(commands.AutoShardedBot):
             self.boards.stop()
         if hasattr(self, "orchard"):
             await self.orchard.stop()
+        if hasattr(self, "boards"):
+            await self.boards.pings.stop()  # pings in flight are sent while the store is open
         await super().close()  # unloads the cogs, which finish what they have in flight
         if hasattr(self, "orchard"):
             await self.orchard.store.close()

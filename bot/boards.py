@@ -340,7 +340,7 @@ class Boards:
         self.uis = uis
         self.redraw_delay = 2.0  # seconds before a board Discord failed to show is tried again
         self._redraws: set[asyncio.Task[None]] = set()
-        self.pings = TurnPings(client, runner)  # started and drained by the servers cog
+        self.pings = TurnPings(client, runner)  # started and drained by the app
         self.anew_pause = ANEW_PAUSE
         self.anew_backoff = ANEW_BACKOFF
         self._drawing_anew: asyncio.Task[None] | None = None  # see draw_anew

@@ -48,7 +48,7 @@ from bot.wording import joined, not_your_turn, plural
 from cogs.appletters_picture import draw_snake, last_word
 from cogs.appletters_tiles import TileDMs, tiles_message
 from cogs.game import LEVEL_HELP, OPPONENT_HELP, GameCog, opponent_chosen
-from cogs.servers import DEFAULT_ORDER, By, send_board
+from cogs.leaderboards import DEFAULT_ORDER, By, send_board
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot

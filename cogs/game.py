@@ -23,7 +23,7 @@ from bot.reviews import review_buttons
 from bot.runner import Refusal, Snapshot
 from bot.specs import GameSpec, title
 from bot.wording import clipped, in_code, joined, plural, shown_width
-from cogs.servers import DEFAULT_ORDER, By, send_board
+from cogs.leaderboards import DEFAULT_ORDER, By, send_board
 
 if TYPE_CHECKING:
     from bot.app import OrchardBot

@@ -1997,7 +1997,7 @@ async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
 
 
 def test_a_board_line_shows_wins_games_best_and_average_with_the_ranked_one_first() -> None:
-    from cogs.servers import board_figures
+    from cogs.leaderboards import board_figures
 
     record = (5, 9, 245.0, 187.3, 9)
     assert board_figures("best", 245.0, record) == "**best 245** · 5 wins · 9 games · average 187.3"
