@@ -29,8 +29,10 @@ from bot.components import (
     data_of,
 )
 from bot.games.appletters import (
+    ENDS,
     MAX_WORD,
     PICK,
+    ROOM_SHOWN,
     VARIANTS,
     AppState,
     View,
@@ -38,6 +40,7 @@ from bot.games.appletters import (
     check_spelling,
     claim_pending,
     public_view,
+    room,
 )
 from bot.games.base import BadInput, MoveError
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
@@ -119,6 +122,26 @@ def letter_groups(hand: str) -> list[str]:
         return [letters]
     first = "".join(letter for letter in letters if letter < "N")
     return [first, letters[len(first) :]]
+
+
+def room_lines(view: View) -> list[str]:
+    """Each open end's room in words: what the picture shows of where a word still fits, for
+    players who cannot see it (a screen reader, pictures turned off)."""
+    found = room(view.snake)
+    letters = {end: letter for end, _, letter in view.open_ends}
+    return [
+        f"Room at the {end} ({letters[end]}): beginning with it, {fits(found[end, 'begins'])}; "
+        f"ending with it, {fits(found[end, 'ends'])}."
+        for end in ENDS
+        if end in letters
+    ]
+
+
+def fits(longest: int) -> str:
+    """How long a word may be (see :func:`bot.games.appletters.room`)."""
+    if not longest:
+        return "no word fits"
+    return f"{longest} letters or more" if longest >= ROOM_SHOWN else f"up to {longest} letters"
 
 
 def pick_label(core_count: int) -> str:
@@ -490,14 +513,16 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
                 f"accept it or challenge it{also}."
             )
         if view.snake:
-            lines.append("Words, start to end: " + " → ".join(w.text for w in view.snake))
             ends = dict((e, letter) for e, _, letter in view.open_ends)
             lines.append(f"Open ends: **{ends['start']}** (start) and **{ends['end']}** (end)")
+            lines += room_lines(view)
         else:
             lines.append("No words yet: the first word lies flat anywhere.")
         if view.challengeable is not None and view.phase == "play":
             seat, word = view.challengeable
             lines.append(f"{players[seat]}'s {word} may be challenged until the next move.")
+        if view.snake:  # last: a long snake's is what is cut short
+            lines.append("Words, start to end: " + " → ".join(w.text for w in view.snake))
         return "\n".join(lines)[:1500]  # a board's texts share 4,000 characters
 
     def _table(self, view: View, players: list[str]) -> str:
@@ -528,9 +553,10 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         words = ", ".join(w.text for w in view.snake)
         ends = " and ".join(f"{letter} at the {e}" for e, _, letter in view.open_ends)
         last = last_word(view)
-        alt = f"The word snake, start to end: {words}. Open ends: {ends}."
+        alt = f"The word snake. Open ends: {ends}. {' '.join(room_lines(view))}"
         if last is not None:
             alt += f" Last word: {last.text}."
+        alt += f" Words, start to end: {words}."
         gallery: ui.MediaGallery[ui.LayoutView] = ui.MediaGallery()
         gallery.add_item(media="attachment://snake.png", description=alt[:1000])
         body.append(gallery)

@@ -35,6 +35,7 @@ from bot.games.appletters import (
     mirror_bonus,
     placements_for,
     public_view,
+    room,
     tally,
     tile_bag,
     turnovers_for,
@@ -317,6 +318,49 @@ def test_the_cell_beyond_a_word_must_stay_empty() -> None:
         play(state, "PA:end")
     after = play(state, "ANT:end")  # down, away from everything
     assert after.snake[-1].cells == col(2, 2, 3)
+
+
+def test_room_at_each_end_is_the_longest_word_that_fits_there() -> None:
+    """Worked by hand. The winding snake's end is the A of ANT at (2,2): a word ending there
+    would come up from (1,2), beside APPLE's P at (0,2); one beginning there runs down,
+    free. Then APPLE, EAT down from its E, and ANT down from its A: the ends are ANT's T at
+    (2,0) and EAT's T at (2,4), on one row with two empty cells between. A word beginning
+    with the first T runs right and may take both (3 letters: a fourth would run into the
+    other T); one ending with the second runs left, the same; the other ways are open (up
+    to ROOM_SHOWN)."""
+    assert room(winding().snake) == {
+        ("start", "begins"): 12,
+        ("start", "ends"): 12,
+        ("end", "begins"): 12,
+        ("end", "ends"): 0,
+    }
+    state = play(table(ENGINE, [BIG, BIG]), "APPLE")
+    state = play(play(state, "EAT:end"), "ANT:start")
+    assert [w.cells[-1] for w in state.snake[::2]] == [(2, 0), (2, 4)]
+    assert room(state.snake) == {
+        ("start", "begins"): 3,
+        ("start", "ends"): 12,
+        ("end", "begins"): 12,
+        ("end", "ends"): 3,
+    }
+    assert room(()) == {}
+
+
+def test_room_is_told_in_words_on_the_board() -> None:
+    """The winding snake (above): at its end, the A of ANT, no word may end."""
+    from cogs.appletters import room_lines
+
+    assert room_lines(public_view(winding())) == [
+        "Room at the start (A): beginning with it, 12 letters or more; ending with it, 12 "
+        "letters or more.",
+        "Room at the end (A): beginning with it, 12 letters or more; ending with it, no word "
+        "fits.",
+    ]
+    state = play(play(play(table(ENGINE, [BIG, BIG]), "APPLE"), "EAT:end"), "ANT:start")
+    assert room_lines(public_view(state))[0] == (
+        "Room at the start (T): beginning with it, up to 3 letters; ending with it, 12 letters "
+        "or more."
+    )
 
 
 def test_missing_letters_are_named() -> None:

@@ -543,6 +543,28 @@ def _touching(p: Placement, taken: dict[Cell, tuple[str, str]]) -> str | None:
     return None
 
 
+ROOM_SHOWN = 12
+"""The longest room :func:`room` measures: a word this long or longer fits."""
+
+
+def room(snake: tuple[Word, ...]) -> dict[tuple[End, Mode], int]:
+    """The longest word that fits at each open end, beginning or ending with its letter, up
+    to :data:`ROOM_SHOWN` (0: none fits). What the picture shows, for players who cannot
+    see it: a word refused for want of room costs its player time on the clock. A longer
+    word only adds cells beyond a shorter one's, so the first length that clashes ends it."""
+    taken = board(snake)
+    found: dict[tuple[End, Mode], int] = {}
+    for end in ENDS if snake else ():
+        for mode in MODES:
+            longest = 0
+            for length in range(2, ROOM_SHOWN + 1):
+                if _clash(_geometry(snake, "?" * length, end, mode), taken) is not None:
+                    break
+                longest = length
+            found[end, mode] = longest
+    return found
+
+
 def _needed(p: Placement) -> str:
     """The letters the player must give from their hand for ``p``."""
     shared = _shared(p)
