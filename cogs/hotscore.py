@@ -59,8 +59,9 @@ BAR = 10
 
 
 def bar(score: int) -> str:
-    filled = min(BAR, max(0, score) * BAR // 100)  # below 0 (no floor set): empty
-    return "█" * filled + "░" * (BAR - filled) + f" {score}/100"
+    """The score as a bar of ten blocks (below 0, with no floor set: empty)."""
+    filled = min(BAR, max(0, score) * BAR // 100)
+    return "█" * filled + "░" * (BAR - filled)
 
 
 class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: race to 100"):
@@ -76,8 +77,9 @@ class HotscoreCog(GameCog, group_name="hotscore", group_description="Hot Score: 
         players = names(snapshot)
         log = log_lines(state, players)
         happened = log[-1] if log else ""
-        scores = "\n".join(
-            f"`{bar(score)}` **{name}**" for name, score in zip(players, state.scores, strict=True)
+        scores = "\n".join(  # name and score first: a screen reader reads out every block
+            f"**{name}** {score}/100 `{bar(score)}`"
+            for name, score in zip(players, state.scores, strict=True)
         )
         live = snapshot.row.status is GameStatus.ACTIVE
         body = [scores, *self._play(state, players, live)]

@@ -773,10 +773,10 @@ def test_a_board_over_discords_component_limit_is_refused_before_it_is_sent() ->
 
 def test_hot_scores_score_bars_are_ten_cells_whatever_the_score() -> None:
     """A server that lets scores go below 0: a negative score is an empty bar, as wide as the
-    others, so the two players' bars still line up."""
+    others."""
     for score in (-35, -10, -1, 0, 5, 55, 99, 100):
-        cells, shown = bar(score).split(" ")
-        assert len(cells) == 10 and shown == f"{score}/100", bar(score)
+        cells = bar(score)
+        assert len(cells) == 10, cells
         assert cells.count("█") == max(0, score) // 10, bar(score)
 
 

@@ -100,6 +100,9 @@ async def test_a_challenge_says_how_it_is_won_and_counts_each_throw(
             await press(fake_discord, user, board, f"Stick on 7 · HOT · {stick}")
         shown = text_of(fake_discord.message(board))
         assert "**Challenge ×1** · stakes ±10\n" in shown
+        # Each score line begins with who and how many: a screen reader reads the bar out
+        # block by block. Nothing is scored until the round is settled.
+        assert "\n**Alice** 0/100 `░░░░░░░░░░`\n**Bob** 0/100 `░░░░░░░░░░`\n" in shown
         assert (
             f"{names[first]} throws one die for odd or even; then you both throw three dice, "
             "and more dice of that kind win." in shown
