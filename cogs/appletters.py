@@ -41,6 +41,7 @@ from bot.games.appletters import (
     claim_pending,
     public_view,
     room,
+    view_for,
 )
 from bot.games.base import BadInput, MoveError
 from bot.interface import answering, open_lobby, orchard_seat, reply_display
@@ -49,7 +50,7 @@ from bot.runner import Display, Refusal, Snapshot, check_server
 from bot.specs import APPLETTERS, title
 from bot.wording import joined, not_your_turn, plural
 from cogs.appletters_picture import draw_snake, last_word
-from cogs.appletters_tiles import TileDMs, tiles_message
+from cogs.appletters_tiles import TileDMs, tiles_message, tiles_text
 from cogs.game import LEVEL_HELP, OPPONENT_HELP, GameCog, opponent_chosen
 from cogs.leaderboards import DEFAULT_ORDER, By, send_board
 
@@ -124,6 +125,21 @@ def letter_groups(hand: str) -> list[str]:
     return [first, letters[len(first) :]]
 
 
+def form_text(state: AppState, seat: int) -> str:
+    """The word form's reminder, for its player only: their tiles, the ends and their room."""
+    view = view_for(state, seat)
+    lines = [f"Your tiles ({len(view.hand or '')}): {tiles_text(view.hand or '')}"]
+    if view.snake:
+        ends = dict((e, letter) for e, _, letter in view.open_ends)
+        first, last = view.snake[0].text, view.snake[-1].text
+        lines.append(
+            f"Open ends: **{ends['start']}** (start, of {first}) and **{ends['end']}** (end, of "
+            f"{last})"
+        )
+        lines += room_lines(view)
+    return "\n".join(lines)
+
+
 def room_lines(view: View) -> list[str]:
     """Each open end's room in words: what the picture shows of where a word still fits, for
     players who cannot see it (a screen reader, pictures turned off)."""
@@ -176,9 +192,12 @@ def custom_version(interaction: discord.Interaction[Any]) -> int | None:
 class WordModal(ui.Modal):
     """Type a word (and which end); submitted to :meth:`AppLettersCog.on_form`."""
 
-    def __init__(self, game_id: int, version: int, verb: str) -> None:
+    def __init__(self, game_id: int, version: int, verb: str, told: str) -> None:
+        """``told``: what the player needs in view as they type (on a phone the form covers
+        the board): their tiles, the ends. Only they see the form."""
         title = "Turn over a word" if verb == "turnover" else "Play a word"
         super().__init__(title=title, custom_id=f"orcm:{game_id}:{version}:{verb}:", timeout=None)
+        self.add_item(ui.TextDisplay(told))
         word = ui.TextInput[Any](custom_id="word", min_length=2, max_length=MAX_WORD)
         end = ui.TextInput[Any](custom_id="end", required=False, placeholder="start or end")
         self.add_item(ui.Label(text="Your word", component=word))
@@ -384,8 +403,9 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         if verb == "ui_tiles":
             await self._show_tiles(interaction, snapshot)
         elif verb in ("ui_play", "ui_turnover"):
-            self._check_turn(snapshot, interaction.user.id)
-            modal = WordModal(snapshot.id, snapshot.row.version, verb.removeprefix("ui_"))
+            seat = self._check_turn(snapshot, interaction.user.id)
+            told = form_text(snapshot.state, seat)
+            modal = WordModal(snapshot.id, snapshot.row.version, verb.removeprefix("ui_"), told)
             modal.stop()  # never stored: the cog's listener answers it, even after a restart
             await send_form(interaction, modal)
         elif verb == "ui_badapple":

@@ -353,8 +353,7 @@ def test_room_is_told_in_words_on_the_board() -> None:
     assert room_lines(public_view(winding())) == [
         "Room at the start (A): beginning with it, 12 letters or more; ending with it, 12 "
         "letters or more.",
-        "Room at the end (A): beginning with it, 12 letters or more; ending with it, no word "
-        "fits.",
+        "Room at the end (A): beginning with it, 12 letters or more; ending with it, no word fits.",
     ]
     state = play(play(play(table(ENGINE, [BIG, BIG]), "APPLE"), "EAT:end"), "ANT:start")
     assert room_lines(public_view(state))[0] == (

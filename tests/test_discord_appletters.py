@@ -377,6 +377,15 @@ async def test_a_whole_game_keeps_every_hand_private(
             told = f"Room at the {end} ({letter}): {open_room}"
             assert told in text_of(shown) and told in shown["attachments"][0]["description"]
 
+        # The word form covers the board on a phone: it shows its player (only) their tiles,
+        # the ends and their room.
+        form = await press(fake, USERS[other], board, "Play a word")
+        assert form.modal is not None
+        told = text_of(form.modal)
+        hand = state.hands[other]
+        assert f"Your tiles ({len(hand)}): {tiles_text(hand)}" in told, told
+        assert f"Open ends: **{a}** (start, of {a + b}) and **{b}** (end, of {a + b})" in told
+        assert f"Room at the end ({b}): {open_room}" in told
         both = await answered(
             await fake.slash(USERS[other], GUILD, CHANNEL, "appletters play", {"word": b + a})
         )
