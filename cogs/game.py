@@ -28,7 +28,7 @@ from cogs.leaderboards import DEFAULT_ORDER, By, send_board
 if TYPE_CHECKING:
     from bot.app import OrchardBot
 
-NAME_WIDTH = 14  # "Orchard (Hard)": the longest name a score table shows in full
+NAME_WIDTH = 14  # "Orchard (Hard)" in full; "Orchard (Normal)" loses its end
 Cell = int | None
 
 
@@ -36,7 +36,11 @@ Cell = int | None
 def short(name: str, width: int = NAME_WIDTH) -> str:
     """A name that fits a table column, cut with an ellipsis only beyond ``width`` cells (an
     emoji or CJK character takes two: :func:`bot.wording.shown_width`); its backticks cannot
-    end the table's code block (:func:`bot.wording.in_code`)."""
+    end the table's code block (:func:`bot.wording.in_code`). A number that tells two seats
+    of one name apart (:func:`bot.boards.plain_names`: "Orchard (Hard) 2") is kept."""
+    head, space, number = name.rpartition(" ")
+    if space and number.isdigit() and len(number) == 1 and shown_width(name) > width:
+        return in_code(f"{clipped(head, width - 2)} {number}")
     return in_code(clipped(name, width))
 
 
