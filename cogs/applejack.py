@@ -193,12 +193,14 @@ class ApplejackCog(
         return [[select], [done]]
 
     def _call_controls(self, snapshot: Snapshot, state: ApplejackState) -> list[Control]:
-        """The caller's select: each option says what the call gives everyone, names as typed
-        (an option shows no Markdown), cut to Discord's 100 characters between graphemes."""
+        """The caller's select: each option says what the call gives everyone, the caller
+        first (a phone shows only the start of a long description), names as typed (an
+        option shows no Markdown), cut to Discord's 100 characters between graphemes."""
         players = plain_names(snapshot)
+        order = sorted(range(len(players)), key=lambda s: s != state.caller)
         options = []
         for category, points in call_preview(state):
-            each = " · ".join(f"{players[s]} {p}" for s, p in enumerate(points) if p is not None)
+            each = " · ".join(f"{players[s]} {points[s]}" for s in order if points[s] is not None)
             options.append(
                 discord.SelectOption(
                     label=f"Call {category.title()}",

@@ -484,6 +484,43 @@ async def test_apple_jacks_call_menu_shows_names_as_typed_within_discords_limit(
         no_errors(fake_discord)
 
 
+async def test_apple_jacks_call_menu_names_the_caller_first(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """A phone shows only the start of an option's description: in round 2, whose caller is
+    Bob (the caller turns each round), each option gives Bob's points first, then the others
+    in seat order."""
+    from bot.games.applejack import open_categories
+
+    unpaced(fake_discord)
+    server(fake_discord)
+    users = (ALICE, BOB, CAROL)
+    async with orchard_bot(fake_discord, tmp_path / "o.db") as bot:
+        board = await new_game(fake_discord, "applejack", ALICE, [BOB, CAROL])
+        engine, runner = bot.orchard.runner.engine("applejack"), bot.orchard.runner
+        live = await game_row(bot, "applejack")
+        for round_caller in (0, 1):
+            while live.state.phase != "call":  # everyone holds: the caller calls
+                seat = min(engine.to_act(live.state))
+                live = await runner.act(live.id, users[seat], "hold", version=live.row.version)
+            assert live.state.caller == round_caller
+            if round_caller == 0:
+                call = open_categories(live.state)[0]
+                live = await runner.act(live.id, ALICE, "call", call, version=live.row.version)
+
+        def menu_shown() -> bool:
+            try:
+                menu = select_of(fake_discord, board, "call")
+            except LookupError:
+                return False
+            return str(menu.custom_id).split(":")[2] == str(live.row.version)
+
+        await fake_discord.wait_for(menu_shown, 5.0, "round 2's call menu")
+        for option in select_of(fake_discord, board, "call").raw["options"]:
+            assert re.fullmatch(r"Bob \d+ · Alice \d+ · Carol \d+", option["description"])
+        no_errors(fake_discord)
+
+
 async def test_apple_jacks_reroll_step_says_rerolls_left(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
