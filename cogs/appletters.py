@@ -29,7 +29,6 @@ from bot.components import (
     data_of,
 )
 from bot.games.appletters import (
-    ENDS,
     MAX_WORD,
     PICK,
     ROOM_SHOWN,
@@ -144,20 +143,24 @@ def room_lines(view: View) -> list[str]:
     """Each open end's room in words: what the picture shows of where a word still fits, for
     players who cannot see it (a screen reader, pictures turned off)."""
     found = room(view.snake)
-    letters = {end: letter for end, _, letter in view.open_ends}
-    return [
-        f"Room at the {end} ({letters[end]}): beginning with it, {fits(found[end, 'begins'])}; "
-        f"ending with it, {fits(found[end, 'ends'])}."
-        for end in ENDS
-        if end in letters
-    ]
+    lines = []
+    for end, _, letter in view.open_ends:
+        begins, ends = fits(found[end, "begins"]), fits(found[end, "ends"])
+        if begins == ends:
+            lines.append(f"Room at the {end} ({letter}): {begins} either way")
+        else:
+            lines.append(
+                f"Room at the {end} ({letter}): {begins} beginning with {letter}, {ends} ending "
+                f"with {letter}"
+            )
+    return lines
 
 
 def fits(longest: int) -> str:
     """How long a word may be (see :func:`bot.games.appletters.room`)."""
     if not longest:
-        return "no word fits"
-    return f"{longest} letters or more" if longest >= ROOM_SHOWN else f"up to {longest} letters"
+        return "none"
+    return f"{ROOM_SHOWN}+ letters" if longest >= ROOM_SHOWN else f"up to {longest} letters"
 
 
 def pick_label(core_count: int) -> str:
@@ -573,7 +576,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
         words = ", ".join(w.text for w in view.snake)
         ends = " and ".join(f"{letter} at the {e}" for e, _, letter in view.open_ends)
         last = last_word(view)
-        alt = f"The word snake. Open ends: {ends}. {' '.join(room_lines(view))}"
+        alt = f"The word snake. Open ends: {ends}. {'. '.join(room_lines(view))}."
         if last is not None:
             alt += f" Last word: {last.text}."
         alt += f" Words, start to end: {words}."
