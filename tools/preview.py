@@ -33,6 +33,7 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bot import lobby as lobby_rules
 from bot.app import OrchardBot
 from tests.botharness import (
     ALICE,
@@ -292,10 +293,15 @@ SCRIPTS: dict[str, Script] = {
 }
 
 
+SEED = 3
+"""Every game's seed (the lobby draws one at random): the same pictures at every run."""
+
+
 async def play(folder: Path) -> dict[str, str]:
     """Each scripted game's final board as an HTML page, by name."""
     pages = {}
     for name, script in SCRIPTS.items():
+        lobby_rules.secrets.randbits = lambda bits: SEED  # type: ignore[attr-defined]
         async with FakeDiscord.running() as fake:
             unpaced(fake)
             server(fake)
