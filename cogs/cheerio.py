@@ -86,6 +86,14 @@ def hint_text(state: CheerioState, tables: DiceTables) -> str:
     return f"**Best moves now** {marked}\n" + "\n".join(lines)
 
 
+def dice_text(state: CheerioState) -> str:
+    """The dice in words, naming those kept: the buttons show them too, but a screen reader
+    may skip disabled buttons (no rolls left), and "Release 5" only implies the 5 is kept."""
+    faces = " ".join(str(d) for d in state.dice)
+    kept = [str(d) for d, held in zip(state.dice, state.held, strict=True) if held]
+    return f"{faces} (keeping {' '.join(kept)})" if kept else faces
+
+
 class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five dice, ones wild"):
     spec = CHEERIO
     rules_text = RULES
@@ -135,7 +143,7 @@ class CheerioCog(GameCog, group_name="cheerio", group_description="Cheerio: five
             return Rendered(self.finished(snapshot, happened, [card, *gone]))
         turn = snapshot.row.players[state.turn]
         left = ROLLS_PER_TURN - state.rolls
-        dice = f"**{players[state.turn]}'s dice** · {plural(left, 'roll')} left"
+        dice = f"**{players[state.turn]}'s dice**: {dice_text(state)} · {plural(left, 'roll')} left"
         board = self.layout(
             snapshot,
             title(snapshot.row.kind),

@@ -182,7 +182,8 @@ async def test_a_cheerio_board_shows_dice_as_keep_buttons_and_held_dice_look_hel
         assert_turn(message, "Alice")
         assert_labelled(message)
         text, controls = v2_board(message)
-        assert "⚀" not in text and "Alice's dice** · 2 rolls left" in text
+        faces = " ".join(map(str, live.state.dice))
+        assert "⚀" not in text and f"Alice's dice**: {faces} · 2 rolls left" in text
         first = live.state.dice[0]
         keep = fake_discord.find_button(board, f"Keep {first}")
         assert keep.emoji == emoji_name(first, held=False) and keep.style == 2
@@ -196,6 +197,8 @@ async def test_a_cheerio_board_shows_dice_as_keep_buttons_and_held_dice_look_hel
         )
         assert held.label == f"Release {first}" and held.style == 3, "green, and says so"
         assert held.emoji == emoji_name(first, held=True) != keep.emoji, "a framed picture"
+        said = f"Alice's dice**: {faces} (keeping {first}) · 2 rolls left"
+        assert said in text_of(fake_discord.message(board)), "and in words"
         options = next(c for c in controls if c.is_select).raw["options"]
         for option in options:
             assert re.fullmatch(r"Score (1 point|\d+ points) in [A-Z][a-z]+", option["label"])
