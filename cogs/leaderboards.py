@@ -73,7 +73,7 @@ async def board_page(
     in the page buttons), never of whoever last turned the page.
     """
     lower = lower_is_better(kind)
-    board = bot.orchard.store.board_with_records
+    board = bot.orchard.store.leaderboard_with_records
     rows, records = await board(guild_id, kind, by, lower_is_better=lower)
     pages = max(1, math.ceil(len(rows) / PAGE))
     page = min(max(page, 0), pages - 1)

@@ -60,7 +60,7 @@ Record = tuple[int, int, float, float, int]
 board line."""
 
 
-async def board(
+async def leaderboard(
     db: Database, guild_id: int, kind: str, by: str, lower_is_better: bool
 ) -> list[tuple[int, float, int]]:
     """People's (user, value, games) in this server for one game, best first.

@@ -75,7 +75,7 @@ class _GuardFailed(Exception):
     """Rolls back a batch in which one change's guard failed."""
 
 
-BOARDS_KEPT = 256  # standings computed, kept until results change (a store one process writes)
+STANDINGS_KEPT = 256  # standings computed, kept until results change (a store one process writes)
 # How long standings are kept on a store several processes share, where another process's
 # results cannot be counted here: boards there may be this old, as a server's settings may.
 SHARED_BOARD_SECONDS = 5.0
@@ -136,7 +136,7 @@ class Store:
         # their aggregate reads every result of a game in a server (20 ms for 40,000), and one
         # person repeating /leaderboard must not cost the other servers a core. Counted per
         # server and game: in a game night some game ends somewhere several times a second.
-        self._standings: Recent[StandingsKey, _Standings] = Recent(BOARDS_KEPT)
+        self._standings: Recent[StandingsKey, _Standings] = Recent(STANDINGS_KEPT)
         # Standings being computed: asked for again meanwhile (a burst of /leaderboard, the
         # cache cold), a board at the same generation waits for that aggregate, not its own.
         self._computing: dict[tuple[StandingsKey, Generation], asyncio.Future[_Standings]] = {}
@@ -354,12 +354,12 @@ class Store:
 
     # Results and boards.
 
-    async def board(
+    async def leaderboard(
         self, guild_id: int, kind: str, by: str, *, lower_is_better: bool = False
     ) -> list[tuple[int, float, int]]:
-        return await results.board(self.db, guild_id, kind, by, lower_is_better)
+        return await results.leaderboard(self.db, guild_id, kind, by, lower_is_better)
 
-    async def board_with_records(
+    async def leaderboard_with_records(
         self, guild_id: int, kind: str, by: str, *, lower_is_better: bool = False
     ) -> Board:
         """A server's board and its lines' figures (read-only: they may be shared), from its

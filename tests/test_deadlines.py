@@ -330,7 +330,7 @@ async def test_a_slow_refusal_of_a_public_command_stays_private(
 
 
 SLOW_PUBLIC = {  # a public command, what reads slowly before it answers, and its answer's word
-    "leaderboard": (lambda bot: bot.orchard.store, "board_with_records", "Cheerio"),
+    "leaderboard": (lambda bot: bot.orchard.store, "leaderboard_with_records", "Cheerio"),
     "daily-board": (lambda bot: bot.get_cog("DailyCog").dailies, "board", "Orchard Daily"),
     "appletters new": (lambda bot: bot.get_cog("AppLettersCog"), "options_for", "Appletters"),
 }

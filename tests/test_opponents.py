@@ -326,9 +326,9 @@ async def test_orchard_seats_can_fill_a_whole_game(database: Target) -> None:
         return (await o.runner.load(game_id)).row.status == "finished"
 
     await until(over)
-    board = await o.store.board(GUILD, "cheerio", "best")
+    board = await o.store.leaderboard(GUILD, "cheerio", "best")
     assert [row[0] for row in board] == [1], "Orchard's seat is not on the people's board"
-    assert await o.store.board(GUILD, "cheerio", "wins") == [], "nor a game with it, by wins"
+    assert await o.store.leaderboard(GUILD, "cheerio", "wins") == [], "nor a game with it, by wins"
     await opponents.stop()
     await o.close()
 

@@ -91,7 +91,7 @@ async def test_a_move_never_queues_behind_leaderboards_however_many() -> None:
         game_id = await store.create_game("cheerio", 1, 2, Player(0, 7, "Ann"), seed=1)
         await slowed_results(store, 0.5)
         boards = [
-            asyncio.create_task(store.board_with_records(guild, "cheerio", "wins"))
+            asyncio.create_task(store.leaderboard_with_records(guild, "cheerio", "wins"))
             for guild in range(3 * POOL_SIZE)
         ]
         await asyncio.sleep(0.2)  # every read has asked for its connection

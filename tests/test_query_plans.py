@@ -38,7 +38,7 @@ async def workload(o: Table) -> None:
     await store.next_due(Due.DEADLINE)
     await store.next_due(Due.ORCHARD)
     for by in ("rating", "wins", "best", "average"):
-        await store.board_with_records(GUILD, "cheerio", by)
+        await store.leaderboard_with_records(GUILD, "cheerio", by)
     await store.user_stats(GUILD, 1)
     await store.history(GUILD, 1)
     await store.history(GUILD, 1, "cheerio")

@@ -429,7 +429,7 @@ async def test_solo_player_timing_out_three_times_abandons(database: Target) -> 
         await o.scheduler.run_due()
     live = await o.runner.load(live.id)
     assert live.row.status == "abandoned" and live.row.deadline is None
-    assert await o.store.board(GUILD, "cheerio", "wins") == []
+    assert await o.store.leaderboard(GUILD, "cheerio", "wins") == []
     await o.close()
 
 
@@ -447,7 +447,7 @@ async def test_finished_game_records_results_and_replays(database: Target) -> No
     assert live.row.status == "finished"
     assert live.row.version == 28
     assert await o.runner.replay(live.id) == live.state
-    board = await o.store.board(GUILD, "cheerio", "wins")
+    board = await o.store.leaderboard(GUILD, "cheerio", "wins")
     assert {row[0] for row in board} == {1, 2} and sum(row[1] for row in board) >= 1
     with pytest.raises(Refusal, match="over"):
         await o.runner.act(live.id, 1, "roll", version=live.row.version)
@@ -461,7 +461,7 @@ async def test_a_last_move_whose_results_cannot_be_traced_still_ends_the_game(
     change: a failed read there makes every kept board old, not the move fail."""
     o = await orchard(tmp_path / "o.db")
     live = await started(o, "cheerio", [1])
-    assert await o.store.board_with_records(GUILD, "cheerio", "best") == ([], {})  # kept
+    assert await o.store.leaderboard_with_records(GUILD, "cheerio", "best") == ([], {})  # kept
     while live.row.status == "active":
         if len(open_categories(live.state.cards[0])) == 1:
 
@@ -472,7 +472,7 @@ async def test_a_last_move_whose_results_cannot_be_traced_still_ends_the_game(
         live = await o.runner.act(live.id, 1, "score", _first_open(live), version=live.row.version)
     assert live.row.status == "finished"
     monkeypatch.undo()
-    ranked, _ = await o.store.board_with_records(GUILD, "cheerio", "best")
+    ranked, _ = await o.store.leaderboard_with_records(GUILD, "cheerio", "best")
     assert [user for user, _, _ in ranked] == [1]
     await o.close()
 

@@ -68,8 +68,8 @@ async def test_finished_games_update_ratings_and_solo_games_do_not(database: Tar
     await finish_cheerio(o, solo.id, {0: 1})
     assert await rows(database, "SELECT * FROM ratings") == []
     assert await rows(database, "SELECT won FROM results") == [(0,)], "a solo game is stored unwon"
-    assert await o.store.board(100, "cheerio", "wins") == [], "a solo game has no place there"
-    assert [user for user, _, _ in await o.store.board(100, "cheerio", "best")] == [1]
+    assert await o.store.leaderboard(100, "cheerio", "wins") == [], "a solo game has no place there"
+    assert [user for user, _, _ in await o.store.leaderboard(100, "cheerio", "best")] == [1]
 
     duel = await started(o, "cheerio", [1, 2])
     live = await finish_cheerio(o, duel.id, {0: 1, 1: 2})
@@ -81,7 +81,7 @@ async def test_finished_games_update_ratings_and_solo_games_do_not(database: Tar
         winner, loser = (1, 2) if results[0].won else (2, 1)
         assert rating[winner] > MODEL.rating().mu > rating[loser]
     assert len(await rows(database, "SELECT * FROM rating_history WHERE game_id = ?", duel.id)) == 2
-    by_rating = await o.store.board(100, "cheerio", "rating")
+    by_rating = await o.store.leaderboard(100, "cheerio", "rating")
     assert next(user for user, _, _ in by_rating) == max(rating, key=lambda u: rating[u])
     await o.close()
 
@@ -108,7 +108,7 @@ async def test_games_with_orchard_are_rated_in_their_own_pool(database: Target) 
     assert live.row.status == "finished"
     pools = await rows(database, "SELECT pool, user_id FROM ratings ORDER BY user_id")
     assert pools == [("orchard", -1), ("orchard", 1)]
-    assert await o.store.board(100, "cheerio", "rating") == []
+    assert await o.store.leaderboard(100, "cheerio", "rating") == []
     ((won,),) = await rows(database, "SELECT won FROM results WHERE user_id = 1")
     (stats,) = await o.store.user_stats(100, 1)
     assert (stats.orchard_games, stats.orchard_wins, stats.people_games) == (1, won, 0)
@@ -129,7 +129,7 @@ async def test_wins_against_orchard_are_not_on_the_peoples_wins_board(database: 
         (1, 1, 1),
         (9, 0, 1),
     ]
-    assert await o.store.board(100, "cheerio", "wins") == [], "no game between people"
+    assert await o.store.leaderboard(100, "cheerio", "wins") == [], "no game between people"
     (stats,) = await o.store.user_stats(100, 1)
     assert (stats.wins, stats.orchard_wins, stats.orchard_games) == (0, 1, 1)
     await o.close()
@@ -209,26 +209,26 @@ async def test_a_board_is_computed_once_until_results_change(
     monkeypatch.setattr(results, "records", counted)
     game = await started(o, "cheerio", [1, 2])
     await finish_cheerio(o, game.id, {0: 1, 1: 2})
-    first = await o.store.board_with_records(HERE, "cheerio", "wins")
-    assert await o.store.board_with_records(HERE, "cheerio", "wins") == first
+    first = await o.store.leaderboard_with_records(HERE, "cheerio", "wins")
+    assert await o.store.leaderboard_with_records(HERE, "cheerio", "wins") == first
     for by in ("best", "average", "rating"):
-        await o.store.board_with_records(HERE, "cheerio", by)
+        await o.store.leaderboard_with_records(HERE, "cheerio", by)
     assert len(computed) == 1, "every order of a game's board ranks the one aggregate"
     game = await started(o, "cheerio", [1, 2])  # results written by the runner's own path
     await finish_cheerio(o, game.id, {0: 1, 1: 2})
-    _, records = await o.store.board_with_records(HERE, "cheerio", "wins")
+    _, records = await o.store.leaderboard_with_records(HERE, "cheerio", "wins")
     assert records[1][1] == records[2][1] == 2, "both games counted"
     counted_before = len(computed)
     elsewhere = await o.lobby.open("cheerio", HERE + 1, 201, player(1))  # another server's
     await o.lobby.join(elsewhere.id, player(2))
     await o.lobby.start(elsewhere.id, 1)
     await finish_cheerio(o, elsewhere.id, {0: 1, 1: 2})
-    await o.store.board_with_records(HERE, "cheerio", "wins")
+    await o.store.leaderboard_with_records(HERE, "cheerio", "wins")
     assert len(computed) == counted_before, (
         "a game ending in another server leaves this one's board as it was"
     )
     await o.orchard.forget(HERE, 2)
-    _, records = await o.store.board_with_records(HERE, "cheerio", "wins")
+    _, records = await o.store.leaderboard_with_records(HERE, "cheerio", "wins")
     assert set(records) == {1}, "an erased person leaves the board at once"
     await o.close()
 
@@ -253,7 +253,8 @@ async def test_boards_asked_for_at_once_share_one_aggregate(
 
     monkeypatch.setattr(results, "records", held)
     askers = [
-        asyncio.create_task(o.store.board_with_records(HERE, "cheerio", "wins")) for _ in range(5)
+        asyncio.create_task(o.store.leaderboard_with_records(HERE, "cheerio", "wins"))
+        for _ in range(5)
     ]
     for _ in range(1000):  # until the aggregate has begun, all five waiting for it
         if computed:
@@ -264,7 +265,7 @@ async def test_boards_asked_for_at_once_share_one_aggregate(
     boards = await asyncio.gather(*askers[1:])
     assert computed == [HERE], "one aggregate for the five"
     assert all(board == boards[0] for board in boards) and set(boards[0][1]) == {1, 2}
-    assert await o.store.board_with_records(HERE, "cheerio", "wins") == boards[0]
+    assert await o.store.leaderboard_with_records(HERE, "cheerio", "wins") == boards[0]
     assert computed == [HERE], "and kept"
     await o.close()
 
@@ -279,10 +280,10 @@ async def test_one_servers_burst_of_boards_leaves_the_read_connections_to_the_ot
     store = await Store.open(database)
     await slowed_results(store, 0.4)
     kinds = ("cheerio", "applejack", "hotscore", "appletters", "turnover", "applescore")
-    burst = [asyncio.create_task(store.board_with_records(1, kind, "wins")) for kind in kinds]
+    burst = [asyncio.create_task(store.leaderboard_with_records(1, kind, "wins")) for kind in kinds]
     await asyncio.sleep(0.05)  # the first of them is reading
     began = time.monotonic()
-    assert await store.board_with_records(2, "cheerio", "wins") == ([], {})
+    assert await store.leaderboard_with_records(2, "cheerio", "wins") == ([], {})
     took = time.monotonic() - began
     assert await asyncio.gather(*burst) == [([], {})] * len(kinds)
     await store.close()
@@ -298,14 +299,14 @@ async def test_a_shared_store_keeps_a_board_a_few_seconds() -> None:
         a, b = await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
         game = await started(b, "cheerio", [1, 2])
         await finish_cheerio(b, game.id, {0: 1, 1: 2})
-        first = await a.store.board_with_records(HERE, "cheerio", "wins")
+        first = await a.store.leaderboard_with_records(HERE, "cheerio", "wins")
         assert set(first[1]) == {1, 2}
         game = await started(b, "cheerio", [1, 3])
         await finish_cheerio(b, game.id, {0: 1, 1: 3})
         clock.now += SHARED_BOARD_SECONDS - 0.5
-        assert await a.store.board_with_records(HERE, "cheerio", "wins") is first, "kept"
+        assert await a.store.leaderboard_with_records(HERE, "cheerio", "wins") is first, "kept"
         clock.now += 0.5
-        _, records = await a.store.board_with_records(HERE, "cheerio", "wins")
+        _, records = await a.store.leaderboard_with_records(HERE, "cheerio", "wins")
         assert set(records) == {1, 2, 3}, "another process's game is on the board"
         await a.close()
         await b.close()
@@ -820,7 +821,7 @@ async def test_forfeit_and_moderator_end(fake_discord: FakeDiscord, database: Ta
         )
         assert "ended by a moderator" in ended.content
         assert (await bot.orchard.store.get_game(row.id)).status == "abandoned"
-        assert await bot.orchard.store.board(GUILD, "cheerio", "wins") == []
+        assert await bot.orchard.store.leaderboard(GUILD, "cheerio", "wins") == []
         standings = text_of(fake_discord.message(board))
         assert "Game abandoned" in standings and "🏆" not in standings, "nobody won or lost"
 
@@ -1987,7 +1988,7 @@ async def test_board_and_forget_me_buttons_apologise_for_unexpected_errors(
         async def broken(*args: object, **kwargs: object) -> None:
             raise RuntimeError("the disk is on fire")
 
-        monkeypatch.setattr(bot.orchard.store, "board_with_records", broken)
+        monkeypatch.setattr(bot.orchard.store, "leaderboard_with_records", broken)
         monkeypatch.setattr(bot.orchard.store, "forget_user", broken)
         for message, label in (
             (int(shown_board.original["id"]), "Next ▶"),

@@ -305,7 +305,7 @@ async def test_migration_7_unwins_solo_games_and_marks_games_with_orchard(tmp_pa
             )
     store = await Store.open(path)
     # by wins, the games counted are those between people: game 3 alone
-    assert await store.board(1, "cheerio", "wins") == [(7, 1.0, 1), (8, 0.0, 1)]
+    assert await store.leaderboard(1, "cheerio", "wins") == [(7, 1.0, 1), (8, 0.0, 1)]
     (stats,) = await store.user_stats(1, 7)
     assert (stats.wins, stats.people_games, stats.orchard_wins, stats.orchard_games) == (1, 1, 1, 1)
     await store.close()
