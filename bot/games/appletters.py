@@ -12,6 +12,8 @@ import re
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Literal, Self, TypeVar, assert_never
 
 from bot.games import codec
@@ -547,11 +549,13 @@ ROOM_SHOWN = 12
 """The longest room :func:`room` measures: a word this long or longer fits."""
 
 
-def room(snake: tuple[Word, ...]) -> dict[tuple[End, Mode], int]:
+@lru_cache(maxsize=64)  # a board and its picture's alt text ask it of one snake
+def room(snake: tuple[Word, ...]) -> Mapping[tuple[End, Mode], int]:
     """The longest word that fits at each open end, beginning or ending with its letter, up
     to :data:`ROOM_SHOWN` (0: none fits). What the picture shows, for players who cannot
     see it: a word refused for want of room costs its player time on the clock. A longer
-    word only adds cells beyond a shorter one's, so the first length that clashes ends it."""
+    word only adds cells beyond a shorter one's, so the first length that clashes ends it.
+    Read only: the answer is shared."""
     taken = board(snake)
     found: dict[tuple[End, Mode], int] = {}
     for end in ENDS if snake else ():
@@ -562,7 +566,7 @@ def room(snake: tuple[Word, ...]) -> dict[tuple[End, Mode], int]:
                     break
                 longest = length
             found[end, mode] = longest
-    return found
+    return MappingProxyType(found)
 
 
 def _needed(p: Placement) -> str:
