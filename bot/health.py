@@ -7,8 +7,9 @@ than a file beside it, because one read then answers both questions (does the da
 answer, is the gateway alive), and because the write queues behind every other write on the
 store's lock: a bot whose store is stuck stops beating too.
 
-The same record tells a start whether the last run crashed (:func:`after_a_crash`): an
-orderly stop notes itself after its last beat, a crash does not.
+The same record tells a start whether the last run crashed (:func:`after_a_crash`): a
+start and an orderly stop note themselves beside it, and a run alive after its last stop's
+note crashed.
 """
 
 from __future__ import annotations
@@ -62,24 +63,34 @@ def stop_key(heartbeat: str) -> str:
     return f"{heartbeat}:stopped"
 
 
+def start_key(heartbeat: str) -> str:
+    """Where a start of that process notes its time: a crash before its first beat shows."""
+    return f"{heartbeat}:started"
+
+
 async def after_a_crash(bot: OrchardBot) -> None:
-    """Before the bot connects: if the last run of these shards beat after its last orderly
-    stop, it crashed, and boards it had not yet drawn stay a version behind their games,
-    with no stop to queue them (:meth:`bot.orchard.Orchard.stop`). The boards of every game
-    changed since :data:`DRAW_LAG` before that last beat are queued to be drawn anew. Also
-    has this run's orderly stop noted, for the next start to tell."""
+    """Before the bot connects: if the last run of these shards was alive (it started, or
+    beat) after its last orderly stop, it crashed, and boards it had not yet drawn stay a
+    version behind their games, with no stop to queue them
+    (:meth:`bot.orchard.Orchard.stop`). The boards of every game changed since
+    :data:`DRAW_LAG` before it was last known alive are queued to be drawn anew. Then this
+    run's start is noted, and its orderly stop will be: only once the look is done, so a
+    stop meanwhile (a SIGTERM while starting) or a failed look leaves the crash for the
+    next start to find."""
     store = bot.orchard.store
     key = heartbeat_key(bot.config.shards)
-    bot.orchard.on_stopped.append(lambda: _note_stop(bot, key))
     try:
-        beat, stopped = await store.get_meta(key), await store.get_meta(stop_key(key))
-        if beat is None or (stopped is not None and float(stopped) > float(beat)):
-            return
-        queued = await store.queue_changed_since(float(beat) - DRAW_LAG)
-    except Exception:  # those boards wait for their next click
+        known = [await store.get_meta(k) for k in (key, start_key(key), stop_key(key))]
+        beat, started, stopped = (None if v is None else float(v) for v in known)
+        alive = max((t for t in (beat, started) if t is not None), default=None)
+        if alive is not None and (stopped is None or stopped < alive):
+            queued = await store.queue_changed_since(alive - DRAW_LAG)
+            log.info("the last run stopped without closing: %d boards to draw anew", queued)
+        await store.set_meta(start_key(key), f"{time.time():.3f}")
+    except Exception:  # those boards wait for their next click, or the next start's look
         log.warning("could not look for boards a crash left undrawn", exc_info=True)
         return
-    log.info("the last run stopped without closing: %d boards to draw anew", queued)
+    bot.orchard.on_stopped.append(lambda: _note_stop(bot, key))
 
 
 async def _note_stop(bot: OrchardBot, key: str) -> None:

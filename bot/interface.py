@@ -19,13 +19,13 @@ from typing import Any, Protocol, cast
 import discord
 
 from bot.answers import MESSAGE_LIMIT, answer_publicly, describe, send, update
-from bot.boards import LOBBY_VERBS, UNKNOWN_CHANNEL, Boards, GameUI
+from bot.boards import LOBBY_VERBS, THREAD_ARCHIVED, UNKNOWN_CHANNEL, Boards, GameUI
 from bot.components import CUSTOM_ARG, MAX_BUTTONS, DrawnRows, GameButton, data_of, shown_as
 from bot.daily import is_daily
 from bot.lobby import SeatShown, already_yours
 from bot.model import FORFEIT_VERB, NOBODY, GameRow, GameStatus, Player
 from bot.orchard import Orchard
-from bot.posting import GAME_CHANNEL, GAME_THREAD, check_playable, missing_permissions
+from bot.posting import check_playable, missing_permissions, needs_for
 from bot.reviews import REVIEW_VERB, answer_review
 from bot.runner import Choose, Display, Refusal, Snapshot, Stale, check_server
 from bot.specs import SPEC_OF, orchard_name, title
@@ -171,7 +171,10 @@ async def dispatch(
                 display=reply_display(interaction),
             )
         except Stale as err:
-            await _heal(interaction, game_id)
+            try:
+                await _heal(interaction, game_id)
+            except Exception:  # the refusal still goes: a redraw is a courtesy
+                log.warning("game %s: could not redraw its stale board", game_id, exc_info=True)
             await refuse(interaction, err)
 
 
@@ -181,8 +184,8 @@ async def _heal(interaction: discord.Interaction[Any], game_id: int) -> None:
     click's answer (the refusal follows privately). That answer edits the message even where
     Discord refuses Orchard's own edits, in a channel closed to it since. Not while an edit is
     on its way (queued on the channel's limit, say): the refusal is not kept waiting for it,
-    and it draws the game. Nor once it has drawn it: clicking the stale board again and again
-    redraws nothing more."""
+    and it draws the game (or fails, and the next stale click redraws it). Nor once it has
+    drawn it: clicking the stale board again and again redraws nothing more."""
     message = interaction.message
     if message is None or shown_as(data_of(interaction)) is None:
         return  # the message was already redrawn; the player's client had an older copy
@@ -258,7 +261,7 @@ async def _repost(interaction: discord.Interaction[Any], snapshot: Snapshot) -> 
         async with runner.showing(snapshot.id):  # between two displays
             current = await runner.load(snapshot.id)
             message = await host(interaction).boards.post(current)
-    except (discord.NotFound, discord.Forbidden) as err:
+    except discord.HTTPException as err:
         raise await _not_posted(interaction, snapshot.row, err) from err
     before = current.row.message_id
     if before is not None and before != message.id:
@@ -272,18 +275,27 @@ async def _not_posted(
     interaction: discord.Interaction[Any], row: GameRow, err: discord.HTTPException
 ) -> Refusal:
     """Why a board could not be posted again: its channel was deleted while Orchard did not
-    hear of it (the game ends, as a deletion heard ends it), or is closed to Orchard now."""
+    hear of it (the game ends, as a deletion heard ends it), its thread is locked, or it is
+    closed to Orchard now. Any other failure is raised as it came."""
+    where = f"<#{row.channel_id}>"
     if isinstance(err, discord.NotFound) and err.code == UNKNOWN_CHANNEL:
         await host(interaction).orchard.channels_deleted(row.guild_id, {row.channel_id})
         return Refusal("This game's channel was deleted, so the game has ended, without results.")
+    if err.code == THREAD_ARCHIVED:  # a post reopens an archived thread, unless it is locked
+        return Refusal(f"{where} is locked: someone who can must unlock it first.")
     if not isinstance(err, discord.Forbidden):
-        raise err  # its message, not its channel, is what is unknown: not expected of a post
-    where = interaction.guild.get_channel_or_thread(row.channel_id) if interaction.guild else None
-    needs = GAME_THREAD if isinstance(where, discord.Thread) else GAME_CHANNEL
-    missing = missing_permissions(interaction, row.channel_id, needs) or list(needs.values())
+        raise err
+    guild = interaction.guild
+    needs = needs_for(guild.get_channel_or_thread(row.channel_id) if guild else None)
+    missing = missing_permissions(interaction, row.channel_id, needs)
+    grant = (
+        f"give me {joined(missing)} there"
+        if missing
+        else "let me see it and post there (a private thread: add me to it)"
+    )
     return Refusal(
-        f"I may not post in <#{row.channel_id}> any more, so I cannot show this game there: "
-        f"ask someone who can to give me {joined(missing)} there."
+        f"I may not post in {where} any more, so I cannot show this game there: ask someone "
+        f"who can to {grant}."
     )
 
 

@@ -52,13 +52,16 @@ def check_postable(
         raise Refusal(f"I cannot post in <#{channel_id}>: give me {joined(missing)} there.")
 
 
+def needs_for(channel: object) -> Mapping[str, str]:
+    """What posting a game's messages needs in ``channel`` (a thread, or not)."""
+    return GAME_THREAD if isinstance(channel, discord.Thread) else GAME_CHANNEL
+
+
 def check_playable(interaction: discord.Interaction[Any]) -> None:
     """Refuse a game in the command's channel where the bot may not post. Discord takes the
     command's answer even there, so the lobby would open; but its turn pings, a timed-out
     turn's or Orchard's own moves, and a board posted again could never be shown."""
-    channel_id = interaction.channel_id
-    in_thread = isinstance(interaction.channel, discord.Thread)
-    needs = GAME_THREAD if in_thread else GAME_CHANNEL
+    channel_id, needs = interaction.channel_id, needs_for(interaction.channel)
     missing = [] if channel_id is None else missing_permissions(interaction, channel_id, needs)
     if missing:
         raise Refusal(

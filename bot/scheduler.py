@@ -223,9 +223,8 @@ class Scheduler:
         while True:
             channel, snapshot = await self._to_show.get()
             try:
-                await self.runner.display_in_order(
-                    snapshot
-                )  # skips a version a later write overtook
+                # It skips a version a later write overtook.
+                await self.runner.display_in_order(snapshot)
             except Exception:
                 log.exception("game %s: could not show it", snapshot.id)
             finally:

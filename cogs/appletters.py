@@ -129,14 +129,16 @@ def form_text(state: AppState, seat: int) -> str:
     view = view_for(state, seat)
     lines = [f"Your tiles ({len(view.hand or '')}): {tiles_text(view.hand or '')}"]
     if view.snake:
-        ends = dict((e, letter) for e, _, letter in view.open_ends)
-        first, last = view.snake[0].text, view.snake[-1].text
-        lines.append(
-            f"Open ends: **{ends['start']}** (start, of {first}) and **{ends['end']}** (end, of "
-            f"{last})"
-        )
-        lines += room_lines(view)
+        lines += [ends_line(view, words=True), *room_lines(view)]
     return "\n".join(lines)
+
+
+def ends_line(view: View, words: bool = False) -> str:
+    """The snake's open ends (and, with ``words``, the words they belong to)."""
+    ends: dict[str, str] = {e: letter for e, _, letter in view.open_ends}
+    of = {"start": view.snake[0].text, "end": view.snake[-1].text}
+    shown = [f"**{ends[e]}** ({e}, of {of[e]})" if words else f"**{ends[e]}** ({e})" for e in of]
+    return f"Open ends: {shown[0]} and {shown[1]}"
 
 
 def room_lines(view: View) -> list[str]:
@@ -160,7 +162,7 @@ def fits(longest: int) -> str:
     """How long a word may be (see :func:`bot.games.appletters.room`)."""
     if not longest:
         return "none"
-    return f"{ROOM_SHOWN}+ letters" if longest >= ROOM_SHOWN else f"up to {longest} letters"
+    return f"at least {ROOM_SHOWN} letters" if longest >= ROOM_SHOWN else f"up to {longest} letters"
 
 
 def pick_label(core_count: int) -> str:
@@ -536,9 +538,7 @@ class AppLettersCog(GameCog, group_name="appletters", group_description="Applett
                 f"accept it or challenge it{also}."
             )
         if view.snake:
-            ends = dict((e, letter) for e, _, letter in view.open_ends)
-            lines.append(f"Open ends: **{ends['start']}** (start) and **{ends['end']}** (end)")
-            lines += room_lines(view)
+            lines += [ends_line(view), *room_lines(view)]
         else:
             lines.append("No words yet: the first word lies flat anywhere.")
         if view.challengeable is not None and view.phase == "play":

@@ -516,8 +516,8 @@ async def queue_boards(tx: Transaction, game_ids: Sequence[int]) -> None:
 
 async def queue_changed_since(tx: Transaction, since: float) -> int:
     """Queue the boards of the games changed since ``since``, a crash having maybe cut their
-    drawing off; how many. Open games through games_open_status, games over through
-    games_ended: a restart reads only those two indexes' recent rows."""
+    drawing off; how many. Every open game is read (games_open_status), but of the games
+    over only the recent ones (games_ended): the open are few beside all those ever played."""
     return await tx.execute(
         "INSERT INTO boards_to_draw (game_id)"
         f" SELECT id FROM games WHERE {OPEN} AND updated_at >= ?"

@@ -78,10 +78,10 @@ class _GuardFailed(Exception):
 STANDINGS_KEPT = 256  # standings computed, kept until results change (a store one process writes)
 # How long standings are kept on a store several processes share, where another process's
 # results cannot be counted here: boards there may be this old, as a server's settings may.
-SHARED_BOARD_SECONDS = 5.0
+SHARED_STANDINGS_SECONDS = 5.0
 
 Ranked = list[tuple[int, float, int]]  # (user, value, games), best first
-Board = tuple[Ranked, dict[int, results.Record]]
+Leaderboard = tuple[Ranked, dict[int, results.Record]]
 StandingsKey = tuple[int, str, bool]  # server, game, whether lower is better
 Generation = tuple[int, int]  # kept standings': changes anywhere, and to their server's game
 GAME_OF = "SELECT guild_id, kind FROM games WHERE id = ?"
@@ -90,13 +90,13 @@ GAME_OF = "SELECT guild_id, kind FROM games WHERE id = ?"
 @dataclass
 class _Standings:
     """One server's standings in one game, as computed at ``generation``: each person's
-    record (the aggregate every board of that game shares, by wins, best or average alike),
-    and the boards ranked from it so far."""
+    record (the aggregate every leaderboard of that game shares, by wins, best or average
+    alike), and the orders ranked from it so far."""
 
     generation: Generation
     computed: float
     records: dict[int, results.Record]
-    boards: dict[str, Board] = field(default_factory=dict)
+    orders: dict[str, Leaderboard] = field(default_factory=dict)
 
 
 class _OnePerServer:
@@ -233,7 +233,7 @@ class Store:
 
     async def _committed(self, session: GameSession) -> None:
         """A shared session's transaction committed: its results are on this process's boards
-        at once (other processes' within :data:`SHARED_BOARD_SECONDS`)."""
+        at once (other processes' within :data:`SHARED_STANDINGS_SECONDS`)."""
         if session.wrote_results:
             await self.game_results_changed(session.game_id)
 
@@ -352,7 +352,7 @@ class Store:
         async with self.db.transaction() as tx:
             return await games.drop_turn_ping(tx, game_id)
 
-    # Results and boards.
+    # Results and leaderboards.
 
     async def leaderboard(
         self, guild_id: int, kind: str, by: str, *, lower_is_better: bool = False
@@ -361,28 +361,28 @@ class Store:
 
     async def leaderboard_with_records(
         self, guild_id: int, kind: str, by: str, *, lower_is_better: bool = False
-    ) -> Board:
-        """A server's board and its lines' figures (read-only: they may be shared), from its
+    ) -> Leaderboard:
+        """A server's leaderboard and its lines' figures (read-only: they may be shared), from its
         standings in that game (:meth:`_standings_of`): ranked once per order, and by rating
         read once, until they are computed again."""
         standings = await self._standings_of(guild_id, kind, lower_is_better)
         found = standings.records
-        if by not in standings.boards:
+        if by not in standings.orders:
             if by != "rating":
-                standings.boards[by] = (results.ranked(found, by, lower_is_better), found)
+                standings.orders[by] = (results.ranked(found, by, lower_is_better), found)
             else:
                 async with self._heavy.turn(guild_id):
-                    if by not in standings.boards:  # not read by another asker meanwhile
+                    if by not in standings.orders:  # not read by another asker meanwhile
                         rated = await results.rated(self.db, guild_id, kind)
-                        standings.boards[by] = (rated, found)
-        return standings.boards[by]
+                        standings.orders[by] = (rated, found)
+        return standings.orders[by]
 
     async def _standings_of(self, guild_id: int, kind: str, lower_is_better: bool) -> _Standings:
         """A server's standings in one game. On a store only this process writes, computed
         once until that server's results of that game change: every write of results goes
         through this Store, which counts them after they commit (an erasure or a purge,
         everywhere). On a shared store another process may have written since, so they are
-        kept :data:`SHARED_BOARD_SECONDS` at most: someone repeating /leaderboard costs one
+        kept :data:`SHARED_STANDINGS_SECONDS` at most: someone repeating /leaderboard costs one
         aggregate per game per few seconds, not one each. Asked for while being computed,
         they wait for that aggregate; one server's aggregates run one at a time."""
         key = (guild_id, kind, lower_is_better)
@@ -391,7 +391,7 @@ class Store:
         if key in self._standings:
             kept = self._standings.get(key)
             if kept.generation == generation and (
-                not self.shared or kept.computed <= now < kept.computed + SHARED_BOARD_SECONDS
+                not self.shared or kept.computed <= now < kept.computed + SHARED_STANDINGS_SECONDS
             ):
                 return kept
         flight = (key, generation)

@@ -351,13 +351,14 @@ def test_room_is_told_in_words_on_the_board() -> None:
     from cogs.appletters import room_lines
 
     assert room_lines(public_view(winding())) == [
-        "Room at the start (A): 12+ letters either way",
-        "Room at the end (A): 12+ letters beginning with A, none ending with A",
+        "Room at the start (A): at least 12 letters either way",
+        "Room at the end (A): at least 12 letters beginning with A, none ending with A",
     ]
     state = play(play(play(table(ENGINE, [BIG, BIG]), "APPLE"), "EAT:end"), "ANT:start")
     assert room_lines(public_view(state)) == [
-        "Room at the start (T): up to 3 letters beginning with T, 12+ letters ending with T",
-        "Room at the end (T): 12+ letters beginning with T, up to 3 letters ending with T",
+        "Room at the start (T): up to 3 letters beginning with T, at least 12 letters ending "
+        "with T",
+        "Room at the end (T): at least 12 letters beginning with T, up to 3 letters ending with T",
     ]
 
 

@@ -372,7 +372,7 @@ async def test_a_whole_game_keeps_every_hand_private(
         assert shown["attachments"][0]["description"].startswith("The word snake")
         # A lone word leaves room every way, told in words on the board and in the picture's
         # alt text alike (ROOM_SHOWN letters is as far as room is measured).
-        open_room = "12+ letters either way"
+        open_room = "at least 12 letters either way"
         for end, letter in (("start", a), ("end", b)):
             told = f"Room at the {end} ({letter}): {open_room}"
             assert told in text_of(shown) and told in shown["attachments"][0]["description"]

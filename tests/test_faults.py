@@ -460,6 +460,21 @@ async def test_a_lost_edit_is_healed_by_the_next_click_on_the_stale_board(versus
     await versus.check()
 
 
+async def test_a_stale_click_is_refused_even_when_its_redraw_fails(
+    versus: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The redraw comes first now, and the store failing under it must not take the refusal
+    with it (the player would be told only "something went wrong")."""
+    await orchard_moves_unseen(versus, 403)
+
+    async def store_down(game_id: int) -> None:
+        raise RuntimeError("the disk is full")
+
+    monkeypatch.setattr(versus.bot.orchard.runner, "load", store_down)
+    stale = await click_stale_move(versus)
+    assert stale.type == 4 and stale.content == CHANGED, stale.describe()
+
+
 async def test_a_stale_click_is_told_at_once_while_an_edit_is_on_its_way(versus: Game) -> None:
     """Orchard's edits wait on Discord (held here): Alice's click on the board it still shows
     is refused at once, not kept waiting for them, and is not drawn twice."""

@@ -23,7 +23,7 @@ from cogs.servers import HISTORY_OF_OTHERS
 from db import results
 from db.connection import Target
 from db.daily import DailyStore
-from db.store import SHARED_BOARD_SECONDS, Store
+from db.store import SHARED_STANDINGS_SECONDS, Store
 from tests.botharness import (
     ALICE,
     BOB,
@@ -293,7 +293,7 @@ async def test_one_servers_burst_of_boards_leaves_the_read_connections_to_the_ot
 @pytest.mark.postgres
 async def test_a_shared_store_keeps_a_board_a_few_seconds() -> None:
     """Someone repeating /leaderboard on a shared store costs one aggregate per board per
-    SHARED_BOARD_SECONDS, and a game another process finishes is on the board by then."""
+    SHARED_STANDINGS_SECONDS, and a game another process finishes is on the board by then."""
     async with fresh_schema() as url:
         clock = Clock()
         a, b = await orchard(url, clock), await orchard(url, clock)  # type: ignore[arg-type]
@@ -303,7 +303,7 @@ async def test_a_shared_store_keeps_a_board_a_few_seconds() -> None:
         assert set(first[1]) == {1, 2}
         game = await started(b, "cheerio", [1, 3])
         await finish_cheerio(b, game.id, {0: 1, 1: 3})
-        clock.now += SHARED_BOARD_SECONDS - 0.5
+        clock.now += SHARED_STANDINGS_SECONDS - 0.5
         assert await a.store.leaderboard_with_records(HERE, "cheerio", "wins") is first, "kept"
         clock.now += 0.5
         _, records = await a.store.leaderboard_with_records(HERE, "cheerio", "wins")
@@ -1763,11 +1763,19 @@ async def test_show_again_says_why_a_board_cannot_be_posted_again(
         ended = await bot.orchard.store.get_game(1)
         assert ended is not None and ended.status == "abandoned"
         fake_discord.fail("POST", rf"/channels/{CHANNEL}/messages$", 403)
+        # Orchard has every permission there, by Discord's word: yet its post was refused.
         assert await show_again(2) == (
             f"I may not post in <#{CHANNEL}> any more, so I cannot show this game there: ask "
-            "someone who can to give me View Channel, Send Messages, Embed Links and Attach "
-            "Files there."
+            "someone who can to let me see it and post there (a private thread: add me to it)."
         )
+        fake_discord.fail("POST", rf"/channels/{CHANNEL}/messages$", 400, code=50083)
+        assert (
+            await show_again(2) == f"<#{CHANNEL}> is locked: someone who can must unlock it first."
+        )
+        no_files = {"id": str(fake_discord.bot_id), "type": 1, "allow": "0", "deny": str(1 << 15)}
+        fake_discord.channels[CHANNEL]["permission_overwrites"] = [no_files]  # Attach Files
+        fake_discord.fail("POST", rf"/channels/{CHANNEL}/messages$", 403)
+        assert (await show_again(2)).endswith("ask someone who can to give me Attach Files there.")
         no_errors(fake_discord)
 
 

@@ -16,12 +16,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from bot.cli import RESTARTING
 from bot.components import OURS
+from bot.health import after_a_crash, heartbeat_key, start_key, stop_key
 from bot.shards import ShardPlan
 from db.migrate import newest
 from tests.bot_process import ROOT
@@ -38,6 +40,7 @@ from tests.botharness import (
     server,
 )
 from tests.fakediscord import FakeDiscord, components_of
+from tests.support import orchard, started
 from tests.test_cli import run_bot
 
 CLOSE_FRAME = 1000  # what discord.py's Client.close() sends
@@ -174,6 +177,29 @@ async def test_boards_a_crash_left_a_version_behind_are_drawn_anew_a_clean_stop_
             await fake.wait_for(lambda: drawn_version(fake, board) == version, 10.0, "a redraw")
         finally:
             await bot.stop()
+
+
+async def test_a_crash_before_the_first_heartbeat_is_found_by_its_start_note(
+    tmp_path: Path,
+) -> None:
+    """A run that started after an orderly stop, played (the backlog of its downtime, say)
+    and died before its first heartbeat: its start note, newer than the stop's, tells the
+    next start; the games it changed are queued, and the next stop is noted only once the
+    look is done."""
+    o = await orchard(tmp_path / "o.db")
+    try:
+        bot = SimpleNamespace(orchard=o.orchard, config=SimpleNamespace(shards=ShardPlan()))
+        key = heartbeat_key(ShardPlan())
+        await after_a_crash(bot)  # type: ignore[arg-type]  # a first start: nothing to find
+        assert await o.store.next_to_draw() is None and len(o.orchard.on_stopped) == 1
+        await o.store.set_meta(stop_key(key), str(o.clock.now - 100))
+        await o.store.set_meta(start_key(key), str(o.clock.now - 50))  # no beat since
+        live = await started(o, "cheerio", [1])  # changed at o.clock.now
+        await after_a_crash(bot)  # type: ignore[arg-type]
+        assert await o.store.next_to_draw() == (live.id, 1)
+        assert len(o.orchard.on_stopped) == 2
+    finally:
+        await o.close()
 
 
 async def test_a_sigterm_while_it_still_imports_stops_it_in_order(tmp_path: Path) -> None:

@@ -546,7 +546,7 @@ def _touching(p: Placement, taken: dict[Cell, tuple[str, str]]) -> str | None:
 
 
 ROOM_SHOWN = 12
-"""The longest room :func:`room` measures: a word this long or longer fits."""
+"""The longest room :func:`room` measures: a word this long fits, and maybe longer ones."""
 
 
 @lru_cache(maxsize=64)  # a board and its picture's alt text ask it of one snake
